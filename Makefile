@@ -1,0 +1,35 @@
+# cellblade: `make help` lists the targets. Each target installs what it needs into .venv.
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+MATURIN := maturin>=1.9.4,<2
+# The extension is rebuilt (release mode) when any of these change; Python sources are
+# installed in editable mode and need no rebuild.
+BUILD_INPUTS := pyproject.toml Cargo.toml $(wildcard Cargo.lock) \
+	$(shell find crates machines -type f \( -name '*.rs' -o -name '*.toml' \) 2>/dev/null)
+INSTALLED := $(VENV)/.installed
+
+.DEFAULT_GOAL := help
+.PHONY: help demo test clean
+
+help: ## list the targets
+	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-6s %s\n", $$1, $$2}'
+
+demo: $(INSTALLED) ## build, then print the calibration report (simulated against published)
+	$(BIN)/cellblade demo
+
+test: $(INSTALLED) ## build, then run the Rust tests and the Python tests
+	cargo test --release -p cellblade
+	$(BIN)/python -m pytest -q tests
+
+clean: ## remove .venv, the cargo target directory and outputs
+	rm -rf $(VENV) target out
+
+$(BIN)/maturin:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet '$(MATURIN)'
+
+$(INSTALLED): $(BIN)/maturin $(BUILD_INPUTS)
+	VIRTUAL_ENV=$(abspath $(VENV)) $(BIN)/maturin develop --release --extras test
+	touch $@

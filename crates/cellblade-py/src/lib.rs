@@ -1,0 +1,85 @@
+//! Python bindings for the cellblade core, imported as `cellblade._core`.
+//!
+//! Every function takes and returns JSON text and delegates to `cellblade::api`; the
+//! Python package (`python/cellblade`) builds the requests and parses the answers. Simulations
+//! run with the GIL released. A core error becomes the exception class of its kind:
+//!
+//! ```text
+//! CellbladeError            ErrorKind::Internal
+//! ├── ConfigError           ErrorKind::Config    bad flag, machine-file key or value
+//! ├── ProgramError          ErrorKind::Program   a simulated program broke a hardware rule
+//! └── DeadlockError         ErrorKind::Deadlock  every simulated program is blocked
+//! ```
+
+use cellblade::{api, Error, ErrorKind};
+use pyo3::create_exception;
+use pyo3::exceptions::PyException;
+use pyo3::prelude::*;
+
+create_exception!(
+    cellblade,
+    CellbladeError,
+    PyException,
+    "Base class of every error raised by the cellblade simulator."
+);
+create_exception!(
+    cellblade,
+    ConfigError,
+    CellbladeError,
+    "A bad flag, machine-file key or value."
+);
+create_exception!(
+    cellblade,
+    ProgramError,
+    CellbladeError,
+    "A simulated program did something the hardware forbids (illegal DMA, LS overflow, ...)."
+);
+create_exception!(
+    cellblade,
+    DeadlockError,
+    CellbladeError,
+    "Every simulated program is blocked and nothing is pending."
+);
+
+fn to_py(err: Error) -> PyErr {
+    let message = err.to_string();
+    match err.kind() {
+        ErrorKind::Config => ConfigError::new_err(message),
+        ErrorKind::Program => ProgramError::new_err(message),
+        ErrorKind::Deadlock => DeadlockError::new_err(message),
+        ErrorKind::Internal => CellbladeError::new_err(message),
+    }
+}
+
+/// The text of a preset machine file ("qs20" or "qs22").
+#[pyfunction]
+fn preset_toml(name: &str) -> PyResult<String> {
+    api::preset_toml(name).map_err(to_py)
+}
+
+/// Runs one CellStats experiment; request and answer are JSON.
+#[pyfunction]
+fn run_stats(py: Python<'_>, request_json: &str) -> PyResult<String> {
+    py.detach(|| api::run_stats(request_json)).map_err(to_py)
+}
+
+/// Compares simulated against published values; request and answer are JSON.
+#[pyfunction]
+fn calibrate(py: Python<'_>, request_json: &str) -> PyResult<String> {
+    py.detach(|| api::calibrate(request_json)).map_err(to_py)
+}
+
+/// Measures the simulator's own speed; request and answer are JSON.
+#[pyfunction]
+fn bench(py: Python<'_>, request_json: &str) -> PyResult<String> {
+    py.detach(|| api::bench(request_json)).map_err(to_py)
+}
+
+#[pymodule]
+mod _core {
+    #[pymodule_export]
+    use super::{
+        bench, calibrate, preset_toml, run_stats, CellbladeError, ConfigError, DeadlockError,
+        ProgramError,
+    };
+}

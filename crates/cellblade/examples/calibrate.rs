@@ -1,0 +1,20 @@
+//! Print the calibration table: `cargo run --release --example calibrate`.
+fn main() {
+    let out = cellblade::api::calibrate("{}").unwrap_or_else(|e| {
+        eprintln!("error: {e}");
+        std::process::exit(1)
+    });
+    let rows: Vec<serde_json::Value> = serde_json::from_str(&out).unwrap();
+    for r in rows {
+        println!(
+            "{:<48} {:>10.2} {:>10.2} {:<5} {:>+7.1}% {} {}",
+            r["name"].as_str().unwrap(),
+            r["published"].as_f64().unwrap(),
+            r["simulated"].as_f64().unwrap(),
+            r["unit"].as_str().unwrap(),
+            100.0 * r["error"].as_f64().unwrap(),
+            if r["holds"].as_bool().unwrap() { "ok  " } else { "FAIL" },
+            if r["fitted"].as_bool().unwrap() { "fitted" } else { "" }
+        );
+    }
+}

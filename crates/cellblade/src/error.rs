@@ -1,0 +1,61 @@
+//! The crate's error type: one enum, each variant a layer's failure, each message in lower case
+//! naming the entity, the value and what is allowed.
+
+use std::fmt;
+
+/// Which kind of failure an [`Error`] is; the Python bindings map each to an exception class.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// A bad machine-file key or value, a bad request field or CLI value. Fatal to the run.
+    Config,
+    /// A simulated program did something the hardware refuses (illegal DMA, LS overflow, ...).
+    Program,
+    /// Every program is blocked and nothing is pending.
+    Deadlock,
+    /// A bug in cellblade itself.
+    Internal,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Error {
+    Config(String),
+    Program(String),
+    Deadlock(String),
+    Internal(String),
+}
+
+impl Error {
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            Error::Config(_) => ErrorKind::Config,
+            Error::Program(_) => ErrorKind::Program,
+            Error::Deadlock(_) => ErrorKind::Deadlock,
+            Error::Internal(_) => ErrorKind::Internal,
+        }
+    }
+
+    pub fn message(&self) -> &str {
+        match self {
+            Error::Config(m) | Error::Program(m) | Error::Deadlock(m) | Error::Internal(m) => m,
+        }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.message())
+    }
+}
+
+impl std::error::Error for Error {}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Shorthand constructors used across layers.
+pub fn config_err(msg: impl Into<String>) -> Error {
+    Error::Config(msg.into())
+}
+
+pub fn program_err(msg: impl Into<String>) -> Error {
+    Error::Program(msg.into())
+}

@@ -1,0 +1,47 @@
+//! # cellblade: a calibrated simulator of an IBM dual-Cell BE blade
+//!
+//! Where things are (layers, bottom up; a layer uses only those below it):
+//!
+//! ```text
+//! api.rs        JSON-in/JSON-out facade used by the Python bindings
+//! calibrate.rs  published measurements re-run on the simulated blade
+//! bench.rs      simulator speed benchmark
+//! stats/        CellStats (seed 002 §3): the workloads behind `cellstats -f ...`
+//! blade.rs      building and running a blade with SPE and PPE programs
+//! spu.rs ppe.rs the programming interface, named after spu_mfcio.h and libspe2
+//! machine/      EIB, BIF, MIC, MFC, local stores, mailboxes, signals, atomics (machine files)
+//! sim/          integer time, event queue, process executor (knows nothing of Cell)
+//! ```
+//!
+//! A minimal run: one SPE gets 16 KB from XDRAM0.
+//!
+//! ```
+//! use cellblade::{Blade, machine::config};
+//! let file = config::load(config::preset_text("qs20").unwrap(), &[]).unwrap();
+//! let mut blade = Blade::new(file, false);
+//! blade.spe(0, |spu| async move {
+//!     let buf = spu.ls_alloc(16384, 128)?;
+//!     spu.mfc_get(buf, 0, 16384, 3).await?;
+//!     spu.mfc_write_tag_mask(1 << 3);
+//!     spu.mfc_read_tag_status_all().await?;
+//!     Ok(())
+//! });
+//! let report = blade.run().unwrap();
+//! assert!(report.simulated.as_ns() > 600.0);
+//! ```
+
+pub mod api;
+pub mod bench;
+pub mod blade;
+pub mod calibrate;
+pub mod error;
+pub mod machine;
+pub mod ppe;
+pub mod sim;
+pub mod spu;
+pub mod stats;
+
+pub use blade::{Blade, RunReport};
+pub use error::{Error, ErrorKind, Result};
+pub use ppe::Ppe;
+pub use spu::Spu;

@@ -1,0 +1,298 @@
+//! The interconnect: each chip's command bus and EIB data rings with their arbiter, the MIC in
+//! front of each XDR module, and the BIF between the chips.
+//!
+//! A transaction moves up to one 128-byte line from a source element to a destination element:
+//!
+//! ```text
+//!  command bus slot (1 per bus cycle per chip)  -> command phase (snoop; + BIF crossing if the
+//!  other chip is involved) -> [MIC read latency, one XDR burst per access] -> data leg(s):
+//!  on-chip: src on-ramp -> ring segments -> dst off-ramp          (arbiter grants packets)
+//!  cross-chip: src -> BIF element | BIF link (bandwidth, latency) | BIF element -> dst
+//! ```
+//!
+//! The data arbiter grants a packet a ring when the source's on-ramp and destination's off-ramp
+//! are free, a ring going the shortest way (either way for exactly half the ring) has no
+//! overlapping transfer, fewer than `max_transfers_per_ring` transfers, and has not started one in
+//! the last `ring_start_interval`; the MIC has priority, the others are served round-robin.
+//! A packet holds its ramps and segments for one bus cycle per 16-byte beat.
+
+use std::collections::VecDeque;
+
+use crate::sim::{Scheduler, Time};
+
+use super::config::Params;
+use super::topology::{route, Element, CHIPS, ELEMENTS_PER_CHIP, MIC};
+use super::trace::Tracer;
+
+pub type TxnId = usize;
+
+/// Events the bus schedules for itself.
+#[derive(Debug, Clone, Copy)]
+pub enum BusEvent {
+    CommandDone(TxnId),
+    DataReady(TxnId),
+    LegArrived(TxnId),
+    BifArrived(TxnId),
+    Arbitrate(usize),
+}
+
+/// One transaction in flight. `token` is the client's: handed back on completion.
+#[derive(Debug, Clone, Copy)]
+pub struct Txn {
+    pub src: Element,
+    pub dst: Element,
+    pub bytes: u32,
+    pub token: u64,
+    leg_chip: usize,
+    leg_from: usize,
+    leg_to: usize,
+}
+
+struct Ring {
+    clockwise: bool,
+    last_start: Option<Time>,
+    active: Vec<(Time, u16)>,
+}
+
+struct Eib {
+    pending: [VecDeque<TxnId>; ELEMENTS_PER_CHIP],
+    on_free: [Time; ELEMENTS_PER_CHIP],
+    off_free: [Time; ELEMENTS_PER_CHIP],
+    rings: Vec<Ring>,
+    rr: usize,
+    step_at: Option<Time>,
+    command_free: Time,
+    mic_free: Time,
+}
+
+pub struct Bus {
+    p: Params,
+    txns: Vec<Option<Txn>>,
+    free_ids: Vec<TxnId>,
+    eibs: Vec<Eib>,
+    /// Next free time of the BIF link in each direction (index: source chip).
+    bif_free: [Time; CHIPS],
+    pub packets: u64,
+}
+
+/// How many ring-queue entries behind the head the arbiter may look at for one source.
+const LOOKAHEAD: usize = 4;
+
+impl Bus {
+    pub fn new(p: &Params) -> Bus {
+        let eib = || Eib {
+            pending: Default::default(),
+            on_free: [Time::ZERO; ELEMENTS_PER_CHIP],
+            off_free: [Time::ZERO; ELEMENTS_PER_CHIP],
+            rings: (0..2 * p.rings_per_direction)
+                .map(|i| Ring { clockwise: i < p.rings_per_direction, last_start: None, active: Vec::new() })
+                .collect(),
+            rr: 0,
+            step_at: None,
+            command_free: Time::ZERO,
+            mic_free: Time::ZERO,
+        };
+        Bus { p: p.clone(), txns: Vec::new(), free_ids: Vec::new(), eibs: (0..CHIPS).map(|_| eib()).collect(), bif_free: [Time::ZERO; CHIPS], packets: 0 }
+    }
+
+    /// Start a transaction of `bytes` (1..=128) from `src` to `dst`, requested by an element on
+    /// `initiator_chip`. The command takes the next free command-bus slot.
+    pub fn start<E: From<BusEvent>>(&mut self, s: &mut Scheduler<E>, src: Element, dst: Element, bytes: u32, initiator_chip: usize, token: u64) -> TxnId {
+        let txn = Txn { src, dst, bytes, token, leg_chip: 0, leg_from: 0, leg_to: 0 };
+        let id = match self.free_ids.pop() {
+            Some(id) => {
+                self.txns[id] = Some(txn);
+                id
+            }
+            None => {
+                self.txns.push(Some(txn));
+                self.txns.len() - 1
+            }
+        };
+        let bus = self.p.bus_cycle;
+        let eib = &mut self.eibs[initiator_chip];
+        let slot = s.now().align_up(bus).max(eib.command_free);
+        eib.command_free = slot + bus;
+        let remote = src.chip() != initiator_chip || dst.chip() != initiator_chip;
+        let done = slot + self.p.command_phase + if remote { self.p.bif_crossing } else { Time::ZERO };
+        s.schedule(done, BusEvent::CommandDone(id).into());
+        id
+    }
+
+    /// Handle a bus event; returns the transaction that completed, if any.
+    pub fn handle<E: From<BusEvent>>(&mut self, ev: BusEvent, s: &mut Scheduler<E>, tr: &mut Tracer) -> Option<Txn> {
+        match ev {
+            BusEvent::CommandDone(id) => {
+                let t = self.txns[id].as_ref().expect("live txn");
+                if t.src.index() == MIC {
+                    // One XDR access per burst time; data is ready after the read latency.
+                    let eib = &mut self.eibs[t.src.chip()];
+                    let start = s.now().max(eib.mic_free);
+                    eib.mic_free = start + self.p.mic_access;
+                    s.schedule(start + self.p.mic_read_latency, BusEvent::DataReady(id).into());
+                } else {
+                    self.begin_leg(s, id);
+                }
+                None
+            }
+            BusEvent::DataReady(id) => {
+                self.begin_leg(s, id);
+                None
+            }
+            BusEvent::Arbitrate(chip) => {
+                self.eibs[chip].step_at = None;
+                self.arbitrate(s, chip, tr);
+                None
+            }
+            BusEvent::LegArrived(id) => {
+                let t = *self.txns[id].as_ref().expect("live txn");
+                if t.leg_chip != t.dst.chip() {
+                    // Arrived at this chip's BIF ramp: cross the link.
+                    let ser = Time((t.bytes as u64 * self.p.bif_ticks_per_kib).div_ceil(1024));
+                    let start = s.now().max(self.bif_free[t.leg_chip]);
+                    self.bif_free[t.leg_chip] = start + ser;
+                    tr.bif(t.leg_chip, start, start + ser, t.bytes);
+                    s.schedule(start + ser + self.p.bif_crossing, BusEvent::BifArrived(id).into());
+                    None
+                } else {
+                    self.packets += 1;
+                    self.free_ids.push(id);
+                    self.txns[id].take()
+                }
+            }
+            BusEvent::BifArrived(id) => {
+                let t = self.txns[id].as_mut().expect("live txn");
+                t.leg_chip = t.dst.chip();
+                t.leg_from = self.p.bif_element;
+                t.leg_to = t.dst.index();
+                self.enqueue(s, id);
+                None
+            }
+        }
+    }
+
+    fn begin_leg<E: From<BusEvent>>(&mut self, s: &mut Scheduler<E>, id: TxnId) {
+        let bif = self.p.bif_element;
+        let t = self.txns[id].as_mut().expect("live txn");
+        t.leg_chip = t.src.chip();
+        t.leg_from = t.src.index();
+        t.leg_to = if t.src.chip() == t.dst.chip() { t.dst.index() } else { bif };
+        if t.leg_from == t.leg_to {
+            // Already at the ramp it needs (e.g. the BIF element itself): no ring time.
+            s.schedule(s.now(), BusEvent::LegArrived(id).into());
+            return;
+        }
+        self.enqueue(s, id);
+    }
+
+    fn enqueue<E: From<BusEvent>>(&mut self, s: &mut Scheduler<E>, id: TxnId) {
+        let t = self.txns[id].as_ref().expect("live txn");
+        let chip = t.leg_chip;
+        let from = t.leg_from;
+        self.eibs[chip].pending[from].push_back(id);
+        let at = s.now().align_up(self.p.bus_cycle);
+        self.wake_arbiter(s, chip, at);
+    }
+
+    fn wake_arbiter<E: From<BusEvent>>(&mut self, s: &mut Scheduler<E>, chip: usize, at: Time) {
+        let eib = &mut self.eibs[chip];
+        if eib.step_at.is_none_or(|t| at < t) {
+            eib.step_at = Some(at);
+            s.schedule(at, BusEvent::Arbitrate(chip).into());
+        }
+    }
+
+    /// One arbitration step at a bus-cycle boundary.
+    fn arbitrate<E: From<BusEvent>>(&mut self, s: &mut Scheduler<E>, chip: usize, tr: &mut Tracer) {
+        let now = s.now();
+        let p = &self.p;
+        let eib = &mut self.eibs[chip];
+        for r in eib.rings.iter_mut() {
+            r.active.retain(|&(end, _)| end > now);
+        }
+        let mut grants = 0;
+        let mut next = Time(u64::MAX);
+        // MIC first (highest priority), then round-robin from `rr`.
+        let order = std::iter::once(MIC).chain((0..ELEMENTS_PER_CHIP).map(|k| (eib.rr + k) % ELEMENTS_PER_CHIP).filter(|&e| e != MIC));
+        let order: Vec<usize> = order.collect();
+        for e in order {
+            if grants >= p.data_grants_per_bus_cycle {
+                break;
+            }
+            if eib.pending[e].is_empty() {
+                continue;
+            }
+            if eib.on_free[e] > now {
+                next = next.min(eib.on_free[e]);
+                continue;
+            }
+            let look = eib.pending[e].len().min(LOOKAHEAD);
+            for j in 0..look {
+                let id = eib.pending[e][j];
+                let t = self.txns[id].as_ref().expect("live txn");
+                let to = t.leg_to;
+                if eib.off_free[to] > now {
+                    next = next.min(eib.off_free[to]);
+                    continue;
+                }
+                let rt = route(p, e, to);
+                let Some((ring, mask)) = pick_ring(&eib.rings, &rt, now, p, &mut next) else { continue };
+                let beats = t.bytes.div_ceil(p.beat_bytes) as u64;
+                let dur = Time(beats * p.bus_cycle.0);
+                eib.on_free[e] = now + dur;
+                let dst_hold = if to == MIC { dur.max(p.mic_access) } else { dur };
+                eib.off_free[to] = now + dst_hold;
+                let r = &mut eib.rings[ring];
+                r.last_start = Some(now);
+                r.active.push((now + dur, mask));
+                let arrive = now + dur + Time(rt.hops as u64 * p.hop_latency.0);
+                tr.ring(chip, ring, now, now + dur, Element::on_chip(chip, e), Element::on_chip(chip, to), t.bytes);
+                s.schedule(arrive, BusEvent::LegArrived(id).into());
+                eib.pending[e].remove(j);
+                eib.rr = (e + 1) % ELEMENTS_PER_CHIP;
+                grants += 1;
+                break;
+            }
+        }
+        let any_pending = eib.pending.iter().any(|q| !q.is_empty());
+        if any_pending {
+            let at = if grants > 0 { now + p.bus_cycle } else { next.max(now + p.bus_cycle).align_up(p.bus_cycle) };
+            self.wake_arbiter(s, chip, at);
+        }
+    }
+
+    pub fn in_flight(&self) -> usize {
+        self.txns.iter().filter(|t| t.is_some()).count()
+    }
+}
+
+/// The first ring that can take `rt` now; otherwise lowers `next` to when one might.
+fn pick_ring(rings: &[Ring], rt: &super::topology::Route, now: Time, p: &Params, next: &mut Time) -> Option<(usize, u16)> {
+    // Half-way transfers try the emptier direction first.
+    let load = |cw: bool| rings.iter().filter(|r| r.clockwise == cw).map(|r| r.active.len()).sum::<usize>();
+    let dirs: [(bool, bool, u16); 2] = if rt.cw_ok && rt.ccw_ok && load(false) < load(true) {
+        [(false, rt.ccw_ok, rt.ccw_mask), (true, rt.cw_ok, rt.cw_mask)]
+    } else {
+        [(true, rt.cw_ok, rt.cw_mask), (false, rt.ccw_ok, rt.ccw_mask)]
+    };
+    for (cw, ok, mask) in dirs {
+        if !ok {
+            continue;
+        }
+        for (i, r) in rings.iter().enumerate().filter(|(_, r)| r.clockwise == cw) {
+            let ready_at = r.last_start.map_or(Time::ZERO, |t| t + p.ring_start_interval);
+            if ready_at > now {
+                *next = (*next).min(ready_at);
+                continue;
+            }
+            if r.active.len() >= p.max_transfers_per_ring as usize || r.active.iter().any(|&(_, m)| m & mask != 0) {
+                if let Some(&(end, _)) = r.active.iter().min_by_key(|(end, _)| *end) {
+                    *next = (*next).min(end);
+                }
+                continue;
+            }
+            return Some((i, mask));
+        }
+    }
+    None
+}

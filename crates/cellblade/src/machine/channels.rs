@@ -1,0 +1,147 @@
+//! Mailboxes and signal-notification registers of one SPE.
+//!
+//! Contracts (hardware notes §5): the inbound mailbox holds 4 entries and a write to a full one
+//! replaces the newest entry; the outbound and outbound-interrupt mailboxes hold 1 entry and an
+//! SPU writing a full one stalls; an SPU reading an empty inbound mailbox or a signal register
+//! with nothing pending stalls; an SPU read clears the signal register; in OR mode writes
+//! accumulate bits, in overwrite mode (the default) they replace.
+
+use std::collections::VecDeque;
+
+use crate::sim::Pid;
+
+pub const IN_MBOX_DEPTH: usize = 4;
+
+#[derive(Default)]
+pub struct Channels {
+    pub in_mbox: VecDeque<u32>,
+    pub out_mbox: Option<u32>,
+    pub out_intr_mbox: Option<u32>,
+    pub signal: [Option<u32>; 2],
+    pub signal_or_mode: [bool; 2],
+    pub in_reader: Option<Pid>,
+    pub out_writer: Option<(Pid, u32)>,
+    pub signal_reader: [Option<Pid>; 2],
+    /// Entries lost to inbound overflow (the hardware's overwrite of the newest entry).
+    pub in_overwrites: u64,
+}
+
+/// What a write delivered: nobody waited, or this process must be woken with this value.
+pub type Delivery = Option<(Pid, u32)>;
+
+impl Channels {
+    /// An MMIO write to the inbound mailbox.
+    pub fn write_in_mbox(&mut self, v: u32) -> Delivery {
+        if let Some(pid) = self.in_reader.take() {
+            return Some((pid, v));
+        }
+        if self.in_mbox.len() < IN_MBOX_DEPTH {
+            self.in_mbox.push_back(v);
+        } else {
+            *self.in_mbox.back_mut().expect("full") = v;
+            self.in_overwrites += 1;
+        }
+        None
+    }
+
+    /// The SPU reads its inbound mailbox: a value, or it must wait.
+    pub fn read_in_mbox(&mut self, pid: Pid) -> Option<u32> {
+        let v = self.in_mbox.pop_front();
+        if v.is_none() {
+            self.in_reader = Some(pid);
+        }
+        v
+    }
+
+    /// The SPU writes its outbound mailbox: true if written, false if it must wait.
+    pub fn write_out_mbox(&mut self, pid: Pid, v: u32) -> bool {
+        if self.out_mbox.is_none() {
+            self.out_mbox = Some(v);
+            true
+        } else {
+            self.out_writer = Some((pid, v));
+            false
+        }
+    }
+
+    /// An MMIO read of the outbound mailbox; a stalled writer's value moves in and it is woken.
+    pub fn read_out_mbox(&mut self) -> (Option<u32>, Option<Pid>) {
+        let v = self.out_mbox.take();
+        let woken = self.out_writer.take().map(|(pid, w)| {
+            self.out_mbox = Some(w);
+            pid
+        });
+        (v, woken)
+    }
+
+    /// SPU_Mbox_Stat: outbound count (bits 0-7), free inbound slots (8-15), interrupt-mailbox count (16-23).
+    pub fn mbox_status(&self) -> u32 {
+        self.out_mbox.is_some() as u32 | (((IN_MBOX_DEPTH - self.in_mbox.len()) as u32) << 8) | ((self.out_intr_mbox.is_some() as u32) << 16)
+    }
+
+    /// A write to signal register `which` (0 or 1).
+    pub fn write_signal(&mut self, which: usize, v: u32) -> Delivery {
+        let merged = match (self.signal_or_mode[which], self.signal[which]) {
+            (true, Some(old)) => old | v,
+            _ => v,
+        };
+        if let Some(pid) = self.signal_reader[which].take() {
+            return Some((pid, merged));
+        }
+        self.signal[which] = Some(merged);
+        None
+    }
+
+    /// The SPU reads signal register `which`: the value (clearing it), or it must wait.
+    pub fn read_signal(&mut self, which: usize, pid: Pid) -> Option<u32> {
+        let v = self.signal[which].take();
+        if v.is_none() {
+            self.signal_reader[which] = Some(pid);
+        }
+        v
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn inbound_overflow_replaces_the_newest_entry() {
+        // Hardware notes §5: after 5 writes the SPE reads entries 1, 2, 3 and 5.
+        let mut c = Channels::default();
+        for v in 1..=5 {
+            assert_eq!(c.write_in_mbox(v), None);
+        }
+        let got: Vec<u32> = (0..4).map(|_| c.read_in_mbox(0).unwrap()).collect();
+        assert_eq!(got, vec![1, 2, 3, 5]);
+        assert_eq!(c.in_overwrites, 1);
+        assert_eq!(c.read_in_mbox(7), None);
+        assert_eq!(c.write_in_mbox(9), Some((7, 9)));
+    }
+
+    #[test]
+    fn signals_or_and_overwrite() {
+        let mut c = Channels::default();
+        c.signal_or_mode[1] = true;
+        c.write_signal(0, 1);
+        c.write_signal(0, 2);
+        assert_eq!(c.read_signal(0, 0), Some(2));
+        c.write_signal(1, 1);
+        c.write_signal(1, 4);
+        assert_eq!(c.read_signal(1, 0), Some(5));
+        assert_eq!(c.read_signal(1, 3), None);
+        assert_eq!(c.write_signal(1, 8), Some((3, 8)));
+    }
+
+    #[test]
+    fn outbound_holds_one_and_status_counts() {
+        let mut c = Channels::default();
+        assert!(c.write_out_mbox(1, 10));
+        assert!(!c.write_out_mbox(1, 11));
+        assert_eq!(c.mbox_status() & 0xff, 1);
+        assert_eq!((c.mbox_status() >> 8) & 0xff, 4);
+        assert_eq!(c.read_out_mbox(), (Some(10), Some(1)));
+        assert_eq!(c.read_out_mbox(), (Some(11), None));
+    }
+}

@@ -1,0 +1,362 @@
+//! Machine files: the TOML description of a blade (presets `qs20`, `qs22` in `machines/`), user
+//! overrides (`key=value`), validation, and the resolution of human units into exact ticks.
+//!
+//! Every key is declared once, in the structs below, with its unit in its name; the presets carry
+//! each value's source. Unknown keys, wrong types and out-of-range values are errors naming the
+//! key, the value and what is allowed.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{config_err, Result};
+use crate::sim::{Time, TICKS_PER_SECOND};
+
+const QS20: &str = include_str!("../../../../machines/qs20.toml");
+const QS22: &str = include_str!("../../../../machines/qs22.toml");
+
+/// Names of the built-in presets.
+pub const PRESETS: [&str; 2] = ["qs20", "qs22"];
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MachineFile {
+    pub name: String,
+    pub clock: ClockCfg,
+    pub eib: EibCfg,
+    pub bif: BifCfg,
+    pub mic: MicCfg,
+    pub mfc: MfcCfg,
+    pub spu: SpuCfg,
+    pub atomic: AtomicCfg,
+    pub ppe: PpeCfg,
+    pub memory: MemoryCfg,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClockCfg {
+    pub core_mhz: u64,
+    pub bus_divider: u64,
+    pub decrementer_hz: u64,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EibCfg {
+    pub ring_order: Vec<String>,
+    pub rings_per_direction: u32,
+    pub max_transfers_per_ring: u32,
+    pub ring_start_interval_bus_cycles: u64,
+    pub beat_bytes: u32,
+    pub packet_bytes: u32,
+    pub hop_latency_bus_cycles: u64,
+    pub command_phase_bus_cycles: u64,
+    pub data_grants_per_bus_cycle: u32,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BifCfg {
+    pub element: String,
+    pub data_gbps: f64,
+    pub crossing_latency_ns: f64,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MicCfg {
+    pub access_bus_cycles: u64,
+    pub read_latency_ns: f64,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MfcCfg {
+    pub queue_depth: u32,
+    pub proxy_queue_depth: u32,
+    pub tag_groups: u32,
+    pub issue_core_cycles: u64,
+    pub tag_update_bus_cycles: u64,
+    pub outstanding_packets: u32,
+    pub list_element_bus_cycles: u64,
+    pub max_list_elements: u32,
+    pub max_dma_bytes: u32,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SpuCfg {
+    pub ls_bytes: u32,
+    pub channel_core_cycles: u64,
+    pub poll_core_cycles: u64,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AtomicCfg {
+    pub hit_core_cycles: u64,
+    pub line_bytes: u32,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PpeCfg {
+    pub mmio_ns: f64,
+    pub remote_mmio_ns: f64,
+    pub syscall_ns: f64,
+    pub thread_create_us: f64,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MemoryCfg {
+    pub xdram_bytes: u64,
+}
+
+/// The text of a built-in preset.
+pub fn preset_text(name: &str) -> Result<&'static str> {
+    match name {
+        "qs20" => Ok(QS20),
+        "qs22" => Ok(QS22),
+        other => Err(config_err(format!("unknown machine preset '{other}': allowed are {}", PRESETS.join(", ")))),
+    }
+}
+
+/// Parse a machine file, apply `key=value` overrides (keys must exist), and validate.
+pub fn load(text: &str, overrides: &[String]) -> Result<MachineFile> {
+    let mut table: toml::Table = text.parse().map_err(|e: toml::de::Error| config_err(format!("machine file does not parse: {}", e.message())))?;
+    for ov in overrides {
+        apply_override(&mut table, ov)?;
+    }
+    let file: MachineFile = table.try_into().map_err(|e: toml::de::Error| config_err(format!("machine file: {}", e.message())))?;
+    file.validate()?;
+    Ok(file)
+}
+
+fn apply_override(table: &mut toml::Table, ov: &str) -> Result<()> {
+    let (key, raw) = ov
+        .split_once('=')
+        .ok_or_else(|| config_err(format!("override '{ov}' is not of the form section.key=value")))?;
+    let key = key.trim();
+    let path: Vec<&str> = key.split('.').collect();
+    let mut cur = &mut *table;
+    for (i, part) in path.iter().enumerate() {
+        let allowed = cur.keys().cloned().collect::<Vec<_>>().join(", ");
+        let last = i + 1 == path.len();
+        let Some(slot) = cur.get_mut(*part) else {
+            return Err(config_err(format!("unknown machine key '{key}': '{part}' is not one of {allowed}")));
+        };
+        if last {
+            let parsed = parse_value(raw.trim());
+            if std::mem::discriminant(&parsed) != std::mem::discriminant(slot)
+                && !(matches!(slot, toml::Value::Float(_)) && matches!(parsed, toml::Value::Integer(_)))
+            {
+                return Err(config_err(format!("machine key '{key}' must be of type {}, got '{}'", slot.type_str(), raw.trim())));
+            }
+            *slot = match (&*slot, parsed) {
+                (toml::Value::Float(_), toml::Value::Integer(i)) => toml::Value::Float(i as f64),
+                (_, v) => v,
+            };
+            return Ok(());
+        }
+        cur = slot
+            .as_table_mut()
+            .ok_or_else(|| config_err(format!("machine key '{key}': '{part}' is a value, not a section")))?;
+    }
+    Err(config_err(format!("override '{ov}' names no key")))
+}
+
+fn parse_value(raw: &str) -> toml::Value {
+    format!("v = {raw}")
+        .parse::<toml::Table>()
+        .ok()
+        .and_then(|mut t| t.remove("v"))
+        .unwrap_or_else(|| toml::Value::String(raw.to_string()))
+}
+
+fn check(ok: bool, key: &str, value: impl std::fmt::Display, allowed: &str) -> Result<()> {
+    if ok {
+        Ok(())
+    } else {
+        Err(config_err(format!("machine key '{key}' = {value} is out of range: allowed {allowed}")))
+    }
+}
+
+/// The element names a ring must contain, each exactly once.
+pub const RING_ELEMENTS: [&str; 12] =
+    ["PPE", "SPE0", "SPE1", "SPE2", "SPE3", "SPE4", "SPE5", "SPE6", "SPE7", "MIC", "IOIF0", "IOIF1"];
+
+impl MachineFile {
+    fn validate(&self) -> Result<()> {
+        let c = &self.clock;
+        check(c.core_mhz > 0 && TICKS_PER_SECOND % (c.core_mhz * 1_000_000) == 0, "clock.core_mhz", c.core_mhz, "a divisor of 25600 (e.g. 3200, 1600, 800)")?;
+        check(c.bus_divider >= 1 && c.bus_divider <= 8, "clock.bus_divider", c.bus_divider, "1 to 8")?;
+        check(c.decrementer_hz >= 1_000_000 && c.decrementer_hz <= 1_000_000_000, "clock.decrementer_hz", c.decrementer_hz, "1 MHz to 1 GHz")?;
+        let e = &self.eib;
+        let mut seen = e.ring_order.clone();
+        seen.sort();
+        let mut want: Vec<String> = RING_ELEMENTS.iter().map(|s| s.to_string()).collect();
+        want.sort();
+        check(seen == want, "eib.ring_order", format!("{:?}", e.ring_order), "each of PPE, SPE0..SPE7, MIC, IOIF0, IOIF1 exactly once")?;
+        check((1..=4).contains(&e.rings_per_direction), "eib.rings_per_direction", e.rings_per_direction, "1 to 4")?;
+        check((1..=6).contains(&e.max_transfers_per_ring), "eib.max_transfers_per_ring", e.max_transfers_per_ring, "1 to 6")?;
+        check((1..=64).contains(&e.ring_start_interval_bus_cycles), "eib.ring_start_interval_bus_cycles", e.ring_start_interval_bus_cycles, "1 to 64")?;
+        check([8, 16, 32].contains(&e.beat_bytes), "eib.beat_bytes", e.beat_bytes, "8, 16 or 32")?;
+        check(e.packet_bytes == 128, "eib.packet_bytes", e.packet_bytes, "128 (the cache line)")?;
+        check(e.hop_latency_bus_cycles <= 64, "eib.hop_latency_bus_cycles", e.hop_latency_bus_cycles, "0 to 64")?;
+        check(e.command_phase_bus_cycles <= 10_000, "eib.command_phase_bus_cycles", e.command_phase_bus_cycles, "0 to 10000")?;
+        check((1..=12).contains(&e.data_grants_per_bus_cycle), "eib.data_grants_per_bus_cycle", e.data_grants_per_bus_cycle, "1 to 12")?;
+        check(["IOIF0", "IOIF1"].contains(&self.bif.element.as_str()), "bif.element", &self.bif.element, "IOIF0 or IOIF1")?;
+        check(self.bif.data_gbps > 0.1 && self.bif.data_gbps <= 100.0, "bif.data_gbps", self.bif.data_gbps, "0.1 to 100")?;
+        check((0.0..=100_000.0).contains(&self.bif.crossing_latency_ns), "bif.crossing_latency_ns", self.bif.crossing_latency_ns, "0 to 100000")?;
+        check((1..=1024).contains(&self.mic.access_bus_cycles), "mic.access_bus_cycles", self.mic.access_bus_cycles, "1 to 1024")?;
+        check((0.0..=100_000.0).contains(&self.mic.read_latency_ns), "mic.read_latency_ns", self.mic.read_latency_ns, "0 to 100000")?;
+        let m = &self.mfc;
+        check((1..=64).contains(&m.queue_depth), "mfc.queue_depth", m.queue_depth, "1 to 64")?;
+        check((1..=64).contains(&m.proxy_queue_depth), "mfc.proxy_queue_depth", m.proxy_queue_depth, "1 to 64")?;
+        check((1..=32).contains(&m.tag_groups), "mfc.tag_groups", m.tag_groups, "1 to 32")?;
+        check((1..=256).contains(&m.outstanding_packets), "mfc.outstanding_packets", m.outstanding_packets, "1 to 256")?;
+        check((1..=2048).contains(&m.max_list_elements), "mfc.max_list_elements", m.max_list_elements, "1 to 2048")?;
+        check(m.max_dma_bytes >= 16 && m.max_dma_bytes % 16 == 0 && m.max_dma_bytes <= 1 << 20, "mfc.max_dma_bytes", m.max_dma_bytes, "a multiple of 16 from 16 to 1048576")?;
+        check(self.spu.ls_bytes >= 4096 && self.spu.ls_bytes <= 1 << 20 && self.spu.ls_bytes % 128 == 0, "spu.ls_bytes", self.spu.ls_bytes, "a multiple of 128 from 4096 to 1048576")?;
+        check(self.atomic.line_bytes == 128, "atomic.line_bytes", self.atomic.line_bytes, "128")?;
+        check(self.ppe.mmio_ns >= 0.0 && self.ppe.remote_mmio_ns >= 0.0 && self.ppe.syscall_ns >= 0.0 && self.ppe.thread_create_us >= 0.0, "ppe.*", "a negative value", "values >= 0")?;
+        check(self.memory.xdram_bytes >= 1 << 20 && self.memory.xdram_bytes <= 1 << 36 && self.memory.xdram_bytes % 65536 == 0, "memory.xdram_bytes", self.memory.xdram_bytes, "a multiple of 64 KiB from 1 MiB to 64 GiB")?;
+        Ok(())
+    }
+
+    /// The resolved file as TOML, to save beside every result.
+    pub fn to_toml(&self) -> String {
+        toml::to_string_pretty(self).expect("machine file serialises")
+    }
+}
+
+/// Machine parameters resolved into ticks: what the model reads on its hot paths.
+#[derive(Debug, Clone)]
+pub struct Params {
+    pub core_cycle: Time,
+    pub bus_cycle: Time,
+    pub decrementer_hz: u64,
+    /// Ring position (0..12) of each element, indexed by [`super::topology::Element::index`].
+    pub ring_pos: [usize; 12],
+    pub rings_per_direction: u32,
+    pub max_transfers_per_ring: u32,
+    pub ring_start_interval: Time,
+    pub beat_bytes: u32,
+    pub packet_bytes: u32,
+    pub hop_latency: Time,
+    pub command_phase: Time,
+    pub data_grants_per_bus_cycle: u32,
+    pub bif_element: usize,
+    /// Ticks per byte on the BIF, as a rational `num / 1024` to keep sub-tick rates exact enough.
+    pub bif_ticks_per_kib: u64,
+    pub bif_crossing: Time,
+    pub mic_access: Time,
+    pub mic_read_latency: Time,
+    pub mfc_queue_depth: usize,
+    pub mfc_proxy_queue_depth: usize,
+    pub tag_groups: u32,
+    pub mfc_issue: Time,
+    pub tag_update: Time,
+    pub outstanding_packets: u32,
+    pub list_element: Time,
+    pub max_list_elements: u32,
+    pub max_dma_bytes: u32,
+    pub ls_bytes: u32,
+    pub channel: Time,
+    pub poll: Time,
+    pub atomic_hit: Time,
+    pub ppe_mmio: Time,
+    pub ppe_remote_mmio: Time,
+    pub syscall: Time,
+    pub thread_create: Time,
+    pub xdram_bytes: u64,
+}
+
+impl Params {
+    pub fn resolve(f: &MachineFile) -> Params {
+        let core_cycle = Time(TICKS_PER_SECOND / (f.clock.core_mhz * 1_000_000));
+        let bus_cycle = Time(core_cycle.0 * f.clock.bus_divider);
+        let mut ring_pos = [0usize; 12];
+        for (pos, name) in f.eib.ring_order.iter().enumerate() {
+            let idx = RING_ELEMENTS.iter().position(|n| n == name).expect("validated");
+            ring_pos[idx] = pos;
+        }
+        let bif_idx = RING_ELEMENTS.iter().position(|n| *n == f.bif.element).expect("validated");
+        Params {
+            core_cycle,
+            bus_cycle,
+            decrementer_hz: f.clock.decrementer_hz,
+            ring_pos,
+            rings_per_direction: f.eib.rings_per_direction,
+            max_transfers_per_ring: f.eib.max_transfers_per_ring,
+            ring_start_interval: Time(bus_cycle.0 * f.eib.ring_start_interval_bus_cycles),
+            beat_bytes: f.eib.beat_bytes,
+            packet_bytes: f.eib.packet_bytes,
+            hop_latency: Time(bus_cycle.0 * f.eib.hop_latency_bus_cycles),
+            command_phase: Time(bus_cycle.0 * f.eib.command_phase_bus_cycles),
+            data_grants_per_bus_cycle: f.eib.data_grants_per_bus_cycle,
+            bif_element: bif_idx,
+            bif_ticks_per_kib: (1024.0 * TICKS_PER_SECOND as f64 / (f.bif.data_gbps * 1e9)).round() as u64,
+            bif_crossing: Time::from_ns(f.bif.crossing_latency_ns),
+            mic_access: Time(bus_cycle.0 * f.mic.access_bus_cycles),
+            mic_read_latency: Time::from_ns(f.mic.read_latency_ns),
+            mfc_queue_depth: f.mfc.queue_depth as usize,
+            mfc_proxy_queue_depth: f.mfc.proxy_queue_depth as usize,
+            tag_groups: f.mfc.tag_groups,
+            mfc_issue: Time(core_cycle.0 * f.mfc.issue_core_cycles),
+            tag_update: Time(bus_cycle.0 * f.mfc.tag_update_bus_cycles),
+            outstanding_packets: f.mfc.outstanding_packets,
+            list_element: Time(bus_cycle.0 * f.mfc.list_element_bus_cycles),
+            max_list_elements: f.mfc.max_list_elements,
+            max_dma_bytes: f.mfc.max_dma_bytes,
+            ls_bytes: f.spu.ls_bytes,
+            channel: Time(core_cycle.0 * f.spu.channel_core_cycles),
+            poll: Time(core_cycle.0 * f.spu.poll_core_cycles),
+            atomic_hit: Time(core_cycle.0 * f.atomic.hit_core_cycles),
+            ppe_mmio: Time::from_ns(f.ppe.mmio_ns),
+            ppe_remote_mmio: Time::from_ns(f.ppe.remote_mmio_ns),
+            syscall: Time::from_ns(f.ppe.syscall_ns),
+            thread_create: Time::from_ns(f.ppe.thread_create_us * 1000.0),
+            xdram_bytes: f.memory.xdram_bytes,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn presets_load_and_resolve() {
+        for p in PRESETS {
+            let f = load(preset_text(p).unwrap(), &[]).unwrap();
+            let params = Params::resolve(&f);
+            assert_eq!(params.core_cycle, Time(8));
+            assert_eq!(params.bus_cycle, Time(16));
+        }
+    }
+
+    #[test]
+    fn overrides_change_values_and_round_trip() {
+        let f = load(QS20, &["eib.hop_latency_bus_cycles=5".into(), "bif.data_gbps=20".into()]).unwrap();
+        assert_eq!(f.eib.hop_latency_bus_cycles, 5);
+        assert_eq!(f.bif.data_gbps, 20.0);
+        let again = load(&f.to_toml(), &[]).unwrap();
+        assert_eq!(again.eib.hop_latency_bus_cycles, 5);
+    }
+
+    #[test]
+    fn bad_keys_and_values_are_named() {
+        let e = load(QS20, &["eib.nosuch=1".into()]).unwrap_err().to_string();
+        assert!(e.contains("unknown machine key 'eib.nosuch'") && e.contains("hop_latency_bus_cycles"), "{e}");
+        let e = load(QS20, &["eib.rings_per_direction=9".into()]).unwrap_err().to_string();
+        assert_eq!(e, "machine key 'eib.rings_per_direction' = 9 is out of range: allowed 1 to 4");
+        let e = load(QS20, &["eib.rings_per_direction=fast".into()]).unwrap_err().to_string();
+        assert!(e.contains("must be of type integer, got 'fast'"), "{e}");
+        let e = load(QS20, &["noequals".into()]).unwrap_err().to_string();
+        assert!(e.contains("not of the form"), "{e}");
+        let e = load(&QS20.replace("\"SPE7\", ", ""), &[]).unwrap_err().to_string();
+        assert!(e.contains("eib.ring_order"), "{e}");
+        assert!(preset_text("qs99").unwrap_err().to_string().contains("allowed are qs20, qs22"));
+    }
+}

@@ -1,0 +1,172 @@
+//! Real bytes: main memory (XDRAM0 behind chip 0's MIC, XDRAM1 behind chip 1's), the 16 local
+//! stores, and the effective-address map that makes local stores and problem-state registers
+//! reachable by DMA, as a process's mapped SPE areas are on Linux.
+//!
+//! ```text
+//! 0 .. xdram                      XDRAM0 (chip 0)
+//! xdram .. 2*xdram                XDRAM1 (chip 1)
+//! LS_WINDOW + spe*SPE_STRIDE      local store of SPE `spe` (ls_bytes)
+//!   + PS_OFFSET + reg             its problem-state (MMIO) registers
+//! ```
+
+use crate::error::{program_err, Result};
+
+use super::topology::Element;
+
+pub const LS_WINDOW: u64 = 1 << 40;
+pub const SPE_STRIDE: u64 = 1 << 20;
+pub const PS_OFFSET: u64 = 0x40000;
+const PAGE: u64 = 1 << 16;
+
+/// Problem-state registers reachable by MMIO (offsets from Linux `struct spu_problem`).
+pub mod reg {
+    pub const SPU_OUT_MBOX: u64 = 0x4004;
+    pub const SPU_IN_MBOX: u64 = 0x400C;
+    pub const SPU_MBOX_STAT: u64 = 0x4014;
+    pub const SIGNOTIFY1: u64 = 0x1400C;
+    pub const SIGNOTIFY2: u64 = 0x1C00C;
+}
+
+/// What an effective address names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Loc {
+    Mem(u64),
+    Ls { spe: usize, off: u32 },
+    Mmio { spe: usize, reg: u64 },
+}
+
+pub struct Memory {
+    pub xdram_bytes: u64,
+    pub ls_bytes: u32,
+    pages: Vec<Option<Box<[u8]>>>,
+    pub ls: Vec<Vec<u8>>,
+}
+
+impl Memory {
+    pub fn new(xdram_bytes: u64, ls_bytes: u32, spes: usize) -> Memory {
+        Memory {
+            xdram_bytes,
+            ls_bytes,
+            pages: (0..(2 * xdram_bytes / PAGE)).map(|_| None).collect(),
+            ls: (0..spes).map(|_| vec![0u8; ls_bytes as usize]).collect(),
+        }
+    }
+
+    pub fn ls_ea(spe: usize, off: u32) -> u64 {
+        LS_WINDOW + spe as u64 * SPE_STRIDE + off as u64
+    }
+
+    pub fn mmio_ea(spe: usize, reg: u64) -> u64 {
+        LS_WINDOW + spe as u64 * SPE_STRIDE + PS_OFFSET + reg
+    }
+
+    /// Main-memory address of byte `off` in XDRAM `module`.
+    pub fn xdram_ea(&self, module: usize, off: u64) -> u64 {
+        module as u64 * self.xdram_bytes + off
+    }
+
+    /// Resolve `[ea, ea+len)`; it must lie within one region.
+    pub fn resolve(&self, ea: u64, len: u32) -> Result<Loc> {
+        let end = ea.checked_add(len as u64).unwrap_or(u64::MAX);
+        if end <= 2 * self.xdram_bytes {
+            return Ok(Loc::Mem(ea));
+        }
+        if ea >= LS_WINDOW {
+            let spe = ((ea - LS_WINDOW) / SPE_STRIDE) as usize;
+            let off = (ea - LS_WINDOW) % SPE_STRIDE;
+            if spe < self.ls.len() {
+                if off + len as u64 <= self.ls_bytes as u64 {
+                    return Ok(Loc::Ls { spe, off: off as u32 });
+                }
+                let r = off.wrapping_sub(PS_OFFSET);
+                if off >= PS_OFFSET && [reg::SPU_OUT_MBOX, reg::SPU_IN_MBOX, reg::SPU_MBOX_STAT, reg::SIGNOTIFY1, reg::SIGNOTIFY2].contains(&r) {
+                    if len != 4 {
+                        return Err(program_err(format!("mmio access to register {r:#x} of spe {spe} is {len} bytes: problem-state registers take exactly 4")));
+                    }
+                    return Ok(Loc::Mmio { spe, reg: r });
+                }
+            }
+        }
+        Err(program_err(format!(
+            "effective address {ea:#x} (+{len} bytes) maps to nothing: main memory is 0..{:#x}, local stores start at {LS_WINDOW:#x} with a stride of {SPE_STRIDE:#x}",
+            2 * self.xdram_bytes
+        )))
+    }
+
+    /// The EIB element that owns a location.
+    pub fn owner(&self, loc: Loc) -> Element {
+        match loc {
+            Loc::Mem(ea) => Element::mic((ea / self.xdram_bytes) as usize),
+            Loc::Ls { spe, .. } | Loc::Mmio { spe, .. } => Element::spe(spe),
+        }
+    }
+
+    pub fn read_mem(&self, ea: u64, out: &mut [u8]) {
+        let mut done = 0;
+        while done < out.len() {
+            let a = ea + done as u64;
+            let (pg, off) = ((a / PAGE) as usize, (a % PAGE) as usize);
+            let n = (PAGE as usize - off).min(out.len() - done);
+            match &self.pages[pg] {
+                Some(p) => out[done..done + n].copy_from_slice(&p[off..off + n]),
+                None => out[done..done + n].fill(0),
+            }
+            done += n;
+        }
+    }
+
+    pub fn write_mem(&mut self, ea: u64, data: &[u8]) {
+        let mut done = 0;
+        while done < data.len() {
+            let a = ea + done as u64;
+            let (pg, off) = ((a / PAGE) as usize, (a % PAGE) as usize);
+            let n = (PAGE as usize - off).min(data.len() - done);
+            let p = self.pages[pg].get_or_insert_with(|| vec![0u8; PAGE as usize].into_boxed_slice());
+            p[off..off + n].copy_from_slice(&data[done..done + n]);
+            done += n;
+        }
+    }
+
+    /// Copy `len` bytes between two resolved locations (neither an MMIO register).
+    pub fn copy(&mut self, src: Loc, dst: Loc, len: u32) {
+        let mut buf = vec![0u8; len as usize];
+        match src {
+            Loc::Mem(ea) => self.read_mem(ea, &mut buf),
+            Loc::Ls { spe, off } => buf.copy_from_slice(&self.ls[spe][off as usize..(off + len) as usize]),
+            Loc::Mmio { .. } => unreachable!("mmio reads are handled by the mailbox model"),
+        }
+        match dst {
+            Loc::Mem(ea) => self.write_mem(ea, &buf),
+            Loc::Ls { spe, off } => self.ls[spe][off as usize..(off + len) as usize].copy_from_slice(&buf),
+            Loc::Mmio { .. } => unreachable!("mmio writes are handled by the mailbox model"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn map_resolves_each_region() {
+        let m = Memory::new(1 << 20, 1 << 18, 16);
+        assert_eq!(m.resolve(100, 16).unwrap(), Loc::Mem(100));
+        assert_eq!(m.owner(Loc::Mem((1 << 20) + 5)), Element::mic(1));
+        assert_eq!(m.resolve(Memory::ls_ea(3, 64), 16).unwrap(), Loc::Ls { spe: 3, off: 64 });
+        assert_eq!(m.resolve(Memory::mmio_ea(9, reg::SIGNOTIFY1), 4).unwrap(), Loc::Mmio { spe: 9, reg: reg::SIGNOTIFY1 });
+        assert!(m.resolve(Memory::ls_ea(3, (1 << 18) - 8), 16).is_err());
+        assert!(m.resolve(Memory::mmio_ea(9, reg::SIGNOTIFY1), 8).unwrap_err().to_string().contains("exactly 4"));
+    }
+
+    #[test]
+    fn bytes_round_trip_across_pages() {
+        let mut m = Memory::new(1 << 20, 1 << 18, 2);
+        let data: Vec<u8> = (0..200u8).collect();
+        m.write_mem(PAGE - 100, &data);
+        let mut out = vec![0u8; 200];
+        m.read_mem(PAGE - 100, &mut out);
+        assert_eq!(out, data);
+        m.copy(Loc::Mem(PAGE - 100), Loc::Ls { spe: 1, off: 0 }, 200);
+        assert_eq!(&m.ls[1][..200], &data[..]);
+    }
+}

@@ -1,0 +1,268 @@
+//! The Memory Flow Controller of one SPE: its 16-entry command queue, tag groups, fence and
+//! barrier ordering, and the rules a command must obey (sizes, alignment, list limits).
+
+use crate::error::{program_err, Result};
+use crate::sim::{Pid, Time};
+
+use super::config::Params;
+
+/// Command kinds, named after spu_mfcio.h.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CmdKind {
+    Get,
+    Put,
+    GetList,
+    PutList,
+    /// sndsig: a 4-byte put to a signal-notification register.
+    Sndsig,
+    /// mfc_barrier: orders everything before it against everything after it.
+    Barrier,
+}
+
+impl CmdKind {
+    pub fn name(self, fence: bool, barrier: bool) -> String {
+        let base = match self {
+            CmdKind::Get => "mfc_get",
+            CmdKind::Put => "mfc_put",
+            CmdKind::GetList => "mfc_getl",
+            CmdKind::PutList => "mfc_putl",
+            CmdKind::Sndsig => "mfc_sndsig",
+            CmdKind::Barrier => return "mfc_barrier".into(),
+        };
+        format!("{base}{}", if fence { "f" } else if barrier { "b" } else { "" })
+    }
+
+    /// Data flows from the effective address into local store.
+    pub fn is_get(self) -> bool {
+        matches!(self, CmdKind::Get | CmdKind::GetList)
+    }
+}
+
+/// One element of a DMA list: `size` bytes at effective address `(ea & !0xffff_ffff) | eal`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ListElement {
+    pub size: u32,
+    pub eal: u32,
+}
+
+#[derive(Debug, Clone)]
+pub struct MfcCommand {
+    pub kind: CmdKind,
+    pub lsa: u32,
+    pub ea: u64,
+    pub size: u32,
+    pub tag: u32,
+    pub fence: bool,
+    pub barrier: bool,
+    pub list: Vec<ListElement>,
+}
+
+/// One contiguous piece of a command: `size` bytes between `lsa` and `ea`.
+#[derive(Debug, Clone, Copy)]
+pub struct Piece {
+    pub lsa: u32,
+    pub ea: u64,
+    pub size: u32,
+}
+
+impl MfcCommand {
+    pub fn name(&self) -> String {
+        self.kind.name(self.fence, self.barrier)
+    }
+
+    /// The pieces the command moves, in order (a list's elements, or the one transfer).
+    pub fn pieces(&self) -> Vec<Piece> {
+        match self.kind {
+            CmdKind::GetList | CmdKind::PutList => {
+                let mut lsa = self.lsa;
+                self.list
+                    .iter()
+                    .map(|e| {
+                        // A list element's LS address is the previous one's end, rounded up to 16 bytes.
+                        let p = Piece { lsa, ea: (self.ea & !0xffff_ffff) | e.eal as u64, size: e.size };
+                        lsa = (lsa + e.size).next_multiple_of(16);
+                        p
+                    })
+                    .collect()
+            }
+            CmdKind::Barrier => Vec::new(),
+            _ => vec![Piece { lsa: self.lsa, ea: self.ea, size: self.size }],
+        }
+    }
+
+    /// The hardware's rules, checked at issue (the real MFC raises an alignment or invalid-DMA
+    /// interrupt; we stop the run with the reason).
+    pub fn validate(&self, spe: usize, p: &Params) -> Result<()> {
+        let name = self.name();
+        let at = || format!("spe {spe}: {name}(lsa={:#x}, ea={:#x}, size={}, tag={})", self.lsa, self.ea, self.size, self.tag);
+        if self.tag >= p.tag_groups {
+            return Err(program_err(format!("{}: tag {} is out of range: allowed 0 to {}", at(), self.tag, p.tag_groups - 1)));
+        }
+        match self.kind {
+            CmdKind::Barrier => return Ok(()),
+            CmdKind::Sndsig => {
+                if self.size != 4 {
+                    return Err(program_err(format!("{}: sndsig moves exactly 4 bytes", at())));
+                }
+            }
+            CmdKind::GetList | CmdKind::PutList => {
+                let n = self.list.len();
+                if n == 0 || n > p.max_list_elements as usize {
+                    return Err(program_err(format!("{}: list has {n} elements: allowed 1 to {}", at(), p.max_list_elements)));
+                }
+                if self.lsa % 16 != 0 {
+                    return Err(program_err(format!("{}: a list's local-store address must be 16-byte aligned", at())));
+                }
+            }
+            _ => {}
+        }
+        for (i, piece) in self.pieces().iter().enumerate() {
+            let what = if self.list.is_empty() { at() } else { format!("{} element {i}", at()) };
+            check_piece(piece, p, &what)?;
+        }
+        Ok(())
+    }
+}
+
+fn check_piece(pc: &Piece, p: &Params, what: &str) -> Result<()> {
+    let s = pc.size;
+    let legal_size = matches!(s, 1 | 2 | 4 | 8) || (s % 16 == 0 && s <= p.max_dma_bytes);
+    if !legal_size {
+        return Err(program_err(format!("{what}: size {s} is illegal: allowed 1, 2, 4, 8 or a multiple of 16 up to {}", p.max_dma_bytes)));
+    }
+    let align = s.min(16) as u64;
+    if pc.lsa as u64 % align != 0 || pc.ea % align != 0 {
+        return Err(program_err(format!(
+            "{what}: a {s}-byte transfer needs local-store and effective addresses aligned to {align} bytes (lsa={:#x}, ea={:#x})",
+            pc.lsa, pc.ea
+        )));
+    }
+    if s < 16 && pc.lsa % 16 != (pc.ea % 16) as u32 {
+        return Err(program_err(format!("{what}: a {s}-byte transfer needs the same offset within a quadword at both ends (lsa % 16 = {}, ea % 16 = {})", pc.lsa % 16, pc.ea % 16)));
+    }
+    if pc.lsa as u64 + s as u64 > p.ls_bytes as u64 {
+        return Err(program_err(format!("{what}: local-store range {:#x}..{:#x} runs past the {}-byte local store", pc.lsa, pc.lsa as u64 + s as u64, p.ls_bytes)));
+    }
+    Ok(())
+}
+
+/// A command in the queue, with its progress.
+pub struct Queued {
+    pub id: u64,
+    pub cmd: MfcCommand,
+    pub pieces: Vec<Piece>,
+    /// Next piece and the offset within it to issue.
+    pub piece: usize,
+    pub offset: u32,
+    pub in_flight: u32,
+    pub enqueued_at: Time,
+}
+
+impl Queued {
+    pub fn fully_issued(&self) -> bool {
+        self.piece >= self.pieces.len()
+    }
+}
+
+/// Who waits on the MFC, and for what.
+pub struct TagWait {
+    pub pid: Pid,
+    pub mask: u32,
+    pub all: bool,
+}
+
+#[derive(Default)]
+pub struct Mfc {
+    pub queue: Vec<Queued>,
+    pub outstanding: u32,
+    pub issue_free: Time,
+    pub kick_at: Option<Time>,
+    pub tag_pending: [u32; 32],
+    pub tag_mask: u32,
+    pub tag_waiter: Option<TagWait>,
+    pub space_waiter: Option<(Pid, MfcCommand)>,
+}
+
+impl Mfc {
+    /// May command `i` start issuing? Fence: waits for earlier commands of its tag group.
+    /// Barrier form: it and every later command of its group wait for the earlier ones.
+    /// mfc_barrier: waits for, and holds back, every command around it.
+    pub fn eligible(&self, i: usize) -> bool {
+        let c = &self.queue[i].cmd;
+        for j in 0..i {
+            let e = &self.queue[j].cmd;
+            if e.kind == CmdKind::Barrier || c.kind == CmdKind::Barrier {
+                return false;
+            }
+            if e.tag == c.tag && (c.fence || c.barrier || self.queue[j + 1..i].iter().any(|k| k.cmd.tag == c.tag && k.cmd.barrier)) {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Tags in `mask` with nothing pending.
+    pub fn done_tags(&self, mask: u32) -> u32 {
+        (0..32).filter(|&t| mask & (1 << t) != 0 && self.tag_pending[t] == 0).fold(0, |m, t| m | (1 << t))
+    }
+
+    /// The tag status a waiter would read now, if its condition holds.
+    pub fn tag_ready(&self, mask: u32, all: bool) -> Option<u32> {
+        let done = self.done_tags(mask);
+        let ok = if all { done == mask } else { done != 0 || mask == 0 };
+        ok.then_some(done)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::machine::config::{load, preset_text};
+
+    fn params() -> Params {
+        Params::resolve(&load(preset_text("qs20").unwrap(), &[]).unwrap())
+    }
+
+    fn get(lsa: u32, ea: u64, size: u32) -> MfcCommand {
+        MfcCommand { kind: CmdKind::Get, lsa, ea, size, tag: 0, fence: false, barrier: false, list: vec![] }
+    }
+
+    #[test]
+    fn legal_sizes_and_alignment() {
+        let p = params();
+        for s in [1u32, 2, 4, 8, 16, 32, 128, 16384] {
+            assert!(get(0, 0, s).validate(0, &p).is_ok(), "size {s}");
+        }
+        for s in [3u32, 12, 24, 16400] {
+            let e = get(0, 0, s).validate(2, &p).unwrap_err().to_string();
+            assert!(e.contains(&format!("size {s} is illegal")) && e.starts_with("spe 2: mfc_get("), "{e}");
+        }
+        assert!(get(4, 4, 4).validate(0, &p).is_ok());
+        assert!(get(4, 8, 4).validate(0, &p).unwrap_err().to_string().contains("same offset within a quadword"));
+        assert!(get(8, 8, 16).validate(0, &p).unwrap_err().to_string().contains("aligned to 16 bytes"));
+        assert!(get(262144 - 16, 0, 32).validate(0, &p).unwrap_err().to_string().contains("runs past"));
+        let mut c = get(0, 0, 16);
+        c.tag = 32;
+        assert!(c.validate(0, &p).unwrap_err().to_string().contains("tag 32 is out of range: allowed 0 to 31"));
+    }
+
+    #[test]
+    fn list_elements_pack_on_16_bytes() {
+        let c = MfcCommand {
+            kind: CmdKind::GetList,
+            lsa: 0,
+            ea: 0x1_0000_0000,
+            size: 0,
+            tag: 1,
+            fence: false,
+            barrier: false,
+            list: vec![ListElement { size: 8, eal: 0x100 }, ListElement { size: 16, eal: 0x200 }],
+        };
+        let pcs = c.pieces();
+        assert_eq!(pcs[1].lsa, 16);
+        assert_eq!(pcs[1].ea, 0x1_0000_0200);
+        let mut long = c.clone();
+        long.list = vec![ListElement { size: 16, eal: 0 }; 2049];
+        assert!(long.validate(0, &params()).unwrap_err().to_string().contains("2049 elements: allowed 1 to 2048"));
+    }
+}

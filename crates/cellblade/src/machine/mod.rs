@@ -1,0 +1,426 @@
+//! The machine layer: a dual-Cell blade built from the parts in this folder, and the operations
+//! the SPE and PPE interfaces call. Every number comes from the machine file ([`config`]).
+//!
+//! | file | what it models |
+//! |---|---|
+//! | `config.rs` | machine files, overrides, validation, resolved parameters |
+//! | `topology.rs` | elements, ring order, routes |
+//! | `bus.rs` | command bus, EIB rings and arbiter, MIC, BIF |
+//! | `mfc.rs` | MFC command queue, tags, ordering, DMA rules |
+//! | `channels.rs` | mailboxes and signal registers |
+//! | `atomic.rs` | lock-line reservations |
+//! | `memory.rs` | real bytes and the effective-address map |
+//! | `trace.rs` | Chrome/Perfetto trace |
+
+pub mod atomic;
+pub mod bus;
+pub mod channels;
+pub mod config;
+pub mod memory;
+pub mod mfc;
+pub mod topology;
+pub mod trace;
+
+use crate::error::{program_err, Result};
+use crate::sim::{Pid, Scheduler, Time, World};
+
+use atomic::{line_of, Atomic};
+use bus::{Bus, BusEvent, Txn};
+use channels::Channels;
+use config::{MachineFile, Params};
+use memory::{reg, Loc, Memory};
+use mfc::{Mfc, MfcCommand, Queued, TagWait};
+use topology::{Element, SPES};
+use trace::Tracer;
+
+/// Events of the machine.
+#[derive(Debug, Clone, Copy)]
+pub enum Event {
+    Bus(BusEvent),
+    MfcKick(usize),
+    AtomicRelease(u64),
+}
+
+impl From<BusEvent> for Event {
+    fn from(e: BusEvent) -> Event {
+        Event::Bus(e)
+    }
+}
+
+pub type Sched = Scheduler<Event>;
+
+/// Who a bus transaction works for; looked up when it completes.
+#[derive(Debug, Clone, Copy)]
+enum Client {
+    MfcPacket { spe: usize, cmd: u64, src: Loc, dst: Loc, bytes: u32 },
+    MmioWrite { spe: usize, reg: u64, value: u32 },
+    MmioRead { pid: Pid, spe: usize, reg: u64 },
+    AtomicWriteback { line: u64, spe: usize, pid: Pid },
+    AtomicFetch { line: u64, spe: usize, pid: Pid },
+}
+
+/// The simulated blade.
+pub struct Machine {
+    pub file: MachineFile,
+    pub p: Params,
+    pub mem: Memory,
+    pub bus: Bus,
+    pub mfc: Vec<Mfc>,
+    pub ch: Vec<Channels>,
+    pub atomic: Atomic,
+    pub trace: Tracer,
+    clients: Vec<Option<Client>>,
+    free_clients: Vec<usize>,
+    next_cmd: u64,
+    /// Bytes of each local store handed out by `ls_alloc`.
+    pub ls_used: Vec<u32>,
+}
+
+impl Machine {
+    pub fn new(file: MachineFile, trace: bool) -> Machine {
+        let p = Params::resolve(&file);
+        Machine {
+            mem: Memory::new(p.xdram_bytes, p.ls_bytes, SPES),
+            bus: Bus::new(&p),
+            mfc: (0..SPES).map(|_| Mfc::default()).collect(),
+            ch: (0..SPES).map(|_| Channels::default()).collect(),
+            atomic: Atomic::default(),
+            trace: Tracer::new(trace),
+            clients: Vec::new(),
+            free_clients: Vec::new(),
+            next_cmd: 0,
+            ls_used: vec![0; SPES],
+            file,
+            p,
+        }
+    }
+
+    /// Reserve `size` bytes of SPE `spe`'s local store, aligned to `align` (a power of two).
+    pub fn ls_alloc(&mut self, spe: usize, size: u32, align: u32) -> Result<u32> {
+        let start = self.ls_used[spe].next_multiple_of(align.max(1));
+        let end = start as u64 + size as u64;
+        if end > self.p.ls_bytes as u64 {
+            return Err(program_err(format!(
+                "local store of spe {spe} overflows: {} bytes in use, {size} more requested, capacity {}",
+                self.ls_used[spe], self.p.ls_bytes
+            )));
+        }
+        self.ls_used[spe] = end as u32;
+        Ok(start)
+    }
+
+    fn client(&mut self, c: Client) -> u64 {
+        match self.free_clients.pop() {
+            Some(i) => {
+                self.clients[i] = Some(c);
+                i as u64
+            }
+            None => {
+                self.clients.push(Some(c));
+                (self.clients.len() - 1) as u64
+            }
+        }
+    }
+
+    fn start(&mut self, s: &mut Sched, src: Element, dst: Element, bytes: u32, initiator_chip: usize, c: Client) {
+        let token = self.client(c);
+        self.bus.start(s, src, dst, bytes, initiator_chip, token);
+    }
+
+    // ----- MFC -----
+
+    /// Enqueue a command for SPE `spe` (validated). Returns false if the queue is full: the
+    /// command waits and `pid` is woken when it has been queued.
+    pub fn mfc_enqueue(&mut self, s: &mut Sched, spe: usize, pid: Pid, cmd: MfcCommand) -> Result<bool> {
+        cmd.validate(spe, &self.p)?;
+        for pc in cmd.pieces() {
+            self.mem.resolve(pc.ea, pc.size.max(1)).map_err(|e| program_err(format!("spe {spe}: {}: {e}", cmd.name())))?;
+        }
+        if self.mfc[spe].queue.len() >= self.p.mfc_queue_depth {
+            s.set_waiting(pid, format!("a free slot in the MFC command queue of spe {spe}"));
+            self.mfc[spe].space_waiter = Some((pid, cmd));
+            return Ok(false);
+        }
+        self.push_cmd(s, spe, cmd);
+        Ok(true)
+    }
+
+    fn push_cmd(&mut self, s: &mut Sched, spe: usize, cmd: MfcCommand) {
+        self.next_cmd += 1;
+        let pieces = cmd.pieces();
+        let m = &mut self.mfc[spe];
+        m.tag_pending[cmd.tag as usize] += 1;
+        m.queue.push(Queued { id: self.next_cmd, pieces, cmd, piece: 0, offset: 0, in_flight: 0, enqueued_at: s.now() });
+        self.kick(s, spe, s.now());
+    }
+
+    fn kick(&mut self, s: &mut Sched, spe: usize, at: Time) {
+        let m = &mut self.mfc[spe];
+        if m.kick_at.is_none_or(|t| at < t) {
+            m.kick_at = Some(at);
+            s.schedule(at, Event::MfcKick(spe));
+        }
+    }
+
+    /// Issue packets of eligible commands while the MFC has capacity.
+    fn mfc_issue(&mut self, s: &mut Sched, spe: usize) {
+        let now = s.now();
+        self.mfc[spe].kick_at = None;
+        loop {
+            let m = &self.mfc[spe];
+            if m.outstanding >= self.p.outstanding_packets {
+                return;
+            }
+            let Some(i) = (0..m.queue.len()).find(|&i| !m.queue[i].fully_issued() && m.eligible(i)) else {
+                // A barrier or empty command completes once it is eligible.
+                if let Some(i) = (0..m.queue.len()).find(|&i| m.queue[i].pieces.is_empty() && m.eligible(i)) {
+                    self.complete_cmd(s, spe, i);
+                    continue;
+                }
+                return;
+            };
+            if m.queue[i].pieces.is_empty() {
+                self.complete_cmd(s, spe, i);
+                continue;
+            }
+            if m.issue_free > now {
+                let at = m.issue_free;
+                self.kick(s, spe, at);
+                return;
+            }
+            self.issue_packet(s, spe, i);
+        }
+    }
+
+    fn issue_packet(&mut self, s: &mut Sched, spe: usize, i: usize) {
+        let now = s.now();
+        let p = &self.p;
+        let q = &mut self.mfc[spe].queue[i];
+        let pc = q.pieces[q.piece];
+        let new_element = q.offset == 0 && !q.cmd.list.is_empty();
+        let ea = pc.ea + q.offset as u64;
+        // Bus packets never cross a 128-byte line of the effective address.
+        let chunk = (pc.size - q.offset).min(p.packet_bytes - (ea % p.packet_bytes as u64) as u32);
+        let lsa = pc.lsa + q.offset;
+        q.offset += chunk;
+        if q.offset >= pc.size {
+            q.piece += 1;
+            q.offset = 0;
+        }
+        q.in_flight += 1;
+        let (kind, cmd_id) = (q.cmd.kind, q.id);
+        let m = &mut self.mfc[spe];
+        m.outstanding += 1;
+        m.issue_free = now + p.bus_cycle + if new_element { p.list_element } else { Time::ZERO };
+        let remote = self.mem.resolve(ea, chunk).expect("checked at enqueue");
+        let local = Loc::Ls { spe, off: lsa };
+        let (src, dst) = if kind.is_get() { (remote, local) } else { (local, remote) };
+        let (se, de) = (self.mem.owner(src), self.mem.owner(dst));
+        self.start(s, se, de, chunk, spe / topology::SPES_PER_CHIP, Client::MfcPacket { spe, cmd: cmd_id, src, dst, bytes: chunk });
+    }
+
+    fn complete_cmd(&mut self, s: &mut Sched, spe: usize, i: usize) {
+        let q = self.mfc[spe].queue.remove(i);
+        let tag = q.cmd.tag as usize;
+        self.trace.dma(spe, q.id, &q.cmd.name(), q.enqueued_at, s.now(), q.pieces.iter().map(|p| p.size).sum(), q.cmd.tag);
+        let m = &mut self.mfc[spe];
+        m.tag_pending[tag] -= 1;
+        if let Some(w) = &m.tag_waiter {
+            if let Some(done) = m.tag_ready(w.mask, w.all) {
+                let pid = w.pid;
+                m.tag_waiter = None;
+                s.wake_at(s.now() + self.p.tag_update, pid, done as u64);
+            }
+        }
+        if let Some((pid, cmd)) = self.mfc[spe].space_waiter.take() {
+            self.push_cmd(s, spe, cmd);
+            s.wake(pid, Ok(0));
+        }
+        self.kick(s, spe, s.now());
+    }
+
+    /// mfc_read_tag_status_{all,any}: the status now, or None and `pid` waits.
+    pub fn tag_wait(&mut self, s: &mut Sched, spe: usize, pid: Pid, all: bool) -> Option<u32> {
+        let m = &mut self.mfc[spe];
+        let mask = m.tag_mask;
+        let r = m.tag_ready(mask, all);
+        if r.is_none() {
+            s.set_waiting(pid, format!("tag groups {mask:#x} ({}) of spe {spe}", if all { "all" } else { "any" }));
+            m.tag_waiter = Some(TagWait { pid, mask, all });
+        }
+        r
+    }
+
+    fn packet_done(&mut self, s: &mut Sched, spe: usize, cmd: u64) {
+        let m = &mut self.mfc[spe];
+        m.outstanding -= 1;
+        let i = m.queue.iter().position(|q| q.id == cmd).expect("packet of a queued command");
+        m.queue[i].in_flight -= 1;
+        if m.queue[i].fully_issued() && m.queue[i].in_flight == 0 {
+            self.complete_cmd(s, spe, i);
+        } else {
+            self.kick(s, spe, s.now());
+        }
+    }
+
+    // ----- MMIO: problem-state registers -----
+
+    fn mmio_write_effect(&mut self, s: &mut Sched, spe: usize, r: u64, value: u32) {
+        let now = s.now();
+        let delivered = match r {
+            reg::SPU_IN_MBOX => {
+                self.trace.instant(spe, "in_mbox write", now, value);
+                self.ch[spe].write_in_mbox(value)
+            }
+            reg::SIGNOTIFY1 | reg::SIGNOTIFY2 => {
+                let which = (r == reg::SIGNOTIFY2) as usize;
+                self.trace.instant(spe, if which == 0 { "signal1 write" } else { "signal2 write" }, now, value);
+                self.ch[spe].write_signal(which, value)
+            }
+            _ => None, // writes to read-only registers are ignored, as on the hardware
+        };
+        if let Some((pid, v)) = delivered {
+            s.wake(pid, Ok(v as u64));
+        }
+    }
+
+    fn mmio_read_effect(&mut self, s: &mut Sched, spe: usize, r: u64) -> u32 {
+        match r {
+            reg::SPU_OUT_MBOX => {
+                let (v, woken) = self.ch[spe].read_out_mbox();
+                if let Some(pid) = woken {
+                    s.wake(pid, Ok(0));
+                }
+                v.unwrap_or(0)
+            }
+            reg::SPU_MBOX_STAT => self.ch[spe].mbox_status(),
+            _ => 0,
+        }
+    }
+
+    /// A PPE (on `chip`) store to a problem-state register: posted, takes effect on arrival.
+    pub fn ppe_mmio_write(&mut self, s: &mut Sched, chip: usize, spe: usize, r: u64, value: u32) {
+        self.start(s, Element::ppe(chip), Element::spe(spe), 4, chip, Client::MmioWrite { spe, reg: r, value });
+    }
+
+    /// A PPE load from a problem-state register: `pid` is woken with the value.
+    pub fn ppe_mmio_read(&mut self, s: &mut Sched, chip: usize, pid: Pid, spe: usize, r: u64) {
+        s.set_waiting(pid, format!("an mmio read of register {r:#x} of spe {spe}"));
+        self.start(s, Element::spe(spe), Element::ppe(chip), 4, chip, Client::MmioRead { pid, spe, reg: r });
+    }
+
+    // ----- atomic unit -----
+
+    /// getllar: true if the line is already here (caller charges the hit time); otherwise the
+    /// hand-over starts and `pid` is woken when the line has arrived.
+    pub fn getllar(&mut self, s: &mut Sched, spe: usize, pid: Pid, ea: u64) -> bool {
+        let line = line_of(ea);
+        if self.atomic.hit(spe, line) {
+            self.atomic.reservation[spe] = Some(line);
+            return true;
+        }
+        s.set_waiting(pid, format!("lock line {line:#x} for spe {spe}"));
+        let l = self.atomic.lines.entry(line).or_default();
+        l.waiting.push_back((spe, pid));
+        if !l.busy {
+            self.hand_over(s, line);
+        }
+        false
+    }
+
+    fn hand_over(&mut self, s: &mut Sched, line: u64) {
+        let l = self.atomic.lines.get_mut(&line).expect("line");
+        let Some((spe, pid)) = l.waiting.pop_front() else { return };
+        l.busy = true;
+        let home = self.mem.owner(Loc::Mem(line));
+        let chip = spe / topology::SPES_PER_CHIP;
+        match l.holder {
+            Some(h) if h != spe => {
+                if self.atomic.reservation[h] == Some(line) {
+                    self.atomic.reservation[h] = None;
+                }
+                l.holder = None;
+                self.start(s, Element::spe(h), home, 128, chip, Client::AtomicWriteback { line, spe, pid });
+            }
+            _ => self.start(s, home, Element::spe(spe), 128, chip, Client::AtomicFetch { line, spe, pid }),
+        }
+    }
+
+    /// putllc: stores the line from `lsa` if the reservation holds; returns whether it did.
+    pub fn putllc(&mut self, spe: usize, ea: u64, lsa: u32) -> bool {
+        let line = line_of(ea);
+        if !self.atomic.conditional_store_ok(spe, line) {
+            return false;
+        }
+        self.mem.copy(Loc::Ls { spe, off: lsa }, Loc::Mem(line), 128);
+        self.atomic.stored(line);
+        true
+    }
+
+    fn on_txn_done(&mut self, s: &mut Sched, txn: Txn) {
+        let c = self.clients[txn.token as usize].take().expect("client of txn");
+        self.free_clients.push(txn.token as usize);
+        match c {
+            Client::MfcPacket { spe, cmd, src, dst, bytes } => {
+                match (src, dst) {
+                    (Loc::Ls { spe: from, off }, Loc::Mmio { spe: to, reg }) => {
+                        let b = &self.mem.ls[from][off as usize..off as usize + 4];
+                        let v = u32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+                        self.mmio_write_effect(s, to, reg, v);
+                    }
+                    (Loc::Mmio { spe: from, reg }, Loc::Ls { spe: to, off }) => {
+                        let v = self.mmio_read_effect(s, from, reg);
+                        self.mem.ls[to][off as usize..off as usize + 4].copy_from_slice(&v.to_be_bytes());
+                    }
+                    _ => self.mem.copy(src, dst, bytes),
+                }
+                self.packet_done(s, spe, cmd);
+            }
+            Client::MmioWrite { spe, reg, value } => self.mmio_write_effect(s, spe, reg, value),
+            Client::MmioRead { pid, spe, reg } => {
+                let v = self.mmio_read_effect(s, spe, reg);
+                s.wake(pid, Ok(v as u64));
+            }
+            Client::AtomicWriteback { line, spe, pid } => {
+                let home = self.mem.owner(Loc::Mem(line));
+                self.start(s, home, Element::spe(spe), 128, spe / topology::SPES_PER_CHIP, Client::AtomicFetch { line, spe, pid });
+            }
+            Client::AtomicFetch { line, spe, pid } => {
+                let l = self.atomic.lines.get_mut(&line).expect("line");
+                l.holder = Some(spe);
+                self.atomic.reservation[spe] = Some(line);
+                // The new holder keeps the line long enough for its putllc to land: one
+                // atomic-cache access plus a few cycles for the modify.
+                let guard = self.p.atomic_hit + Time(16 * self.p.core_cycle.0);
+                s.schedule(s.now() + guard, Event::AtomicRelease(line));
+                s.wake(pid, Ok(0));
+            }
+        }
+    }
+}
+
+impl World for Machine {
+    type Event = Event;
+
+    fn handle(&mut self, ev: Event, s: &mut Sched) {
+        match ev {
+            Event::Bus(be) => {
+                if let Some(txn) = self.bus.handle(be, s, &mut self.trace) {
+                    self.on_txn_done(s, txn);
+                }
+            }
+            Event::MfcKick(spe) => {
+                if self.mfc[spe].kick_at == Some(s.now()) {
+                    self.mfc_issue(s, spe);
+                }
+            }
+            Event::AtomicRelease(line) => {
+                let l = self.atomic.lines.get_mut(&line).expect("line");
+                l.busy = false;
+                if !l.waiting.is_empty() {
+                    self.hand_over(s, line);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,345 @@
+//! The discrete-event engine: an event queue in integer [`Time`] and a single-threaded executor
+//! for processes written as `async` Rust.
+//!
+//! ```text
+//!   process (async fn) --submit--> World (machine model) --schedule--> event queue
+//!        ^                                                                 |
+//!        +------------- wake(pid, value) <-------- handle(event) <---------+
+//! ```
+//!
+//! A process blocks by awaiting [`Shared::suspend`]; the world wakes it with a value when the
+//! simulated operation completes. Events are ordered by `(time, sequence)`, the sequence being a
+//! counter incremented at each `schedule`, and ready processes run in the order they were woken:
+//! with no other source of order, the same inputs give bit-identical runs. The engine knows
+//! nothing about Cell: the world is any type implementing [`World`].
+
+use std::cell::{Cell, RefCell};
+use std::cmp::Ordering;
+use std::collections::{BinaryHeap, VecDeque};
+use std::future::Future;
+use std::pin::Pin;
+use std::rc::Rc;
+use std::task::{Context, Poll, Waker};
+
+use super::time::Time;
+use crate::error::{Error, Result};
+
+/// A process id: the index of the process in spawn order.
+pub type Pid = usize;
+
+/// What a blocked process is handed back when it is woken.
+pub type Resume = Result<u64>;
+
+/// The model that events act on.
+pub trait World {
+    type Event;
+    fn handle(&mut self, event: Self::Event, sched: &mut Scheduler<Self::Event>);
+}
+
+enum Action<E> {
+    Wake(Pid, u64),
+    World(E),
+}
+
+struct Entry<E> {
+    time: Time,
+    seq: u64,
+    action: Action<E>,
+}
+
+impl<E> PartialEq for Entry<E> {
+    fn eq(&self, o: &Self) -> bool {
+        self.time == o.time && self.seq == o.seq
+    }
+}
+impl<E> Eq for Entry<E> {}
+impl<E> PartialOrd for Entry<E> {
+    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl<E> Ord for Entry<E> {
+    // Reversed: BinaryHeap is a max-heap and we want the earliest (time, seq) first.
+    fn cmp(&self, o: &Self) -> Ordering {
+        (o.time, o.seq).cmp(&(self.time, self.seq))
+    }
+}
+
+struct ProcState {
+    name: String,
+    resume: Option<Resume>,
+    waiting: Option<String>,
+    done: bool,
+}
+
+/// Time, the event queue and the process table; handed to the world on every event.
+pub struct Scheduler<E> {
+    now: Time,
+    seq: u64,
+    queue: BinaryHeap<Entry<E>>,
+    ready: VecDeque<Pid>,
+    procs: Vec<ProcState>,
+    events: u64,
+}
+
+impl<E> Scheduler<E> {
+    fn new() -> Self {
+        Scheduler { now: Time::ZERO, seq: 0, queue: BinaryHeap::new(), ready: VecDeque::new(), procs: Vec::new(), events: 0 }
+    }
+
+    pub fn now(&self) -> Time {
+        self.now
+    }
+
+    /// Events handled so far (world events and timed wake-ups).
+    pub fn events(&self) -> u64 {
+        self.events
+    }
+
+    fn push(&mut self, time: Time, action: Action<E>) {
+        debug_assert!(time >= self.now, "event scheduled in the past");
+        self.seq += 1;
+        self.queue.push(Entry { time, seq: self.seq, action });
+    }
+
+    /// Deliver `event` to the world at `time` (not before now).
+    pub fn schedule(&mut self, time: Time, event: E) {
+        self.push(time.max(self.now), Action::World(event));
+    }
+
+    /// Wake process `pid` with `value` at `time`.
+    pub fn wake_at(&mut self, time: Time, pid: Pid, value: u64) {
+        self.push(time.max(self.now), Action::Wake(pid, value));
+    }
+
+    /// Wake process `pid` now with a result.
+    pub fn wake(&mut self, pid: Pid, value: Resume) {
+        let p = &mut self.procs[pid];
+        debug_assert!(p.resume.is_none(), "process {} woken twice", p.name);
+        p.resume = Some(value);
+        p.waiting = None;
+        self.ready.push_back(pid);
+    }
+
+    /// Record what `pid` is about to wait for: reported if the run deadlocks.
+    pub fn set_waiting(&mut self, pid: Pid, what: impl Into<String>) {
+        self.procs[pid].waiting = Some(what.into());
+    }
+
+    pub fn process_name(&self, pid: Pid) -> &str {
+        &self.procs[pid].name
+    }
+}
+
+/// State shared between the executor and the processes: the scheduler and the world.
+pub struct Shared<W: World> {
+    pub sched: RefCell<Scheduler<W::Event>>,
+    pub world: RefCell<W>,
+}
+
+impl<W: World> Shared<W> {
+    /// Borrow the world and scheduler together for a short, non-blocking step.
+    pub fn with<R>(&self, f: impl FnOnce(&mut W, &mut Scheduler<W::Event>) -> R) -> R {
+        let mut w = self.world.borrow_mut();
+        let mut s = self.sched.borrow_mut();
+        f(&mut w, &mut s)
+    }
+
+    pub fn now(&self) -> Time {
+        self.sched.borrow().now
+    }
+
+    /// Block the calling process until somebody wakes it; yields the value it was woken with.
+    pub fn suspend(&self, pid: Pid) -> Suspend<'_, W> {
+        Suspend { shared: self, pid, armed: false }
+    }
+
+    /// Sleep for `dt` of simulated time.
+    pub async fn sleep(&self, pid: Pid, dt: Time) {
+        if dt == Time::ZERO {
+            return;
+        }
+        {
+            let mut s = self.sched.borrow_mut();
+            let at = s.now + dt;
+            s.set_waiting(pid, "a timed delay");
+            s.wake_at(at, pid, 0);
+        }
+        // A timed wake-up carries no error.
+        let _ = self.suspend(pid).await;
+    }
+}
+
+/// Future returned by [`Shared::suspend`].
+pub struct Suspend<'a, W: World> {
+    shared: &'a Shared<W>,
+    pid: Pid,
+    armed: bool,
+}
+
+impl<W: World> Future for Suspend<'_, W> {
+    type Output = Resume;
+    fn poll(mut self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<Resume> {
+        if !self.armed {
+            self.armed = true;
+            return Poll::Pending;
+        }
+        let mut s = self.shared.sched.borrow_mut();
+        match s.procs[self.pid].resume.take() {
+            Some(v) => Poll::Ready(v),
+            None => Poll::Pending,
+        }
+    }
+}
+
+type ProcFuture = Pin<Box<dyn Future<Output = Result<()>>>>;
+
+/// The executor: owns the process futures and runs the event loop.
+pub struct Engine<W: World> {
+    shared: Rc<Shared<W>>,
+    futures: Vec<Option<ProcFuture>>,
+    running: Cell<usize>,
+}
+
+impl<W: World + 'static> Engine<W> {
+    pub fn new(world: W) -> Self {
+        Engine {
+            shared: Rc::new(Shared { sched: RefCell::new(Scheduler::new()), world: RefCell::new(world) }),
+            futures: Vec::new(),
+            running: Cell::new(0),
+        }
+    }
+
+    pub fn shared(&self) -> Rc<Shared<W>> {
+        self.shared.clone()
+    }
+
+    /// The next process id that [`Engine::spawn`] will hand out.
+    pub fn next_pid(&self) -> Pid {
+        self.futures.len()
+    }
+
+    /// Add a process; it first runs when [`Engine::run`] starts (or now, if running).
+    pub fn spawn(&mut self, name: impl Into<String>, fut: impl Future<Output = Result<()>> + 'static) -> Pid {
+        let pid = self.futures.len();
+        self.futures.push(Some(Box::pin(fut)));
+        let mut s = self.shared.sched.borrow_mut();
+        s.procs.push(ProcState { name: name.into(), resume: None, waiting: None, done: false });
+        s.ready.push_back(pid);
+        self.running.set(self.running.get() + 1);
+        pid
+    }
+
+    /// Run until every process has finished. Errors: the first process error, or a deadlock
+    /// report naming what each unfinished process waits for.
+    pub fn run(&mut self) -> Result<()> {
+        let waker = Waker::noop();
+        let mut cx = Context::from_waker(waker);
+        loop {
+            loop {
+                let next = self.shared.sched.borrow_mut().ready.pop_front();
+                let Some(pid) = next else { break };
+                let Some(fut) = self.futures[pid].as_mut() else { continue };
+                if let Poll::Ready(res) = fut.as_mut().poll(&mut cx) {
+                    self.futures[pid] = None;
+                    self.shared.sched.borrow_mut().procs[pid].done = true;
+                    self.running.set(self.running.get() - 1);
+                    res?;
+                }
+            }
+            if self.running.get() == 0 {
+                return Ok(());
+            }
+            let entry = self.shared.sched.borrow_mut().queue.pop();
+            let Some(entry) = entry else { return Err(self.deadlock_report()) };
+            let mut s = self.shared.sched.borrow_mut();
+            s.now = entry.time;
+            s.events += 1;
+            match entry.action {
+                Action::Wake(pid, v) => s.wake(pid, Ok(v)),
+                Action::World(ev) => {
+                    let mut w = self.shared.world.borrow_mut();
+                    w.handle(ev, &mut s);
+                }
+            }
+        }
+    }
+
+    fn deadlock_report(&self) -> Error {
+        let s = self.shared.sched.borrow();
+        let stuck: Vec<String> = s
+            .procs
+            .iter()
+            .filter(|p| !p.done)
+            .map(|p| format!("{} waits for {}", p.name, p.waiting.as_deref().unwrap_or("an unknown event")))
+            .collect();
+        Error::Deadlock(format!("deadlock at {}: no event is pending and {}", s.now, stuck.join("; ")))
+    }
+
+    pub fn now(&self) -> Time {
+        self.shared.now()
+    }
+
+    pub fn events(&self) -> u64 {
+        self.shared.sched.borrow().events
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Counter(u64);
+    impl World for Counter {
+        type Event = Pid;
+        fn handle(&mut self, pid: Pid, s: &mut Scheduler<Pid>) {
+            self.0 += 1;
+            s.wake(pid, Ok(self.0));
+        }
+    }
+
+    #[test]
+    fn sleeps_order_by_time_then_sequence() {
+        let mut e = Engine::new(Counter(0));
+        let log = Rc::new(RefCell::new(Vec::new()));
+        for (i, d) in [30u64, 10, 10].into_iter().enumerate() {
+            let sh = e.shared();
+            let log = log.clone();
+            e.spawn(format!("p{i}"), async move {
+                sh.sleep(i, Time(d)).await;
+                log.borrow_mut().push((i, sh.now().0));
+                Ok(())
+            });
+        }
+        e.run().unwrap();
+        assert_eq!(*log.borrow(), vec![(1, 10), (2, 10), (0, 30)]);
+    }
+
+    #[test]
+    fn world_events_wake_processes_with_values() {
+        let mut e = Engine::new(Counter(0));
+        let sh = e.shared();
+        e.spawn("p", async move {
+            sh.with(|_, s| s.schedule(Time(5), 0));
+            let v = sh.suspend(0).await?;
+            assert_eq!(v, 1);
+            Ok(())
+        });
+        e.run().unwrap();
+        assert_eq!(e.now(), Time(5));
+    }
+
+    #[test]
+    fn deadlock_names_what_each_process_waits_for() {
+        let mut e = Engine::new(Counter(0));
+        let sh = e.shared();
+        e.spawn("spe3", async move {
+            sh.with(|_, s| s.set_waiting(0, "the inbound mailbox of spe 3"));
+            sh.suspend(0).await?;
+            Ok(())
+        });
+        let err = e.run().unwrap_err();
+        assert_eq!(err.kind(), crate::error::ErrorKind::Deadlock);
+        assert!(err.to_string().contains("spe3 waits for the inbound mailbox of spe 3"), "{err}");
+    }
+}

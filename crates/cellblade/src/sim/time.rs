@@ -1,0 +1,78 @@
+//! Simulated time: an integer count of ticks of 1/25.6 GHz (39.0625 ps).
+//!
+//! At the Cell's 3.2 GHz core clock a core cycle is exactly 8 ticks and a 1.6 GHz EIB bus cycle
+//! exactly 16, so every clocked event lands on an integer; rates that do not divide (the BIF's
+//! 20 GB/s, the 14.318 MHz decrementer) are converted once, at the edge, with rounding.
+
+use std::fmt;
+use std::ops::{Add, AddAssign, Sub};
+
+/// Ticks per second of simulated time.
+pub const TICKS_PER_SECOND: u64 = 25_600_000_000;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct Time(pub u64);
+
+impl Time {
+    pub const ZERO: Time = Time(0);
+
+    pub fn from_ns(ns: f64) -> Time {
+        Time((ns * TICKS_PER_SECOND as f64 / 1e9).round() as u64)
+    }
+
+    pub fn as_ns(self) -> f64 {
+        self.0 as f64 * 1e9 / TICKS_PER_SECOND as f64
+    }
+
+    pub fn ticks(self) -> u64 {
+        self.0
+    }
+
+    /// The first multiple of `period` at or after `self`.
+    pub fn align_up(self, period: Time) -> Time {
+        let p = period.0.max(1);
+        Time(self.0.div_ceil(p) * p)
+    }
+}
+
+impl Add for Time {
+    type Output = Time;
+    fn add(self, o: Time) -> Time {
+        Time(self.0 + o.0)
+    }
+}
+
+impl AddAssign for Time {
+    fn add_assign(&mut self, o: Time) {
+        self.0 += o.0;
+    }
+}
+
+impl Sub for Time {
+    type Output = Time;
+    fn sub(self, o: Time) -> Time {
+        Time(self.0.saturating_sub(o.0))
+    }
+}
+
+impl fmt::Display for Time {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:.3} ns", self.as_ns())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clocks_are_exact() {
+        // 3.2 GHz core and 1.6 GHz bus cycles are whole numbers of ticks.
+        assert_eq!(TICKS_PER_SECOND % 3_200_000_000, 0);
+        assert_eq!(TICKS_PER_SECOND / 3_200_000_000, 8);
+        assert_eq!(TICKS_PER_SECOND / 1_600_000_000, 16);
+        assert_eq!(Time::from_ns(1.0).0, 26); // 25.6 rounds to 26
+        assert_eq!(Time(16).align_up(Time(16)), Time(16));
+        assert_eq!(Time(17).align_up(Time(16)), Time(32));
+    }
+}

@@ -1,0 +1,343 @@
+//! The SPE side of the programming interface, named after spu_mfcio.h: what an SPE thread's
+//! program calls. Each call costs what the machine file says (channel accesses, command issue)
+//! and blocks where the hardware blocks (full command queue, empty mailbox, pending tags).
+
+use std::rc::Rc;
+
+use crate::error::{program_err, Result};
+use crate::machine::atomic::line_of;
+use crate::machine::memory::{reg, Memory};
+use crate::machine::mfc::{CmdKind, ListElement, MfcCommand};
+use crate::machine::Machine;
+use crate::sim::{Pid, Shared, Time, TICKS_PER_SECOND};
+
+/// Read-modify-write operations of the atomic family (CellStats' fetch* functions).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AtomicOp {
+    Add(u32),
+    Sub(u32),
+    Inc,
+    Dec,
+    Set(u32),
+}
+
+impl AtomicOp {
+    pub fn apply(self, old: u32) -> u32 {
+        match self {
+            AtomicOp::Add(v) => old.wrapping_add(v),
+            AtomicOp::Sub(v) => old.wrapping_sub(v),
+            AtomicOp::Inc => old.wrapping_add(1),
+            AtomicOp::Dec => old.wrapping_sub(1),
+            AtomicOp::Set(v) => v,
+        }
+    }
+}
+
+/// A handle held by the program running on one SPE.
+#[derive(Clone)]
+pub struct Spu {
+    sh: Rc<Shared<Machine>>,
+    pid: Pid,
+    spe: usize,
+}
+
+impl Spu {
+    pub(crate) fn new(sh: Rc<Shared<Machine>>, pid: Pid, spe: usize) -> Spu {
+        Spu { sh, pid, spe }
+    }
+
+    /// The physical SPE id (0..16) this thread runs on.
+    pub fn spe_id(&self) -> usize {
+        self.spe
+    }
+
+    pub fn now(&self) -> Time {
+        self.sh.now()
+    }
+
+    /// Effective address of byte `off` of SPE `spe`'s local store (its mapped LS area).
+    pub fn ls_ea(spe: usize, off: u32) -> u64 {
+        Memory::ls_ea(spe, off)
+    }
+
+    /// Effective address of a problem-state register of SPE `spe`.
+    pub fn mmio_ea(spe: usize, register: u64) -> u64 {
+        Memory::mmio_ea(spe, register)
+    }
+
+    pub fn ls_alloc(&self, size: u32, align: u32) -> Result<u32> {
+        self.sh.world.borrow_mut().ls_alloc(self.spe, size, align)
+    }
+
+    pub fn ls_write(&self, off: u32, data: &[u8]) {
+        self.sh.world.borrow_mut().mem.ls[self.spe][off as usize..off as usize + data.len()].copy_from_slice(data);
+    }
+
+    pub fn ls_read(&self, off: u32, len: u32) -> Vec<u8> {
+        self.sh.world.borrow().mem.ls[self.spe][off as usize..(off + len) as usize].to_vec()
+    }
+
+    pub fn ls_write_u32(&self, off: u32, v: u32) {
+        self.ls_write(off, &v.to_be_bytes());
+    }
+
+    pub fn ls_read_u32(&self, off: u32) -> u32 {
+        let b = self.ls_read(off, 4);
+        u32::from_be_bytes([b[0], b[1], b[2], b[3]])
+    }
+
+    /// Spend `core_cycles` computing.
+    pub async fn compute(&self, core_cycles: u64) {
+        let dt = Time(self.sh.world.borrow().p.core_cycle.0 * core_cycles);
+        self.sh.sleep(self.pid, dt).await;
+    }
+
+    async fn channel(&self) {
+        let dt = self.sh.world.borrow().p.channel;
+        self.sh.sleep(self.pid, dt).await;
+    }
+
+    async fn issue(&self, cmd: MfcCommand) -> Result<()> {
+        let dt = self.sh.world.borrow().p.mfc_issue;
+        self.sh.sleep(self.pid, dt).await;
+        let queued = self.sh.with(|m, s| m.mfc_enqueue(s, self.spe, self.pid, cmd))?;
+        if !queued {
+            self.sh.suspend(self.pid).await?;
+        }
+        Ok(())
+    }
+
+    fn cmd(kind: CmdKind, lsa: u32, ea: u64, size: u32, tag: u32, fence: bool, barrier: bool) -> MfcCommand {
+        MfcCommand { kind, lsa, ea, size, tag, fence, barrier, list: Vec::new() }
+    }
+
+    pub async fn mfc_get(&self, lsa: u32, ea: u64, size: u32, tag: u32) -> Result<()> {
+        self.issue(Self::cmd(CmdKind::Get, lsa, ea, size, tag, false, false)).await
+    }
+    pub async fn mfc_getf(&self, lsa: u32, ea: u64, size: u32, tag: u32) -> Result<()> {
+        self.issue(Self::cmd(CmdKind::Get, lsa, ea, size, tag, true, false)).await
+    }
+    pub async fn mfc_getb(&self, lsa: u32, ea: u64, size: u32, tag: u32) -> Result<()> {
+        self.issue(Self::cmd(CmdKind::Get, lsa, ea, size, tag, false, true)).await
+    }
+    pub async fn mfc_put(&self, lsa: u32, ea: u64, size: u32, tag: u32) -> Result<()> {
+        self.issue(Self::cmd(CmdKind::Put, lsa, ea, size, tag, false, false)).await
+    }
+    pub async fn mfc_putf(&self, lsa: u32, ea: u64, size: u32, tag: u32) -> Result<()> {
+        self.issue(Self::cmd(CmdKind::Put, lsa, ea, size, tag, true, false)).await
+    }
+    pub async fn mfc_putb(&self, lsa: u32, ea: u64, size: u32, tag: u32) -> Result<()> {
+        self.issue(Self::cmd(CmdKind::Put, lsa, ea, size, tag, false, true)).await
+    }
+
+    /// mfc_getl: gather the list's elements (EAH from `ea`) into local store from `lsa` on.
+    pub async fn mfc_getl(&self, lsa: u32, ea: u64, list: &[ListElement], tag: u32) -> Result<()> {
+        let mut c = Self::cmd(CmdKind::GetList, lsa, ea, 0, tag, false, false);
+        c.list = list.to_vec();
+        self.issue(c).await
+    }
+
+    /// mfc_putl: scatter local store from `lsa` on to the list's elements.
+    pub async fn mfc_putl(&self, lsa: u32, ea: u64, list: &[ListElement], tag: u32) -> Result<()> {
+        let mut c = Self::cmd(CmdKind::PutList, lsa, ea, 0, tag, false, false);
+        c.list = list.to_vec();
+        self.issue(c).await
+    }
+
+    /// mfc_sndsig: write the 4 bytes at `lsa` to the signal register at `ea`.
+    pub async fn mfc_sndsig(&self, lsa: u32, ea: u64, tag: u32) -> Result<()> {
+        self.issue(Self::cmd(CmdKind::Sndsig, lsa, ea, 4, tag, false, false)).await
+    }
+
+    pub async fn mfc_barrier(&self, tag: u32) -> Result<()> {
+        self.issue(Self::cmd(CmdKind::Barrier, 0, 0, 0, tag, false, false)).await
+    }
+
+    pub fn mfc_write_tag_mask(&self, mask: u32) {
+        self.sh.world.borrow_mut().mfc[self.spe].tag_mask = mask;
+    }
+
+    async fn tag_status(&self, all: bool) -> Result<u32> {
+        self.channel().await;
+        let r = self.sh.with(|m, s| m.tag_wait(s, self.spe, self.pid, all));
+        match r {
+            Some(v) => Ok(v),
+            None => Ok(self.sh.suspend(self.pid).await? as u32),
+        }
+    }
+
+    /// Block until every tag group in the mask is complete; returns the completed groups.
+    pub async fn mfc_read_tag_status_all(&self) -> Result<u32> {
+        self.tag_status(true).await
+    }
+
+    /// Block until any tag group in the mask is complete; returns the completed groups.
+    pub async fn mfc_read_tag_status_any(&self) -> Result<u32> {
+        self.tag_status(false).await
+    }
+
+    /// The completed groups of the mask, without waiting.
+    pub fn mfc_read_tag_status_immediate(&self) -> u32 {
+        let m = self.sh.world.borrow();
+        let mfc = &m.mfc[self.spe];
+        mfc.done_tags(mfc.tag_mask)
+    }
+
+    pub async fn spu_read_in_mbox(&self) -> Result<u32> {
+        self.channel().await;
+        let v = self.sh.with(|m, s| {
+            let v = m.ch[self.spe].read_in_mbox(self.pid);
+            if v.is_none() {
+                s.set_waiting(self.pid, format!("the inbound mailbox of spe {}", self.spe));
+            }
+            v
+        });
+        match v {
+            Some(v) => Ok(v),
+            None => Ok(self.sh.suspend(self.pid).await? as u32),
+        }
+    }
+
+    /// Entries waiting in the inbound mailbox.
+    pub fn spu_stat_in_mbox(&self) -> u32 {
+        self.sh.world.borrow().ch[self.spe].in_mbox.len() as u32
+    }
+
+    pub async fn spu_write_out_mbox(&self, v: u32) -> Result<()> {
+        self.channel().await;
+        let written = self.sh.with(|m, s| {
+            let ok = m.ch[self.spe].write_out_mbox(self.pid, v);
+            if !ok {
+                s.set_waiting(self.pid, format!("room in the outbound mailbox of spe {}", self.spe));
+            }
+            ok
+        });
+        if !written {
+            self.sh.suspend(self.pid).await?;
+        }
+        Ok(())
+    }
+
+    async fn read_signal(&self, which: usize) -> Result<u32> {
+        self.channel().await;
+        let v = self.sh.with(|m, s| {
+            let v = m.ch[self.spe].read_signal(which, self.pid);
+            if v.is_none() {
+                s.set_waiting(self.pid, format!("signal register {} of spe {}", which + 1, self.spe));
+            }
+            v
+        });
+        match v {
+            Some(v) => Ok(v),
+            None => Ok(self.sh.suspend(self.pid).await? as u32),
+        }
+    }
+
+    pub async fn spu_read_signal1(&self) -> Result<u32> {
+        self.read_signal(0).await
+    }
+
+    pub async fn spu_read_signal2(&self) -> Result<u32> {
+        self.read_signal(1).await
+    }
+
+    /// The decrementer: counts down from 0xffff_ffff at the machine's timebase rate.
+    pub fn spu_read_decrementer(&self) -> u32 {
+        let hz = self.sh.world.borrow().p.decrementer_hz as u128;
+        let ticks = (self.now().0 as u128 * hz / TICKS_PER_SECOND as u128) as u32;
+        u32::MAX.wrapping_sub(ticks)
+    }
+
+    /// Seconds per decrementer tick.
+    pub fn decrementer_period_ns(&self) -> f64 {
+        1e9 / self.sh.world.borrow().p.decrementer_hz as f64
+    }
+
+    /// mfc_getllar: load the 128-byte line at `ea` into `lsa` and reserve it.
+    pub async fn mfc_getllar(&self, lsa: u32, ea: u64) -> Result<()> {
+        self.check_line(lsa, ea, "mfc_getllar")?;
+        let hit = self.sh.with(|m, s| m.getllar(s, self.spe, self.pid, ea));
+        if !hit {
+            self.sh.suspend(self.pid).await?;
+        }
+        let dt = self.sh.world.borrow().p.atomic_hit;
+        self.sh.sleep(self.pid, dt).await;
+        let mut m = self.sh.world.borrow_mut();
+        m.mem.copy(crate::machine::memory::Loc::Mem(line_of(ea)), crate::machine::memory::Loc::Ls { spe: self.spe, off: lsa }, 128);
+        Ok(())
+    }
+
+    /// mfc_putllc: store `lsa` to the line at `ea` if the reservation holds. Returns the atomic
+    /// status: 0 on success, 1 (MFC_PUTLLC_STATUS) if the reservation was lost.
+    pub async fn mfc_putllc(&self, lsa: u32, ea: u64) -> Result<u32> {
+        self.check_line(lsa, ea, "mfc_putllc")?;
+        let ok = self.sh.world.borrow_mut().putllc(self.spe, ea, lsa);
+        let dt = self.sh.world.borrow().p.atomic_hit;
+        self.sh.sleep(self.pid, dt).await;
+        Ok(if ok { 0 } else { 1 })
+    }
+
+    fn check_line(&self, lsa: u32, ea: u64, what: &str) -> Result<()> {
+        let m = self.sh.world.borrow();
+        if lsa % 128 != 0 || ea % 128 != 0 || lsa + 128 > m.p.ls_bytes {
+            return Err(program_err(format!(
+                "spe {}: {what}(lsa={lsa:#x}, ea={ea:#x}): lock-line commands move one 128-byte line: both addresses must be 128-byte aligned and in range",
+                self.spe
+            )));
+        }
+        if !matches!(m.mem.resolve(ea, 128)?, crate::machine::memory::Loc::Mem(_)) {
+            return Err(program_err(format!("spe {}: {what}(ea={ea:#x}): lock lines must be in main memory", self.spe)));
+        }
+        Ok(())
+    }
+
+    /// An atomic read-modify-write of the 32-bit word at `ea` (like atomic_add_return): a
+    /// getllar/putllc loop using the 128-byte scratch line at `scratch`. Returns the old value.
+    pub async fn atomic_rmw(&self, scratch: u32, ea: u64, op: AtomicOp) -> Result<u32> {
+        if ea % 4 != 0 {
+            return Err(program_err(format!("spe {}: atomic word at {ea:#x} is not 4-byte aligned", self.spe)));
+        }
+        let line = line_of(ea);
+        let word = scratch + (ea - line) as u32;
+        loop {
+            self.mfc_getllar(scratch, line).await?;
+            let old = self.ls_read_u32(word);
+            self.ls_write_u32(word, op.apply(old));
+            if self.mfc_putllc(scratch, line).await? == 0 {
+                return Ok(old);
+            }
+        }
+    }
+
+    /// Wait (polling local store) until the word at `off` satisfies `ready`; returns it.
+    pub async fn poll_ls_u32(&self, off: u32, ready: impl Fn(u32) -> bool) -> Result<u32> {
+        let dt = self.sh.world.borrow().p.poll;
+        loop {
+            let v = self.ls_read_u32(off);
+            if ready(v) {
+                return Ok(v);
+            }
+            self.sh.with(|_, s| s.set_waiting(self.pid, format!("local-store word {off:#x} of spe {}", self.spe)));
+            self.sh.sleep(self.pid, dt).await;
+        }
+    }
+
+    /// Write a 32-bit value into another SPE's inbound mailbox (a 4-byte put to its MMIO
+    /// register) through the scratch quadword at `scratch` (16-byte aligned). Issues the put.
+    pub async fn write_remote_in_mbox(&self, scratch: u32, spe: usize, v: u32, tag: u32) -> Result<()> {
+        let ea = Self::mmio_ea(spe, reg::SPU_IN_MBOX);
+        // A 4-byte DMA keeps the same offset within the quadword at both ends.
+        let lsa = scratch + (ea % 16) as u32;
+        self.ls_write_u32(lsa, v);
+        self.mfc_put(lsa, ea, 4, tag).await
+    }
+
+    /// Send a signal to register `which` (1 or 2) of SPE `spe` through the scratch quadword at
+    /// `scratch` (16-byte aligned). Issues the sndsig.
+    pub async fn signal_remote(&self, scratch: u32, spe: usize, which: u32, v: u32, tag: u32) -> Result<()> {
+        let ea = Self::mmio_ea(spe, if which == 2 { reg::SIGNOTIFY2 } else { reg::SIGNOTIFY1 });
+        let lsa = scratch + (ea % 16) as u32;
+        self.ls_write_u32(lsa, v);
+        self.mfc_sndsig(lsa, ea, tag).await
+    }
+}

@@ -1,0 +1,123 @@
+"""cellblade: a calibrated discrete-event simulator of an IBM dual-Cell BE blade.
+
+The simulator is the compiled core (``cellblade._core``); this package is a thin front that
+builds JSON requests, calls the core and returns plain Python data::
+
+    import cellblade
+    result = cellblade.run_stats("dmaget", spes=8, size=16384)
+    print(result["aggregate_bandwidth_gbps"])
+
+``machine`` is a preset name ("qs20", "qs22") or the path of a machine file (a
+``pathlib.Path``, or a string ending in ".toml"); ``overrides`` are machine-file values to
+change, as ``{"eib.hop_latency_bus_cycles": 2}`` or ``["eib.hop_latency_bus_cycles=2"]``.
+An argument left at ``None`` takes the core's default for the chosen function.
+Errors raise ``ConfigError``, ``ProgramError`` or ``DeadlockError``, all ``CellbladeError``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any, Union
+
+from cellblade import _core
+from cellblade._core import CellbladeError, ConfigError, DeadlockError, ProgramError
+
+__all__ = [
+    "CellbladeError",
+    "ConfigError",
+    "DeadlockError",
+    "ProgramError",
+    "bench",
+    "calibrate",
+    "preset",
+    "run_stats",
+]
+
+Machine = Union[str, os.PathLike]
+Overrides = Union[Mapping[str, Any], Iterable[str]]
+
+DEFAULT_ITERATIONS = 100
+DEFAULT_WARMUP = 10
+
+
+def preset(name: str) -> str:
+    """The text of a preset machine file, ready to copy and edit."""
+    return _core.preset_toml(name)
+
+
+def run_stats(
+    function: str,
+    *,
+    spes: int = 1,
+    shared: bool = True,
+    cell: int = 0,
+    xdram: int = 0,
+    spe_target: bool = False,
+    size: int | None = None,
+    stride: int | None = None,
+    list_elements: int | None = None,
+    iterations: int = DEFAULT_ITERATIONS,
+    warmup: int = DEFAULT_WARMUP,
+    syscall: bool = False,
+    trace: bool = False,
+    seed: int | None = None,
+    machine: Machine = "qs20",
+    overrides: Overrides = (),
+) -> dict[str, Any]:
+    """Runs one CellStats experiment (seed 002, section 3) and returns its result.
+
+    ``shared`` picks one buffer for all SPEs (CellStats -n) or one each (-N); ``spe_target``
+    is -s (the peer is an SPE, or the buffer is in SPE 0's local store); ``syscall`` makes the
+    PPE use the library call instead of a direct MMIO write for mailboxes and signals.
+    """
+    request = {
+        "function": function,
+        "spes": spes,
+        "shared": shared,
+        "cell": cell,
+        "xdram": xdram,
+        "spe_target": spe_target,
+        "size": size,
+        "stride": stride,
+        "list_elements": list_elements,
+        "iterations": iterations,
+        "warmup": warmup,
+        "syscall": syscall,
+        "trace": trace,
+        "seed": seed,
+    }
+    return _call(_core.run_stats, request, machine, overrides)
+
+
+def calibrate(machine: Machine = "qs20", overrides: Overrides = ()) -> list[dict[str, Any]]:
+    """Simulated against published values: one dict per calibration point."""
+    return _call(_core.calibrate, {}, machine, overrides)
+
+
+def bench(quick: bool = False) -> dict[str, Any]:
+    """The simulator's own speed (packets per second) over fixed workloads."""
+    return json.loads(_core.bench(json.dumps({"quick": quick})))
+
+
+def _call(function, request: dict[str, Any], machine: Machine, overrides: Overrides) -> Any:
+    request = {key: value for key, value in request.items() if value is not None}
+    request["machine"] = _machine(machine)
+    request["set"] = _overrides(overrides)
+    return json.loads(function(json.dumps(request)))
+
+
+def _machine(machine: Machine) -> dict[str, str]:
+    if isinstance(machine, os.PathLike) or str(machine).endswith(".toml"):
+        return {"toml": Path(machine).read_text(encoding="utf-8")}
+    return {"preset": str(machine)}
+
+
+def _overrides(overrides: Overrides) -> list[str]:
+    if isinstance(overrides, str):
+        return [overrides]
+    if isinstance(overrides, Mapping):
+        return [f"{key}={value}" for key, value in overrides.items()]
+    return list(overrides)

@@ -1,0 +1,340 @@
+"""The `cellblade` and `cellstats` commands.
+
+    cellstats -f dmaget -n 8 -b 16k             CellStats, flags as in seed 002 section 3
+    cellblade stats -f mailbox -n 2 -s -c 1     the same, as a subcommand
+    cellblade calibrate | bench | demo
+
+Bad input prints one line, `<program>: error: ...`, and exits with 2 for bad usage or 1 when
+the simulator refuses the run; set CELLBLADE_BACKTRACE=1 to get the Python traceback as well.
+Only what argparse must know is checked here (types, multipliers, exclusive flags, small
+ranges); everything else is checked by the core and reported as a ConfigError.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import cellblade
+from cellblade import sweep, units
+
+MAX_SPES = 16  # two cells of eight SPEs
+FUNCTIONS = (
+    "mkthread, mailbox, signal, dmaget, dmaput, dmalistget, dmalistput, "
+    "fetchadd, fetchsub, fetchinc, fetchdec or fetchset"
+)
+
+
+class UsageError(Exception):
+    """A combination of flags that argparse cannot express; exits with 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """Reports bad usage in one line, without the usage block."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(2, f"{self.prog.split()[0]}: error: {message}\n")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of `cellblade`."""
+    parser = _Parser(prog="cellblade", description="Simulated IBM dual-Cell BE blade.")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    stats = commands.add_parser("stats", help="run CellStats (as the cellstats command)")
+    _add_stats_args(stats)
+    for name, handler, text in (
+        ("calibrate", _calibrate, "simulated against published values"),
+        ("demo", _demo, "the calibration report (what `make demo` shows)"),
+    ):
+        command = commands.add_parser(name, help=text, description=text)
+        _add_machine_args(command)
+        if name == "calibrate":
+            command.add_argument("--json", action="store_true", help="print the list as JSON")
+        command.set_defaults(handler=handler, json=False)
+    bench = commands.add_parser("bench", help="the simulator's own speed")
+    bench.add_argument("--json", action="store_true", help="print the result as JSON")
+    bench.add_argument("--quick", action="store_true", help="short workloads")
+    bench.set_defaults(handler=_bench)
+    return _run(parser, argv)
+
+
+def cellstats_main(argv: list[str] | None = None) -> int:
+    """Entry point of `cellstats`."""
+    parser = _Parser(prog="cellstats", description=_add_stats_args.__doc__)
+    _add_stats_args(parser)
+    return _run(parser, argv)
+
+
+def _run(parser: argparse.ArgumentParser, argv: list[str] | None) -> int:
+    args = parser.parse_args(argv)
+    program = parser.prog
+    try:
+        return args.handler(args)
+    except KeyboardInterrupt:
+        return 130
+    except Exception as error:
+        if os.environ.get("CELLBLADE_BACKTRACE") == "1":
+            raise
+        print(f"{program}: error: {_describe(error)}", file=sys.stderr)
+        return 2 if isinstance(error, UsageError) else 1
+
+
+def _describe(error: Exception) -> str:
+    if isinstance(error, (UsageError, cellblade.CellbladeError)):
+        return str(error)
+    if isinstance(error, OSError) and error.filename is not None:
+        return f"{error.filename}: {error.strerror.lower()}"
+    return f"internal error: {type(error).__name__}: {error} (set CELLBLADE_BACKTRACE=1 to see where)"
+
+
+# ---- arguments -----------------------------------------------------------------------------
+
+
+def _typed(parse):
+    """An argparse type from a units parser, so that argparse names the flag and the value."""
+
+    def convert(text: str) -> int:
+        try:
+            return parse(text)
+        except ValueError as error:
+            raise argparse.ArgumentTypeError(str(error)) from None
+
+    return convert
+
+
+_size = _typed(units.parse_size)
+_count = _typed(units.parse_count)
+
+
+def _spe_count(text: str) -> int:
+    if not text.isdecimal() or not 1 <= int(text) <= MAX_SPES:
+        raise argparse.ArgumentTypeError(f"invalid value {text!r}: allowed 1..{MAX_SPES} SPEs")
+    return int(text)
+
+
+def _add_stats_args(parser: argparse.ArgumentParser) -> None:
+    """CellStats (seed 002 section 3): time a synchronisation or communication primitive."""
+    parser.add_argument("-f", "--function", required=True, metavar="FUNCTION", help=FUNCTIONS)
+    spes = parser.add_mutually_exclusive_group()
+    spes.add_argument("-n", type=_spe_count, dest="shared_spes", metavar="NSPE",
+                      help="NSPE SPEs (1..16) on one shared buffer (default: -n 1)")
+    spes.add_argument("-N", type=_spe_count, dest="private_spes", metavar="NSPE",
+                      help="NSPE SPEs (1..16), each on its own private buffer")
+    parser.add_argument("-c", "--cell", type=int, choices=(0, 1), default=0,
+                        help="cell of the SPEs (default: 0)")
+    parser.add_argument("-m", "--xdram", type=int, choices=(0, 1), default=0,
+                        help="XDRAM module of the buffers (default: 0)")
+    parser.add_argument("-s", "--spe-target", action="store_true",
+                        help="the peer is an SPE (mailbox, signal) or the buffer is in SPE 0's "
+                        "local store (DMA)")
+    parser.add_argument("-b", "--size", type=_size, metavar="SIZE",
+                        help="bytes per operation, k=1024 (default: the core's per function)")
+    parser.add_argument("-t", "--stride", type=_size, metavar="STRIDE",
+                        help="bytes between private buffers, k=1024")
+    parser.add_argument("-l", "--list-elements", type=_count, metavar="ELEMENTS",
+                        help="elements per DMA list")
+    parser.add_argument("-i", "--iterations", type=_count, metavar="ITER",
+                        default=cellblade.DEFAULT_ITERATIONS,
+                        help=f"timed iterations, k=1000 (default: {cellblade.DEFAULT_ITERATIONS})")
+    parser.add_argument("-w", "--warmup", type=_count, metavar="WARMUP",
+                        default=cellblade.DEFAULT_WARMUP,
+                        help=f"warm-up iterations, k=1000 (default: {cellblade.DEFAULT_WARMUP})")
+    parser.add_argument("--syscall", action="store_true",
+                        help="the PPE uses the library call, not a direct MMIO write")
+    parser.add_argument("--seed", type=int, help="seed for anything random")
+    _add_machine_args(parser)
+    output = parser.add_argument_group("output")
+    output.add_argument("--json", action="store_true", help="print one JSON object")
+    output.add_argument("--trace", type=Path, metavar="FILE",
+                        help="write a Chrome/Perfetto trace of the run to FILE")
+    output.add_argument("--out", type=Path, metavar="DIR",
+                        help="write result.json and the resolved machine.toml into DIR")
+    output.add_argument("--sweep", action="store_true",
+                        help="vary the size and the SPE count (1, 2, 4, 8, 16); -n/-N only pick "
+                        "shared or private buffers; writes sweep.csv, sweep.json and sweep.png "
+                        "into --out (default: out/stats-FUNCTION)")
+    parser.set_defaults(handler=_stats)
+
+
+def _add_machine_args(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("machine")
+    choice = group.add_mutually_exclusive_group()
+    choice.add_argument("--preset", default="qs20", metavar="qs20|qs22",
+                        help="preset machine (default: qs20)")
+    choice.add_argument("--machine", type=Path, metavar="FILE.toml", help="a machine file")
+    group.add_argument("--set", action="append", default=[], dest="overrides",
+                       metavar="KEY=VALUE", help="override a machine-file value (repeatable)")
+
+
+def _machine(args: argparse.Namespace) -> dict[str, Any]:
+    return {"machine": args.machine or args.preset, "overrides": args.overrides}
+
+
+def _stats_parameters(args: argparse.Namespace) -> dict[str, Any]:
+    return {
+        "spes": args.shared_spes or args.private_spes or 1,
+        "shared": args.private_spes is None,
+        "cell": args.cell,
+        "xdram": args.xdram,
+        "spe_target": args.spe_target,
+        "size": args.size,
+        "stride": args.stride,
+        "list_elements": args.list_elements,
+        "iterations": args.iterations,
+        "warmup": args.warmup,
+        "syscall": args.syscall,
+        "seed": args.seed,
+        **_machine(args),
+    }
+
+
+# ---- commands ------------------------------------------------------------------------------
+
+
+def _stats(args: argparse.Namespace) -> int:
+    if args.sweep:
+        return _sweep(args)
+    parameters = _stats_parameters(args)
+    result = cellblade.run_stats(args.function, trace=args.trace is not None, **parameters)
+    summary = {key: value for key, value in result.items() if key not in ("machine_toml", "trace")}
+    if args.trace is not None:
+        _write_json(args.trace, result["trace"])
+    if args.out is not None:
+        args.out.mkdir(parents=True, exist_ok=True)
+        _write_json(args.out / "result.json", dict(summary, parameters=parameters))
+        (args.out / "machine.toml").write_text(result["machine_toml"], encoding="utf-8")
+    if args.json:
+        print(json.dumps(summary))
+    else:
+        _print_stats(summary)
+    return 0
+
+
+def _sweep(args: argparse.Namespace) -> int:
+    given = [flag for flag, value in (("-b", args.size), ("-l", args.list_elements),
+                                      ("--trace", args.trace)) if value is not None]
+    if given:
+        raise UsageError(f"{', '.join(given)} cannot be combined with --sweep, which varies "
+                         "the size and the SPE count itself")
+    try:
+        sweep.points(args.function)
+    except ValueError as error:
+        raise UsageError(f"--sweep: {error}") from None
+    parameters = _stats_parameters(args)
+    for varied in ("spes", "size", "list_elements"):
+        del parameters[varied]
+    result = sweep.run(args.function, progress=True, **parameters)
+    paths = sweep.write(result, args.out or Path("out") / f"stats-{args.function}")
+    if args.json:
+        print(json.dumps(result.rows))
+    else:
+        print("\n".join(f"wrote {path}" for path in paths))
+    return 0
+
+
+def _calibrate(args: argparse.Namespace) -> int:
+    points = cellblade.calibrate(**_machine(args))
+    if args.json:
+        print(json.dumps(points))
+        return 0
+    check = _check_mark()
+    rows = [
+        (
+            p["name"],
+            f"{p['published']:.6g} {p['unit']}",
+            p["source"],
+            f"{p['simulated']:.6g} {p['unit']}",
+            f"{100 * p['error']:+.1f}%",
+            "fitted" if p["fitted"] else "prediction",
+            check if _within(p) else "",
+            p["note"],
+        )
+        for p in points
+    ]
+    header = ("name", "published", "source", "simulated", "error", "kind", "", "note")
+    print(_table(header, rows, right={1, 3, 4}))
+    fitted = [p for p in points if p["fitted"]]
+    predicted = [p for p in points if not p["fitted"]]
+    print(
+        f"{len(points)} values, {sum(map(_within, points))} within 10%: "
+        f"fitted {sum(map(_within, fitted))}/{len(fitted)}, "
+        f"predictions {sum(map(_within, predicted))}/{len(predicted)}"
+    )
+    return 0
+
+
+def _demo(args: argparse.Namespace) -> int:
+    print("cellblade demo: the simulated blade against the values the papers measured\n")
+    return _calibrate(args)
+
+
+def _bench(args: argparse.Namespace) -> int:
+    result = cellblade.bench(quick=args.quick)
+    if args.json:
+        print(json.dumps(result))
+        return 0
+    rows = [
+        (w["name"], f"{w['wall_s']:.3f}", f"{w['simulated_ns'] / 1000:.1f}", str(w["packets"]))
+        for w in result["workloads"]
+    ]
+    print(_table(("workload", "wall (s)", "simulated (us)", "packets"), rows, right={1, 2, 3}))
+    print(f"packets per second: {result['packets_per_second']:.3g}")
+    return 0
+
+
+# ---- output --------------------------------------------------------------------------------
+
+
+def _print_stats(summary: dict[str, Any]) -> None:
+    print(f"{summary['function']}: {summary['spes']} SPE(s), {summary['size_bytes']} B, "
+          f"{summary['iterations']} iterations")
+    rows = [
+        (str(spe["spe"]), f"{spe['latency_ns']:.1f}", _gbps(spe["bandwidth_gbps"]))
+        for spe in summary["per_spe"]
+    ]
+    rows.append(("all", f"{summary['latency_ns']:.1f}", _gbps(summary["aggregate_bandwidth_gbps"])))
+    print(_table(("SPE", "latency (ns)", "bandwidth (GB/s)"), rows, right={0, 1, 2}))
+    print("(all: mean latency, aggregate bandwidth)")
+    sim = summary["sim"]
+    print(f"sim: simulated {sim['simulated_ns'] / 1000:.1f} us, {sim['events']} events, "
+          f"{sim['events_per_second']:.3g} events/s, wall {sim['wall_s']:.3f} s")
+
+
+def _gbps(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}"
+
+
+def _within(point: dict[str, Any]) -> bool:
+    return abs(point["error"]) <= 0.10
+
+
+def _table(header: tuple[str, ...], rows: list[tuple[str, ...]], right: set[int]) -> str:
+    """Columns two spaces apart; columns in `right` are right-aligned."""
+    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
+    lines = [
+        "  ".join(cell.rjust(w) if i in right else cell.ljust(w)
+                  for i, (cell, w) in enumerate(zip(row, widths))).rstrip()
+        for row in [header, *rows]
+    ]
+    return "\n".join(lines)
+
+
+def _check_mark() -> str:
+    try:
+        "✓".encode(sys.stdout.encoding or "ascii")
+        return "✓"
+    except UnicodeEncodeError:
+        return "ok"
+
+
+def _write_json(path: Path, value: Any) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(value, indent=1, default=str) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

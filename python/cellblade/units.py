@@ -1,0 +1,38 @@
+"""Numbers with CellStats' multipliers, parsed at the command-line edge into exact integers.
+
+CellStats (seed 002, section 3.1) accepts ``k`` and ``m`` after numeric flags. Its examples fix
+their meaning: ``-i 1m`` is one million iterations and ``-w 1k`` a thousand warm-up iterations,
+while ``-b 1k`` is a 1024-byte buffer and ``-t 2k`` a 2048-byte stride. So:
+
+- sizes (bytes: ``-b``, ``-t``): k = 1024, m = 1024**2;
+- counts (``-i``, ``-w``, ``-l``): k = 1000, m = 1000**2.
+
+Either case is accepted ("16K" == "16k").
+"""
+
+from __future__ import annotations
+
+import re
+
+SIZE_MULTIPLIERS = {"": 1, "k": 1024, "m": 1024**2}
+COUNT_MULTIPLIERS = {"": 1, "k": 1000, "m": 1000**2}
+
+
+def parse_size(text: str) -> int:
+    """Bytes: "16k" -> 16384, "1m" -> 1048576, "128" -> 128."""
+    return _parse(text, SIZE_MULTIPLIERS, "a size in bytes such as 128, 16k or 1m (k=1024)")
+
+
+def parse_count(text: str) -> int:
+    """A count: "1m" -> 1000000, "1k" -> 1000, "100" -> 100."""
+    return _parse(text, COUNT_MULTIPLIERS, "a count such as 100, 10k or 1m (k=1000)")
+
+
+_NUMBER = re.compile(r"([0-9]+)([km]?)", re.IGNORECASE)
+
+
+def _parse(text: str, multipliers: dict[str, int], allowed: str) -> int:
+    match = _NUMBER.fullmatch(text.strip())
+    if match is None:
+        raise ValueError(f"invalid value {text!r}: expected {allowed}")
+    return int(match[1]) * multipliers[match[2].lower()]

@@ -1,0 +1,46 @@
+"""Shared helpers: run the command line as a user would, in a subprocess."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+
+def run_cli(*args: str, backtrace: bool = False) -> subprocess.CompletedProcess[str]:
+    """`cellblade ARGS...` through `python -m cellblade.cli`, output captured as text."""
+    env = {key: value for key, value in os.environ.items() if key != "CELLBLADE_BACKTRACE"}
+    if backtrace:
+        env["CELLBLADE_BACKTRACE"] = "1"
+    return subprocess.run(
+        [sys.executable, "-m", "cellblade.cli", *args],
+        capture_output=True, text=True, env=env, timeout=600, check=False,
+    )
+
+
+def usage_error(*args: str) -> str:
+    """Runs a command that must be refused as bad usage; returns its one-line message."""
+    done = run_cli(*args)
+    assert done.returncode == 2, done
+    assert done.stdout == ""
+    assert done.stderr.count("\n") == 1, done.stderr
+    assert done.stderr.startswith("cellblade: error: "), done.stderr
+    return done.stderr
+
+
+@pytest.fixture
+def fake_core(monkeypatch):
+    """Replaces the compiled core's run_stats; returns the list of requests it received."""
+    import cellblade
+
+    requests = []
+
+    def run_stats(request_json: str) -> str:
+        requests.append(json.loads(request_json))
+        return json.dumps({"machine_toml": "", "trace": None})
+
+    monkeypatch.setattr(cellblade._core, "run_stats", run_stats)
+    return requests

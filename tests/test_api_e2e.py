@@ -1,0 +1,67 @@
+"""The Python API and the other commands against the real core."""
+
+import json
+
+import pytest
+
+import cellblade
+from conftest import run_cli
+
+tomllib = pytest.importorskip("tomllib")
+
+
+def test_exceptions_form_one_hierarchy():
+    for error in (cellblade.ConfigError, cellblade.ProgramError, cellblade.DeadlockError):
+        assert issubclass(error, cellblade.CellbladeError)
+    assert issubclass(cellblade.CellbladeError, Exception)
+
+
+@pytest.mark.parametrize("name", ["qs20", "qs22"])
+def test_presets_are_machine_files(name):
+    assert tomllib.loads(cellblade.preset(name))
+
+
+def test_unknown_preset_is_a_config_error_naming_it():
+    with pytest.raises(cellblade.ConfigError, match="qs99"):
+        cellblade.preset("qs99")
+
+
+def _without_wall_clock(result):
+    sim = {key: value for key, value in result["sim"].items() if key == "simulated_ns" or key == "events"}
+    return dict(result, sim=sim)
+
+
+def test_same_inputs_same_result_and_a_copied_preset_is_the_preset(tmp_path):
+    machine = tmp_path / "qs20.toml"
+    machine.write_text(cellblade.preset("qs20"))
+    runs = [
+        cellblade.run_stats("dmaget", spes=2, size=4096, iterations=5, machine=m)
+        for m in ("qs20", "qs20", machine)
+    ]
+    assert _without_wall_clock(runs[0]) == _without_wall_clock(runs[1])
+    assert runs[2]["latency_ns"] == runs[0]["latency_ns"]
+
+
+def test_calibrate_json_lists_the_points():
+    done = run_cli("calibrate", "--json")
+    assert done.returncode == 0, done.stderr
+    points = json.loads(done.stdout)
+    assert points
+    keys = {"name", "source", "published", "simulated", "unit", "error", "fitted", "note"}
+    assert all(set(point) == keys for point in points)
+
+
+def test_calibrate_table_ends_with_the_summary():
+    done = run_cli("calibrate")
+    assert done.returncode == 0, done.stderr
+    *table, summary = done.stdout.splitlines()
+    assert table[0].split()[:3] == ["name", "published", "source"]
+    assert " within 10%: fitted " in summary
+
+
+def test_bench_quick_json():
+    done = run_cli("bench", "--quick", "--json")
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["packets_per_second"] > 0
+    assert all(set(w) == {"name", "wall_s", "simulated_ns", "packets"} for w in result["workloads"])
