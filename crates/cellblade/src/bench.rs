@@ -1,9 +1,13 @@
 //! The speed benchmark: simulated 128-byte bus packets per second of wall time, and the wall
-//! time of fixed workloads. A benchmark that prints figures, not a timed test.
+//! time of fixed workloads. A benchmark that prints figures, not a timed test: `cellblade bench`.
 
 use serde::Serialize;
 
+use crate::blade::Blade;
 use crate::error::Result;
+use crate::machine::config::{load, preset_text};
+use crate::machine::topology::{SPES, SPES_PER_CHIP};
+use crate::spu::Spu;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Workload {
@@ -11,6 +15,7 @@ pub struct Workload {
     pub wall_s: f64,
     pub simulated_ns: f64,
     pub packets: u64,
+    pub events: u64,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -19,6 +24,47 @@ pub struct BenchResult {
     pub workloads: Vec<Workload>,
 }
 
-pub fn run(_quick: bool) -> Result<BenchResult> {
-    Ok(BenchResult { packets_per_second: 0.0, workloads: Vec::new() })
+fn measure(name: String, blade: Blade) -> Result<Workload> {
+    let r = blade.run()?;
+    Ok(Workload { name, wall_s: r.wall_s, simulated_ns: r.simulated.as_ns(), packets: r.packets, events: r.events })
+}
+
+/// Blocking gets of `bytes` (in 16 KB DMAs) by each `(dst, src_ea)`, `reps` times.
+fn gets(pairs: Vec<(usize, u64)>, bytes: u32, reps: u32) -> Result<Blade> {
+    let file = load(preset_text("qs20")?, &[])?;
+    let mut blade = Blade::new(file, false);
+    for (spe, ea) in pairs {
+        blade.spe(spe, move |spu| async move {
+            let buf = spu.ls_alloc(bytes, 128)?;
+            spu.mfc_write_tag_mask(1);
+            for _ in 0..reps {
+                for off in (0..bytes).step_by(16384) {
+                    spu.mfc_get(buf + off, ea + off as u64, 16384.min(bytes - off), 0).await?;
+                }
+                spu.mfc_read_tag_status_all().await?;
+            }
+            Ok(())
+        })?;
+    }
+    Ok(blade)
+}
+
+pub fn run(quick: bool) -> Result<BenchResult> {
+    let scale = if quick { 10 } else { 1 };
+    let exchange_reps = 1000 / scale;
+    // All 8 SPEs of chip 0 exchange 64 KB pairwise (rank 2i with 2i+1), as recursive doubling's first step.
+    let pairs = (0..SPES_PER_CHIP).map(|s| (s, Spu::ls_ea(s ^ 1, 0))).collect();
+    let w1 = measure(format!("8 SPEs exchange 64 KB pairwise, {exchange_reps} times"), gets(pairs, 65536, exchange_reps)?)?;
+    // 16 SPEs each get 16 KB from the far chip's XDRAM.
+    let far_reps = 10_000 / scale;
+    let xdram = load(preset_text("qs20")?, &[])?.memory.xdram_bytes;
+    let far = (0..SPES).map(|s| {
+        let far_module = 1 - s / SPES_PER_CHIP;
+        (s, far_module as u64 * xdram + (1 << 20) + s as u64 * 16384)
+    });
+    let w2 = measure(format!("16 SPEs get 16 KB from the far XDRAM, {far_reps} times"), gets(far.collect(), 16384, far_reps)?)?;
+    let workloads = vec![w1, w2];
+    let packets: u64 = workloads.iter().map(|w| w.packets).sum();
+    let wall: f64 = workloads.iter().map(|w| w.wall_s).sum();
+    Ok(BenchResult { packets_per_second: packets as f64 / wall.max(1e-9), workloads })
 }

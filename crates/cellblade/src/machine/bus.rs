@@ -140,8 +140,11 @@ impl Bus {
                 None
             }
             BusEvent::Arbitrate(chip) => {
-                self.eibs[chip].step_at = None;
-                self.arbitrate(s, chip, tr);
+                // A step superseded by an earlier one is stale.
+                if self.eibs[chip].step_at == Some(s.now()) {
+                    self.eibs[chip].step_at = None;
+                    self.arbitrate(s, chip, tr);
+                }
                 None
             }
             BusEvent::LegArrived(id) => {

@@ -1,0 +1,170 @@
+//! Behaviour of the simulated blade through its public interface: data really moves, runs are
+//! deterministic, and misuse fails like the hardware, with a message that says why.
+
+use cellblade::machine::config::{load, preset_text};
+use cellblade::machine::mfc::ListElement;
+use cellblade::{Blade, ErrorKind, Spu};
+use proptest::prelude::*;
+
+fn blade() -> Blade {
+    Blade::new(load(preset_text("qs20").unwrap(), &[]).unwrap(), false)
+}
+
+/// SPE `dst` gets `size` bytes at offset `off` from SPE `src`'s local store (or memory).
+fn get_bytes(src_is_memory: bool, src: usize, dst: usize, size: u32, off: u32) -> (Vec<u8>, Vec<u8>) {
+    let mut b = blade();
+    let data: Vec<u8> = (0..size).map(|i| (i * 7 + 3) as u8).collect();
+    let ea = if src_is_memory {
+        let ea = b.machine().mem.xdram_ea(src % 2, 4096 + off as u64);
+        b.machine().mem.write_mem(ea, &data);
+        ea
+    } else {
+        b.machine().mem.ls[src][off as usize..(off + size) as usize].copy_from_slice(&data);
+        Spu::ls_ea(src, off)
+    };
+    let got = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+    let g = got.clone();
+    b.spe(dst, move |spu| async move {
+        let buf = spu.ls_alloc(16384 + 256, 128)? + off % 16;
+        spu.mfc_get(buf, ea, size, 5).await?;
+        spu.mfc_write_tag_mask(1 << 5);
+        spu.mfc_read_tag_status_all().await?;
+        *g.borrow_mut() = spu.ls_read(buf, size);
+        Ok(())
+    })
+    .unwrap();
+    b.run().unwrap();
+    let out = got.borrow().clone();
+    (data, out)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+    #[test]
+    fn dma_moves_the_bytes(k in 1u32..=1024, small in 0usize..4, src in 0usize..16, dst in 0usize..16, mem: bool, line in 0u32..8) {
+        prop_assume!(src != dst || mem);
+        let size = if k <= 4 { [1u32, 2, 4, 8][small] } else { 16 * k };
+        let off = if size < 16 { line * 16 + (16 - size) } else { line * 16 };
+        let (want, got) = get_bytes(mem, src, dst, size, off);
+        prop_assert_eq!(want, got);
+    }
+}
+
+#[test]
+fn lists_gather_and_runs_are_deterministic() {
+    let run = || {
+        let mut b = blade();
+        for i in 0..64u64 {
+            let ea = b.machine().mem.xdram_ea(1, i * 256);
+            b.machine().mem.write_mem(ea, &[i as u8; 32]);
+        }
+        let out = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+        for spe in [0usize, 9] {
+            let out = out.clone();
+            b.spe(spe, move |spu| async move {
+                let list: Vec<ListElement> = (0..64u32).map(|i| ListElement { size: 32, eal: 0x2000_0000 + i * 256 }).collect();
+                let buf = spu.ls_alloc(64 * 32, 128)?;
+                spu.mfc_getl(buf, 0, &list, 0).await?;
+                spu.mfc_write_tag_mask(1);
+                spu.mfc_read_tag_status_all().await?;
+                let bytes = spu.ls_read(buf, 64 * 32);
+                assert!((0..64).all(|i| bytes[i * 32..i * 32 + 32].iter().all(|&x| x == i as u8)));
+                out.borrow_mut().push((spe, spu.now().0));
+                Ok(())
+            })
+            .unwrap();
+        }
+        let r = b.run().unwrap();
+        let v = out.borrow().clone();
+        (v, r.events, r.simulated)
+    };
+    assert_eq!(run(), run());
+}
+
+#[test]
+fn reading_an_empty_mailbox_with_no_writer_is_a_deadlock() {
+    let mut b = blade();
+    b.spe(3, |spu| async move {
+        spu.spu_read_in_mbox().await?;
+        Ok(())
+    })
+    .unwrap();
+    let e = b.run().unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Deadlock);
+    assert!(e.to_string().contains("spe3 waits for the inbound mailbox of spe 3"), "{e}");
+}
+
+#[test]
+fn illegal_dma_and_ls_overflow_fail_clearly() {
+    let mut b = blade();
+    b.spe(2, |spu| async move { spu.mfc_get(0, 0, 24, 1).await }).unwrap();
+    let e = b.run().unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Program);
+    assert!(e.to_string().starts_with("spe 2: mfc_get(lsa=0x0, ea=0x0, size=24, tag=1): size 24 is illegal"), "{e}");
+
+    let mut b = blade();
+    b.spe(1, |spu| async move {
+        spu.ls_alloc(200_000, 16)?;
+        spu.ls_alloc(100_000, 16)?;
+        Ok(())
+    })
+    .unwrap();
+    let e = b.run().unwrap_err().to_string();
+    assert_eq!(e, "local store of spe 1 overflows: 200000 bytes in use, 100000 more requested, capacity 262144");
+
+    let mut b = blade();
+    b.spe(0, |spu| async move { spu.mfc_put(0, 1 << 50, 16, 40).await }).unwrap();
+    assert!(b.run().unwrap_err().to_string().contains("tag 40 is out of range: allowed 0 to 31"));
+
+    let mut b = blade();
+    b.spe(0, |spu| async move { spu.mfc_put(0, 1 << 50, 16, 0).await }).unwrap();
+    assert!(b.run().unwrap_err().to_string().contains("maps to nothing"));
+}
+
+#[test]
+fn a_seventeenth_command_waits_for_a_queue_slot() {
+    let mut b = blade();
+    b.spe(0, |spu| async move {
+        let buf = spu.ls_alloc(16384, 128)?;
+        for _ in 0..16 {
+            spu.mfc_get(buf, 0, 16384, 0).await?;
+        }
+        let t16 = spu.now();
+        spu.mfc_get(buf, 0, 16384, 0).await?;
+        // The 17th issue waited for the first 16 KB get to finish (well over a microsecond).
+        assert!((spu.now() - t16).as_ns() > 500.0, "waited only {}", spu.now() - t16);
+        Ok(())
+    })
+    .unwrap();
+    b.run().unwrap();
+}
+
+#[test]
+fn fenced_commands_wait_for_their_tag_group() {
+    let mut b = blade();
+    b.spe(0, |spu| async move {
+        let a = spu.ls_alloc(16384, 128)?;
+        let f = spu.ls_alloc(16, 16)?;
+        spu.mfc_get(a, 0, 16384, 4).await?;
+        spu.mfc_getf(f, 1 << 20, 16, 4).await?;
+        spu.mfc_write_tag_mask(1 << 4);
+        spu.mfc_read_tag_status_all().await?;
+        Ok(())
+    })
+    .unwrap();
+    let fenced = b.run().unwrap().simulated;
+    let mut b = blade();
+    b.spe(0, |spu| async move {
+        let a = spu.ls_alloc(16384, 128)?;
+        let f = spu.ls_alloc(16, 16)?;
+        spu.mfc_get(a, 0, 16384, 4).await?;
+        spu.mfc_get(f, 1 << 20, 16, 4).await?;
+        spu.mfc_write_tag_mask(1 << 4);
+        spu.mfc_read_tag_status_all().await?;
+        Ok(())
+    })
+    .unwrap();
+    let plain = b.run().unwrap().simulated;
+    // Unfenced, the small get overlaps the tail of the 16 KB one; fenced, it starts only after it.
+    assert!(fenced.as_ns() > plain.as_ns() + 50.0, "fenced {fenced} vs plain {plain}");
+}
