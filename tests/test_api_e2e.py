@@ -47,8 +47,14 @@ def test_calibrate_json_lists_the_points():
     assert done.returncode == 0, done.stderr
     points = json.loads(done.stdout)
     assert points
-    keys = {"name", "source", "published", "simulated", "unit", "error", "fitted", "note"}
+    keys = {"name", "source", "published", "simulated", "unit", "error", "fitted", "kind", "holds", "note"}
     assert all(set(point) == keys for point in points)
+    # Every published value is cited and the error is the signed relative difference.
+    for p in points:
+        assert p["source"].startswith("seed 00"), p
+        assert abs(p["error"] - (p["simulated"] - p["published"]) / p["published"]) < 1e-9
+    fitted = sum(p["fitted"] for p in points)
+    assert 2 * fitted <= len(points)
 
 
 def test_calibrate_table_ends_with_the_summary():
@@ -56,7 +62,7 @@ def test_calibrate_table_ends_with_the_summary():
     assert done.returncode == 0, done.stderr
     *table, summary = done.stdout.splitlines()
     assert table[0].split()[:3] == ["name", "published", "source"]
-    assert " within 10%: fitted " in summary
+    assert " hold (within 10%, or under a published bound): fitted " in summary
 
 
 def test_bench_quick_json():
@@ -64,4 +70,4 @@ def test_bench_quick_json():
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
     assert result["packets_per_second"] > 0
-    assert all(set(w) == {"name", "wall_s", "simulated_ns", "packets"} for w in result["workloads"])
+    assert all(set(w) == {"name", "wall_s", "simulated_ns", "packets", "events"} for w in result["workloads"])

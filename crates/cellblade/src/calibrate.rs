@@ -210,7 +210,7 @@ pub fn run_all(file: &MachineFile) -> Result<Vec<Row>> {
     rows.push(row("fetch-and-add, one shared variable, 16 SPEs", "seed 002 §4.5.1", 9000.0, lat(json!({"function": "fetchadd", "spes": 16, "shared": true, "size": 4, "iterations": 50}))?, "ns", false, "line hand-over through memory, serialised"));
 
     // DMA (seed 002 §4.4, §4.5; seed 004 §5.1).
-    let agg = |j| -> Result<f64> { Ok(stat(file, j)?.aggregate_bandwidth_gbps) };
+    let agg = |j| -> Result<f64> { Ok(stat(file, j)?.aggregate_bandwidth_gbps.unwrap_or(0.0)) };
     rows.push(row("8 SPEs GET 16 KB from XDRAM0, aggregate", "seed 002 §4.4", 24.6, agg(json!({"function": "dmaget", "spes": 8, "size": 16384, "xdram": 0, "iterations": 50}))?, "GB/s", false, ""));
     rows.push(row("8 SPEs GET 16 KB from XDRAM1, aggregate", "seed 002 §4.4", 13.6, agg(json!({"function": "dmaget", "spes": 8, "size": 16384, "xdram": 1, "iterations": 50}))?, "GB/s", true, "fits bif.data_gbps"));
     for size in [128u32, 512] {

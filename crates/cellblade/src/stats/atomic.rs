@@ -29,7 +29,7 @@ pub fn setup(blade: &mut Blade, p: &StatsParams, out: Rc<RefCell<Vec<PerSpe>>>) 
         blade.spe(spe, move |spu| async move {
             let scratch = spu.ls_alloc(128, 128)?;
             let lat = super::timed_loop(&spu, warmup, iterations, async || spu.atomic_rmw(scratch, ea, op).await.map(|_| ())).await?;
-            out.borrow_mut().push(PerSpe { spe, latency_ns: lat, bandwidth_gbps: 0.0 });
+            out.borrow_mut().push(PerSpe { spe, latency_ns: lat, bandwidth_gbps: None });
             Ok(())
         })?;
     }

@@ -33,7 +33,7 @@ pub fn setup(blade: &mut Blade, p: &StatsParams, out: Rc<RefCell<Vec<PerSpe>>>) 
     let list = p.function.starts_with("dmalist");
     for (i, &spe) in workers.iter().enumerate() {
         let ea = if p.shared { target_base } else { target_base + i as u64 * stride };
-        let (size, elements, warmup, iterations) = (p.size, p.list_elements, p.warmup, p.iterations);
+        let (size, elements, warmup, iterations) = (p.size(), p.list_elements, p.warmup, p.iterations);
         let out = out.clone();
         blade.spe(spe, move |spu| async move {
             let buf = spu.ls_alloc(bytes, 128)?;
@@ -50,7 +50,7 @@ pub fn setup(blade: &mut Blade, p: &StatsParams, out: Rc<RefCell<Vec<PerSpe>>>) 
                 Ok(())
             })
             .await?;
-            out.borrow_mut().push(PerSpe { spe, latency_ns: lat, bandwidth_gbps: gbps(bytes as u64, lat) });
+            out.borrow_mut().push(PerSpe { spe, latency_ns: lat, bandwidth_gbps: Some(gbps(bytes as u64, lat)) });
             Ok(())
         })?;
     }

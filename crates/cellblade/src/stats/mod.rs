@@ -37,7 +37,8 @@ pub struct StatsParams {
     pub xdram: usize,
     /// -s: SPE-to-SPE (mailbox, signal) or SPE 0's local store as the target (DMA).
     pub spe_target: bool,
-    /// -b: bytes per transfer (per list element for lists; variable size for atomics).
+    /// -b: bytes per transfer (per list element for lists; variable size for atomics);
+    /// 0 means the function's default (128 B for DMA, a 32-bit word otherwise).
     pub size: u32,
     /// -t: distance between private buffers (0: the size rounded up to 128 bytes).
     pub stride: u32,
@@ -60,7 +61,7 @@ impl Default for StatsParams {
             cell: 0,
             xdram: 0,
             spe_target: false,
-            size: 128,
+            size: 0,
             stride: 0,
             list_elements: 1,
             iterations: 100,
@@ -77,7 +78,8 @@ impl Default for StatsParams {
 pub struct PerSpe {
     pub spe: usize,
     pub latency_ns: f64,
-    pub bandwidth_gbps: f64,
+    /// None for functions that move no data (mailbox, signal, atomics, mkthread).
+    pub bandwidth_gbps: Option<f64>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -88,7 +90,7 @@ pub struct StatsResult {
     pub iterations: u32,
     pub latency_ns: f64,
     pub per_spe: Vec<PerSpe>,
-    pub aggregate_bandwidth_gbps: f64,
+    pub aggregate_bandwidth_gbps: Option<f64>,
     #[serde(skip)]
     pub report: Option<RunReport>,
 }
@@ -125,28 +127,38 @@ impl StatsParams {
             if self.spe_target {
                 return Err(bad("-s", "", "atomic operations work on main memory only (seed 002 §3.1.5)"));
             }
-            if !(4..=128).contains(&self.size) || self.size % 4 != 0 {
-                return Err(bad("-b", self.size, "4 to 128 bytes, a multiple of 4, for atomic variables"));
+            if !(4..=128).contains(&self.size()) || self.size() % 4 != 0 {
+                return Err(bad("-b", self.size(), "4 to 128 bytes, a multiple of 4, for atomic variables"));
             }
         }
         if f.starts_with("dma") {
             let total = self.transfer_bytes() as u64;
             if total > ls_bytes as u64 / 2 {
-                return Err(bad("-b", self.size, &format!("a transfer of at most {} bytes (half the local store); this one moves {total}", ls_bytes / 2)));
+                return Err(bad("-b", self.size(), &format!("a transfer of at most {} bytes (half the local store); this one moves {total}", ls_bytes / 2)));
             }
-            if !self.shared && self.stride != 0 && self.stride < self.size {
-                return Err(bad("-t", self.stride, &format!("a stride of at least the buffer size ({} bytes) for private buffers", self.size)));
+            if !self.shared && self.stride != 0 && self.stride < self.transfer_bytes() {
+                return Err(bad("-t", self.stride, &format!("a stride of at least the buffer size ({} bytes) for private buffers", self.transfer_bytes())));
             }
         }
         Ok(())
     }
 
+    /// -b, or the function's default.
+    pub fn size(&self) -> u32 {
+        match (self.size, self.function.as_str()) {
+            (0, "mkthread") => 0,
+            (0, f) if f.starts_with("dma") => 128,
+            (0, _) => 4,
+            (s, _) => s,
+        }
+    }
+
     /// Bytes one operation moves.
     pub fn transfer_bytes(&self) -> u32 {
         if self.function.starts_with("dmalist") {
-            self.size.saturating_mul(self.list_elements)
+            self.size().saturating_mul(self.list_elements)
         } else {
-            self.size
+            self.size()
         }
     }
 

@@ -23,7 +23,7 @@ pub fn mkthread(blade: &mut Blade, p: &StatsParams, out: Rc<RefCell<Vec<PerSpe>>
             ppe.spe_thread_create_and_join().await;
         }
         let lat = (ppe.now() - t0).as_ns() / iterations as f64;
-        out.borrow_mut().push(PerSpe { spe, latency_ns: lat, bandwidth_gbps: 0.0 });
+        out.borrow_mut().push(PerSpe { spe, latency_ns: lat, bandwidth_gbps: None });
         Ok(())
     });
     Ok(())
@@ -70,7 +70,7 @@ fn ppe_to_spe(blade: &mut Blade, p: &StatsParams, out: Rc<RefCell<Vec<PerSpe>>>)
         }
         let mut o = out.borrow_mut();
         for (k, &spe) in spes.iter().enumerate() {
-            o.push(PerSpe { spe, latency_ns: total[k] / iterations as f64, bandwidth_gbps: 0.0 });
+            o.push(PerSpe { spe, latency_ns: total[k] / iterations as f64, bandwidth_gbps: None });
         }
         Ok(())
     });
@@ -121,7 +121,7 @@ fn spe_to_spe(blade: &mut Blade, p: &StatsParams, out: Rc<RefCell<Vec<PerSpe>>>)
         let period = spu.decrementer_period_ns();
         let mut o = out.borrow_mut();
         for (k, &partner) in partners.iter().enumerate() {
-            o.push(PerSpe { spe: partner, latency_ns: ticks[k] as f64 * period / iterations as f64, bandwidth_gbps: 0.0 });
+            o.push(PerSpe { spe: partner, latency_ns: ticks[k] as f64 * period / iterations as f64, bandwidth_gbps: None });
         }
         Ok(())
     })?;
