@@ -24,8 +24,10 @@ from typing import Any, Union
 
 from cellblade import _core
 from cellblade._core import CellbladeError, ConfigError, DeadlockError, ProgramError
+from cellblade.programs import Blade
 
 __all__ = [
+    "Blade",
     "CellbladeError",
     "ConfigError",
     "DeadlockError",

@@ -2,7 +2,8 @@
 //!
 //! Every function takes and returns JSON text and delegates to `cellblade::api`; the
 //! Python package (`python/cellblade`) builds the requests and parses the answers. Simulations
-//! run with the GIL released. A core error becomes the exception class of its kind:
+//! run with the GIL released, except those of Python programs ([`programs`]), which call back
+//! into Python at every step. A core error becomes the exception class of its kind:
 //!
 //! ```text
 //! CellbladeError            ErrorKind::Internal
@@ -15,6 +16,8 @@ use cellblade::{api, Error, ErrorKind};
 use pyo3::create_exception;
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
+
+mod programs;
 
 create_exception!(
     cellblade,
@@ -82,4 +85,6 @@ mod _core {
         bench, calibrate, preset_toml, run_stats, CellbladeError, ConfigError, DeadlockError,
         ProgramError,
     };
+    #[pymodule_export]
+    use super::programs::{PpeHandle, ProgramBlade, PyOp, SpuHandle};
 }

@@ -279,7 +279,7 @@ impl Spu {
 
     fn check_line(&self, lsa: u32, ea: u64, what: &str) -> Result<()> {
         let m = self.sh.world.borrow();
-        if lsa % 128 != 0 || ea % 128 != 0 || lsa + 128 > m.p.ls_bytes {
+        if lsa % 128 != 0 || ea % 128 != 0 || lsa as u64 + 128 > m.p.ls_bytes as u64 {
             return Err(program_err(format!(
                 "spe {}: {what}(lsa={lsa:#x}, ea={ea:#x}): lock-line commands move one 128-byte line: both addresses must be 128-byte aligned and in range",
                 self.spe
