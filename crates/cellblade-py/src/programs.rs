@@ -427,17 +427,6 @@ pub struct PpeHandle {
 
 #[pymethods]
 impl PpeHandle {
-    #[classattr]
-    const SPU_OUT_MBOX: u64 = reg::SPU_OUT_MBOX;
-    #[classattr]
-    const SPU_IN_MBOX: u64 = reg::SPU_IN_MBOX;
-    #[classattr]
-    const SPU_MBOX_STAT: u64 = reg::SPU_MBOX_STAT;
-    #[classattr]
-    const SIGNOTIFY1: u64 = reg::SIGNOTIFY1;
-    #[classattr]
-    const SIGNOTIFY2: u64 = reg::SIGNOTIFY2;
-
     fn __repr__(&self) -> String {
         format!("<cellblade Ppe{}>", if self.ppe.is_some() { "" } else { " ended" })
     }

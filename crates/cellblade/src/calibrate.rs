@@ -73,35 +73,36 @@ fn round_trip(file: &MachineFile, how: &'static str, words: u32, iterations: u32
             let scratch = spu.ls_alloc(16, 16)?;
             let flag = spu.ls_alloc(16, 16)?;
             spu.mfc_write_tag_mask(1);
+            let target = match how {
+                "ls" => Spu::ls_ea(peer, flag),
+                "mailbox" => Spu::mmio_ea(peer, reg::SPU_IN_MBOX),
+                _ => Spu::mmio_ea(peer, reg::SIGNOTIFY1),
+            };
+            // A 4-byte DMA keeps the same offset within the quadword at both ends.
+            let lsa = scratch + (target % 16) as u32;
             let send = async |v: u32| -> Result<()> {
                 for w in 0..words {
-                    let (ea, lsa) = match how {
-                        "ls" => (Spu::ls_ea(peer, flag), scratch),
-                        "mailbox" => (Spu::mmio_ea(peer, reg::SPU_IN_MBOX), scratch + 12),
-                        _ => (Spu::mmio_ea(peer, reg::SIGNOTIFY1), scratch + 12),
-                    };
                     spu.ls_write_u32(lsa, v + w);
                     // Later words are fenced behind the earlier ones: 64-bit values take two ordered messages.
-                    if w == 0 { spu.mfc_put(lsa, ea, 4, 0).await? } else { spu.mfc_putf(lsa, ea, 4, 0).await? }
+                    if w == 0 { spu.mfc_put(lsa, target, 4, 0).await? } else { spu.mfc_putf(lsa, target, 4, 0).await? }
                 }
                 Ok(())
             };
             let recv = async |v: u32| -> Result<()> {
-                for w in 0..words {
-                    match how {
-                        "ls" => {
-                            spu.poll_ls_u32(flag, |x| x == v + words - 1).await?;
-                        }
-                        "mailbox" => {
+                match how {
+                    // The last word overwrites the flag: wait for it.
+                    "ls" => {
+                        spu.poll_ls_u32(flag, |x| x == v + words - 1).await?;
+                    }
+                    "mailbox" => {
+                        for _ in 0..words {
                             spu.spu_read_in_mbox().await?;
                         }
-                        _ => {
-                            let _ = w;
+                    }
+                    _ => {
+                        for _ in 0..words {
                             spu.spu_read_signal1().await?;
                         }
-                    }
-                    if how == "ls" {
-                        break;
                     }
                 }
                 Ok(())

@@ -157,13 +157,27 @@ impl Spu {
         self.sh.world.borrow_mut().mfc[self.spe].tag_mask = mask;
     }
 
-    async fn tag_status(&self, all: bool) -> Result<u32> {
+    /// A blocking channel access: charge the channel, try `op`; if it cannot complete now the
+    /// SPU stalls (described by `what` for a deadlock report) until the machine wakes it.
+    async fn channel_wait(&self, op: impl FnOnce(&mut Machine, &mut crate::machine::Sched) -> Option<u32>, what: impl FnOnce(&Machine) -> String) -> Result<u32> {
         self.channel().await;
-        let r = self.sh.with(|m, s| m.tag_wait(s, self.spe, self.pid, all));
-        match r {
+        let v = self.sh.with(|m, s| {
+            let v = op(m, s);
+            if v.is_none() {
+                s.set_waiting(self.pid, what(m));
+            }
+            v
+        });
+        match v {
             Some(v) => Ok(v),
             None => Ok(self.sh.suspend(self.pid).await? as u32),
         }
+    }
+
+    async fn tag_status(&self, all: bool) -> Result<u32> {
+        let (spe, pid) = (self.spe, self.pid);
+        let mode = if all { "all" } else { "any" };
+        self.channel_wait(|m, _| m.tag_wait(spe, pid, all), |m| format!("tag groups {:#x} ({mode}) of spe {spe}", m.mfc[spe].tag_mask)).await
     }
 
     /// Block until every tag group in the mask is complete; returns the completed groups.
@@ -184,18 +198,8 @@ impl Spu {
     }
 
     pub async fn spu_read_in_mbox(&self) -> Result<u32> {
-        self.channel().await;
-        let v = self.sh.with(|m, s| {
-            let v = m.ch[self.spe].read_in_mbox(self.pid);
-            if v.is_none() {
-                s.set_waiting(self.pid, format!("the inbound mailbox of spe {}", self.spe));
-            }
-            v
-        });
-        match v {
-            Some(v) => Ok(v),
-            None => Ok(self.sh.suspend(self.pid).await? as u32),
-        }
+        let (spe, pid) = (self.spe, self.pid);
+        self.channel_wait(|m, _| m.ch[spe].read_in_mbox(pid), |_| format!("the inbound mailbox of spe {spe}")).await
     }
 
     /// Entries waiting in the inbound mailbox.
@@ -204,33 +208,14 @@ impl Spu {
     }
 
     pub async fn spu_write_out_mbox(&self, v: u32) -> Result<()> {
-        self.channel().await;
-        let written = self.sh.with(|m, s| {
-            let ok = m.ch[self.spe].write_out_mbox(self.pid, v);
-            if !ok {
-                s.set_waiting(self.pid, format!("room in the outbound mailbox of spe {}", self.spe));
-            }
-            ok
-        });
-        if !written {
-            self.sh.suspend(self.pid).await?;
-        }
+        let (spe, pid) = (self.spe, self.pid);
+        self.channel_wait(|m, _| m.ch[spe].write_out_mbox(pid, v).then_some(0), |_| format!("room in the outbound mailbox of spe {spe}")).await?;
         Ok(())
     }
 
     async fn read_signal(&self, which: usize) -> Result<u32> {
-        self.channel().await;
-        let v = self.sh.with(|m, s| {
-            let v = m.ch[self.spe].read_signal(which, self.pid);
-            if v.is_none() {
-                s.set_waiting(self.pid, format!("signal register {} of spe {}", which + 1, self.spe));
-            }
-            v
-        });
-        match v {
-            Some(v) => Ok(v),
-            None => Ok(self.sh.suspend(self.pid).await? as u32),
-        }
+        let (spe, pid) = (self.spe, self.pid);
+        self.channel_wait(|m, _| m.ch[spe].read_signal(which, pid), |_| format!("signal register {} of spe {spe}", which + 1)).await
     }
 
     pub async fn spu_read_signal1(&self) -> Result<u32> {

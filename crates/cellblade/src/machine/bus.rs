@@ -216,8 +216,8 @@ impl Bus {
         let mut grants = 0;
         let mut next = Time(u64::MAX);
         // MIC first (highest priority), then round-robin from `rr`.
-        let order = std::iter::once(MIC).chain((0..ELEMENTS_PER_CHIP).map(|k| (eib.rr + k) % ELEMENTS_PER_CHIP).filter(|&e| e != MIC));
-        let order: Vec<usize> = order.collect();
+        let rr = eib.rr;
+        let order = std::iter::once(MIC).chain((0..ELEMENTS_PER_CHIP).map(|k| (rr + k) % ELEMENTS_PER_CHIP).filter(|&e| e != MIC));
         for e in order {
             if grants >= p.data_grants_per_bus_cycle {
                 break;
@@ -262,10 +262,6 @@ impl Bus {
             let at = if grants > 0 { now + p.bus_cycle } else { next.max(now + p.bus_cycle).align_up(p.bus_cycle) };
             self.wake_arbiter(s, chip, at);
         }
-    }
-
-    pub fn in_flight(&self) -> usize {
-        self.txns.iter().filter(|t| t.is_some()).count()
     }
 }
 

@@ -127,18 +127,25 @@ impl Memory {
         }
     }
 
-    /// Copy `len` bytes between two resolved locations (neither an MMIO register).
+    /// Copy `len` bytes between two resolved locations (neither an MMIO register). Runs once per
+    /// bus packet, so it goes through a line-sized stack buffer rather than the heap.
     pub fn copy(&mut self, src: Loc, dst: Loc, len: u32) {
-        let mut buf = vec![0u8; len as usize];
-        match src {
-            Loc::Mem(ea) => self.read_mem(ea, &mut buf),
-            Loc::Ls { spe, off } => buf.copy_from_slice(&self.ls[spe][off as usize..(off + len) as usize]),
-            Loc::Mmio { .. } => unreachable!("mmio reads are handled by the mailbox model"),
-        }
-        match dst {
-            Loc::Mem(ea) => self.write_mem(ea, &buf),
-            Loc::Ls { spe, off } => self.ls[spe][off as usize..(off + len) as usize].copy_from_slice(&buf),
-            Loc::Mmio { .. } => unreachable!("mmio writes are handled by the mailbox model"),
+        let mut buf = [0u8; 128];
+        let mut done = 0u32;
+        while done < len {
+            let n = (len - done).min(128);
+            let chunk = &mut buf[..n as usize];
+            match src {
+                Loc::Mem(ea) => self.read_mem(ea + done as u64, chunk),
+                Loc::Ls { spe, off } => chunk.copy_from_slice(&self.ls[spe][(off + done) as usize..(off + done + n) as usize]),
+                Loc::Mmio { .. } => unreachable!("mmio reads are handled by the mailbox model"),
+            }
+            match dst {
+                Loc::Mem(ea) => self.write_mem(ea + done as u64, chunk),
+                Loc::Ls { spe, off } => self.ls[spe][(off + done) as usize..(off + done + n) as usize].copy_from_slice(chunk),
+                Loc::Mmio { .. } => unreachable!("mmio writes are handled by the mailbox model"),
+            }
+            done += n;
         }
     }
 }

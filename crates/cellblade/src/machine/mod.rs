@@ -168,20 +168,16 @@ impl Machine {
         self.mfc[spe].kick_at = None;
         loop {
             let m = &self.mfc[spe];
-            if m.outstanding >= self.p.outstanding_packets {
-                return;
-            }
-            let Some(i) = (0..m.queue.len()).find(|&i| !m.queue[i].fully_issued() && m.eligible(i)) else {
-                // A barrier or empty command completes once it is eligible.
-                if let Some(i) = (0..m.queue.len()).find(|&i| m.queue[i].pieces.is_empty() && m.eligible(i)) {
-                    self.complete_cmd(s, spe, i);
-                    continue;
-                }
-                return;
-            };
+            // The first eligible command with work left: packets to issue, or none at all (a
+            // barrier, which completes as soon as it is eligible).
+            let pending = |q: &Queued| q.pieces.is_empty() || !q.fully_issued();
+            let Some(i) = (0..m.queue.len()).find(|&i| pending(&m.queue[i]) && m.eligible(i)) else { return };
             if m.queue[i].pieces.is_empty() {
                 self.complete_cmd(s, spe, i);
                 continue;
+            }
+            if m.outstanding >= self.p.outstanding_packets {
+                return;
             }
             if m.issue_free > now {
                 let at = m.issue_free;
@@ -240,12 +236,11 @@ impl Machine {
     }
 
     /// mfc_read_tag_status_{all,any}: the status now, or None and `pid` waits.
-    pub fn tag_wait(&mut self, s: &mut Sched, spe: usize, pid: Pid, all: bool) -> Option<u32> {
+    pub fn tag_wait(&mut self, spe: usize, pid: Pid, all: bool) -> Option<u32> {
         let m = &mut self.mfc[spe];
         let mask = m.tag_mask;
         let r = m.tag_ready(mask, all);
         if r.is_none() {
-            s.set_waiting(pid, format!("tag groups {mask:#x} ({}) of spe {spe}", if all { "all" } else { "any" }));
             m.tag_waiter = Some(TagWait { pid, mask, all });
         }
         r
