@@ -21,7 +21,7 @@ use std::collections::VecDeque;
 use crate::sim::{Scheduler, Time};
 
 use super::config::Params;
-use super::topology::{route, Element, CHIPS, ELEMENTS_PER_CHIP, MIC};
+use super::topology::{route, Element, Route, CHIPS, ELEMENTS_PER_CHIP, MIC};
 use super::trace::Tracer;
 
 pub type TxnId = usize;
@@ -29,7 +29,7 @@ pub type TxnId = usize;
 /// Events the bus schedules for itself.
 #[derive(Debug, Clone, Copy)]
 pub enum BusEvent {
-    CommandDone(TxnId),
+    /// The command phase (and for memory, the XDR access) is over: the data can move.
     DataReady(TxnId),
     LegArrived(TxnId),
     BifArrived(TxnId),
@@ -70,6 +70,8 @@ pub struct Bus {
     txns: Vec<Option<Txn>>,
     free_ids: Vec<TxnId>,
     eibs: Vec<Eib>,
+    /// Route between every pair of ring elements, indexed `from * 12 + to`.
+    routes: Vec<Route>,
     /// Next free time of the BIF link in each direction (index: source chip).
     bif_free: [Time; CHIPS],
     pub packets: u64,
@@ -92,7 +94,8 @@ impl Bus {
             command_free: Time::ZERO,
             mic_free: Time::ZERO,
         };
-        Bus { p: p.clone(), txns: Vec::new(), free_ids: Vec::new(), eibs: (0..CHIPS).map(|_| eib()).collect(), bif_free: [Time::ZERO; CHIPS], packets: 0 }
+        let routes = (0..ELEMENTS_PER_CHIP * ELEMENTS_PER_CHIP).map(|i| route(p, i / ELEMENTS_PER_CHIP, i % ELEMENTS_PER_CHIP)).collect();
+        Bus { p: p.clone(), txns: Vec::new(), free_ids: Vec::new(), eibs: (0..CHIPS).map(|_| eib()).collect(), routes, bif_free: [Time::ZERO; CHIPS], packets: 0 }
     }
 
     /// Start a transaction of `bytes` (1..=128) from `src` to `dst`, requested by an element on
@@ -115,26 +118,21 @@ impl Bus {
         eib.command_free = slot + bus;
         let remote = src.chip() != initiator_chip || dst.chip() != initiator_chip;
         let done = slot + self.p.command_phase + if remote { self.p.bif_crossing } else { Time::ZERO };
-        s.schedule(done, BusEvent::CommandDone(id).into());
+        if src.index() == MIC {
+            // One XDR access per burst time, in command order; data is ready after the read latency.
+            let eib = &mut self.eibs[src.chip()];
+            let start = done.max(eib.mic_free);
+            eib.mic_free = start + self.p.mic_access;
+            s.schedule(start + self.p.mic_read_latency, BusEvent::DataReady(id).into());
+        } else {
+            s.schedule(done, BusEvent::DataReady(id).into());
+        }
         id
     }
 
     /// Handle a bus event; returns the transaction that completed, if any.
     pub fn handle<E: From<BusEvent>>(&mut self, ev: BusEvent, s: &mut Scheduler<E>, tr: &mut Tracer) -> Option<Txn> {
         match ev {
-            BusEvent::CommandDone(id) => {
-                let t = self.txns[id].as_ref().expect("live txn");
-                if t.src.index() == MIC {
-                    // One XDR access per burst time; data is ready after the read latency.
-                    let eib = &mut self.eibs[t.src.chip()];
-                    let start = s.now().max(eib.mic_free);
-                    eib.mic_free = start + self.p.mic_access;
-                    s.schedule(start + self.p.mic_read_latency, BusEvent::DataReady(id).into());
-                } else {
-                    self.begin_leg(s, id);
-                }
-                None
-            }
             BusEvent::DataReady(id) => {
                 self.begin_leg(s, id);
                 None
@@ -148,20 +146,9 @@ impl Bus {
                 None
             }
             BusEvent::LegArrived(id) => {
-                let t = *self.txns[id].as_ref().expect("live txn");
-                if t.leg_chip != t.dst.chip() {
-                    // Arrived at this chip's BIF ramp: cross the link.
-                    let ser = Time((t.bytes as u64 * self.p.bif_ticks_per_kib).div_ceil(1024));
-                    let start = s.now().max(self.bif_free[t.leg_chip]);
-                    self.bif_free[t.leg_chip] = start + ser;
-                    tr.bif(t.leg_chip, start, start + ser, t.bytes);
-                    s.schedule(start + ser + self.p.bif_crossing, BusEvent::BifArrived(id).into());
-                    None
-                } else {
-                    self.packets += 1;
-                    self.free_ids.push(id);
-                    self.txns[id].take()
-                }
+                self.packets += 1;
+                self.free_ids.push(id);
+                self.txns[id].take()
             }
             BusEvent::BifArrived(id) => {
                 let t = self.txns[id].as_mut().expect("live txn");
@@ -180,11 +167,6 @@ impl Bus {
         t.leg_chip = t.src.chip();
         t.leg_from = t.src.index();
         t.leg_to = if t.src.chip() == t.dst.chip() { t.dst.index() } else { bif };
-        if t.leg_from == t.leg_to {
-            // Already at the ramp it needs (e.g. the BIF element itself): no ring time.
-            s.schedule(s.now(), BusEvent::LegArrived(id).into());
-            return;
-        }
         self.enqueue(s, id);
     }
 
@@ -238,7 +220,7 @@ impl Bus {
                     next = next.min(eib.off_free[to]);
                     continue;
                 }
-                let rt = route(p, e, to);
+                let rt = self.routes[e * ELEMENTS_PER_CHIP + to];
                 let Some((ring, mask)) = pick_ring(&eib.rings, &rt, now, p, &mut next) else { continue };
                 let beats = t.bytes.div_ceil(p.beat_bytes) as u64;
                 let dur = Time(beats * p.bus_cycle.0);
@@ -250,7 +232,17 @@ impl Bus {
                 r.active.push((now + dur, mask));
                 let arrive = now + dur + Time(rt.hops as u64 * p.hop_latency.0);
                 tr.ring(chip, ring, now, now + dur, Element::on_chip(chip, e), Element::on_chip(chip, to), t.bytes);
-                s.schedule(arrive, BusEvent::LegArrived(id).into());
+                if chip != t.dst.chip() {
+                    // Bound for the other chip: the link is taken, in grant order, from the
+                    // packet's arrival at this chip's BIF ramp.
+                    let ser = Time((t.bytes as u64 * p.bif_ticks_per_kib).div_ceil(1024));
+                    let start = arrive.max(self.bif_free[chip]);
+                    self.bif_free[chip] = start + ser;
+                    tr.bif(chip, start, start + ser, t.bytes);
+                    s.schedule(start + ser + p.bif_crossing, BusEvent::BifArrived(id).into());
+                } else {
+                    s.schedule(arrive, BusEvent::LegArrived(id).into());
+                }
                 eib.pending[e].remove(j);
                 eib.rr = (e + 1) % ELEMENTS_PER_CHIP;
                 grants += 1;
@@ -266,7 +258,7 @@ impl Bus {
 }
 
 /// The first ring that can take `rt` now; otherwise lowers `next` to when one might.
-fn pick_ring(rings: &[Ring], rt: &super::topology::Route, now: Time, p: &Params, next: &mut Time) -> Option<(usize, u16)> {
+fn pick_ring(rings: &[Ring], rt: &Route, now: Time, p: &Params, next: &mut Time) -> Option<(usize, u16)> {
     // Half-way transfers try the emptier direction first.
     let load = |cw: bool| rings.iter().filter(|r| r.clockwise == cw).map(|r| r.active.len()).sum::<usize>();
     let dirs: [(bool, bool, u16); 2] = if rt.cw_ok && rt.ccw_ok && load(false) < load(true) {

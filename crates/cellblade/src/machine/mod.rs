@@ -254,7 +254,8 @@ impl Machine {
         if m.queue[i].fully_issued() && m.queue[i].in_flight == 0 {
             self.complete_cmd(s, spe, i);
         } else {
-            self.kick(s, spe, s.now());
+            // A slot for one more packet is free now.
+            self.mfc_issue(s, spe);
         }
     }
 
