@@ -93,3 +93,144 @@ pub fn bench(request_json: &str) -> Result<String> {
     let r = crate::bench::run(req.quick)?;
     Ok(serde_json::to_string(&r).expect("serialises"))
 }
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum PlacementList {
+    All(String),
+    Names(Vec<String>),
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AffinityRunReq {
+    pattern: String,
+    #[serde(default = "all_placements")]
+    placements: PlacementList,
+    #[serde(default)]
+    placement_file: Option<String>,
+    #[serde(default = "eight")]
+    spes: usize,
+    #[serde(default)]
+    size: Option<u32>,
+    #[serde(default = "eight_u32")]
+    trials: u32,
+    #[serde(default)]
+    reps: Option<u32>,
+    #[serde(default)]
+    seed: u64,
+}
+
+fn all_placements() -> PlacementList {
+    PlacementList::All("all".into())
+}
+fn eight() -> usize {
+    8
+}
+fn eight_u32() -> u32 {
+    8
+}
+
+fn pattern_of(name: &str, spes: usize, size: Option<u32>) -> Result<crate::affinity::pattern::Pattern> {
+    crate::affinity::placement::check_spes(spes)?;
+    let size = match size {
+        Some(s) => s,
+        None => crate::affinity::pattern::default_size(name)?,
+    };
+    crate::affinity::pattern::build(name, spes, size)
+}
+
+/// Run a pattern under several placements (seed 001 §5's experiments).
+pub fn affinity_run(request_json: &str) -> Result<String> {
+    use crate::affinity::{placement::Placement, run, Choice};
+    let mut v: Value = parse(request_json, "affinity run")?;
+    let file = machine_of(&mut v)?;
+    let req: AffinityRunReq = serde_json::from_value(v).map_err(|e| config_err(format!("affinity run request: {e}")))?;
+    let pattern = pattern_of(&req.pattern, req.spes, req.size)?;
+    let names: Vec<String> = match req.placements {
+        PlacementList::All(s) if s == "all" => crate::affinity::placement::named().map(String::from).chain(["default".to_string()]).collect(),
+        PlacementList::All(s) => s.split(',').map(|x| x.trim().to_string()).filter(|x| !x.is_empty()).collect(),
+        PlacementList::Names(v) => v,
+    };
+    let mut choices = Vec::new();
+    for n in &names {
+        choices.push(if n == "default" { Choice::Default } else { Choice::Fixed(n.to_lowercase(), Placement::named(n, req.spes)?) });
+    }
+    if let Some(text) = &req.placement_file {
+        choices.push(Choice::Fixed("file".into(), Placement::parse(text, req.spes)?));
+    }
+    if choices.is_empty() {
+        return Err(config_err("no placement to run: name at least one, or give a placement file"));
+    }
+    if req.trials == 0 || req.trials > 100 {
+        return Err(config_err(format!("--trials {} is not allowed: 1 to 100", req.trials)));
+    }
+    let reps = req.reps.unwrap_or(crate::affinity::REPS);
+    let out: Vec<_> = choices.iter().map(|c| run(&file, &pattern, c, req.spes, req.trials, reps, req.seed)).collect::<Result<_>>()?;
+    Ok(serde_json::to_string(&out).expect("serialises"))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AffinitySearchReq {
+    pattern: String,
+    #[serde(default = "eight")]
+    spes: usize,
+    #[serde(default)]
+    objective: Option<String>,
+    #[serde(default)]
+    size: Option<u32>,
+    #[serde(default)]
+    seed: u64,
+    #[serde(default = "forty")]
+    default_samples: usize,
+}
+
+fn forty() -> usize {
+    40
+}
+
+/// Search the placement that does best on a pattern (seed 001 §7's future work).
+pub fn affinity_search(request_json: &str) -> Result<String> {
+    use crate::affinity::search::{search, Objective};
+    let mut v: Value = parse(request_json, "affinity search")?;
+    let file = machine_of(&mut v)?;
+    let req: AffinitySearchReq = serde_json::from_value(v).map_err(|e| config_err(format!("affinity search request: {e}")))?;
+    let pattern = pattern_of(&req.pattern, req.spes, req.size)?;
+    let objective = match req.objective.as_deref() {
+        Some(o) => Objective::parse(o)?,
+        None if pattern.phases.len() > 1 => Objective::Latency,
+        None => Objective::MinBandwidth,
+    };
+    let r = search(&file, &pattern, req.spes, objective, req.seed, req.default_samples)?;
+    Ok(serde_json::to_string(&r).expect("serialises"))
+}
+
+/// The built-in patterns and named placements.
+pub fn affinity_catalog() -> Result<String> {
+    use crate::affinity::{pattern::CATALOG, placement::Placement};
+    let patterns: Vec<Value> = CATALOG
+        .iter()
+        .map(|(n, d, s)| json!({"name": n, "description": d, "phases": crate::affinity::pattern::build(n, 8, *s).map(|p| p.phases.len()).unwrap_or(0), "default_size_bytes": s}))
+        .collect();
+    let placements: Vec<Value> = crate::affinity::placement::named()
+        .map(|n| json!({"name": n, "mapping": Placement::named(n, 8).map(|p| p.rank_to_spe).unwrap_or_default()}))
+        .collect();
+    Ok(json!({"patterns": patterns, "placements": placements}).to_string())
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct ReproduceReq {
+    #[serde(default)]
+    quick: bool,
+}
+
+/// The seeds' findings as claims, each re-checked on the simulated blade.
+pub fn reproduce(request_json: &str) -> Result<String> {
+    let mut v: Value = parse(request_json, "reproduce")?;
+    let file = machine_of(&mut v)?;
+    let req: ReproduceReq = serde_json::from_value(v).map_err(|e| config_err(format!("reproduce request: {e}")))?;
+    let rows = crate::reproduce::run_all(&file, req.quick)?;
+    Ok(serde_json::to_string(&rows).expect("serialises"))
+}

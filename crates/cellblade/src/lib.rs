@@ -7,6 +7,8 @@
 //! calibrate.rs  published measurements re-run on the simulated blade
 //! bench.rs      simulator speed benchmark
 //! stats/        CellStats (seed 002 §3): the workloads behind `cellstats -f ...`
+//! affinity/     thread-to-SPE placements, patterns and the placement search (seed 001)
+//! reproduce.rs  the seeds' findings as claims, re-checked on the simulated blade
 //! blade.rs      building and running a blade with SPE and PPE programs
 //! spu.rs ppe.rs the programming interface, named after spu_mfcio.h and libspe2
 //! machine/      EIB, BIF, MIC, MFC, local stores, mailboxes, signals, atomics (machine files)
@@ -30,6 +32,7 @@
 //! assert!(report.simulated.as_ns() > 600.0);
 //! ```
 
+pub mod affinity;
 pub mod api;
 pub mod bench;
 pub mod blade;
@@ -37,6 +40,7 @@ pub mod calibrate;
 pub mod error;
 pub mod machine;
 pub mod ppe;
+pub mod reproduce;
 pub mod sim;
 pub mod spu;
 pub mod stats;

@@ -61,6 +61,8 @@ struct Eib {
     rings: Vec<Ring>,
     rr: usize,
     step_at: Option<Time>,
+    /// The direction a half-way stream took with its first packet, kept for the rest of it.
+    half_way_dir: [[Option<bool>; ELEMENTS_PER_CHIP]; ELEMENTS_PER_CHIP],
     command_free: Time,
     mic_free: Time,
 }
@@ -91,6 +93,7 @@ impl Bus {
                 .collect(),
             rr: 0,
             step_at: None,
+            half_way_dir: [[None; ELEMENTS_PER_CHIP]; ELEMENTS_PER_CHIP],
             command_free: Time::ZERO,
             mic_free: Time::ZERO,
         };
@@ -220,8 +223,15 @@ impl Bus {
                     next = next.min(eib.off_free[to]);
                     continue;
                 }
-                let rt = self.routes[e * ELEMENTS_PER_CHIP + to];
+                let mut rt = self.routes[e * ELEMENTS_PER_CHIP + to];
+                let half_way = rt.cw_ok && rt.ccw_ok;
+                if let Some(cw) = eib.half_way_dir[e][to] {
+                    (rt.cw_ok, rt.ccw_ok) = (cw, !cw);
+                }
                 let Some((ring, mask)) = pick_ring(&eib.rings, &rt, now, p, &mut next) else { continue };
+                if half_way {
+                    eib.half_way_dir[e][to] = Some(eib.rings[ring].clockwise);
+                }
                 let beats = t.bytes.div_ceil(p.beat_bytes) as u64;
                 let dur = Time(beats * p.bus_cycle.0);
                 eib.on_free[e] = now + dur;
@@ -259,9 +269,13 @@ impl Bus {
 
 /// The first ring that can take `rt` now; otherwise lowers `next` to when one might.
 fn pick_ring(rings: &[Ring], rt: &Route, now: Time, p: &Params, next: &mut Time) -> Option<(usize, u16)> {
-    // Half-way transfers try the emptier direction first.
-    let load = |cw: bool| rings.iter().filter(|r| r.clockwise == cw).map(|r| r.active.len()).sum::<usize>();
-    let dirs: [(bool, bool, u16); 2] = if rt.cw_ok && rt.ccw_ok && load(false) < load(true) {
+    // A half-way transfer tries first the direction where fewer transfers in flight cross its
+    // path, then the emptier one.
+    let cost = |cw: bool, mask: u16| {
+        let on = rings.iter().filter(|r| r.clockwise == cw);
+        (on.clone().flat_map(|r| &r.active).filter(|&&(_, m)| m & mask != 0).count(), on.map(|r| r.active.len()).sum::<usize>())
+    };
+    let dirs: [(bool, bool, u16); 2] = if rt.cw_ok && rt.ccw_ok && cost(false, rt.ccw_mask) < cost(true, rt.cw_mask) {
         [(false, rt.ccw_ok, rt.ccw_mask), (true, rt.cw_ok, rt.cw_mask)]
     } else {
         [(true, rt.cw_ok, rt.cw_mask), (false, rt.ccw_ok, rt.ccw_mask)]

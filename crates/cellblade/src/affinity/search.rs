@@ -1,0 +1,360 @@
+//! The seed's future work (§7): find the placement that does best on a pattern.
+//!
+//! One chip: exhaustive over the 8! placements, evaluating one placement per class of
+//! equivalent ones. Two placements are equivalent when a symmetry of the ring maps one onto
+//! the other, or a relabelling of ranks that leaves the pattern unchanged does.
+//! - Ring symmetries: of the 24 rotations and reflections of the 12-ramp ring, those that map
+//!   SPE ramps onto SPE ramps: the identity, the half turn (p -> p+6) and two reflections
+//!   (p -> 11-p, p -> 5-p). Each one is kept only if the simulator agrees: the placement and
+//!   its image must give the same value within 1% on a sample. The arbiter breaks ties by
+//!   direction and by ramp index, so a symmetry can fail; the result lists those that held.
+//! - Pattern automorphisms: relabellings of ranks that map every phase onto itself. The
+//!   directed ring pattern has 8 (its rotations). The seed's 7!/2 also counts its reflections,
+//!   which reverse every transfer; we do not assume a reversed pattern performs the same.
+//!
+//! Two chips: 16! is out of reach, so a hill climb over swaps of two ranks runs from EvenOdd
+//! and from random starts. Its result on one chip is tested against the exhaustive optimum.
+
+use std::collections::HashMap;
+use std::time::Instant;
+
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use serde::Serialize;
+
+use super::measure::measure;
+use super::pattern::Pattern;
+use super::placement::{check_spes, Placement};
+use super::scheduler::DefaultScheduler;
+use super::sample_stddev;
+use crate::error::{config_err, Result};
+use crate::machine::config::{MachineFile, Params};
+use crate::machine::topology::{Element, SPES_PER_CHIP};
+
+/// Operations per evaluation: enough to reach the steady state of a 64 KB pattern.
+const SEARCH_REPS: u32 = 3;
+/// Evaluations the two-chip hill climb may spend.
+const CLIMB_BUDGET: usize = 400;
+const RESTARTS: usize = 3;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Objective {
+    /// Maximise the minimum bandwidth over ranks.
+    MinBandwidth,
+    /// Minimise the time of one operation.
+    Latency,
+}
+
+impl Objective {
+    pub fn parse(s: &str) -> Result<Objective> {
+        match s {
+            "min_bandwidth" => Ok(Objective::MinBandwidth),
+            "latency" => Ok(Objective::Latency),
+            o => Err(config_err(format!("unknown objective '{o}': allowed min_bandwidth, latency"))),
+        }
+    }
+
+    /// Is value `a` better than `b`?
+    fn better(self, a: f64, b: f64) -> bool {
+        match self {
+            Objective::MinBandwidth => a > b,
+            Objective::Latency => a < b,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Scored {
+    pub placement: Vec<usize>,
+    pub value: f64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct DefaultStats {
+    pub mean: f64,
+    pub stddev: f64,
+    pub min: f64,
+    pub max: f64,
+    pub samples: usize,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SearchResult {
+    pub pattern: String,
+    pub spes: usize,
+    pub objective: String,
+    pub unit: String,
+    pub best: Scored,
+    pub worst: Scored,
+    pub evenodd: Scored,
+    pub default: DefaultStats,
+    pub evaluated: usize,
+    pub symmetries: Vec<String>,
+    pub method: String,
+    pub wall_s: f64,
+}
+
+struct Evaluator<'a> {
+    file: &'a MachineFile,
+    pattern: &'a Pattern,
+    objective: Objective,
+    cache: HashMap<Vec<usize>, f64>,
+}
+
+impl Evaluator<'_> {
+    fn value(&mut self, mapping: &[usize]) -> Result<f64> {
+        if let Some(v) = self.cache.get(mapping) {
+            return Ok(*v);
+        }
+        let m = measure(self.file, self.pattern, &Placement { rank_to_spe: mapping.to_vec() }, SEARCH_REPS, None)?;
+        let v = match self.objective {
+            Objective::MinBandwidth => m.min_gbps(),
+            Objective::Latency => m.op_ns / 1000.0,
+        };
+        self.cache.insert(mapping.to_vec(), v);
+        Ok(v)
+    }
+}
+
+/// Rotations and reflections of the ring that map SPE ramps onto SPE ramps, as maps of the
+/// physical ids of one chip.
+pub fn ring_symmetries(p: &Params) -> Vec<(String, [usize; 8])> {
+    let pos: Vec<usize> = (0..SPES_PER_CHIP).map(|s| p.ring_pos[Element::spe(s).index()]).collect();
+    let mut out = Vec::new();
+    for reflect in [false, true] {
+        for k in 0..12 {
+            let f = |x: usize| if reflect { (k + 12 - x) % 12 } else { (x + k) % 12 };
+            let image: Option<Vec<usize>> = pos.iter().map(|&x| pos.iter().position(|&y| y == f(x))).collect();
+            if let Some(img) = image {
+                let name = match (reflect, k) {
+                    (false, 0) => "identity".to_string(),
+                    (false, k) => format!("rotation p -> p+{k}"),
+                    (true, k) => format!("reflection p -> {k}-p"),
+                };
+                out.push((name, img.try_into().expect("8 SPEs")));
+            }
+        }
+    }
+    out
+}
+
+/// Relabellings of the ranks that leave every phase of the pattern unchanged.
+pub fn pattern_automorphisms(pattern: &Pattern, p: usize) -> Vec<Vec<usize>> {
+    let phases: Vec<Vec<_>> = pattern.phases.iter().map(|ph| sorted(ph.iter().map(|t| (t.dst, t.src, t.bytes)).collect())).collect();
+    permutations(p)
+        .filter(|s| phases.iter().zip(&pattern.phases).all(|(want, ph)| sorted(ph.iter().map(|t| (s[t.dst], s[t.src], t.bytes)).collect()) == *want))
+        .collect()
+}
+
+fn sorted<T: Ord>(mut v: Vec<T>) -> Vec<T> {
+    v.sort();
+    v
+}
+
+/// All permutations of 0..n in lexicographic order.
+fn permutations(n: usize) -> impl Iterator<Item = Vec<usize>> {
+    let mut next = Some((0..n).collect::<Vec<_>>());
+    std::iter::from_fn(move || {
+        let cur = next.take()?;
+        let mut a = cur.clone();
+        if let Some(i) = (0..n.saturating_sub(1)).rev().find(|&i| a[i] < a[i + 1]) {
+            let j = (i + 1..n).rev().find(|&j| a[j] > a[i]).expect("successor");
+            a.swap(i, j);
+            a[i + 1..].reverse();
+            next = Some(a);
+        }
+        Some(cur)
+    })
+}
+
+/// Index of a permutation of 0..n in lexicographic order (Lehmer code).
+fn perm_index(p: &[usize]) -> usize {
+    let n = p.len();
+    let mut idx = 0;
+    for i in 0..n {
+        let smaller = p[i + 1..].iter().filter(|&&x| x < p[i]).count();
+        idx = idx * (n - i) + smaller;
+    }
+    idx
+}
+
+pub fn search(file: &MachineFile, pattern: &Pattern, spes: usize, objective: Objective, seed: u64, default_samples: usize) -> Result<SearchResult> {
+    check_spes(spes)?;
+    let t0 = Instant::now();
+    let mut ev = Evaluator { file, pattern, objective, cache: HashMap::new() };
+    let (best, worst, symmetries, method) = if spes == 8 {
+        let (b, w, s) = exhaustive(&mut ev, seed)?;
+        (b, w, s, "exhaustive")
+    } else {
+        let (b, w) = climb(&mut ev, spes, seed)?;
+        (b, w, vec![], "heuristic")
+    };
+    let evenodd = Placement::named("evenodd", spes)?.rank_to_spe;
+    let evenodd = Scored { value: ev.value(&evenodd)?, placement: evenodd };
+    let mut sched = DefaultScheduler::new(seed, spes);
+    let mut samples = Vec::new();
+    for _ in 0..default_samples.max(1) {
+        samples.push(ev.value(&sched.next_placement().rank_to_spe)?);
+    }
+    let evaluated = ev.cache.len();
+    Ok(SearchResult {
+        pattern: pattern.name.clone(),
+        spes,
+        objective: match objective {
+            Objective::MinBandwidth => "min_bandwidth".into(),
+            Objective::Latency => "latency".into(),
+        },
+        unit: match objective {
+            Objective::MinBandwidth => "GB/s".into(),
+            Objective::Latency => "us".into(),
+        },
+        best,
+        worst,
+        evenodd,
+        default: DefaultStats {
+            mean: samples.iter().sum::<f64>() / samples.len() as f64,
+            stddev: sample_stddev(&samples),
+            min: samples.iter().copied().fold(f64::INFINITY, f64::min),
+            max: samples.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+            samples: samples.len(),
+        },
+        evaluated,
+        symmetries,
+        method: method.into(),
+        wall_s: t0.elapsed().as_secs_f64(),
+    })
+}
+
+fn apply(h: &[usize; 8], sigma: &[usize], p: &[usize]) -> Vec<usize> {
+    (0..p.len()).map(|r| h[p[sigma[r]]]).collect()
+}
+
+/// The ring symmetries the simulator confirms for this pattern (within 1% on a sample).
+fn confirmed_symmetries(ev: &mut Evaluator, seed: u64) -> Result<Vec<(String, [usize; 8])>> {
+    let params = Params::resolve(ev.file);
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let samples: Vec<Vec<usize>> = (0..4)
+        .map(|_| {
+            let mut v: Vec<usize> = (0..8).collect();
+            v.shuffle(&mut rng);
+            v
+        })
+        .collect();
+    let ident: Vec<usize> = (0..8).collect();
+    let mut kept = Vec::new();
+    for (name, h) in ring_symmetries(&params) {
+        let mut holds = true;
+        for s in &samples {
+            let (a, b) = (ev.value(s)?, ev.value(&apply(&h, &ident, s))?);
+            if (a - b).abs() > 0.01 * a.abs().max(1e-9) {
+                holds = false;
+            }
+        }
+        if holds {
+            kept.push((name, h));
+        }
+    }
+    Ok(kept)
+}
+
+fn exhaustive(ev: &mut Evaluator, seed: u64) -> Result<(Scored, Scored, Vec<String>)> {
+    let syms = confirmed_symmetries(ev, seed)?;
+    let autos = pattern_automorphisms(ev.pattern, 8);
+    let mut seen = vec![false; 40320];
+    let mut best: Option<Scored> = None;
+    let mut worst: Option<Scored> = None;
+    for p in permutations(8) {
+        if seen[perm_index(&p)] {
+            continue;
+        }
+        for (_, h) in &syms {
+            for s in &autos {
+                seen[perm_index(&apply(h, s, &p))] = true;
+            }
+        }
+        let v = ev.value(&p)?;
+        if best.as_ref().is_none_or(|b| ev.objective.better(v, b.value)) {
+            best = Some(Scored { placement: p.clone(), value: v });
+        }
+        if worst.as_ref().is_none_or(|w| ev.objective.better(w.value, v)) {
+            worst = Some(Scored { placement: p.clone(), value: v });
+        }
+    }
+    let mut names: Vec<String> = syms.into_iter().map(|(n, _)| n).collect();
+    names.push(format!("{} rank relabellings that leave the pattern unchanged", autos.len()));
+    Ok((best.expect("8! > 0"), worst.expect("8! > 0"), names))
+}
+
+/// Hill climbing over swaps of two ranks from EvenOdd and random starts.
+fn climb(ev: &mut Evaluator, spes: usize, seed: u64) -> Result<(Scored, Scored)> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut starts = vec![Placement::named("evenodd", spes)?.rank_to_spe];
+    for _ in 1..RESTARTS {
+        let mut v: Vec<usize> = (0..spes).collect();
+        v.shuffle(&mut rng);
+        starts.push(v);
+    }
+    let budget_each = CLIMB_BUDGET / RESTARTS;
+    let mut best: Option<Scored> = None;
+    let mut worst: Option<Scored> = None;
+    for start in starts {
+        let mut cur = Scored { value: ev.value(&start)?, placement: start };
+        let mut spent = 1;
+        'climb: while spent < budget_each {
+            let mut swaps: Vec<(usize, usize)> = (0..spes).flat_map(|a| (a + 1..spes).map(move |b| (a, b))).collect();
+            swaps.shuffle(&mut rng);
+            for (a, b) in swaps {
+                let mut cand = cur.placement.clone();
+                cand.swap(a, b);
+                let v = ev.value(&cand)?;
+                spent += 1;
+                if worst.as_ref().is_none_or(|w| ev.objective.better(w.value, v)) {
+                    worst = Some(Scored { placement: cand.clone(), value: v });
+                }
+                if ev.objective.better(v, cur.value) {
+                    cur = Scored { placement: cand, value: v };
+                    continue 'climb;
+                }
+                if spent >= budget_each {
+                    break 'climb;
+                }
+            }
+            break; // a local optimum: no swap improves
+        }
+        if best.as_ref().is_none_or(|b| ev.objective.better(cur.value, b.value)) {
+            best = Some(cur);
+        }
+    }
+    let best = best.ok_or_else(|| config_err("no placement evaluated"))?;
+    let worst = worst.unwrap_or_else(|| best.clone());
+    Ok((best, worst))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::affinity::pattern::build;
+    use crate::machine::config::{load, preset_text};
+
+    #[test]
+    fn permutation_indexing_is_a_bijection() {
+        let all: Vec<_> = permutations(5).collect();
+        assert_eq!(all.len(), 120);
+        for (i, p) in all.iter().enumerate() {
+            assert_eq!(perm_index(p), i);
+        }
+    }
+
+    #[test]
+    fn ring_symmetries_and_ring_pattern_automorphisms() {
+        let file = load(preset_text("qs20").unwrap(), &[]).unwrap();
+        let syms = ring_symmetries(&Params::resolve(&file));
+        let names: Vec<&str> = syms.iter().map(|s| s.0.as_str()).collect();
+        assert_eq!(names, vec!["identity", "rotation p -> p+6", "reflection p -> 5-p", "reflection p -> 11-p"]);
+        // The directed ring pattern r <- r-1 is kept by its 8 rotations; a reflection reverses it.
+        assert_eq!(pattern_automorphisms(&build("ring", 8, 64).unwrap(), 8).len(), 8);
+        // rd1 (pairs exchanging) is kept by 2^4 swaps within pairs times 4! orders of the pairs.
+        assert_eq!(pattern_automorphisms(&build("rd1", 8, 64).unwrap(), 8).len(), 384);
+    }
+}
