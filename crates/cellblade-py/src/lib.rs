@@ -78,12 +78,36 @@ fn bench(py: Python<'_>, request_json: &str) -> PyResult<String> {
     py.detach(|| api::bench(request_json)).map_err(to_py)
 }
 
+/// Runs a communication pattern under thread-to-SPE placements; request and answer are JSON.
+#[pyfunction]
+fn affinity_run(py: Python<'_>, request_json: &str) -> PyResult<String> {
+    py.detach(|| api::affinity_run(request_json)).map_err(to_py)
+}
+
+/// Searches the best and worst placements for a pattern; request and answer are JSON.
+#[pyfunction]
+fn affinity_search(py: Python<'_>, request_json: &str) -> PyResult<String> {
+    py.detach(|| api::affinity_search(request_json)).map_err(to_py)
+}
+
+/// The built-in communication patterns and named placements, as JSON.
+#[pyfunction]
+fn affinity_catalog() -> PyResult<String> {
+    api::affinity_catalog().map_err(to_py)
+}
+
+/// Re-checks the seeds' published claims on the simulated blade; request and answer are JSON.
+#[pyfunction]
+fn reproduce(py: Python<'_>, request_json: &str) -> PyResult<String> {
+    py.detach(|| api::reproduce(request_json)).map_err(to_py)
+}
+
 #[pymodule]
 mod _core {
     #[pymodule_export]
     use super::{
-        bench, calibrate, preset_toml, run_stats, CellbladeError, ConfigError, DeadlockError,
-        ProgramError,
+        affinity_catalog, affinity_run, affinity_search, bench, calibrate, preset_toml, reproduce,
+        run_stats, CellbladeError, ConfigError, DeadlockError, ProgramError,
     };
     #[pymodule_export]
     use super::programs::{PpeHandle, ProgramBlade, PyOp, SpuHandle};

@@ -3,6 +3,8 @@
 
 use serde::Serialize;
 
+use crate::affinity::pattern::build;
+use crate::affinity::search::{search, Objective};
 use crate::blade::Blade;
 use crate::error::Result;
 use crate::machine::config::{load, preset_text};
@@ -18,10 +20,19 @@ pub struct Workload {
     pub events: u64,
 }
 
+/// The exhaustive one-chip placement search (seed 001's future work), timed.
+#[derive(Debug, Clone, Serialize)]
+pub struct SearchBench {
+    pub pattern: String,
+    pub evaluated: usize,
+    pub wall_s: f64,
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct BenchResult {
     pub packets_per_second: f64,
     pub workloads: Vec<Workload>,
+    pub affinity_search: SearchBench,
 }
 
 fn measure(name: String, blade: Blade) -> Result<Workload> {
@@ -66,5 +77,10 @@ pub fn run(quick: bool) -> Result<BenchResult> {
     let workloads = vec![w1, w2];
     let packets: u64 = workloads.iter().map(|w| w.packets).sum();
     let wall: f64 = workloads.iter().map(|w| w.wall_s).sum();
-    Ok(BenchResult { packets_per_second: packets as f64 / wall.max(1e-9), workloads })
+    // The ring pattern has the fewest symmetries of the Table 2 patterns: the longest search.
+    let name = if quick { "rd1" } else { "ring" };
+    let file = load(preset_text("qs20")?, &[])?;
+    let s = search(&file, &build(name, 8, 65536)?, 8, Objective::MinBandwidth, 0, 1)?;
+    let affinity_search = SearchBench { pattern: name.into(), evaluated: s.evaluated, wall_s: s.wall_s };
+    Ok(BenchResult { packets_per_second: packets as f64 / wall.max(1e-9), workloads, affinity_search })
 }

@@ -358,3 +358,48 @@ mod tests {
         assert_eq!(pattern_automorphisms(&build("rd1", 8, 64).unwrap(), 8).len(), 384);
     }
 }
+
+#[cfg(test)]
+mod search_tests {
+    use super::*;
+    use crate::affinity::pattern::build;
+    use crate::machine::config::{load, preset_text};
+
+    fn file() -> MachineFile {
+        load(preset_text("qs20").unwrap(), &[]).unwrap()
+    }
+
+    #[test]
+    fn the_hill_climb_finds_the_exhaustive_optimum_on_one_chip() {
+        let f = file();
+        for name in ["rd1", "bruck2"] {
+            let pattern = build(name, 8, 65536).unwrap();
+            let exact = search(&f, &pattern, 8, Objective::MinBandwidth, 3, 4).unwrap();
+            let mut ev = Evaluator { file: &f, pattern: &pattern, objective: Objective::MinBandwidth, cache: HashMap::new() };
+            let (best, _) = climb(&mut ev, 8, 3).unwrap();
+            assert!(best.value >= 0.95 * exact.best.value, "{name}: climb {} vs exhaustive {}", best.value, exact.best.value);
+            assert!(exact.best.value >= exact.evenodd.value && exact.worst.value <= exact.default.min, "{name}: {exact:?}");
+        }
+    }
+
+    #[test]
+    fn confirmed_symmetries_give_equal_values() {
+        let f = file();
+        let pattern = build("rd1", 8, 65536).unwrap();
+        let mut ev = Evaluator { file: &f, pattern: &pattern, objective: Objective::MinBandwidth, cache: HashMap::new() };
+        let ident: Vec<usize> = (0..8).collect();
+        let p = vec![3, 1, 4, 0, 5, 2, 6, 7];
+        for (name, h) in confirmed_symmetries(&mut ev, 11).unwrap() {
+            let (a, b) = (ev.value(&p).unwrap(), ev.value(&apply(&h, &ident, &p)).unwrap());
+            assert!((a - b).abs() <= 0.01 * a, "{name}: {a} vs {b}");
+        }
+    }
+
+    #[test]
+    fn two_chips_use_the_heuristic() {
+        let r = search(&file(), &build("rd1", 16, 16384).unwrap(), 16, Objective::MinBandwidth, 1, 3).unwrap();
+        assert_eq!(r.method, "heuristic");
+        assert_eq!(r.best.placement.len(), 16);
+        assert!(r.best.value >= r.evenodd.value);
+    }
+}
