@@ -16,7 +16,7 @@ INSTALLED := $(VENV)/.installed
 help: ## list the targets
 	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-6s %s\n", $$1, $$2}'
 
-demo: $(INSTALLED) ## build, then print the calibration report (simulated against published)
+demo: $(INSTALLED) ## build, then print the calibration report and the reproduced seed findings
 	$(BIN)/cellblade demo
 
 test: $(INSTALLED) ## build, then run the Rust tests and the Python tests

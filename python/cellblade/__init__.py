@@ -6,6 +6,8 @@ builds JSON requests, calls the core and returns plain Python data::
     import cellblade
     result = cellblade.run_stats("dmaget", spes=8, size=16384)
     print(result["aggregate_bandwidth_gbps"])
+    rows = cellblade.affinity_run("rd1", ["identity", "evenodd", "default"])
+    print([(row["placement"], row["min_bandwidth_gbps"]) for row in rows])
 
 ``machine`` is a preset name ("qs20", "qs22") or the path of a machine file (a
 ``pathlib.Path``, or a string ending in ".toml"); ``overrides`` are machine-file values to
@@ -32,9 +34,14 @@ __all__ = [
     "ConfigError",
     "DeadlockError",
     "ProgramError",
+    "affinity_catalog",
+    "affinity_run",
+    "affinity_search",
     "bench",
     "calibrate",
     "preset",
+    "reproduce",
+    "resolved_machine",
     "run_stats",
 ]
 
@@ -99,6 +106,81 @@ def calibrate(machine: Machine = "qs20", overrides: Overrides = ()) -> list[dict
     return _call(_core.calibrate, {}, machine, overrides)
 
 
+def affinity_catalog() -> dict[str, list[dict[str, Any]]]:
+    """Seed 001's communication patterns (name, description, phases, default_size_bytes) and
+    named placements (name, mapping: the physical SPE of each rank)."""
+    return json.loads(_core.affinity_catalog())
+
+
+def affinity_run(
+    pattern: str,
+    placements: str | Iterable[str] = "all",
+    *,
+    spes: int = 8,
+    size: int | None = None,
+    trials: int = 8,
+    seed: int = 0,
+    placement_file: str | os.PathLike | None = None,
+    machine: Machine = "qs20",
+    overrides: Overrides = (),
+) -> list[dict[str, Any]]:
+    """Runs communication pattern `pattern` under each placement (seed 001 section 5): one dict
+    per placement, with its minimum bandwidth over ranks averaged over ``trials``.
+
+    ``placements`` is "all" (the named placements and the default scheduler) or names from
+    ``affinity_catalog()`` and "default"; ``placement_file`` is the path of a placement file
+    (the seed's initialization file: ``#`` comments, then one line of physical SPE ids in rank
+    order, or lines of ``rank spe``), run after them. ``size`` is the largest message in bytes.
+    """
+    request = {
+        "pattern": pattern,
+        "placements": placements if isinstance(placements, str) else list(placements),
+        "placement_file": None if placement_file is None else _read(placement_file),
+        "spes": spes,
+        "size": size,
+        "trials": trials,
+        "seed": seed,
+    }
+    return _call(_core.affinity_run, request, machine, overrides)
+
+
+def affinity_search(
+    pattern: str,
+    *,
+    spes: int = 8,
+    objective: str | None = None,
+    size: int | None = None,
+    seed: int = 0,
+    default_samples: int | None = None,
+    machine: Machine = "qs20",
+    overrides: Overrides = (),
+) -> dict[str, Any]:
+    """Searches the placements of `pattern` for the best and the worst under ``objective``
+    ("min_bandwidth" or "latency"), beside EvenOdd and ``default_samples`` draws of the default
+    scheduler."""
+    request = {
+        "pattern": pattern,
+        "spes": spes,
+        "objective": objective,
+        "size": size,
+        "seed": seed,
+        "default_samples": default_samples,
+    }
+    return _call(_core.affinity_search, request, machine, overrides)
+
+
+def reproduce(
+    quick: bool = False, machine: Machine = "qs20", overrides: Overrides = ()
+) -> list[dict[str, Any]]:
+    """The papers' findings re-checked on the simulated blade: one dict per claim."""
+    return _call(_core.reproduce, {"quick": quick}, machine, overrides)
+
+
+def resolved_machine(machine: Machine = "qs20", overrides: Overrides = ()) -> str:
+    """The machine file a run with these arguments uses, overrides applied, as TOML."""
+    return _core.resolved_machine(json.dumps({"machine": _machine(machine), "set": _overrides(overrides)}))
+
+
 def bench(quick: bool = False) -> dict[str, Any]:
     """The simulator's own speed (packets per second) over fixed workloads."""
     return json.loads(_core.bench(json.dumps({"quick": quick})))
@@ -113,8 +195,12 @@ def _call(function, request: dict[str, Any], machine: Machine, overrides: Overri
 
 def _machine(machine: Machine) -> dict[str, str]:
     if isinstance(machine, os.PathLike) or str(machine).endswith(".toml"):
-        return {"toml": Path(machine).read_text(encoding="utf-8")}
+        return {"toml": _read(machine)}
     return {"preset": str(machine)}
+
+
+def _read(path: str | os.PathLike) -> str:
+    return Path(path).read_text(encoding="utf-8")
 
 
 def _overrides(overrides: Overrides) -> list[str]:

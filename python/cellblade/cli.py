@@ -2,7 +2,9 @@
 
     cellstats -f dmaget -n 8 -b 16k             CellStats, flags as in seed 002 section 3
     cellblade stats -f mailbox -n 2 -s -c 1     the same, as a subcommand
-    cellblade calibrate | bench | demo
+    cellblade affinity run --pattern ring       placements of thread ranks on SPEs (seed 001)
+    cellblade affinity search | list
+    cellblade calibrate | reproduce | bench | demo
 
 Bad input prints one line, `<program>: error: ...`, and exits with 2 for bad usage or 1 when
 the simulator refuses the run; set CELLBLADE_BACKTRACE=1 to get the Python traceback as well.
@@ -20,9 +22,10 @@ from pathlib import Path
 from typing import Any
 
 import cellblade
-from cellblade import sweep, units
+from cellblade import affinity, sweep, units
 
 MAX_SPES = 16  # two cells of eight SPEs
+AFFINITY_SPES = (8, 16)  # one chip, or both with the same placement on each
 FUNCTIONS = (
     "mkthread, mailbox, signal, dmaget, dmaput, dmalistget, dmalistput, "
     "fetchadd, fetchsub, fetchinc, fetchdec or fetchset"
@@ -46,14 +49,18 @@ def main(argv: list[str] | None = None) -> int:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     stats = commands.add_parser("stats", help="run CellStats (as the cellstats command)")
     _add_stats_args(stats)
+    _add_affinity_args(commands)
     for name, handler, text in (
         ("calibrate", _calibrate, "simulated against published values"),
-        ("demo", _demo, "the calibration report (what `make demo` shows)"),
+        ("reproduce", _reproduce, "the papers' findings re-checked on the simulated blade"),
+        ("demo", _demo, "calibrate, then reproduce --quick (what `make demo` shows)"),
     ):
         command = commands.add_parser(name, help=text, description=text)
         _add_machine_args(command)
-        if name == "calibrate":
+        if name != "demo":
             command.add_argument("--json", action="store_true", help="print the list as JSON")
+        if name == "reproduce":
+            command.add_argument("--quick", action="store_true", help="fewer trials")
         command.set_defaults(handler=handler, json=False)
     bench = commands.add_parser("bench", help="the simulator's own speed")
     bench.add_argument("--json", action="store_true", help="print the result as JSON")
@@ -158,6 +165,53 @@ def _add_stats_args(parser: argparse.ArgumentParser) -> None:
                         "shared or private buffers; writes sweep.csv, sweep.json and sweep.png "
                         "into --out (default: out/stats-FUNCTION)")
     parser.set_defaults(handler=_stats)
+
+
+def _placement_names(text: str) -> str | list[str]:
+    names = [name.strip() for name in text.split(",") if name.strip()]
+    if not names:
+        raise argparse.ArgumentTypeError(f"invalid value {text!r}: expected all or NAME,NAME,...")
+    return "all" if names == ["all"] else names
+
+
+def _add_affinity_args(commands) -> None:
+    """`cellblade affinity run | search | list`: thread-to-SPE placements (seed 001)."""
+    parent = commands.add_parser("affinity", help="thread-to-SPE placements (seed 001)",
+                                 description=_add_affinity_args.__doc__)
+    actions = parent.add_subparsers(dest="action", required=True, metavar="ACTION")
+    run = actions.add_parser("run", help="a pattern under each placement",
+                             description="Runs a communication pattern under each placement; "
+                             "prints a table and writes affinity-PATTERN.csv, .json and .png.")
+    search = actions.add_parser("search", help="the best and worst placements of a pattern",
+                                description="Searches the placements of a pattern for the best "
+                                "and the worst, beside EvenOdd and the default scheduler.")
+    for command in (run, search):
+        command.add_argument("--pattern", required=True, metavar="PATTERN",
+                             help="a pattern of `cellblade affinity list`")
+        command.add_argument("--spes", type=int, choices=AFFINITY_SPES, default=8,
+                             help="8 (one chip) or 16 (both chips) (default: 8)")
+        command.add_argument("--size", type=_size, metavar="SIZE",
+                             help="largest message in bytes, k=1024 (default: the pattern's)")
+        command.add_argument("--seed", type=int, default=0, help="seed for anything random")
+        _add_machine_args(command)
+        command.add_argument("--json", action="store_true", help="print only the result as JSON")
+    run.add_argument("--placements", type=_placement_names, default="all", metavar="all|NAME,...",
+                     help="named placements and 'default' (the scheduler's), comma-separated "
+                     "(default: all)")
+    run.add_argument("--placement-file", type=Path, metavar="FILE",
+                     help="also run the placement in FILE: '#' comments, then one line of "
+                     "physical SPE ids in rank order, or lines 'rank spe'")
+    run.add_argument("--trials", type=_count, default=8, metavar="N",
+                     help="trials per placement (default: 8)")
+    run.add_argument("--out", type=Path, metavar="DIR",
+                     help="directory of the files (default: out/affinity-PATTERN)")
+    run.set_defaults(handler=_affinity_run)
+    search.add_argument("--objective", choices=("min_bandwidth", "latency"),
+                        help="what to optimise (default: latency for patterns of several "
+                        "phases, else min_bandwidth)")
+    search.set_defaults(handler=_affinity_search)
+    listing = actions.add_parser("list", help="the patterns and the named placements")
+    listing.set_defaults(handler=_affinity_list)
 
 
 def _add_machine_args(parser: argparse.ArgumentParser) -> None:
@@ -268,9 +322,104 @@ def _calibrate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _affinity_run(args: argparse.Namespace) -> int:
+    parameters = {
+        "pattern": args.pattern,
+        "placements": args.placements,
+        "spes": args.spes,
+        "size": args.size,
+        "trials": args.trials,
+        "seed": args.seed,
+        "placement_file": args.placement_file,
+        **_machine(args),
+    }
+    results = cellblade.affinity_run(**parameters)
+    title = affinity.title(args.pattern, args.size, args.spes, args.trials)
+    out = args.out or Path("out") / f"affinity-{args.pattern}"
+    paths = affinity.write(results, parameters, out, title=title)
+    machine_file = out / "machine.toml"
+    machine_file.write_text(cellblade.resolved_machine(**_machine(args)), encoding="utf-8")
+    paths.append(machine_file)
+    if args.json:
+        print(json.dumps(results))
+        return 0
+    best = max(r["min_bandwidth_gbps"] for r in results)
+    rows = [
+        (
+            r["placement"],
+            affinity.mapping_text(r["mapping"]),
+            f"{r['min_bandwidth_gbps']:.2f}",
+            f"{r['mean_bandwidth_gbps']:.2f}",
+            f"{r['stddev_gbps']:.2f}",
+            f"{r['latency_us']:.2f}",
+            "best" if r["min_bandwidth_gbps"] == best else "",
+        )
+        for r in results
+    ]
+    print(title)
+    header = ("placement", "mapping", "min GB/s", "mean GB/s", "stddev", "latency us", "")
+    print(_table(header, rows, right={2, 3, 4, 5}))
+    print("(min: the slowest SPE's bandwidth, mean over trials; stddev: over trials)")
+    print("\n".join(f"wrote {path}" for path in paths))
+    return 0
+
+
+def _affinity_search(args: argparse.Namespace) -> int:
+    result = cellblade.affinity_search(
+        args.pattern, spes=args.spes, objective=args.objective, size=args.size, seed=args.seed,
+        **_machine(args),
+    )
+    if args.json:
+        print(json.dumps(result))
+        return 0
+    unit = result.get("unit", "")
+    objective = result.get("objective", args.objective)
+    print(f"{result['pattern']} on {result['spes']} SPEs, objective {objective}, "
+          f"{result['method']} search")
+    rows = [
+        (name, affinity.mapping_text(result[name]["placement"]),
+         f"{result[name]['value']:.2f} {unit}")
+        for name in ("best", "worst", "evenodd")
+    ]
+    default = result["default"]
+    rows.append(("default", f"{default['samples']} samples",
+                 f"{default['mean']:.2f} {unit} (stddev {default['stddev']:.2f}, "
+                 f"min {default['min']:.2f}, max {default['max']:.2f})"))
+    print(_table(("", "placement", "value"), rows, right=set()))
+    print(f"evaluated {result['evaluated']} placements in {result['wall_s']:.2f} s; "
+          f"symmetries: {', '.join(result['symmetries']) or 'none'}")
+    return 0
+
+
+def _affinity_list(args: argparse.Namespace) -> int:
+    catalog = cellblade.affinity_catalog()
+    rows = [
+        (p["name"], str(p["phases"]), units.format_size(p["default_size_bytes"]), p["description"])
+        for p in catalog["patterns"]
+    ]
+    print(_table(("pattern", "phases", "size", "description"), rows, right={1, 2}))
+    print()
+    rows = [(p["name"], affinity.mapping_text(p["mapping"])) for p in catalog["placements"]]
+    rows.append(("default", "the scheduler's choice, new in every trial"))
+    print(_table(("placement", "physical SPE of rank 0, 1, ..."), rows, right=set()))
+    return 0
+
+
+def _reproduce(args: argparse.Namespace) -> int:
+    claims = cellblade.reproduce(quick=args.quick, **_machine(args))
+    if args.json:
+        print(json.dumps(claims))
+    else:
+        _print_claims(claims)
+    return 0
+
+
 def _demo(args: argparse.Namespace) -> int:
     print("cellblade demo: the simulated blade against the values the papers measured\n")
-    return _calibrate(args)
+    _calibrate(args)
+    print("\nthe papers' findings, re-checked (cellblade reproduce --quick)\n")
+    _print_claims(cellblade.reproduce(quick=True, **_machine(args)))
+    return 0
 
 
 def _bench(args: argparse.Namespace) -> int:
@@ -303,6 +452,17 @@ def _print_stats(summary: dict[str, Any]) -> None:
     sim = summary["sim"]
     print(f"sim: simulated {sim['simulated_ns'] / 1000:.1f} us, {sim['events']} events, "
           f"{sim['events_per_second']:.3g} events/s, wall {sim['wall_s']:.3f} s")
+
+
+def _print_claims(claims: list[dict[str, Any]]) -> None:
+    check = _check_mark()
+    rows = [
+        (c["claim"], c["source"], c["published"], c["simulated"], check if c["holds"] else "no",
+         c["note"])
+        for c in claims
+    ]
+    print(_table(("claim", "source", "published", "simulated", "holds", "note"), rows, right=set()))
+    print(f"{len(claims)} claims, {sum(map(_holds, claims))} hold")
 
 
 def _gbps(value: float | None) -> str:

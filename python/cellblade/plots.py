@@ -1,6 +1,7 @@
-"""PNG figures shaped like seed 002's: latency and bandwidth against size, one line per SPE
-count, on a log2 x axis labelled in bytes. Uses matplotlib's Agg renderer through a bare
-`Figure`, so no global pyplot state or display is involved."""
+"""PNG figures shaped like the seeds': seed 002's latency and bandwidth against size, one line
+per SPE count, on a log2 x axis labelled in bytes; seed 001's bars of minimum bandwidth, one per
+placement (figures 5-8). Uses matplotlib's Agg renderer through a bare `Figure`, so no global
+pyplot state or display is involved."""
 
 from __future__ import annotations
 
@@ -33,4 +34,20 @@ def sweep_figure(rows: list[dict[str, Any]], path: Path, *, title: str, xlabel: 
     latency.set_ylabel("latency (ns)")
     bandwidth.set_ylabel("aggregate bandwidth (GB/s)")
     figure.suptitle(title)
+    figure.savefig(path, dpi=120)
+
+
+def placement_figure(results: list[dict[str, Any]], path: Path, *, title: str) -> None:
+    """One bar per placement: minimum bandwidth over SPEs, mean over trials, with the standard
+    deviation over trials as error bars; saved as PNG at `path`."""
+    figure = Figure(figsize=(max(4.0, 1.1 * len(results)), 4.5), layout="constrained")
+    axes = figure.subplots()
+    names = [r["placement"] for r in results]
+    axes.bar(names, [r["min_bandwidth_gbps"] for r in results],
+             yerr=[r["stddev_gbps"] for r in results], capsize=4, color="tab:blue")
+    axes.set_xlabel("placement")
+    axes.set_ylabel("bandwidth (GB/s)")
+    axes.set_ylim(bottom=0)
+    axes.grid(True, axis="y", alpha=0.3)
+    axes.set_title(title)
     figure.savefig(path, dpi=120)

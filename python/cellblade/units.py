@@ -7,7 +7,7 @@ while ``-b 1k`` is a 1024-byte buffer and ``-t 2k`` a 2048-byte stride. So:
 - sizes (bytes: ``-b``, ``-t``): k = 1024, m = 1024**2;
 - counts (``-i``, ``-w``, ``-l``): k = 1000, m = 1000**2.
 
-Either case is accepted ("16K" == "16k").
+Either case is accepted ("16K" == "16k"). ``format_size`` writes sizes back for titles.
 """
 
 from __future__ import annotations
@@ -36,3 +36,11 @@ def _parse(text: str, multipliers: dict[str, int], allowed: str) -> int:
     if match is None:
         raise ValueError(f"invalid value {text!r}: expected {allowed}")
     return int(match[1]) * multipliers[match[2].lower()]
+
+
+def format_size(size: int) -> str:
+    """Bytes for a reader: 65536 -> "64 KiB", 1048576 -> "1 MiB", 100 -> "100 B"."""
+    for unit, factor in (("MiB", 1024**2), ("KiB", 1024)):
+        if size >= factor and size % factor == 0:
+            return f"{size // factor} {unit}"
+    return f"{size} B"

@@ -96,6 +96,12 @@ fn affinity_catalog() -> PyResult<String> {
     api::affinity_catalog().map_err(to_py)
 }
 
+/// The resolved machine file (preset or file plus overrides) as TOML; request is JSON.
+#[pyfunction]
+fn resolved_machine(request_json: &str) -> PyResult<String> {
+    api::resolved_machine(request_json).map_err(to_py)
+}
+
 /// Re-checks the seeds' published claims on the simulated blade; request and answer are JSON.
 #[pyfunction]
 fn reproduce(py: Python<'_>, request_json: &str) -> PyResult<String> {
@@ -107,7 +113,7 @@ mod _core {
     #[pymodule_export]
     use super::{
         affinity_catalog, affinity_run, affinity_search, bench, calibrate, preset_toml, reproduce,
-        run_stats, CellbladeError, ConfigError, DeadlockError, ProgramError,
+        resolved_machine, run_stats, CellbladeError, ConfigError, DeadlockError, ProgramError,
     };
     #[pymodule_export]
     use super::programs::{PpeHandle, ProgramBlade, PyOp, SpuHandle};

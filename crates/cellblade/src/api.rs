@@ -234,3 +234,10 @@ pub fn reproduce(request_json: &str) -> Result<String> {
     let rows = crate::reproduce::run_all(&file, req.quick)?;
     Ok(serde_json::to_string(&rows).expect("serialises"))
 }
+
+/// The resolved machine file (preset or file, with overrides applied) as TOML: saved beside
+/// every result so it can be traced to its configuration.
+pub fn resolved_machine(request_json: &str) -> Result<String> {
+    let mut v: Value = parse(request_json, "machine")?;
+    Ok(machine_of(&mut v)?.to_toml())
+}
