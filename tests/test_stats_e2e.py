@@ -90,3 +90,13 @@ def test_sweep_writes_table_data_and_figure(tmp_path):
     assert len(json.loads((tmp_path / "sweep.json").read_text())["rows"]) == 55
     assert (tmp_path / "sweep.png").read_bytes()[:4] == b"\x89PNG"
     assert tomllib.loads((tmp_path / "machine.toml").read_text())
+
+
+def test_a_placement_puts_thread_ranks_on_its_spes():
+    done = run_cli("stats", "-f", "dmaget", "-N", "4", "-b", "4k", "-i", "5", "--placement",
+                   "evenodd", "--json")
+    assert done.returncode == 0, done.stderr
+    assert [spe["spe"] for spe in json.loads(done.stdout)["per_spe"]] == [0, 2, 4, 6]
+    done = run_cli("stats", "-f", "dmaget", "-n", "2", "--placement", "zigzag")
+    assert done.returncode == 1
+    assert "unknown placement 'zigzag'" in done.stderr

@@ -73,6 +73,8 @@ def run_stats(
     syscall: bool = False,
     trace: bool = False,
     seed: int | None = None,
+    placement: str | None = None,
+    placement_file: str | os.PathLike | None = None,
     machine: Machine = "qs20",
     overrides: Overrides = (),
 ) -> dict[str, Any]:
@@ -80,7 +82,8 @@ def run_stats(
 
     ``shared`` picks one buffer for all SPEs (CellStats -n) or one each (-N); ``spe_target``
     is -s (the peer is an SPE, or the buffer is in SPE 0's local store); ``syscall`` makes the
-    PPE use the library call instead of a direct MMIO write for mailboxes and signals.
+    PPE use the library call instead of a direct MMIO write for mailboxes and signals;
+    ``placement`` (a name) or ``placement_file`` puts thread rank i on the placement's SPE.
     """
     request = {
         "function": function,
@@ -97,6 +100,8 @@ def run_stats(
         "syscall": syscall,
         "trace": trace,
         "seed": seed,
+        "placement": placement,
+        "placement_file": None if placement_file is None else _read(placement_file),
     }
     return _call(_core.run_stats, request, machine, overrides)
 

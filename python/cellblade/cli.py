@@ -153,6 +153,11 @@ def _add_stats_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--syscall", action="store_true",
                         help="the PPE uses the library call, not a direct MMIO write")
     parser.add_argument("--seed", type=int, help="seed for anything random")
+    parser.add_argument("--placement", metavar="NAME",
+                        help="run thread rank i on the SPE a named placement gives it "
+                        "(identity, ring, overlap, evenodd, leap2; seed 001)")
+    parser.add_argument("--placement-file", type=Path, metavar="FILE",
+                        help="the same, from a placement file")
     _add_machine_args(parser)
     output = parser.add_argument_group("output")
     output.add_argument("--json", action="store_true", help="print one JSON object")
@@ -242,6 +247,8 @@ def _stats_parameters(args: argparse.Namespace) -> dict[str, Any]:
         "warmup": args.warmup,
         "syscall": args.syscall,
         "seed": args.seed,
+        "placement": args.placement,
+        "placement_file": args.placement_file,
         **_machine(args),
     }
 

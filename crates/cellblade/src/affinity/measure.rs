@@ -21,6 +21,7 @@ use super::placement::Placement;
 use crate::blade::Blade;
 use crate::error::Result;
 use crate::machine::config::MachineFile;
+use crate::ppe::Access;
 use crate::spu::Spu;
 
 /// What one run measured.
@@ -93,11 +94,21 @@ pub fn measure(file: &MachineFile, pattern: &Pattern, placement: &Placement, rep
     }
     let times = Rc::new(RefCell::new(vec![None::<f64>; p]));
     let multi = pattern.phases.len() > 1;
-    for rank in 0..p {
+    // Seed 001 §3: the PPE creates the threads, learns the physical SPE each one runs on, and
+    // sends each its rank from the placement; the SPEs wait for it before they start.
+    let ranks_of = spes.clone();
+    blade.ppe(move |ppe| async move {
+        for (rank, &spe) in ranks_of.iter().enumerate() {
+            ppe.spe_in_mbox_write(spe, rank as u32, Access::Mmio).await?;
+        }
+        Ok(())
+    });
+    for &spe in &spes {
         let spes = spes.clone();
         let phases = pattern.phases.clone();
         let times = times.clone();
-        blade.spe(spes[rank], move |spu| async move {
+        blade.spe(spe, move |spu| async move {
+            let rank = spu.spu_read_in_mbox().await? as usize;
             // Same layout on every SPE: one message buffer (a rank forwards what it received,
             // and the seed's 128 KB broadcast leaves no room for two), then scratch.
             let buf = spu.ls_alloc(max_bytes, 128)?;

@@ -15,7 +15,7 @@ use crate::spu::Spu;
 const MEM_BASE: u64 = 1 << 20;
 
 pub fn setup(blade: &mut Blade, p: &StatsParams, out: Rc<RefCell<Vec<PerSpe>>>) -> Result<()> {
-    let workers = p.workers();
+    let workers = p.workers()?;
     let stride = p.effective_stride();
     let bytes = p.transfer_bytes();
     let target_base = if p.spe_target {

@@ -14,6 +14,7 @@ mod sync;
 use serde::{Deserialize, Serialize};
 
 use crate::blade::{Blade, RunReport};
+use crate::affinity::placement::Placement;
 use crate::error::{config_err, Result};
 use crate::machine::config::MachineFile;
 use crate::machine::topology::{SPES, SPES_PER_CHIP};
@@ -50,6 +51,10 @@ pub struct StatsParams {
     pub syscall: bool,
     pub trace: bool,
     pub seed: u64,
+    /// Thread ranks onto physical SPEs: a named placement (seed 001 §5) ...
+    pub placement: Option<String>,
+    /// ... or the text of a placement file. Rank i runs the i-th thread of the run.
+    pub placement_file: Option<String>,
 }
 
 impl Default for StatsParams {
@@ -69,6 +74,8 @@ impl Default for StatsParams {
             syscall: false,
             trace: false,
             seed: 0,
+            placement: None,
+            placement_file: None,
         }
     }
 }
@@ -171,17 +178,28 @@ impl StatsParams {
         }
     }
 
-    /// The physical SPEs that run the measured loop, in order.
-    pub fn workers(&self) -> Vec<usize> {
+    /// The physical SPEs that run the measured loop, in order: from `-c` as the seed picks
+    /// them, or thread rank i on the placement's SPE for rank i.
+    pub fn workers(&self) -> Result<Vec<usize>> {
+        let placed = match (&self.placement, &self.placement_file) {
+            (Some(_), Some(_)) => return Err(config_err("give a placement name or a placement file, not both")),
+            (Some(name), None) => Some(Placement::named(name, if self.spes > 8 { 16 } else { 8 })?),
+            (None, Some(text)) => Some(Placement::parse(text, if self.spes > 8 { 16 } else { 8 })?),
+            (None, None) => None,
+        };
+        if let Some(pl) = placed {
+            if self.spe_target {
+                return Err(config_err("--placement does not combine with -s (SPE 0 is the partner or target)"));
+            }
+            // A one-chip placement on cell 1 runs on SPEs 8-15.
+            let shift = if self.spes <= 8 { self.cell * SPES_PER_CHIP } else { 0 };
+            return Ok(pl.rank_to_spe.iter().take(self.spes).map(|s| s + shift).collect());
+        }
         let from_cell = |n: usize, skip0: bool| -> Vec<usize> {
             let start = self.cell * SPES_PER_CHIP;
             (0..SPES).map(|k| (start + k) % SPES).filter(|&s| !(skip0 && s == 0)).take(n).collect()
         };
-        if self.spe_target {
-            from_cell(self.spes - 1, true)
-        } else {
-            from_cell(self.spes, false)
-        }
+        Ok(if self.spe_target { from_cell(self.spes - 1, true) } else { from_cell(self.spes, false) })
     }
 }
 
@@ -232,5 +250,27 @@ pub(crate) fn gbps(bytes: u64, ns: f64) -> f64 {
         bytes as f64 / ns
     } else {
         0.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn params(spes: usize, cell: usize, placement: Option<&str>) -> StatsParams {
+        StatsParams { spes, cell, placement: placement.map(String::from), ..StatsParams::default() }
+    }
+
+    #[test]
+    fn workers_follow_the_seed_or_a_placement() {
+        assert_eq!(params(3, 0, None).workers().unwrap(), vec![0, 1, 2]);
+        assert_eq!(params(10, 1, None).workers().unwrap(), vec![8, 9, 10, 11, 12, 13, 14, 15, 0, 1]);
+        assert_eq!(params(4, 0, Some("evenodd")).workers().unwrap(), vec![0, 4, 2, 6]);
+        assert_eq!(params(2, 1, Some("ring")).workers().unwrap(), vec![8, 10]);
+        assert_eq!(params(16, 0, Some("evenodd")).workers().unwrap()[8..10], [8, 12]);
+        let mut p = params(2, 0, Some("ring"));
+        p.spe_target = true;
+        assert!(p.workers().unwrap_err().to_string().contains("does not combine with -s"));
+        assert!(params(2, 0, Some("zigzag")).workers().unwrap_err().to_string().contains("unknown placement 'zigzag'"));
     }
 }

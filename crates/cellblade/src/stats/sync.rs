@@ -38,7 +38,7 @@ pub fn setup(blade: &mut Blade, p: &StatsParams, out: Rc<RefCell<Vec<PerSpe>>>) 
 }
 
 fn ppe_to_spe(blade: &mut Blade, p: &StatsParams, out: Rc<RefCell<Vec<PerSpe>>>) -> Result<()> {
-    let spes = p.workers();
+    let spes = p.workers()?;
     let rounds = p.warmup + p.iterations;
     let signal = p.function == "signal";
     for &spe in &spes {
@@ -78,7 +78,7 @@ fn ppe_to_spe(blade: &mut Blade, p: &StatsParams, out: Rc<RefCell<Vec<PerSpe>>>)
 }
 
 fn spe_to_spe(blade: &mut Blade, p: &StatsParams, out: Rc<RefCell<Vec<PerSpe>>>) -> Result<()> {
-    let partners = p.workers();
+    let partners = p.workers()?;
     let rounds = p.warmup + p.iterations;
     let signal = p.function == "signal";
     for &spe in &partners {
