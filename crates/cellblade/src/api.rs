@@ -241,3 +241,130 @@ pub fn resolved_machine(request_json: &str) -> Result<String> {
     let mut v: Value = parse(request_json, "machine")?;
     Ok(machine_of(&mut v)?.to_toml())
 }
+
+/// The registry of collective algorithms.
+pub fn coll_list() -> Result<String> {
+    let v: Vec<Value> = crate::coll::algorithms::REGISTRY
+        .iter()
+        .map(|a| json!({"name": a.name, "op": a.op.name(), "description": a.description, "spes": if a.pow2 { "power of two" } else { "any" }, "source": a.source}))
+        .collect();
+    Ok(Value::Array(v).to_string())
+}
+
+#[derive(Deserialize, Clone)]
+#[serde(untagged)]
+enum PlacementSel {
+    Name(String),
+    Ids(Vec<usize>),
+}
+
+fn coll_placement(sel: &Option<PlacementSel>, spes: usize) -> Result<Vec<usize>> {
+    use crate::affinity::placement::Placement;
+    if spes == 0 || spes > 16 {
+        return Err(config_err(format!("--spes {spes} is not allowed: 1 to 16")));
+    }
+    match sel {
+        None => Ok((0..spes).collect()),
+        Some(PlacementSel::Ids(v)) => {
+            if v.len() != spes {
+                return Err(config_err(format!("placement names {} SPEs, the run has {spes}", v.len())));
+            }
+            Ok(Placement::new(v.clone())?.rank_to_spe)
+        }
+        Some(PlacementSel::Name(n)) => Ok(Placement::named(n, if spes > 8 { 16 } else { 8 })?.rank_to_spe.into_iter().take(spes).collect()),
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CollScheduleReq {
+    algorithm: String,
+    #[serde(default = "eight")]
+    spes: usize,
+    #[serde(default)]
+    size: Option<u32>,
+    #[serde(default)]
+    root: usize,
+    #[serde(default)]
+    placement: Option<PlacementSel>,
+}
+
+/// One algorithm's schedule, as data and as text.
+pub fn coll_schedule(request_json: &str) -> Result<String> {
+    let mut v: Value = parse(request_json, "coll schedule")?;
+    let _ = machine_of(&mut v)?;
+    let req: CollScheduleReq = serde_json::from_value(v).map_err(|e| config_err(format!("coll schedule request: {e}")))?;
+    let alg = crate::coll::algorithms::find(&req.algorithm)?;
+    let s = alg.schedule(req.spes, req.root, req.size.unwrap_or(1024))?;
+    let placement = coll_placement(&req.placement, req.spes)?;
+    let rounds: Vec<Vec<Value>> = s
+        .rounds
+        .iter()
+        .map(|r| r.iter().map(|x| json!({"dst": x.dst, "src": x.src, "bytes": x.bytes, "src_offset": x.src_offset, "dst_offset": x.dst_offset, "action": x.action.name()})).collect())
+        .collect();
+    Ok(json!({"algorithm": s.algorithm, "op": s.op.name(), "spes": s.p, "root": s.root, "size_bytes": s.size, "placement": placement, "rounds": rounds, "text": s.text()}).to_string())
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CollRunReq {
+    op: String,
+    #[serde(default = "eight")]
+    spes: usize,
+    #[serde(default)]
+    sizes: Vec<u32>,
+    #[serde(default = "all_placements")]
+    algorithms: PlacementList,
+    #[serde(default)]
+    root: usize,
+    #[serde(default)]
+    placement: Option<PlacementSel>,
+    #[serde(default)]
+    dtype: Option<String>,
+    #[serde(default)]
+    reduce_op: Option<String>,
+    #[serde(default)]
+    iterations: Option<u32>,
+}
+
+/// Measure algorithms of one operation over sizes (seed 000 §4's experiments).
+pub fn coll_run(request_json: &str) -> Result<String> {
+    use crate::coll::{algorithms, data, measure, schedule::Op, Setup};
+    let mut v: Value = parse(request_json, "coll run")?;
+    let file = machine_of(&mut v)?;
+    let req: CollRunReq = serde_json::from_value(v).map_err(|e| config_err(format!("coll run request: {e}")))?;
+    let op = Op::parse(&req.op)?;
+    let all = matches!(&req.algorithms, PlacementList::All(s) if s == "all");
+    let names: Vec<String> = match req.algorithms {
+        PlacementList::All(s) if s == "all" => algorithms::REGISTRY.iter().filter(|a| a.op == op && (!a.pow2 || req.spes.is_power_of_two())).map(|a| a.name.to_string()).collect(),
+        PlacementList::All(s) => s.split(',').map(|x| x.trim().to_string()).filter(|x| !x.is_empty()).collect(),
+        PlacementList::Names(v) => v,
+    };
+    let algs = names.iter().map(|n| algorithms::find(n)).collect::<Result<Vec<_>>>()?;
+    if let Some(a) = algs.iter().find(|a| a.op != op) {
+        return Err(config_err(format!("{} is not a {} algorithm", a.name, op.name())));
+    }
+    let setup = Setup {
+        root: req.root,
+        placement: coll_placement(&req.placement, req.spes)?,
+        dtype: data::Dtype::parse(req.dtype.as_deref().unwrap_or("int32"))?,
+        rop: data::ReduceOp::parse(req.reduce_op.as_deref().unwrap_or("sum"))?,
+        iterations: req.iterations.unwrap_or(20).max(1),
+    };
+    let sizes = if op == Op::Barrier { vec![0] } else if req.sizes.is_empty() { vec![1024] } else { req.sizes };
+    if let Some(s) = sizes.iter().find(|s| op != Op::Barrier && **s % setup.dtype.bytes() != 0) {
+        return Err(config_err(format!("size {s} is not a multiple of the element size ({} bytes)", setup.dtype.bytes())));
+    }
+    let mut out = Vec::new();
+    for alg in &algs {
+        for &size in &sizes {
+            // With every algorithm asked for, one that cannot take this size is left out;
+            // one asked for by name fails with the reason.
+            if all && alg.schedule(setup.placement.len(), setup.root, size).is_err() {
+                continue;
+            }
+            out.push(measure(&file, alg, size, &setup)?);
+        }
+    }
+    Ok(serde_json::to_string(&out).expect("serialises"))
+}

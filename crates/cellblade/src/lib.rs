@@ -7,6 +7,7 @@
 //! calibrate.rs  published measurements re-run on the simulated blade
 //! bench.rs      simulator speed benchmark
 //! stats/        CellStats (seed 002 §3): the workloads behind `cellstats -f ...`
+//! coll/         the collective library of seed 000: schedules, algorithms, verifier, lowering
 //! affinity/     thread-to-SPE placements, patterns and the placement search (seed 001)
 //! reproduce.rs  the seeds' findings as claims, re-checked on the simulated blade
 //! blade.rs      building and running a blade with SPE and PPE programs
@@ -37,6 +38,7 @@ pub mod api;
 pub mod bench;
 pub mod blade;
 pub mod calibrate;
+pub mod coll;
 pub mod error;
 pub mod machine;
 pub mod ppe;

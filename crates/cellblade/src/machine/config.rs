@@ -88,6 +88,8 @@ pub struct SpuCfg {
     pub ls_bytes: u32,
     pub channel_core_cycles: u64,
     pub poll_core_cycles: u64,
+    pub reduce_core_cycles_per_quadword: u64,
+    pub reduce_dp_core_cycles_per_quadword: u64,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -264,6 +266,8 @@ pub struct Params {
     pub ls_bytes: u32,
     pub channel: Time,
     pub poll: Time,
+    pub reduce_cycles_per_quadword: u64,
+    pub reduce_dp_cycles_per_quadword: u64,
     pub atomic_hit: Time,
     pub ppe_mmio: Time,
     pub ppe_remote_mmio: Time,
@@ -312,6 +316,8 @@ impl Params {
             ls_bytes: f.spu.ls_bytes,
             channel: Time(core_cycle.0 * f.spu.channel_core_cycles),
             poll: Time(core_cycle.0 * f.spu.poll_core_cycles),
+            reduce_cycles_per_quadword: f.spu.reduce_core_cycles_per_quadword,
+            reduce_dp_cycles_per_quadword: f.spu.reduce_dp_core_cycles_per_quadword,
             atomic_hit: Time(core_cycle.0 * f.atomic.hit_core_cycles),
             ppe_mmio: Time::from_ns(f.ppe.mmio_ns),
             ppe_remote_mmio: Time::from_ns(f.ppe.remote_mmio_ns),

@@ -1,0 +1,17 @@
+//! Measure collective algorithms: `cargo run --release --example coll -- allgather 8 64,1024,16384`.
+fn main() {
+    let arg = |i: usize, d: &str| std::env::args().nth(i).unwrap_or_else(|| d.to_string());
+    let (op, spes, sizes) = (arg(1, "barrier"), arg(2, "8"), arg(3, "1024"));
+    let req = format!("{{\"op\": \"{op}\", \"spes\": {spes}, \"sizes\": [{sizes}]}}");
+    match cellblade::api::coll_run(&req) {
+        Ok(out) => {
+            for r in serde_json::from_str::<Vec<serde_json::Value>>(&out).unwrap() {
+                println!("{:<28} {:>6} B {:>10.1} ns {}", r["algorithm"].as_str().unwrap(), r["size_bytes"], r["latency_ns"].as_f64().unwrap(), if r["verified"].as_bool().unwrap() { "verified" } else { "WRONG" });
+            }
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            std::process::exit(1)
+        }
+    }
+}

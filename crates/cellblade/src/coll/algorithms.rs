@@ -1,0 +1,359 @@
+//! The algorithms of seed 000 §3-4 as schedule generators, each registered with a stable dotted
+//! name and its facts (operation, description, valid SPE counts, source). Ranks are relative
+//! to the root where the operation has one: rank `v` of a tree is `(v + root) % p`.
+
+use crate::error::{config_err, Result};
+
+use super::schedule::{Op, Schedule, Xfer};
+
+pub struct Algorithm {
+    pub name: &'static str,
+    pub op: Op,
+    pub description: &'static str,
+    pub source: &'static str,
+    /// Needs a power-of-two number of SPEs.
+    pub pow2: bool,
+    build: fn(&mut Schedule),
+}
+
+fn log2_ceil(p: usize) -> usize {
+    p.next_power_of_two().trailing_zeros() as usize
+}
+
+/// Map tree-relative transfers to absolute ranks.
+fn rooted(s: &Schedule, mut x: Xfer) -> Xfer {
+    x.dst = (x.dst + s.root) % s.p;
+    x.src = (x.src + s.root) % s.p;
+    x
+}
+
+// ----- barrier -----
+
+/// Recursive doubling; non-powers of two fold the excess ranks in first and release them last.
+fn barrier_rdb(s: &mut Schedule) {
+    let p = s.p;
+    let q = 1 << (usize::BITS - 1 - p.leading_zeros());
+    s.round((q..p).map(|r| Xfer::notify(r - q, r)).collect());
+    let mut d = 1;
+    while d < q {
+        s.round((0..q).map(|r| Xfer::notify(r, r ^ d)).collect());
+        d *= 2;
+    }
+    s.round((q..p).map(|r| Xfer::notify(r, r - q)).collect());
+}
+
+/// Bruck / dissemination: in round k, rank r hears from r - 2^k.
+fn barrier_bruck(s: &mut Schedule) {
+    let p = s.p;
+    for k in 0..log2_ceil(p) {
+        s.round((0..p).map(|r| Xfer::notify((r + (1 << k)) % p, r)).collect());
+    }
+}
+
+/// One-to-all through local-store notifications: all tell the root, the root tells all.
+fn barrier_ota(s: &mut Schedule) {
+    let p = s.p;
+    s.round((1..p).map(|v| rooted(s, Xfer::notify(0, v))).collect());
+    s.round((1..p).map(|v| rooted(s, Xfer::notify(v, 0))).collect());
+}
+
+/// Binomial gather to the root, then binomial broadcast, of notifications.
+fn barrier_gather_bcast(s: &mut Schedule) {
+    for round in binomial_up(s.p) {
+        let xs = round.into_iter().map(|(dst, src)| rooted(s, Xfer::notify(dst, src))).collect();
+        s.round(xs);
+    }
+    for round in binomial_down(s.p) {
+        let xs = round.into_iter().map(|(dst, src)| rooted(s, Xfer::notify(dst, src))).collect();
+        s.round(xs);
+    }
+}
+
+/// Binomial tree rounds from the root down: (dst, src) pairs, largest subtree first.
+fn binomial_down(p: usize) -> Vec<Vec<(usize, usize)>> {
+    let mut rounds = Vec::new();
+    let mut step = p.next_power_of_two() / 2;
+    while step >= 1 {
+        rounds.push((0..p).step_by(2 * step).filter(|v| v + step < p).map(|v| (v + step, v)).collect());
+        step /= 2;
+    }
+    rounds
+}
+
+/// The same tree, leaves first, towards the root.
+fn binomial_up(p: usize) -> Vec<Vec<(usize, usize)>> {
+    binomial_down(p).into_iter().rev().map(|r| r.into_iter().map(|(d, s)| (s, d)).collect()).collect()
+}
+
+// ----- broadcast -----
+
+fn bcast_ota(s: &mut Schedule) {
+    let size = s.size;
+    s.round((1..s.p).map(|v| rooted(s, Xfer::copy(v, 0, 0, size))).collect());
+}
+
+/// The root sends to the first rank of the other half (the other chip on 16 SPEs), then both
+/// broadcast one-to-all within their half.
+fn bcast_two_to_all(s: &mut Schedule) {
+    let (p, size) = (s.p, s.size);
+    let h = p / 2;
+    s.round(vec![rooted(s, Xfer::copy(h, 0, 0, size))]);
+    let xs = (1..h).map(|v| Xfer::copy(v, 0, 0, size)).chain((h + 1..p).map(|v| Xfer::copy(v, h, 0, size))).map(|x| rooted(s, x)).collect();
+    s.round(xs);
+}
+
+fn bcast_binomial(s: &mut Schedule) {
+    let size = s.size;
+    for round in binomial_down(s.p) {
+        let xs = round.into_iter().map(|(d, src)| rooted(s, Xfer::copy(d, src, 0, size))).collect();
+        s.round(xs);
+    }
+}
+
+fn bcast_binomial_simple(s: &mut Schedule) {
+    bcast_binomial(s);
+    s.ordered = false;
+}
+
+/// Segmented binomial: the root gives the second half of the data to the middle rank, each
+/// half of the tree broadcasts its half of the data, then the halves exchange (seed 003 §5).
+fn bcast_segmented(s: &mut Schedule) {
+    segmented_within(s, 0, s.p, 0, s.size);
+}
+
+/// Segmented binomial over ranks [lo, lo+n) rooted at lo, moving bytes [off, off+len).
+fn segmented_within(s: &mut Schedule, lo: usize, n: usize, off: u32, len: u32) {
+    let half = len / 2;
+    let h = n / 2;
+    let mut rounds: Vec<Vec<Xfer>> = vec![vec![Xfer::copy(lo + h, lo, off + half, len - half)]];
+    for (i, round) in binomial_down(h).into_iter().enumerate() {
+        let mut xs: Vec<Xfer> = round.iter().map(|&(d, src)| Xfer::copy(lo + d, lo + src, off, half)).collect();
+        xs.extend(round.iter().map(|&(d, src)| Xfer::copy(lo + h + d, lo + h + src, off + half, len - half)));
+        if rounds.len() <= i + 1 {
+            rounds.push(Vec::new());
+        }
+        rounds[i + 1].extend(xs);
+    }
+    let mut swap: Vec<Xfer> = (0..h).map(|v| Xfer::copy(lo + v, lo + h + v, off + half, len - half)).collect();
+    swap.extend((0..h).map(|v| Xfer::copy(lo + h + v, lo + v, off, half)));
+    rounds.push(swap);
+    for r in rounds {
+        let xs = r.into_iter().map(|x| rooted(s, x)).collect();
+        s.round(xs);
+    }
+}
+
+/// Hybrid segmented binomial (16 SPEs): one BIF message of the whole data to the other chip's
+/// first rank, then a segmented binomial on each chip.
+fn bcast_hybrid_segmented(s: &mut Schedule) {
+    let (p, size) = (s.p, s.size);
+    let h = p / 2;
+    s.round(vec![rooted(s, Xfer::copy(h, 0, 0, size))]);
+    let mut a = Schedule::new("", Op::Broadcast, p, 0, size);
+    segmented_within(&mut a, 0, h, 0, size);
+    let mut b = Schedule::new("", Op::Broadcast, p, 0, size);
+    segmented_within(&mut b, h, h, 0, size);
+    for (ra, rb) in a.rounds.into_iter().zip(b.rounds) {
+        let xs = ra.into_iter().chain(rb).map(|x| rooted(s, x)).collect();
+        s.round(xs);
+    }
+}
+
+// ----- reduce -----
+
+fn reduce_binomial(s: &mut Schedule) {
+    let size = s.size;
+    for round in binomial_up(s.p) {
+        let xs = round.into_iter().map(|(d, src)| rooted(s, Xfer::reduce(d, src, 0, size))).collect();
+        s.round(xs);
+    }
+}
+
+/// Reduce-scatter by recursive halving: after it, rank r holds the reduced segment r of p.
+fn reduce_scatter_halving(s: &mut Schedule) {
+    let p = s.p;
+    let seg = s.size / p as u32;
+    let mut d = p / 2;
+    while d >= 1 {
+        // Rank r keeps the half of its current range that contains segment r.
+        let xs = (0..p)
+            .map(|r| {
+                let lo = (r / (2 * d)) * 2 * d + if r % (2 * d) < d { 0 } else { d };
+                Xfer::reduce(r, r ^ d, lo as u32 * seg, d as u32 * seg)
+            })
+            .collect();
+        s.round(xs);
+        d /= 2;
+    }
+}
+
+/// Rabenseifner: reduce-scatter, then a binomial gather of the segments to the root (rank 0).
+fn reduce_rabenseifner(s: &mut Schedule) {
+    reduce_scatter_halving(s);
+    gather_segments(s, s.size / s.p as u32);
+}
+
+/// Binomial gather to the root of segment-per-rank data: absolute rank r owns segment r.
+fn gather_segments(s: &mut Schedule, seg: u32) {
+    let (p, root) = (s.p, s.root);
+    for round in binomial_up(p) {
+        let mut xs = Vec::new();
+        for (d, src) in round {
+            // The tree-relative subtree of `src` is ranks src .. src+span; absolute, it may wrap.
+            let span = (src - d).min(p - src);
+            let (dst_abs, src_abs) = ((d + root) % p, (src + root) % p);
+            let first = span.min(p - src_abs);
+            xs.push(Xfer::copy(dst_abs, src_abs, src_abs as u32 * seg, first as u32 * seg));
+            if first < span {
+                xs.push(Xfer::copy(dst_abs, src_abs, 0, (span - first) as u32 * seg));
+            }
+        }
+        s.round(xs);
+    }
+}
+
+// ----- allreduce -----
+
+fn allreduce_rdb(s: &mut Schedule) {
+    let (p, size) = (s.p, s.size);
+    let q = 1 << (usize::BITS - 1 - p.leading_zeros());
+    s.round((q..p).map(|r| Xfer::reduce(r - q, r, 0, size)).collect());
+    let mut d = 1;
+    while d < q {
+        s.round((0..q).map(|r| Xfer::reduce(r, r ^ d, 0, size)).collect());
+        d *= 2;
+    }
+    s.round((q..p).map(|r| Xfer::copy(r, r - q, 0, size)).collect());
+}
+
+fn allreduce_reduce_bcast(s: &mut Schedule) {
+    reduce_binomial(s);
+    bcast_binomial(s);
+}
+
+/// Reduce-scatter then recursive-doubling all-gather of the segments.
+fn allreduce_rs_ag(s: &mut Schedule) {
+    reduce_scatter_halving(s);
+    let seg = s.size / s.p as u32;
+    let p = s.p;
+    let mut d = 1;
+    while d < p {
+        s.round((0..p).map(|r| {
+            let start = ((r ^ d) / d) * d;
+            Xfer::copy(r, r ^ d, start as u32 * seg, d as u32 * seg)
+        }).collect());
+        d *= 2;
+    }
+}
+
+fn allreduce_rs_gather_bcast(s: &mut Schedule) {
+    reduce_scatter_halving(s);
+    gather_segments(s, s.size / s.p as u32);
+    bcast_binomial(s);
+}
+
+// ----- allgather -----
+
+fn allgather_rdb(s: &mut Schedule) {
+    let (p, size) = (s.p, s.size);
+    let mut d = 1;
+    while d < p {
+        s.round((0..p).map(|r| {
+            let start = ((r ^ d) / d) * d;
+            Xfer::copy(r, r ^ d, start as u32 * size, d as u32 * size)
+        }).collect());
+        d *= 2;
+    }
+}
+
+/// Bruck: in round k rank r gets from r + 2^k the blocks it has (r+2^k .. r+2^(k+1)), wrapping.
+fn allgather_bruck(s: &mut Schedule) {
+    let (p, size) = (s.p, s.size);
+    let mut have = 1;
+    let mut k = 0;
+    while have < p {
+        let n = have.min(p - have);
+        let mut xs = Vec::new();
+        for r in 0..p {
+            let src = (r + (1 << k)) % p;
+            // Blocks src .. src+n (mod p): at most two contiguous runs.
+            let first = n.min(p - src);
+            xs.push(Xfer::copy(r, src, src as u32 * size, first as u32 * size));
+            if first < n {
+                xs.push(Xfer::copy(r, src, 0, (n - first) as u32 * size));
+            }
+        }
+        s.round(xs);
+        have += n;
+        k += 1;
+    }
+}
+
+fn allgather_gather_bcast(s: &mut Schedule) {
+    let p = s.p;
+    let size = s.size;
+    gather_segments(s, size);
+    let full = size * p as u32;
+    for round in binomial_down(p) {
+        let xs = round.into_iter().map(|(d, src)| rooted(s, Xfer::copy(d, src, 0, full))).collect();
+        s.round(xs);
+    }
+}
+
+pub const REGISTRY: &[Algorithm] = &[
+    Algorithm { name: "barrier.rdb", op: Op::Barrier, description: "recursive doubling (extra rounds for non-powers of two)", source: "seed 000 §4", pow2: false, build: barrier_rdb },
+    Algorithm { name: "barrier.bruck", op: Op::Barrier, description: "Bruck: round k, rank r hears from r-2^k", source: "seed 000 §4", pow2: false, build: barrier_bruck },
+    Algorithm { name: "barrier.ota", op: Op::Barrier, description: "one-to-all over local-store notifications", source: "seed 000 §4", pow2: false, build: barrier_ota },
+    Algorithm { name: "barrier.gather_bcast", op: Op::Barrier, description: "binomial gather then binomial broadcast", source: "seed 000 §4", pow2: false, build: barrier_gather_bcast },
+    Algorithm { name: "broadcast.ota", op: Op::Broadcast, description: "every rank gets from the root at once", source: "seed 000 §4", pow2: false, build: bcast_ota },
+    Algorithm { name: "broadcast.two_to_all", op: Op::Broadcast, description: "root to the other half's first rank, then one-to-all in each half", source: "seed 000 §4", pow2: false, build: bcast_two_to_all },
+    Algorithm { name: "broadcast.binomial_simple", op: Op::Broadcast, description: "binomial tree, sends announced without waiting for ACKs", source: "seed 000 §3.4", pow2: false, build: bcast_binomial_simple },
+    Algorithm { name: "broadcast.binomial_opt", op: Op::Broadcast, description: "binomial tree with ordered address-data-ACK rounds", source: "seed 000 §3.4", pow2: false, build: bcast_binomial },
+    Algorithm { name: "broadcast.segmented", op: Op::Broadcast, description: "segmented binomial: halves down each subtree, then exchange", source: "seed 000 §3.4, seed 003 §5", pow2: true, build: bcast_segmented },
+    Algorithm { name: "broadcast.hybrid_segmented", op: Op::Broadcast, description: "one BIF message, then segmented binomial on each chip", source: "seed 000 §3.4", pow2: true, build: bcast_hybrid_segmented },
+    Algorithm { name: "reduce.binomial", op: Op::Reduce, description: "binomial tree reduce over local-store notifications", source: "seed 000 §3.1", pow2: false, build: reduce_binomial },
+    Algorithm { name: "reduce.rabenseifner", op: Op::Reduce, description: "reduce-scatter by recursive halving, then gather", source: "seed 000 §4", pow2: true, build: reduce_rabenseifner },
+    Algorithm { name: "allreduce.rdb", op: Op::Allreduce, description: "recursive doubling exchange-and-reduce", source: "seed 000 §4", pow2: false, build: allreduce_rdb },
+    Algorithm { name: "allreduce.reduce_bcast", op: Op::Allreduce, description: "binomial reduce then binomial broadcast", source: "seed 000 §4", pow2: false, build: allreduce_reduce_bcast },
+    Algorithm { name: "allreduce.rs_ag", op: Op::Allreduce, description: "reduce-scatter then recursive-doubling all-gather", source: "seed 000 §3.5", pow2: true, build: allreduce_rs_ag },
+    Algorithm { name: "allreduce.rs_gather_bcast", op: Op::Allreduce, description: "reduce-scatter, gather, broadcast", source: "seed 000 §4", pow2: true, build: allreduce_rs_gather_bcast },
+    Algorithm { name: "allgather.rdb", op: Op::Allgather, description: "recursive doubling", source: "seed 000 §3.3", pow2: true, build: allgather_rdb },
+    Algorithm { name: "allgather.bruck", op: Op::Allgather, description: "Bruck, any number of SPEs", source: "seed 000 §4", pow2: false, build: allgather_bruck },
+    Algorithm { name: "allgather.gather_bcast", op: Op::Allgather, description: "binomial gather then binomial broadcast", source: "seed 000 §3.3", pow2: false, build: allgather_gather_bcast },
+];
+
+pub fn find(name: &str) -> Result<&'static Algorithm> {
+    REGISTRY.iter().find(|a| a.name == name).ok_or_else(|| {
+        let names: Vec<&str> = REGISTRY.iter().map(|a| a.name).collect();
+        config_err(format!("unknown algorithm '{name}': allowed {}", names.join(", ")))
+    })
+}
+
+impl Algorithm {
+    /// Build this algorithm's schedule for `p` ranks, `root`, and `size` bytes.
+    pub fn schedule(&self, p: usize, root: usize, size: u32) -> Result<Schedule> {
+        if p == 0 || p > 16 {
+            return Err(config_err(format!("--spes {p} is not allowed: 1 to 16")));
+        }
+        if root >= p {
+            return Err(config_err(format!("--root {root} is out of range: allowed 0 to {}", p - 1)));
+        }
+        if self.pow2 && !p.is_power_of_two() {
+            return Err(config_err(format!("{} needs a power-of-two number of SPEs, got {p}", self.name)));
+        }
+        if self.op != Op::Barrier {
+            if size == 0 || size % 16 != 0 {
+                return Err(config_err(format!("size {size} is not allowed for {}: a multiple of 16 bytes (a quadword)", self.name)));
+            }
+            let segmented = self.name.contains("rabenseifner") || self.name.contains("rs_") || self.name.contains("segmented");
+            if segmented && size % (16 * p as u32) != 0 {
+                return Err(config_err(format!("{} splits the data into {p} segments: size {size} must be a multiple of {}", self.name, 16 * p)));
+            }
+        }
+        let mut s = Schedule::new(self.name, self.op, p, root, if self.op == Op::Barrier { 0 } else { size });
+        if p > 1 {
+            (self.build)(&mut s);
+        }
+        Ok(s)
+    }
+}

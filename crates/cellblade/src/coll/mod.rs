@@ -1,0 +1,110 @@
+//! The collective communication library of seed 000 on the simulated blade.
+//!
+//! | file | what |
+//! |---|---|
+//! | `schedule.rs` | the schedule: rounds of transfers, one algorithm written once, text form |
+//! | `algorithms.rs` | the algorithms as schedule generators, and the registry |
+//! | `data.rs` | element types, reductions, reference inputs and expected results |
+//! | `verify.rs` | the data-only interpreter that checks a schedule's result |
+//! | `lower.rs` | the notification protocol that runs a schedule on SPEs |
+//!
+//! Measuring follows seed 000 §4: each rank times many calls with its decrementer; a broadcast
+//! is followed by a barrier whose cost is included; the reported latency is the slowest rank's.
+
+pub mod algorithms;
+pub mod data;
+pub mod lower;
+pub mod schedule;
+pub mod verify;
+
+use std::cell::Cell;
+use std::rc::Rc;
+
+use serde::Serialize;
+
+use crate::blade::Blade;
+use crate::error::Result;
+use crate::machine::config::MachineFile;
+use algorithms::Algorithm;
+use data::{expected, inputs, Dtype, ReduceOp};
+use lower::{Layout, Rank};
+use schedule::Op;
+
+#[derive(Debug, Clone, Serialize)]
+pub struct CollResult {
+    pub op: String,
+    pub algorithm: String,
+    pub spes: usize,
+    pub size_bytes: u32,
+    pub latency_ns: f64,
+    /// The data-only interpreter and the simulated run both gave the reference result.
+    pub verified: bool,
+}
+
+/// How a measurement is set up.
+#[derive(Debug, Clone)]
+pub struct Setup {
+    pub root: usize,
+    /// Physical SPE of each rank.
+    pub placement: Vec<usize>,
+    pub dtype: Dtype,
+    pub rop: ReduceOp,
+    pub iterations: u32,
+}
+
+/// Run `alg` on `setup.placement.len()` ranks with messages of `size` bytes.
+pub fn measure(file: &MachineFile, alg: &Algorithm, size: u32, setup: &Setup) -> Result<CollResult> {
+    let p = setup.placement.len();
+    let sched = alg.schedule(p, setup.root, size)?;
+    let model_ok = verify::verify(&sched, setup.dtype, setup.rop).is_ok();
+    let barrier = algorithms::find("barrier.rdb")?.schedule(p, 0, 0)?;
+    let inputs = inputs(sched.op, p, sched.root, sched.size, setup.dtype);
+    let want = expected(sched.op, p, sched.root, sched.size, setup.dtype, setup.rop);
+    let reduce_cycles = {
+        let params = crate::machine::config::Params::resolve(file);
+        if setup.dtype == Dtype::Float64 { params.reduce_dp_cycles_per_quadword } else { params.reduce_cycles_per_quadword }
+    };
+    let mut blade = Blade::new(file.clone(), false);
+    let ok = Rc::new(Cell::new(true));
+    let worst = Rc::new(Cell::new(0f64));
+    for (rank, &spe) in setup.placement.iter().enumerate() {
+        let (sched, barrier, spes) = (sched.clone(), barrier.clone(), setup.placement.clone());
+        let (input, want) = (inputs[rank].clone(), want[rank].clone());
+        let (ok, worst) = (ok.clone(), worst.clone());
+        let (dtype, rop, iterations) = (setup.dtype, setup.rop, setup.iterations);
+        let with_barrier = sched.op == Op::Broadcast;
+        blade.spe(spe, move |spu| async move {
+            let layout = Layout::alloc(&spu, spes.len(), sched.buffer, &sched.algorithm)?;
+            let mut me = Rank::new(spu.clone(), rank, spes, layout, dtype, rop, reduce_cycles);
+            // One checked call on the reference data, then the timed calls.
+            spu.ls_write(layout.buf, &input);
+            me.run(&sched).await?;
+            if let Some(w) = want {
+                if spu.ls_read(layout.buf, w.len() as u32) != w {
+                    ok.set(false);
+                }
+            }
+            me.run(&barrier).await?;
+            let d0 = spu.spu_read_decrementer();
+            for _ in 0..iterations {
+                me.run(&sched).await?;
+                if with_barrier {
+                    me.run(&barrier).await?;
+                }
+            }
+            let ticks = d0.wrapping_sub(spu.spu_read_decrementer());
+            let ns = ticks as f64 * spu.decrementer_period_ns() / iterations as f64;
+            worst.set(worst.get().max(ns));
+            Ok(())
+        })?;
+    }
+    blade.run()?;
+    Ok(CollResult {
+        op: sched.op.name().into(),
+        algorithm: alg.name.into(),
+        spes: p,
+        size_bytes: if sched.op == Op::Barrier { 0 } else { size },
+        latency_ns: worst.get(),
+        verified: model_ok && ok.get(),
+    })
+}

@@ -1,0 +1,55 @@
+//! The data-only interpreter: runs a schedule on plain byte buffers, round by round, and checks
+//! the result against the reference. A barrier schedule is checked by knowledge: every rank
+//! must have heard, directly or not, from every other rank.
+
+use crate::error::{config_err, Result};
+
+use super::data::{combine, expected, inputs, Dtype, ReduceOp};
+use super::schedule::{Action, Op, Schedule};
+
+/// Run `s` on the reference inputs; return each rank's final buffer.
+pub fn interpret(s: &Schedule, dtype: Dtype, rop: ReduceOp) -> Vec<Vec<u8>> {
+    let mut bufs = inputs(s.op, s.p, s.root, s.size, dtype);
+    for round in &s.rounds {
+        let before = bufs.clone();
+        for x in round {
+            let (a, b) = (x.src_offset as usize, x.dst_offset as usize);
+            let n = x.bytes as usize;
+            match x.action {
+                Action::Copy => bufs[x.dst][b..b + n].copy_from_slice(&before[x.src][a..a + n]),
+                Action::Reduce => combine(dtype, rop, &mut bufs[x.dst][b..b + n], &before[x.src][a..a + n]),
+                Action::Notify => {}
+            }
+        }
+    }
+    bufs
+}
+
+/// Check `s` gives the right answer (and, for barriers, that everyone hears from everyone).
+pub fn verify(s: &Schedule, dtype: Dtype, rop: ReduceOp) -> Result<()> {
+    s.check()?;
+    if matches!(s.op, Op::Barrier | Op::Allreduce | Op::Allgather) {
+        // Knowledge: every rank must have heard, directly or not, from every other.
+        let mut know: Vec<u32> = (0..s.p).map(|r| 1 << r).collect();
+        for round in &s.rounds {
+            let before = know.clone();
+            for x in round {
+                know[x.dst] |= before[x.src];
+            }
+        }
+        let all = (1u32 << s.p) - 1;
+        if let Some(r) = (0..s.p).find(|&r| know[r] != all) {
+            return Err(config_err(format!("{}: rank {r} finishes without hearing from every rank", s.algorithm)));
+        }
+    }
+    let got = interpret(s, dtype, rop);
+    for (r, want) in expected(s.op, s.p, s.root, s.size, dtype, rop).into_iter().enumerate() {
+        if let Some(want) = want {
+            if got[r] != want {
+                let at = got[r].iter().zip(&want).position(|(a, b)| a != b).unwrap_or(0);
+                return Err(config_err(format!("{}: rank {r} holds the wrong result at byte {at} (p = {}, size = {})", s.algorithm, s.p, s.size)));
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,60 @@
+//! The collective library: every algorithm gives the reference result, through the data-only
+//! interpreter over SPE counts, roots and sizes, and on the simulated blade (real bytes through
+//! the notification protocol) over placements; bad requests fail with their reason.
+
+use cellblade::api::coll_run;
+use cellblade::coll::algorithms::REGISTRY;
+use cellblade::coll::data::{Dtype, ReduceOp};
+use cellblade::coll::verify::verify;
+use cellblade::coll::{measure, Setup};
+use cellblade::machine::config::{load, preset_text};
+use proptest::prelude::*;
+
+fn applicable(pow2: bool, p: usize) -> bool {
+    !pow2 || p.is_power_of_two()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+    #[test]
+    fn every_schedule_computes_the_reference(alg in 0..REGISTRY.len(), p in 1usize..=16, root in 0usize..16, quads in 1u32..64,
+                                             dtype in prop::sample::select(vec![Dtype::Int32, Dtype::Float32, Dtype::Float64]),
+                                             rop in prop::sample::select(vec![ReduceOp::Sum, ReduceOp::Min, ReduceOp::Max, ReduceOp::Prod])) {
+        let a = &REGISTRY[alg];
+        prop_assume!(applicable(a.pow2, p));
+        let size = 16 * p as u32 * quads;
+        let s = a.schedule(p, root % p, size).unwrap();
+        prop_assert!(verify(&s, dtype, rop).is_ok(), "{}: {:?}", a.name, verify(&s, dtype, rop));
+    }
+}
+
+#[test]
+fn every_algorithm_verifies_on_the_simulated_blade() {
+    let file = load(preset_text("qs20").unwrap(), &[]).unwrap();
+    let evenodd16: Vec<usize> = vec![0, 4, 2, 6, 1, 5, 3, 7, 8, 12, 10, 14, 9, 13, 11, 15];
+    for a in REGISTRY {
+        for (p, placement, root) in [(8, (0..8).collect::<Vec<_>>(), 0), (16, evenodd16.clone(), 3), (6, vec![7, 1, 3, 0, 5, 2], 1)] {
+            if !applicable(a.pow2, p) {
+                continue;
+            }
+            let root = if a.name.contains("two_to_all") || a.name.contains("hybrid") { 0 } else { root };
+            let setup = Setup { root, placement, dtype: Dtype::Float32, rop: ReduceOp::Sum, iterations: 1 };
+            let r = measure(&file, a, 16 * 16 * 4, &setup).unwrap();
+            assert!(r.verified, "{} on {p} SPEs", a.name);
+            assert!(r.latency_ns > 0.0);
+        }
+    }
+}
+
+#[test]
+fn bad_requests_say_why() {
+    let err = |req: &str| coll_run(req).unwrap_err().to_string();
+    assert!(err(r#"{"op": "allgather", "spes": 17}"#).contains("--spes 17 is not allowed: 1 to 16"));
+    assert!(err(r#"{"op": "reduce", "spes": 8, "root": 8, "algorithms": ["reduce.binomial"]}"#).contains("--root 8 is out of range: allowed 0 to 7"));
+    assert!(err(r#"{"op": "allreduce", "spes": 8, "sizes": [20], "dtype": "float64"}"#).contains("size 20 is not a multiple of the element size (8 bytes)"));
+    assert!(err(r#"{"op": "allgather", "algorithms": ["allgather.spiral"]}"#).contains("unknown algorithm 'allgather.spiral': allowed"));
+    assert!(err(r#"{"op": "allgather", "spes": 6, "algorithms": ["allgather.rdb"]}"#).contains("needs a power-of-two number of SPEs, got 6"));
+    assert!(err(r#"{"op": "allgather", "algorithms": ["reduce.binomial"]}"#).contains("is not a allgather algorithm"));
+    assert!(err(r#"{"op": "broadcast", "sizes": [131072], "algorithms": ["broadcast.ota"]}"#).contains("needs"));
+    assert!(err(r#"{"op": "scatter"}"#).contains("unknown operation 'scatter'"));
+}
