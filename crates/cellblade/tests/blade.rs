@@ -39,7 +39,8 @@ fn get_bytes(src_is_memory: bool, src: usize, dst: usize, size: u32, off: u32) -
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(64))]
+    // A fixed seed: the same cases on every run, as CI needs.
+    #![proptest_config(ProptestConfig { cases: 64, rng_seed: proptest::test_runner::RngSeed::Fixed(20261122), ..ProptestConfig::default() })]
     #[test]
     fn dma_moves_the_bytes(k in 1u32..=1024, small in 0usize..4, src in 0usize..16, dst in 0usize..16, mem: bool, line in 0u32..8) {
         prop_assume!(src != dst || mem);

@@ -13,6 +13,8 @@ pub struct Algorithm {
     pub source: &'static str,
     /// Needs a power-of-two number of SPEs.
     pub pow2: bool,
+    /// The fewest SPEs it works on.
+    pub min_spes: usize,
     build: fn(&mut Schedule),
 }
 
@@ -301,25 +303,25 @@ fn allgather_gather_bcast(s: &mut Schedule) {
 }
 
 pub const REGISTRY: &[Algorithm] = &[
-    Algorithm { name: "barrier.rdb", op: Op::Barrier, description: "recursive doubling (extra rounds for non-powers of two)", source: "seed 000 §4", pow2: false, build: barrier_rdb },
-    Algorithm { name: "barrier.bruck", op: Op::Barrier, description: "Bruck: round k, rank r hears from r-2^k", source: "seed 000 §4", pow2: false, build: barrier_bruck },
-    Algorithm { name: "barrier.ota", op: Op::Barrier, description: "one-to-all over local-store notifications", source: "seed 000 §4", pow2: false, build: barrier_ota },
-    Algorithm { name: "barrier.gather_bcast", op: Op::Barrier, description: "binomial gather then binomial broadcast", source: "seed 000 §4", pow2: false, build: barrier_gather_bcast },
-    Algorithm { name: "broadcast.ota", op: Op::Broadcast, description: "every rank gets from the root at once", source: "seed 000 §4", pow2: false, build: bcast_ota },
-    Algorithm { name: "broadcast.two_to_all", op: Op::Broadcast, description: "root to the other half's first rank, then one-to-all in each half", source: "seed 000 §4", pow2: false, build: bcast_two_to_all },
-    Algorithm { name: "broadcast.binomial_simple", op: Op::Broadcast, description: "binomial tree, sends announced without waiting for ACKs", source: "seed 000 §3.4", pow2: false, build: bcast_binomial_simple },
-    Algorithm { name: "broadcast.binomial_opt", op: Op::Broadcast, description: "binomial tree with ordered address-data-ACK rounds", source: "seed 000 §3.4", pow2: false, build: bcast_binomial },
-    Algorithm { name: "broadcast.segmented", op: Op::Broadcast, description: "segmented binomial: halves down each subtree, then exchange", source: "seed 000 §3.4, seed 003 §5", pow2: true, build: bcast_segmented },
-    Algorithm { name: "broadcast.hybrid_segmented", op: Op::Broadcast, description: "one BIF message, then segmented binomial on each chip", source: "seed 000 §3.4", pow2: true, build: bcast_hybrid_segmented },
-    Algorithm { name: "reduce.binomial", op: Op::Reduce, description: "binomial tree reduce over local-store notifications", source: "seed 000 §3.1", pow2: false, build: reduce_binomial },
-    Algorithm { name: "reduce.rabenseifner", op: Op::Reduce, description: "reduce-scatter by recursive halving, then gather", source: "seed 000 §4", pow2: true, build: reduce_rabenseifner },
-    Algorithm { name: "allreduce.rdb", op: Op::Allreduce, description: "recursive doubling exchange-and-reduce", source: "seed 000 §4", pow2: false, build: allreduce_rdb },
-    Algorithm { name: "allreduce.reduce_bcast", op: Op::Allreduce, description: "binomial reduce then binomial broadcast", source: "seed 000 §4", pow2: false, build: allreduce_reduce_bcast },
-    Algorithm { name: "allreduce.rs_ag", op: Op::Allreduce, description: "reduce-scatter then recursive-doubling all-gather", source: "seed 000 §3.5", pow2: true, build: allreduce_rs_ag },
-    Algorithm { name: "allreduce.rs_gather_bcast", op: Op::Allreduce, description: "reduce-scatter, gather, broadcast", source: "seed 000 §4", pow2: true, build: allreduce_rs_gather_bcast },
-    Algorithm { name: "allgather.rdb", op: Op::Allgather, description: "recursive doubling", source: "seed 000 §3.3", pow2: true, build: allgather_rdb },
-    Algorithm { name: "allgather.bruck", op: Op::Allgather, description: "Bruck, any number of SPEs", source: "seed 000 §4", pow2: false, build: allgather_bruck },
-    Algorithm { name: "allgather.gather_bcast", op: Op::Allgather, description: "binomial gather then binomial broadcast", source: "seed 000 §3.3", pow2: false, build: allgather_gather_bcast },
+    Algorithm { name: "barrier.rdb", op: Op::Barrier, description: "recursive doubling (extra rounds for non-powers of two)", source: "seed 000 §4", pow2: false, min_spes: 1, build: barrier_rdb },
+    Algorithm { name: "barrier.bruck", op: Op::Barrier, description: "Bruck: round k, rank r hears from r-2^k", source: "seed 000 §4", pow2: false, min_spes: 1, build: barrier_bruck },
+    Algorithm { name: "barrier.ota", op: Op::Barrier, description: "one-to-all over local-store notifications", source: "seed 000 §4", pow2: false, min_spes: 1, build: barrier_ota },
+    Algorithm { name: "barrier.gather_bcast", op: Op::Barrier, description: "binomial gather then binomial broadcast", source: "seed 000 §4", pow2: false, min_spes: 1, build: barrier_gather_bcast },
+    Algorithm { name: "broadcast.ota", op: Op::Broadcast, description: "every rank gets from the root at once", source: "seed 000 §4", pow2: false, min_spes: 1, build: bcast_ota },
+    Algorithm { name: "broadcast.two_to_all", op: Op::Broadcast, description: "root to the other half's first rank, then one-to-all in each half", source: "seed 000 §4", pow2: false, min_spes: 1, build: bcast_two_to_all },
+    Algorithm { name: "broadcast.binomial_simple", op: Op::Broadcast, description: "binomial tree, sends announced without waiting for ACKs", source: "seed 000 §3.4", pow2: false, min_spes: 1, build: bcast_binomial_simple },
+    Algorithm { name: "broadcast.binomial_opt", op: Op::Broadcast, description: "binomial tree with ordered address-data-ACK rounds", source: "seed 000 §3.4", pow2: false, min_spes: 1, build: bcast_binomial },
+    Algorithm { name: "broadcast.segmented", op: Op::Broadcast, description: "segmented binomial: halves down each subtree, then exchange", source: "seed 000 §3.4, seed 003 §5", pow2: true, min_spes: 1, build: bcast_segmented },
+    Algorithm { name: "broadcast.hybrid_segmented", op: Op::Broadcast, description: "one BIF message, then segmented binomial on each chip", source: "seed 000 §3.4", pow2: true, min_spes: 4, build: bcast_hybrid_segmented },
+    Algorithm { name: "reduce.binomial", op: Op::Reduce, description: "binomial tree reduce over local-store notifications", source: "seed 000 §3.1", pow2: false, min_spes: 1, build: reduce_binomial },
+    Algorithm { name: "reduce.rabenseifner", op: Op::Reduce, description: "reduce-scatter by recursive halving, then gather", source: "seed 000 §4", pow2: true, min_spes: 1, build: reduce_rabenseifner },
+    Algorithm { name: "allreduce.rdb", op: Op::Allreduce, description: "recursive doubling exchange-and-reduce", source: "seed 000 §4", pow2: false, min_spes: 1, build: allreduce_rdb },
+    Algorithm { name: "allreduce.reduce_bcast", op: Op::Allreduce, description: "binomial reduce then binomial broadcast", source: "seed 000 §4", pow2: false, min_spes: 1, build: allreduce_reduce_bcast },
+    Algorithm { name: "allreduce.rs_ag", op: Op::Allreduce, description: "reduce-scatter then recursive-doubling all-gather", source: "seed 000 §3.5", pow2: true, min_spes: 1, build: allreduce_rs_ag },
+    Algorithm { name: "allreduce.rs_gather_bcast", op: Op::Allreduce, description: "reduce-scatter, gather, broadcast", source: "seed 000 §4", pow2: true, min_spes: 1, build: allreduce_rs_gather_bcast },
+    Algorithm { name: "allgather.rdb", op: Op::Allgather, description: "recursive doubling", source: "seed 000 §3.3", pow2: true, min_spes: 1, build: allgather_rdb },
+    Algorithm { name: "allgather.bruck", op: Op::Allgather, description: "Bruck, any number of SPEs", source: "seed 000 §4", pow2: false, min_spes: 1, build: allgather_bruck },
+    Algorithm { name: "allgather.gather_bcast", op: Op::Allgather, description: "binomial gather then binomial broadcast", source: "seed 000 §3.3", pow2: false, min_spes: 1, build: allgather_gather_bcast },
 ];
 
 pub fn find(name: &str) -> Result<&'static Algorithm> {
@@ -337,6 +339,9 @@ impl Algorithm {
         }
         if root >= p {
             return Err(config_err(format!("--root {root} is out of range: allowed 0 to {}", p - 1)));
+        }
+        if p < self.min_spes {
+            return Err(config_err(format!("{} needs at least {} SPEs, got {p}", self.name, self.min_spes)));
         }
         if self.pow2 && !p.is_power_of_two() {
             return Err(config_err(format!("{} needs a power-of-two number of SPEs, got {p}", self.name)));
