@@ -36,9 +36,14 @@ pub struct Layout {
 }
 
 impl Layout {
+    /// Local-store bytes a collective on `p` ranks with `buffer`-byte buffers takes on each SPE.
+    pub fn footprint(p: usize, buffer: u32) -> u32 {
+        2 * buffer.max(16).next_multiple_of(128) + 4 * 16 * p as u32
+    }
+
     /// Allocate the layout on `spu`; a collective that does not fit fails here.
     pub fn alloc(spu: &Spu, p: usize, buffer: u32, what: &str) -> Result<Layout> {
-        let need = 2 * buffer.next_multiple_of(128) + 4 * 16 * p as u32;
+        let need = Self::footprint(p, buffer);
         let fail = |e: crate::error::Error| program_err(format!("{what}: needs {need} bytes of local store on spe {}: {e}", spu.spe_id()));
         let buf = spu.ls_alloc(buffer.max(16), 128).map_err(fail)?;
         let tmp = spu.ls_alloc(buffer.max(16), 128).map_err(fail)?;
