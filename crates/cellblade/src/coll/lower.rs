@@ -66,6 +66,10 @@ pub struct Rank {
     pub rop: ReduceOp,
     /// Core cycles to combine one 16-byte quadword.
     pub reduce_cycles: u64,
+    /// Announcements of the current call go through signal register 1 (see `Schedule::signals`).
+    signals: bool,
+    /// Signal bits read but not yet consumed.
+    signal_bits: u32,
 }
 
 const ADDR: usize = 0;
@@ -74,7 +78,7 @@ const ACK: usize = 1;
 impl Rank {
     pub fn new(spu: Spu, rank: usize, spes: Vec<usize>, layout: Layout, dtype: Dtype, rop: ReduceOp, reduce_cycles: u64) -> Rank {
         let p = spes.len();
-        Rank { spu, rank, spes, layout, sent: vec![[0; 2]; p], seen: vec![[0; 2]; p], dtype, rop, reduce_cycles }
+        Rank { spu, rank, spes, layout, sent: vec![[0; 2]; p], seen: vec![[0; 2]; p], dtype, rop, reduce_cycles, signals: false, signal_bits: 0 }
     }
 
     /// Write the next counter value into our entry of `peer`'s ADDR or ACK array.
@@ -85,6 +89,9 @@ impl Rank {
         let tag = NOTE_TAG + peer as u32;
         self.spu.mfc_write_tag_mask(1 << tag);
         self.spu.mfc_read_tag_status_all().await?;
+        if self.signals && kind == ADDR {
+            return self.spu.signal_remote(word, self.spes[peer], 1, 1 << self.rank, tag).await;
+        }
         self.spu.ls_write_u32(word, self.sent[peer][kind]);
         let array = if kind == ADDR { self.layout.addr } else { self.layout.ack };
         let ea = Spu::ls_ea(self.spes[peer], array + 16 * self.rank as u32);
@@ -93,6 +100,13 @@ impl Rank {
 
     /// Poll our `kind` entry for `peer` until its next notification has arrived.
     async fn await_note(&mut self, peer: usize, kind: usize) -> Result<()> {
+        if self.signals && kind == ADDR {
+            while self.signal_bits & (1 << peer) == 0 {
+                self.signal_bits |= self.spu.spu_read_signal1().await?;
+            }
+            self.signal_bits &= !(1 << peer);
+            return Ok(());
+        }
         self.seen[peer][kind] += 1;
         let want = self.seen[peer][kind];
         let array = if kind == ADDR { self.layout.addr } else { self.layout.ack };
@@ -127,6 +141,7 @@ impl Rank {
     /// Run one call of the collective `s`.
     pub async fn run(&mut self, s: &Schedule) -> Result<()> {
         let me = self.rank;
+        self.signals = s.signals;
         let last_recv = s.rounds.iter().rposition(|r| r.iter().any(|x| x.dst == me));
         let mut announced_through = None::<usize>;
         let mut acked = vec![false; s.rounds.len()];

@@ -65,6 +65,10 @@ pub fn measure(file: &MachineFile, alg: &Algorithm, size: u32, setup: &Setup) ->
         if setup.dtype == Dtype::Float64 { params.reduce_dp_cycles_per_quadword } else { params.reduce_cycles_per_quadword }
     };
     let mut blade = Blade::new(file.clone(), false);
+    for &spe in &setup.placement {
+        // Signal-register announcements accumulate one bit per sender.
+        blade.machine().ch[spe].signal_or_mode[0] = true;
+    }
     let ok = Rc::new(Cell::new(true));
     let worst = Rc::new(Cell::new(0f64));
     for (rank, &spe) in setup.placement.iter().enumerate() {

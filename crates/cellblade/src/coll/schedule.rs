@@ -109,12 +109,16 @@ pub struct Schedule {
     /// from it in the previous round has acknowledged. Unordered ("simple") rounds let a rank
     /// announce all its sends as soon as its own data is complete.
     pub ordered: bool,
+    /// Announcements go through signal register 1 in OR mode, one bit per sender, instead of
+    /// the local-store ADDR array. Only for schedules where a sender cannot announce to the same
+    /// rank again before that rank has seen the previous announcement (one-to-all barriers).
+    pub signals: bool,
     pub rounds: Vec<Vec<Xfer>>,
 }
 
 impl Schedule {
     pub fn new(algorithm: &str, op: Op, p: usize, root: usize, size: u32) -> Schedule {
-        Schedule { algorithm: algorithm.into(), op, p, root, size, buffer: op.buffer_bytes(p, size), ordered: true, rounds: Vec::new() }
+        Schedule { algorithm: algorithm.into(), op, p, root, size, buffer: op.buffer_bytes(p, size), ordered: true, signals: false, rounds: Vec::new() }
     }
 
     pub fn round(&mut self, xfers: Vec<Xfer>) {
@@ -126,14 +130,15 @@ impl Schedule {
     /// The stable text form.
     pub fn text(&self) -> String {
         let mut out = format!(
-            "schedule {} op={} p={} root={} size={} buffer={}{}\n",
+            "schedule {} op={} p={} root={} size={} buffer={}{}{}\n",
             self.algorithm,
             self.op.name(),
             self.p,
             self.root,
             self.size,
             self.buffer,
-            if self.ordered { "" } else { " unordered" }
+            if self.ordered { "" } else { " unordered" },
+            if self.signals { " signals" } else { "" }
         );
         for (k, round) in self.rounds.iter().enumerate() {
             let _ = writeln!(out, "round {k}");
