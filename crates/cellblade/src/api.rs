@@ -94,9 +94,10 @@ pub fn bench(request_json: &str) -> Result<String> {
     Ok(serde_json::to_string(&r).expect("serialises"))
 }
 
+/// "all", a comma-separated string of names, or a list of names.
 #[derive(Deserialize)]
 #[serde(untagged)]
-enum PlacementList {
+enum NameList {
     All(String),
     Names(Vec<String>),
 }
@@ -105,8 +106,8 @@ enum PlacementList {
 #[serde(deny_unknown_fields)]
 struct AffinityRunReq {
     pattern: String,
-    #[serde(default = "all_placements")]
-    placements: PlacementList,
+    #[serde(default = "all_names")]
+    placements: NameList,
     #[serde(default)]
     placement_file: Option<String>,
     #[serde(default = "eight")]
@@ -121,8 +122,8 @@ struct AffinityRunReq {
     seed: u64,
 }
 
-fn all_placements() -> PlacementList {
-    PlacementList::All("all".into())
+fn all_names() -> NameList {
+    NameList::All("all".into())
 }
 fn eight() -> usize {
     8
@@ -148,9 +149,9 @@ pub fn affinity_run(request_json: &str) -> Result<String> {
     let req: AffinityRunReq = serde_json::from_value(v).map_err(|e| config_err(format!("affinity run request: {e}")))?;
     let pattern = pattern_of(&req.pattern, req.spes, req.size)?;
     let names: Vec<String> = match req.placements {
-        PlacementList::All(s) if s == "all" => crate::affinity::placement::named().map(String::from).chain(["default".to_string()]).collect(),
-        PlacementList::All(s) => s.split(',').map(|x| x.trim().to_string()).filter(|x| !x.is_empty()).collect(),
-        PlacementList::Names(v) => v,
+        NameList::All(s) if s == "all" => crate::affinity::placement::named().map(String::from).chain(["default".to_string()]).collect(),
+        NameList::All(s) => s.split(',').map(|x| x.trim().to_string()).filter(|x| !x.is_empty()).collect(),
+        NameList::Names(v) => v,
     };
     let mut choices = Vec::new();
     for n in &names {
@@ -313,8 +314,8 @@ struct CollRunReq {
     spes: usize,
     #[serde(default)]
     sizes: Vec<u32>,
-    #[serde(default = "all_placements")]
-    algorithms: PlacementList,
+    #[serde(default = "all_names")]
+    algorithms: NameList,
     #[serde(default)]
     root: usize,
     #[serde(default)]
@@ -334,11 +335,11 @@ pub fn coll_run(request_json: &str) -> Result<String> {
     let file = machine_of(&mut v)?;
     let req: CollRunReq = serde_json::from_value(v).map_err(|e| config_err(format!("coll run request: {e}")))?;
     let op = Op::parse(&req.op)?;
-    let all = matches!(&req.algorithms, PlacementList::All(s) if s == "all");
+    let all = matches!(&req.algorithms, NameList::All(s) if s == "all");
     let names: Vec<String> = match req.algorithms {
-        PlacementList::All(s) if s == "all" => algorithms::REGISTRY.iter().filter(|a| a.op == op && (!a.pow2 || req.spes.is_power_of_two())).map(|a| a.name.to_string()).collect(),
-        PlacementList::All(s) => s.split(',').map(|x| x.trim().to_string()).filter(|x| !x.is_empty()).collect(),
-        PlacementList::Names(v) => v,
+        NameList::All(s) if s == "all" => algorithms::REGISTRY.iter().filter(|a| a.op == op && (!a.pow2 || req.spes.is_power_of_two())).map(|a| a.name.to_string()).collect(),
+        NameList::All(s) => s.split(',').map(|x| x.trim().to_string()).filter(|x| !x.is_empty()).collect(),
+        NameList::Names(v) => v,
     };
     let algs = names.iter().map(|n| algorithms::find(n)).collect::<Result<Vec<_>>>()?;
     if let Some(a) = algs.iter().find(|a| a.op != op) {
