@@ -108,12 +108,33 @@ fn reproduce(py: Python<'_>, request_json: &str) -> PyResult<String> {
     py.detach(|| api::reproduce(request_json)).map_err(to_py)
 }
 
+/// The registry of collective algorithms, as JSON.
+#[pyfunction]
+fn coll_list() -> PyResult<String> {
+    api::coll_list().map_err(to_py)
+}
+
+/// One collective algorithm's schedule (rounds of transfers and its text form); request and
+/// answer are JSON.
+#[pyfunction]
+fn coll_schedule(py: Python<'_>, request_json: &str) -> PyResult<String> {
+    py.detach(|| api::coll_schedule(request_json)).map_err(to_py)
+}
+
+/// Measures collective algorithms of one operation over message sizes; request and answer are
+/// JSON.
+#[pyfunction]
+fn coll_run(py: Python<'_>, request_json: &str) -> PyResult<String> {
+    py.detach(|| api::coll_run(request_json)).map_err(to_py)
+}
+
 #[pymodule]
 mod _core {
     #[pymodule_export]
     use super::{
-        affinity_catalog, affinity_run, affinity_search, bench, calibrate, preset_toml, reproduce,
-        resolved_machine, run_stats, CellbladeError, ConfigError, DeadlockError, ProgramError,
+        affinity_catalog, affinity_run, affinity_search, bench, calibrate, coll_list, coll_run,
+        coll_schedule, preset_toml, reproduce, resolved_machine, run_stats, CellbladeError,
+        ConfigError, DeadlockError, ProgramError,
     };
     #[pymodule_export]
     use super::programs::{PpeHandle, ProgramBlade, PyOp, SpuHandle};

@@ -119,6 +119,24 @@ fn bcast_binomial(s: &mut Schedule) {
     }
 }
 
+/// k-chains with k = 2 (seed 000 §3.4 does not give k): the root sends to the heads of two
+/// chains at once, then each chain passes the data along, one rank per round.
+fn bcast_kchains(s: &mut Schedule) {
+    const K: usize = 2;
+    let (p, size) = (s.p, s.size);
+    let chains: Vec<Vec<usize>> = (0..K).map(|c| (1..p).filter(|v| (v - 1) % K == c).collect()).collect();
+    let longest = chains.iter().map(Vec::len).max().unwrap_or(0);
+    for step in 0..longest {
+        let xs = chains
+            .iter()
+            .filter(|ch| step < ch.len())
+            .map(|ch| Xfer::copy(ch[step], if step == 0 { 0 } else { ch[step - 1] }, 0, size))
+            .map(|x| rooted(s, x))
+            .collect();
+        s.round(xs);
+    }
+}
+
 fn bcast_binomial_simple(s: &mut Schedule) {
     bcast_binomial(s);
     s.ordered = false;
@@ -319,6 +337,7 @@ pub const REGISTRY: &[Algorithm] = &[
     Algorithm { name: "broadcast.two_to_all", op: Op::Broadcast, description: "root to the other half's first rank, then one-to-all in each half", source: "seed 000 §4", pow2: false, min_spes: 1, build: bcast_two_to_all },
     Algorithm { name: "broadcast.binomial_simple", op: Op::Broadcast, description: "binomial tree, sends announced without waiting for ACKs", source: "seed 000 §3.4", pow2: false, min_spes: 1, build: bcast_binomial_simple },
     Algorithm { name: "broadcast.binomial_opt", op: Op::Broadcast, description: "binomial tree with ordered address-data-ACK rounds", source: "seed 000 §3.4", pow2: false, min_spes: 1, build: bcast_binomial },
+    Algorithm { name: "broadcast.kchains", op: Op::Broadcast, description: "2 fan-out, then 2 chains", source: "seed 000 §3.4", pow2: false, min_spes: 1, build: bcast_kchains },
     Algorithm { name: "broadcast.segmented", op: Op::Broadcast, description: "segmented binomial: halves down each subtree, then exchange", source: "seed 000 §3.4, seed 003 §5", pow2: true, min_spes: 1, build: bcast_segmented },
     Algorithm { name: "broadcast.hybrid_segmented", op: Op::Broadcast, description: "one BIF message, then segmented binomial on each chip", source: "seed 000 §3.4", pow2: true, min_spes: 4, build: bcast_hybrid_segmented },
     Algorithm { name: "reduce.binomial", op: Op::Reduce, description: "binomial tree reduce over local-store notifications", source: "seed 000 §3.1", pow2: false, min_spes: 1, build: reduce_binomial },
