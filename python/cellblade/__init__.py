@@ -8,6 +8,8 @@ builds JSON requests, calls the core and returns plain Python data::
     print(result["aggregate_bandwidth_gbps"])
     rows = cellblade.affinity_run("rd1", ["identity", "evenodd", "default"])
     print([(row["placement"], row["min_bandwidth_gbps"]) for row in rows])
+    rows = cellblade.coll_run("allreduce", spes=8, sizes=[64, 1024])
+    print([(row["algorithm"], row["size_bytes"], row["latency_ns"]) for row in rows])
 
 ``machine`` is a preset name ("qs20", "qs22") or the path of a machine file (a
 ``pathlib.Path``, or a string ending in ".toml"); ``overrides`` are machine-file values to
@@ -39,6 +41,9 @@ __all__ = [
     "affinity_search",
     "bench",
     "calibrate",
+    "coll_list",
+    "coll_run",
+    "coll_schedule",
     "preset",
     "reproduce",
     "resolved_machine",
@@ -47,6 +52,7 @@ __all__ = [
 
 Machine = Union[str, os.PathLike]
 Overrides = Union[Mapping[str, Any], Iterable[str]]
+Placement = Union[str, Iterable[int], None]
 
 DEFAULT_ITERATIONS = 100
 DEFAULT_WARMUP = 10
@@ -174,6 +180,77 @@ def affinity_search(
     return _call(_core.affinity_search, request, machine, overrides)
 
 
+def coll_list() -> list[dict[str, Any]]:
+    """The collective algorithms (seed 000): name ("op.algorithm"), op, description, spes ("any"
+    or "power of two") and source."""
+    return json.loads(_core.coll_list())
+
+
+def coll_schedule(
+    algorithm: str,
+    *,
+    spes: int = 8,
+    size: int | None = None,
+    root: int = 0,
+    placement: Placement = None,
+    machine: Machine = "qs20",
+    overrides: Overrides = (),
+) -> dict[str, Any]:
+    """The schedule of collective `algorithm` on ``spes`` ranks for ``size``-byte messages:
+    rounds of transfers (dst, src, bytes, src_offset, dst_offset, action: copy, reduce or
+    notify), the physical SPE of each rank under ``placement``, and the schedule's text form.
+
+    ``placement`` is None (rank i on SPE i), a placement name ("evenodd", ...; see
+    ``affinity_catalog()``) or the physical SPE id (0-15; 8-15 are on chip 1) of each rank.
+    """
+    request = {
+        "algorithm": algorithm,
+        "spes": spes,
+        "size": size,
+        "root": root,
+        "placement": _placement(placement),
+    }
+    return _call(_core.coll_schedule, request, machine, overrides)
+
+
+def coll_run(
+    op: str,
+    *,
+    spes: int = 8,
+    sizes: Iterable[int] | None = None,
+    algorithms: str | Iterable[str] = "all",
+    root: int = 0,
+    placement: Placement = None,
+    dtype: str = "int32",
+    reduce_op: str = "sum",
+    iterations: int | None = None,
+    machine: Machine = "qs20",
+    overrides: Overrides = (),
+) -> list[dict[str, Any]]:
+    """Runs the algorithms of collective `op` (barrier, broadcast, reduce, allreduce,
+    allgather) on the simulated blade for each message size in bytes (barriers take none):
+    one dict per algorithm and size, with the slowest rank's latency and whether every rank
+    got the right result.
+
+    ``algorithms`` is "all" (every one of `op` that takes ``spes``) or names from
+    ``coll_list()``; ``placement`` as for ``coll_schedule``; ``dtype`` is int32, float32 or
+    float64; ``reduce_op`` is sum, min, max or prod; ``iterations`` is the number of timed
+    calls (None: the core's default).
+    """
+    request = {
+        "op": op,
+        "spes": spes,
+        "sizes": None if sizes is None else list(sizes),
+        "algorithms": algorithms if isinstance(algorithms, str) else list(algorithms),
+        "root": root,
+        "placement": _placement(placement),
+        "dtype": dtype,
+        "reduce_op": reduce_op,
+        "iterations": iterations,
+    }
+    return _call(_core.coll_run, request, machine, overrides)
+
+
 def reproduce(
     quick: bool = False, machine: Machine = "qs20", overrides: Overrides = ()
 ) -> list[dict[str, Any]]:
@@ -202,6 +279,10 @@ def _machine(machine: Machine) -> dict[str, str]:
     if isinstance(machine, os.PathLike) or str(machine).endswith(".toml"):
         return {"toml": _read(machine)}
     return {"preset": str(machine)}
+
+
+def _placement(placement: Placement) -> str | list[int] | None:
+    return placement if placement is None or isinstance(placement, str) else list(placement)
 
 
 def _read(path: str | os.PathLike) -> str:

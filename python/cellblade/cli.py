@@ -4,6 +4,8 @@
     cellblade stats -f mailbox -n 2 -s -c 1     the same, as a subcommand
     cellblade affinity run --pattern ring       placements of thread ranks on SPEs (seed 001)
     cellblade affinity search | list
+    cellblade coll allreduce --sizes 16:32k     collective algorithms (seed 000)
+    cellblade coll list | show NAME | draw NAME
     cellblade calibrate | reproduce | bench | demo
 
 Bad input prints one line, `<program>: error: ...`, and exits with 2 for bad usage or 1 when
@@ -22,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import cellblade
-from cellblade import affinity, sweep, units
+from cellblade import affinity, coll, sweep, units
 
 MAX_SPES = 16  # two cells of eight SPEs
 AFFINITY_SPES = (8, 16)  # one chip, or both with the same placement on each
@@ -50,6 +52,7 @@ def main(argv: list[str] | None = None) -> int:
     stats = commands.add_parser("stats", help="run CellStats (as the cellstats command)")
     _add_stats_args(stats)
     _add_affinity_args(commands)
+    _add_coll_args(commands)
     for name, handler, text in (
         ("calibrate", _calibrate, "simulated against published values"),
         ("reproduce", _reproduce, "the papers' findings re-checked on the simulated blade"),
@@ -172,7 +175,7 @@ def _add_stats_args(parser: argparse.ArgumentParser) -> None:
     parser.set_defaults(handler=_stats)
 
 
-def _placement_names(text: str) -> str | list[str]:
+def _name_list(text: str) -> str | list[str]:
     names = [name.strip() for name in text.split(",") if name.strip()]
     if not names:
         raise argparse.ArgumentTypeError(f"invalid value {text!r}: expected all or NAME,NAME,...")
@@ -200,7 +203,7 @@ def _add_affinity_args(commands) -> None:
         command.add_argument("--seed", type=int, default=0, help="seed for anything random")
         _add_machine_args(command)
         command.add_argument("--json", action="store_true", help="print only the result as JSON")
-    run.add_argument("--placements", type=_placement_names, default="all", metavar="all|NAME,...",
+    run.add_argument("--placements", type=_name_list, default="all", metavar="all|NAME,...",
                      help="named placements and 'default' (the scheduler's), comma-separated "
                      "(default: all)")
     run.add_argument("--placement-file", type=Path, metavar="FILE",
@@ -217,6 +220,82 @@ def _add_affinity_args(commands) -> None:
     search.set_defaults(handler=_affinity_search)
     listing = actions.add_parser("list", help="the patterns and the named placements")
     listing.set_defaults(handler=_affinity_list)
+
+
+def _rank(text: str) -> int:
+    if not text.isdecimal():
+        raise argparse.ArgumentTypeError(f"invalid value {text!r}: expected a rank, 0 or more")
+    return int(text)
+
+
+def _sizes(text: str) -> list[int]:
+    try:
+        return coll.parse_sizes(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def _coll_placement(text: str) -> str | list[int]:
+    """A placement name, or the physical SPE ids of ranks 0, 1, ... separated by commas."""
+    ids = text.split(",")
+    return [int(spe) for spe in ids] if all(spe.strip().isdecimal() for spe in ids) else text
+
+
+def _add_coll_args(commands) -> None:
+    """`cellblade coll OP | list | show | draw`: collective algorithms (seed 000)."""
+    parent = commands.add_parser("coll", help="collective algorithms (seed 000)",
+                                 description=_add_coll_args.__doc__)
+    actions = parent.add_subparsers(dest="action", required=True, metavar="OP|list|show|draw")
+    for op in coll.OPS:
+        run = actions.add_parser(op, help=f"time the {op} algorithms",
+                                 description=f"Times {op} algorithms on the simulated blade; "
+                                 f"prints a table and writes coll-{op}-N.csv, .json and .png.")
+        # For the flags this operation does not take; a flag's own default wins over these.
+        run.set_defaults(handler=_coll_run, op=op, sizes=None, root=0, dtype="int32",
+                         reduce_op="sum")
+        run.add_argument("-n", "--spes", type=_spe_count, default=8,
+                         help="SPEs, 1..16 (default: 8)")
+        if op != "barrier":
+            run.add_argument("--sizes", type=_sizes, default=coll.parse_sizes("16:8k"),
+                             metavar="A:B|A,B,...", help="message sizes in bytes, k=1024: A:B "
+                             "doubles from A to B, or a comma list (default: 16:8k)")
+            run.add_argument("--root", type=_rank, default=0, help="root rank (default: 0)")
+            run.add_argument("--dtype", choices=("int32", "float32", "float64"),
+                             default="int32", help="element type (default: int32)")
+        run.add_argument("--algos", type=_name_list, default="all", metavar="all|NAME,...",
+                         help=f"algorithms of `cellblade coll list`, with or without '{op}.' "
+                         "(default: all that take the SPE count)")
+        run.add_argument("--placement", type=_coll_placement, metavar="NAME|ID,...",
+                         help="placement of the ranks: a name (evenodd, ...) or the physical "
+                         "SPE (0-15, 8-15 on chip 1) of each rank (default: rank i on SPE i)")
+        if op in coll.REDUCING:
+            run.add_argument("--reduce-op", choices=("sum", "min", "max", "prod"),
+                             default="sum", help="reduction (default: sum)")
+        run.add_argument("--iterations", type=_count, metavar="N",
+                         help="timed calls, k=1000 (default: the core's)")
+        _add_machine_args(run)
+        run.add_argument("--json", action="store_true", help="print only the results as JSON")
+        run.add_argument("--out", type=Path, metavar="DIR",
+                         help=f"directory of the files (default: out/coll-{op}-N)")
+    listing = actions.add_parser("list", help="the algorithms")
+    listing.set_defaults(handler=_coll_list)
+    show = actions.add_parser("show", help="an algorithm's schedule as text")
+    draw = actions.add_parser("draw", help="an algorithm's schedule as a picture",
+                              description="Draws a schedule's rounds and transfers as a PNG; "
+                              "transfers between the chips are dashed red.")
+    for command in (show, draw):
+        command.add_argument("name", metavar="NAME", help="an algorithm of `cellblade coll list`")
+        command.add_argument("-n", "--spes", type=_spe_count, default=8,
+                             help="SPEs, 1..16 (default: 8)")
+        command.add_argument("--size", type=_size, metavar="SIZE",
+                             help="message size in bytes, k=1024 (default: the core's)")
+        command.add_argument("--root", type=_rank, default=0, help="root rank (default: 0)")
+        command.add_argument("--placement", type=_coll_placement, metavar="NAME|ID,...",
+                             help="placement of the ranks, as for `coll OP`")
+    show.set_defaults(handler=_coll_show)
+    draw.add_argument("--out", type=Path, metavar="FILE.png",
+                      help="the picture (default: out/coll-draw-NAME-N.png)")
+    draw.set_defaults(handler=_coll_draw)
 
 
 def _add_machine_args(parser: argparse.ArgumentParser) -> None:
@@ -409,6 +488,71 @@ def _affinity_list(args: argparse.Namespace) -> int:
     rows = [(p["name"], affinity.mapping_text(p["mapping"])) for p in catalog["placements"]]
     rows.append(("default", "the scheduler's choice, new in every trial"))
     print(_table(("placement", "physical SPE of rank 0, 1, ..."), rows, right=set()))
+    return 0
+
+
+def _coll_run(args: argparse.Namespace) -> int:
+    algorithms = args.algos if args.algos == "all" else [
+        name if "." in name else f"{args.op}.{name}" for name in args.algos
+    ]
+    parameters = {
+        "op": args.op,
+        "spes": args.spes,
+        "sizes": args.sizes,
+        "algorithms": algorithms,
+        "root": args.root,
+        "placement": args.placement,
+        "dtype": args.dtype,
+        "reduce_op": args.reduce_op,
+        "iterations": args.iterations,
+        **_machine(args),
+    }
+    results = cellblade.coll_run(**parameters)
+    out = args.out or Path("out") / f"coll-{args.op}-{args.spes}"
+    paths = coll.write(results, parameters, out)
+    machine_file = out / "machine.toml"
+    machine_file.write_text(cellblade.resolved_machine(**_machine(args)), encoding="utf-8")
+    paths.append(machine_file)
+    if args.json:
+        print(json.dumps(results))
+        return 0
+    unit, header, rows = coll.table(results)
+    print(f"{coll.title(parameters)}: latency ({unit}) of the slowest rank")
+    print(_table(header, rows, right=set(range(len(header)))))
+    print("(* best of the size; ! wrong result; - the algorithm cannot take the size)")
+    print("\n".join(f"wrote {path}" for path in paths))
+    return 0
+
+
+def _coll_list(args: argparse.Namespace) -> int:
+    rows = [(a["name"], a["spes"], a["source"], a["description"]) for a in cellblade.coll_list()]
+    print(_table(("algorithm", "SPEs", "source", "description"), rows, right=set()))
+    return 0
+
+
+def _schedule(args: argparse.Namespace) -> dict[str, Any]:
+    return cellblade.coll_schedule(args.name, spes=args.spes, size=args.size, root=args.root,
+                                   placement=args.placement)
+
+
+def _coll_show(args: argparse.Namespace) -> int:
+    schedule = _schedule(args)
+    transfers = [t for r in schedule["rounds"] for t in r]
+    crossing = sum(coll.crosses_bif(schedule["placement"], t) for t in transfers)
+    print(schedule["text"], end="")
+    print(f"placement {affinity.mapping_text(schedule['placement'])}: {crossing} of "
+          f"{len(transfers)} transfers cross the BIF")
+    return 0
+
+
+def _coll_draw(args: argparse.Namespace) -> int:
+    from cellblade.plots import schedule_figure  # matplotlib is slow to import; only load it here
+
+    schedule = _schedule(args)
+    path = args.out or Path("out") / f"coll-draw-{args.name}-{args.spes}.png"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    schedule_figure(schedule, path)
+    print(f"wrote {path}")
     return 0
 
 

@@ -51,3 +51,98 @@ def placement_figure(results: list[dict[str, Any]], path: Path, *, title: str) -
     axes.grid(True, axis="y", alpha=0.3)
     axes.set_title(title)
     figure.savefig(path, dpi=120)
+
+
+def coll_figure(results: list[dict[str, Any]], path: Path, *, title: str) -> None:
+    """Collective latency as in seed 000's figures 10-15: the slowest rank's latency (us)
+    against the message size (bytes) on log-log axes, one line per algorithm; for barriers,
+    which have no size, one bar per algorithm (ns). Saved as PNG at `path`."""
+    from cellblade.coll import short
+
+    figure = Figure(figsize=(7, 4.5), layout="constrained")
+    axes = figure.subplots()
+    algorithms = list(dict.fromkeys(r["algorithm"] for r in results))
+    if all(r["op"] == "barrier" for r in results):
+        axes.bar([short(a) for a in algorithms], [r["latency_ns"] for r in results],
+                 color="tab:blue")
+        axes.set_xlabel("algorithm")
+        axes.set_ylabel("latency (ns)")
+        axes.grid(True, axis="y", alpha=0.3)
+    else:
+        sizes = sorted({r["size_bytes"] for r in results})
+        for algorithm in algorithms:
+            line = sorted((r for r in results if r["algorithm"] == algorithm),
+                          key=lambda r: r["size_bytes"])
+            axes.plot([r["size_bytes"] for r in line], [r["latency_ns"] / 1000 for r in line],
+                      marker="o", label=short(algorithm))
+        axes.set_xscale("log", base=2)
+        axes.set_yscale("log")
+        axes.set_xticks(sizes, [str(size) for size in sizes], rotation=45)
+        axes.xaxis.set_minor_locator(NullLocator())
+        axes.set_xlabel("message size (bytes)")
+        axes.set_ylabel("latency (us)")
+        axes.grid(True, which="both", alpha=0.3)
+        axes.legend(fontsize="small")
+    axes.set_title(title)
+    figure.savefig(path, dpi=120)
+
+
+ACTION_COLOURS = {"copy": "tab:blue", "reduce": "tab:green", "notify": "tab:gray"}
+BIF_COLOUR = "tab:red"
+CHIP_COLOURS = ("white", "lightyellow")
+
+
+def schedule_figure(schedule: dict[str, Any], path: Path) -> None:
+    """A schedule as in seed 000's figures 5-9: the ranks as a row of circles (rank, and
+    physical SPE below it) before each round and after the last, an arrow per transfer from
+    source to destination labelled with its bytes; transfers between the chips are dashed red.
+    Saved as PNG at `path`."""
+    from matplotlib.lines import Line2D
+
+    from cellblade.coll import SPES_PER_CHIP, crosses_bif
+
+    placement, rounds, spes = schedule["placement"], schedule["rounds"], schedule["spes"]
+    figure = Figure(figsize=(max(6.0, 0.75 * spes + 2.5), 1.5 * len(rounds) + 2.2),
+                    layout="constrained")
+    axes = figure.subplots()
+    rows = len(rounds) + 1
+    for row in range(rows):
+        for rank, spe in enumerate(placement):
+            axes.scatter(rank, -row, s=700, zorder=3, edgecolors="black",
+                         color=CHIP_COLOURS[spe // SPES_PER_CHIP])
+            axes.text(rank, -row, f"{rank}\nSPE {spe}", ha="center", va="center", fontsize=6,
+                      zorder=4)
+    crossing = 0
+    for k, transfers in enumerate(rounds):
+        axes.text(-0.7, -k - 0.5, f"round {k}", ha="right", va="center", fontsize=8)
+        for i, t in enumerate(transfers):
+            bif = crosses_bif(placement, t)
+            crossing += bif
+            colour = BIF_COLOUR if bif else ACTION_COLOURS[t["action"]]
+            axes.annotate("", xy=(t["dst"], -k - 1), xytext=(t["src"], -k),
+                          arrowprops={"arrowstyle": "-|>", "color": colour, "shrinkA": 13,
+                                      "shrinkB": 13, "linestyle": "--" if bif else "-"})
+            if t["bytes"]:
+                # Labels at staggered points along their arrows, so that crossing arrows'
+                # labels do not land on each other.
+                at = 0.3 + 0.4 * i / max(1, len(transfers) - 1)
+                axes.text(t["src"] + at * (t["dst"] - t["src"]), -k - at, str(t["bytes"]),
+                          ha="center", va="center", fontsize=6, color=colour, zorder=5,
+                          bbox={"boxstyle": "round,pad=0.1", "color": "white", "alpha": 0.8})
+    used = {t["action"] for transfers in rounds for t in transfers}
+    handles = [Line2D([], [], color=colour, label=action)
+               for action, colour in ACTION_COLOURS.items() if action in used]
+    handles.append(Line2D([], [], color=BIF_COLOUR, linestyle="--",
+                          label=f"crosses the BIF ({crossing})"))
+    handles += [Line2D([], [], marker="o", linestyle="", markersize=10, markeredgecolor="black",
+                       color=CHIP_COLOURS[chip], label=f"SPE on chip {chip}")
+                for chip in sorted({spe // SPES_PER_CHIP for spe in placement})]
+    axes.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize="small")
+    axes.set_xlim(-1.8, spes - 0.4)
+    axes.set_ylim(-rows + 0.4, 0.6)
+    axes.set_axis_off()
+    transfers = sum(map(len, rounds))
+    size = f"{schedule['size_bytes']} B, " if schedule["op"] != "barrier" else ""
+    figure.suptitle(f"{schedule['algorithm']}, {spes} SPEs, {size}root {schedule['root']}\n"
+                    f"{len(rounds)} rounds, {transfers} transfers, {crossing} across the BIF")
+    figure.savefig(path, dpi=120)
