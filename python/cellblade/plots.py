@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from matplotlib.figure import Figure
-from matplotlib.ticker import NullLocator
+from matplotlib.ticker import NullLocator, FuncFormatter
 
 
 def sweep_figure(rows: list[dict[str, Any]], path: Path, *, title: str, xlabel: str) -> None:
@@ -77,6 +77,9 @@ def coll_figure(results: list[dict[str, Any]], path: Path, *, title: str) -> Non
                       marker="o", label=short(algorithm))
         axes.set_xscale("log", base=2)
         axes.set_yscale("log")
+        # Plain numbers on the log axis (0.5, 1, 2, 5, ...), as the seed's figures print them.
+        axes.yaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
+        axes.yaxis.set_minor_formatter(FuncFormatter(lambda value, _: f"{value:g}" if str(value)[0] in "25" else ""))
         axes.set_xticks(sizes, [str(size) for size in sizes], rotation=45)
         axes.xaxis.set_minor_locator(NullLocator())
         axes.set_xlabel("message size (bytes)")
