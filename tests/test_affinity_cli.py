@@ -216,3 +216,11 @@ def test_demo_prints_calibration_then_claims():
     calibration = [i for i, line in enumerate(lines) if re.match(r"\d+ rows, \d+ hold", line)]
     assert len(calibration) == 1 and calibration[0] < len(lines) - 2
     assert re.fullmatch(r"\d+ claims, \d+ hold", lines[-1])
+
+
+def test_a_collective_schedule_is_a_pattern():
+    done = run_cli("affinity", "run", "--pattern", "allgather.rdb", "--placements", "evenodd",
+                   "--trials", "1", "--json")
+    assert done.returncode == 0, done.stderr
+    (row,) = json.loads(done.stdout)
+    assert row["pattern"] == "allgather.rdb" and row["min_bandwidth_gbps"] > 0

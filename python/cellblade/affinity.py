@@ -22,10 +22,15 @@ COLUMNS = (
 )
 
 
+COLLECTIVE_DEFAULT_SIZE = 16384
+
+
 def title(pattern: str, size: int | None, spes: int, trials: int) -> str:
     """Names the run: pattern, message size (the pattern's default when `size` is None), SPEs
     and trials."""
-    entry = {p["name"]: p for p in cellblade.affinity_catalog()["patterns"]}[pattern]
+    catalog = {p["name"]: p for p in cellblade.affinity_catalog()["patterns"]}
+    # A collective algorithm used as a pattern: 16 KB per rank by default, several rounds.
+    entry = catalog.get(pattern, {"default_size_bytes": COLLECTIVE_DEFAULT_SIZE, "phases": 2})
     size = entry["default_size_bytes"] if size is None else size
     message = "largest message" if entry["phases"] > 1 else "messages of"
     return f"{pattern} pattern, {message} {format_size(size)}, {spes} SPEs, {trials} trials"

@@ -64,9 +64,22 @@ pub fn build(name: &str, p: usize, size: u32) -> Result<Pattern> {
         // All-gathers with `size` the largest (last) message: block = size / 2^(levels-1).
         "bruck" => (0..levels).map(|k| (0..p).map(|r| t(r, (r + (1 << k)) % p, size >> (levels - 1 - k))).collect()).collect(),
         "rd" => (0..levels).map(|k| (0..p).map(|r| t(r, r ^ (1 << k), size >> (levels - 1 - k))).collect()).collect(),
+        // Any collective schedule of the library: its rounds become phases (notifications,
+        // which move no data, are left out).
+        other if other.contains('.') => {
+            let s = crate::coll::algorithms::find(other)?.schedule(p, 0, size)?;
+            s.rounds
+                .iter()
+                .map(|r| r.iter().filter(|x| x.bytes > 0).map(|x| t(x.dst, x.src, x.bytes)).collect::<Vec<_>>())
+                .filter(|ph| !ph.is_empty())
+                .collect()
+        }
         other => {
             let names: Vec<&str> = CATALOG.iter().map(|c| c.0).collect();
-            return Err(config_err(format!("unknown pattern '{other}': allowed {}", names.join(", "))));
+            return Err(config_err(format!(
+                "unknown pattern '{other}': allowed {}, or a collective algorithm's name (cellblade coll list)",
+                names.join(", ")
+            )));
         }
     };
     if p < 2 || !p.is_power_of_two() {
@@ -78,8 +91,13 @@ pub fn build(name: &str, p: usize, size: u32) -> Result<Pattern> {
     Ok(Pattern { name: name.to_string(), phases })
 }
 
+/// The default message size of a pattern: the seed's for the built-in ones, 16 KB per rank for
+/// a collective algorithm.
 pub fn default_size(name: &str) -> Result<u32> {
-    CATALOG.iter().find(|c| c.0 == name).map(|c| c.2).ok_or_else(|| build(name, 8, 65536).unwrap_err())
+    if let Some(c) = CATALOG.iter().find(|c| c.0 == name) {
+        return Ok(c.2);
+    }
+    crate::coll::algorithms::find(name).map(|_| 16384).map_err(|_| build(name, 8, 65536).unwrap_err())
 }
 
 impl Pattern {
@@ -113,6 +131,10 @@ mod tests {
         let rd = build("rd", 8, 65536).unwrap();
         assert_eq!(rd.phases.iter().map(|p| p[0].bytes).collect::<Vec<_>>(), vec![16384, 32768, 65536]);
         assert!(build("spiral", 8, 64).unwrap_err().to_string().contains("allowed ring, rd1"));
+        // A collective schedule as a pattern: allgather.rdb's rounds, with doubling messages.
+        let ag = build("allgather.rdb", 8, 1024).unwrap();
+        assert_eq!(ag.phases.iter().map(|p| p[0].bytes).collect::<Vec<_>>(), vec![1024, 2048, 4096]);
+        assert_eq!(default_size("broadcast.binomial_opt").unwrap(), 16384);
         assert!(build("rd", 8, 40).unwrap_err().to_string().contains("multiples of 16"));
     }
 }
