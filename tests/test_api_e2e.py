@@ -71,3 +71,4 @@ def test_bench_quick_json():
     result = json.loads(done.stdout)
     assert result["packets_per_second"] > 0
     assert all(set(w) == {"name", "wall_s", "simulated_ns", "packets", "events"} for w in result["workloads"])
+    assert result["affinity_search"]["evaluated"] > 0 and result["affinity_search"]["wall_s"] > 0
