@@ -32,7 +32,6 @@ pub struct Layout {
     pub ack: u32,
     /// One outgoing quadword per peer and kind, so a word never changes while its DMA is queued.
     pub out: u32,
-    pub bytes: u32,
 }
 
 impl Layout {
@@ -50,7 +49,7 @@ impl Layout {
         let addr = spu.ls_alloc(16 * p as u32, 16).map_err(fail)?;
         let ack = spu.ls_alloc(16 * p as u32, 16).map_err(fail)?;
         let out = spu.ls_alloc(2 * 16 * p as u32, 16).map_err(fail)?;
-        Ok(Layout { buf, tmp, addr, ack, out, bytes: need })
+        Ok(Layout { buf, tmp, addr, ack, out })
     }
 }
 
