@@ -75,6 +75,6 @@ fn bad_requests_say_why() {
     assert!(err(r#"{"op": "allgather", "algorithms": ["allgather.spiral"]}"#).contains("unknown algorithm 'allgather.spiral': allowed"));
     assert!(err(r#"{"op": "allgather", "spes": 6, "algorithms": ["allgather.rdb"]}"#).contains("needs a power-of-two number of SPEs, got 6"));
     assert!(err(r#"{"op": "allgather", "algorithms": ["reduce.binomial"]}"#).contains("is not a allgather algorithm"));
-    assert!(err(r#"{"op": "broadcast", "sizes": [131072], "algorithms": ["broadcast.ota"]}"#).contains("needs"));
+    assert!(err(r#"{"op": "broadcast", "sizes": [262144], "algorithms": ["broadcast.ota"]}"#).contains("broadcast.ota: needs 262656 bytes of local store on spe"));
     assert!(err(r#"{"op": "scatter"}"#).contains("unknown operation 'scatter'"));
 }

@@ -327,6 +327,84 @@ fn allgather_gather_bcast(s: &mut Schedule) {
     }
 }
 
+// ----- hybrids (seed 000 §3.3, §3.5): k rounds of binomial tree, recursive doubling among the
+// p/2^k group leaders (the only BIF traffic when the halves are on different chips), then k
+// rounds back down the trees. Named hybrid-x-y: switch at round x = k+1, y = p/2^k BIF messages.
+
+/// All-gather of `block`-byte blocks (block r of rank r) by the k-level hybrid.
+fn hybrid_allgather_blocks(s: &mut Schedule, k: usize, block: u32) {
+    let p = s.p;
+    for j in 0..k {
+        let d = 1 << j;
+        s.round((0..p).step_by(2 * d).map(|r| Xfer::copy(r, r + d, (r + d) as u32 * block, d as u32 * block)).collect());
+    }
+    let mut d = 1 << k;
+    while d < p {
+        let xs = (0..p).step_by(1 << k).map(|r| Xfer::copy(r, r ^ d, ((r ^ d) / d * d) as u32 * block, d as u32 * block)).collect();
+        s.round(xs);
+        d *= 2;
+    }
+    let full = block * p as u32;
+    for j in (0..k).rev() {
+        let d = 1 << j;
+        s.round((0..p).step_by(2 * d).map(|r| Xfer::copy(r + d, r, 0, full)).collect());
+    }
+}
+
+fn allgather_hybrid_k1(s: &mut Schedule) {
+    hybrid_allgather_blocks(s, 1, s.size);
+}
+fn allgather_hybrid_k2(s: &mut Schedule) {
+    hybrid_allgather_blocks(s, 2, s.size);
+}
+fn allgather_hybrid_k3(s: &mut Schedule) {
+    hybrid_allgather_blocks(s, 3, s.size);
+}
+
+/// HybridA: k rounds of binomial reduce, rdb all-reduce among the leaders, k rounds of broadcast.
+fn hybrid_a(s: &mut Schedule, k: usize) {
+    let (p, size) = (s.p, s.size);
+    for j in 0..k {
+        let d = 1 << j;
+        s.round((0..p).step_by(2 * d).map(|r| Xfer::reduce(r, r + d, 0, size)).collect());
+    }
+    let mut d = 1 << k;
+    while d < p {
+        s.round((0..p).step_by(1 << k).map(|r| Xfer::reduce(r, r ^ d, 0, size)).collect());
+        d *= 2;
+    }
+    for j in (0..k).rev() {
+        let d = 1 << j;
+        s.round((0..p).step_by(2 * d).map(|r| Xfer::copy(r + d, r, 0, size)).collect());
+    }
+}
+
+/// HybridB: reduce-scatter, then the hybrid all-gather of the reduced segments.
+fn hybrid_b(s: &mut Schedule, k: usize) {
+    reduce_scatter_halving(s);
+    let seg = s.size / s.p as u32;
+    hybrid_allgather_blocks(s, k, seg);
+}
+
+fn allreduce_hybrid_a_k1(s: &mut Schedule) {
+    hybrid_a(s, 1);
+}
+fn allreduce_hybrid_a_k2(s: &mut Schedule) {
+    hybrid_a(s, 2);
+}
+fn allreduce_hybrid_a_k3(s: &mut Schedule) {
+    hybrid_a(s, 3);
+}
+fn allreduce_hybrid_b_k1(s: &mut Schedule) {
+    hybrid_b(s, 1);
+}
+fn allreduce_hybrid_b_k2(s: &mut Schedule) {
+    hybrid_b(s, 2);
+}
+fn allreduce_hybrid_b_k3(s: &mut Schedule) {
+    hybrid_b(s, 3);
+}
+
 pub const REGISTRY: &[Algorithm] = &[
     Algorithm { name: "barrier.rdb", op: Op::Barrier, description: "recursive doubling (extra rounds for non-powers of two)", source: "seed 000 §4", pow2: false, min_spes: 1, build: barrier_rdb },
     Algorithm { name: "barrier.bruck", op: Op::Barrier, description: "Bruck: round k, rank r hears from r-2^k", source: "seed 000 §4", pow2: false, min_spes: 1, build: barrier_bruck },
@@ -349,6 +427,15 @@ pub const REGISTRY: &[Algorithm] = &[
     Algorithm { name: "allgather.rdb", op: Op::Allgather, description: "recursive doubling", source: "seed 000 §3.3", pow2: true, min_spes: 1, build: allgather_rdb },
     Algorithm { name: "allgather.bruck", op: Op::Allgather, description: "Bruck, any number of SPEs", source: "seed 000 §4", pow2: false, min_spes: 1, build: allgather_bruck },
     Algorithm { name: "allgather.gather_bcast", op: Op::Allgather, description: "binomial gather then binomial broadcast", source: "seed 000 §3.3", pow2: false, min_spes: 1, build: allgather_gather_bcast },
+    Algorithm { name: "allgather.hybrid_2_8", op: Op::Allgather, description: "1 round of gather, rdb among 8 leaders, 1 round of broadcast", source: "seed 000 §3.3", pow2: true, min_spes: 2, build: allgather_hybrid_k1 },
+    Algorithm { name: "allgather.hybrid_3_4", op: Op::Allgather, description: "2 rounds of gather, rdb among 4 leaders, 2 rounds of broadcast", source: "seed 000 §3.3", pow2: true, min_spes: 4, build: allgather_hybrid_k2 },
+    Algorithm { name: "allgather.hybrid_4_2", op: Op::Allgather, description: "3 rounds of gather, rdb among 2 leaders, 3 rounds of broadcast", source: "seed 000 §3.3", pow2: true, min_spes: 8, build: allgather_hybrid_k3 },
+    Algorithm { name: "allreduce.hybrid_a_2_8", op: Op::Allreduce, description: "HybridA: 1 round of reduce, rdb among 8 leaders, 1 round of broadcast", source: "seed 000 §3.5", pow2: true, min_spes: 2, build: allreduce_hybrid_a_k1 },
+    Algorithm { name: "allreduce.hybrid_a_3_4", op: Op::Allreduce, description: "HybridA: 2 rounds of reduce, rdb among 4 leaders, 2 rounds of broadcast", source: "seed 000 §3.5", pow2: true, min_spes: 4, build: allreduce_hybrid_a_k2 },
+    Algorithm { name: "allreduce.hybrid_a_4_2", op: Op::Allreduce, description: "HybridA: 3 rounds of reduce, rdb among 2 leaders, 3 rounds of broadcast", source: "seed 000 §3.5", pow2: true, min_spes: 8, build: allreduce_hybrid_a_k3 },
+    Algorithm { name: "allreduce.hybrid_b_2_8", op: Op::Allreduce, description: "HybridB: reduce-scatter, then hybrid-2-8 all-gather", source: "seed 000 §3.5", pow2: true, min_spes: 2, build: allreduce_hybrid_b_k1 },
+    Algorithm { name: "allreduce.hybrid_b_3_4", op: Op::Allreduce, description: "HybridB: reduce-scatter, then hybrid-3-4 all-gather", source: "seed 000 §3.5", pow2: true, min_spes: 4, build: allreduce_hybrid_b_k2 },
+    Algorithm { name: "allreduce.hybrid_b_4_2", op: Op::Allreduce, description: "HybridB: reduce-scatter, then hybrid-4-2 all-gather", source: "seed 000 §3.5", pow2: true, min_spes: 8, build: allreduce_hybrid_b_k3 },
 ];
 
 pub fn find(name: &str) -> Result<&'static Algorithm> {
@@ -377,7 +464,7 @@ impl Algorithm {
             if size == 0 || size % 16 != 0 {
                 return Err(config_err(format!("size {size} is not allowed for {}: a multiple of 16 bytes (a quadword)", self.name)));
             }
-            let segmented = self.name.contains("rabenseifner") || self.name.contains("rs_") || self.name.contains("segmented");
+            let segmented = ["rabenseifner", "rs_", "segmented", "hybrid_b"].iter().any(|n| self.name.contains(n));
             if segmented && size % (16 * p as u32) != 0 {
                 return Err(config_err(format!("{} splits the data into {p} segments: size {size} must be a multiple of {}", self.name, 16 * p)));
             }

@@ -35,17 +35,22 @@ pub struct Layout {
 }
 
 impl Layout {
-    /// Local-store bytes a collective on `p` ranks with `buffer`-byte buffers takes on each SPE.
-    pub fn footprint(p: usize, buffer: u32) -> u32 {
-        2 * buffer.max(16).next_multiple_of(128) + 4 * 16 * p as u32
+    /// Local-store bytes schedule `s` takes on each SPE: the buffer, a scratch buffer of the
+    /// same size if it reduces, and the notification arrays.
+    pub fn footprint(s: &Schedule) -> u32 {
+        let buffer = s.buffer.max(16).next_multiple_of(128);
+        let scratch = if s.reduces() { buffer } else { 0 };
+        buffer + scratch + 4 * 16 * s.p as u32
     }
 
-    /// Allocate the layout on `spu`; a collective that does not fit fails here.
-    pub fn alloc(spu: &Spu, p: usize, buffer: u32, what: &str) -> Result<Layout> {
-        let need = Self::footprint(p, buffer);
+    /// Allocate the layout for `s` on `spu`; a collective that does not fit fails here.
+    pub fn alloc(spu: &Spu, s: &Schedule) -> Result<Layout> {
+        let need = Self::footprint(s);
+        let (p, buffer, what) = (s.p, s.buffer, &s.algorithm);
         let fail = |e: crate::error::Error| program_err(format!("{what}: needs {need} bytes of local store on spe {}: {e}", spu.spe_id()));
         let buf = spu.ls_alloc(buffer.max(16), 128).map_err(fail)?;
-        let tmp = spu.ls_alloc(buffer.max(16), 128).map_err(fail)?;
+        // Only reductions land in scratch first.
+        let tmp = if s.reduces() { spu.ls_alloc(buffer.max(16), 128).map_err(fail)? } else { buf };
         let addr = spu.ls_alloc(16 * p as u32, 16).map_err(fail)?;
         let ack = spu.ls_alloc(16 * p as u32, 16).map_err(fail)?;
         let out = spu.ls_alloc(2 * 16 * p as u32, 16).map_err(fail)?;

@@ -78,7 +78,7 @@ pub fn measure(file: &MachineFile, alg: &Algorithm, size: u32, setup: &Setup) ->
         let (dtype, rop, iterations) = (setup.dtype, setup.rop, setup.iterations);
         let with_barrier = sched.op == Op::Broadcast;
         blade.spe(spe, move |spu| async move {
-            let layout = Layout::alloc(&spu, spes.len(), sched.buffer, &sched.algorithm)?;
+            let layout = Layout::alloc(&spu, &sched)?;
             let mut me = Rank::new(spu.clone(), rank, spes, layout, dtype, rop, reduce_cycles);
             // One checked call on the reference data, then the timed calls.
             spu.ls_write(layout.buf, &input);

@@ -127,6 +127,11 @@ impl Schedule {
         }
     }
 
+    /// Does any transfer combine with the reduction operator?
+    pub fn reduces(&self) -> bool {
+        self.rounds.iter().flatten().any(|x| x.action == Action::Reduce)
+    }
+
     /// The stable text form.
     pub fn text(&self) -> String {
         let mut out = format!(
