@@ -28,6 +28,7 @@ from typing import Any, Union
 
 from cellblade import _core
 from cellblade._core import CellbladeError, ConfigError, DeadlockError, ProgramError
+from cellblade import schedule
 from cellblade.programs import Blade
 
 __all__ = [
@@ -54,6 +55,7 @@ Machine = Union[str, os.PathLike]
 Overrides = Union[Mapping[str, Any], Iterable[str]]
 Placement = Union[str, Iterable[int], None]
 
+DEFAULT_COLL_SIZE = 1024  # the core's default message size of coll_run and coll_schedule
 DEFAULT_ITERATIONS = 100
 DEFAULT_WARMUP = 10
 
@@ -187,7 +189,7 @@ def coll_list() -> list[dict[str, Any]]:
 
 
 def coll_schedule(
-    algorithm: str,
+    algorithm: str | schedule.Generator,
     *,
     spes: int = 8,
     size: int | None = None,
@@ -202,7 +204,17 @@ def coll_schedule(
 
     ``placement`` is None (rank i on SPE i), a placement name ("evenodd", ...; see
     ``affinity_catalog()``) or the physical SPE id (0-15; 8-15 are on chip 1) of each rank.
+
+    ``algorithm`` may also be a schedule generator (see ``cellblade.schedule``): its schedule
+    is checked, structure and result (the data-only interpreter), and returned the same way.
     """
+    if callable(algorithm):
+        size = DEFAULT_COLL_SIZE if size is None else size
+        request = {
+            "schedule": _generated(algorithm, None, spes, root, size),
+            "placement": _placement(placement),
+        }
+        return _call(_core.coll_check, request, machine, overrides)
     request = {
         "algorithm": algorithm,
         "spes": spes,
@@ -218,7 +230,7 @@ def coll_run(
     *,
     spes: int = 8,
     sizes: Iterable[int] | None = None,
-    algorithms: str | Iterable[str] = "all",
+    algorithms: str | Iterable[str | schedule.Generator] = "all",
     root: int = 0,
     placement: Placement = None,
     dtype: str = "int32",
@@ -232,16 +244,30 @@ def coll_run(
     one dict per algorithm and size, with the slowest rank's latency and whether every rank
     got the right result.
 
-    ``algorithms`` is "all" (every one of `op` that takes ``spes``) or names from
-    ``coll_list()``; ``placement`` as for ``coll_schedule``; ``dtype`` is int32, float32 or
-    float64; ``reduce_op`` is sum, min, max or prod; ``iterations`` is the number of timed
-    calls (None: the core's default).
+    ``algorithms`` is "all" (every one of `op` that takes ``spes``) or a list of names from
+    ``coll_list()`` (or "all") and schedule generators (see ``cellblade.schedule``), which
+    run, verify and are timed like the built-ins; ``placement`` as for ``coll_schedule``; ``dtype`` is
+    int32, float32 or float64; ``reduce_op`` is sum, min, max or prod; ``iterations`` is the
+    number of timed calls (None: the core's default).
     """
+    sizes = None if sizes is None else list(sizes)
+    if isinstance(algorithms, str):
+        names, generators = algorithms, []
+    else:
+        names = [a for a in algorithms if not callable(a)]
+        generators = [a for a in algorithms if callable(a)]
+        names = "all" if names == ["all"] else names
+    schedules = [
+        _generated(generator, op, spes, root, size)
+        for generator in generators
+        for size in ([0] if op == "barrier" else sizes or [DEFAULT_COLL_SIZE])
+    ]
     request = {
         "op": op,
         "spes": spes,
-        "sizes": None if sizes is None else list(sizes),
-        "algorithms": algorithms if isinstance(algorithms, str) else list(algorithms),
+        "sizes": sizes,
+        "algorithms": names,
+        "schedules": schedules,
         "root": root,
         "placement": _placement(placement),
         "dtype": dtype,
@@ -279,6 +305,16 @@ def _machine(machine: Machine) -> dict[str, str]:
     if isinstance(machine, os.PathLike) or str(machine).endswith(".toml"):
         return {"toml": _read(machine)}
     return {"preset": str(machine)}
+
+
+def _generated(generator: schedule.Generator, op: str | None, spes: int, root: int,
+               size: int) -> dict[str, Any]:
+    """A generator's schedule for one call, or ConfigError saying what is wrong with it."""
+    try:
+        document = schedule.generate(generator, op, spes, root, size)
+    except (TypeError, ValueError) as error:
+        raise ConfigError(str(error)) from None
+    return document
 
 
 def _placement(placement: Placement) -> str | list[int] | None:

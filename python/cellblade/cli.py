@@ -21,10 +21,11 @@ import json
 import os
 import sys
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import cellblade
-from cellblade import affinity, coll, sweep, units
+from cellblade import affinity, coll, schedule, sweep, units
 
 MAX_SPES = 16  # two cells of eight SPEs
 AFFINITY_SPES = (8, 16)  # one chip, or both with the same placement on each
@@ -235,6 +236,13 @@ def _sizes(text: str) -> list[int]:
         raise argparse.ArgumentTypeError(str(error)) from None
 
 
+def _generator(text: str) -> Callable:
+    try:
+        return schedule.load(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
 def _coll_placement(text: str) -> str | list[int]:
     """A placement name, or the physical SPE ids of ranks 0, 1, ... separated by commas."""
     ids = text.split(",")
@@ -265,6 +273,10 @@ def _add_coll_args(commands) -> None:
         run.add_argument("--algos", type=_name_list, default="all", metavar="all|NAME,...",
                          help=f"algorithms of `cellblade coll list`, with or without '{op}.' "
                          "(default: all that take the SPE count)")
+        run.add_argument("--generator", type=_generator, action="append", default=[],
+                         metavar="FILE.py:FUNCTION",
+                         help="also run a schedule generator written in Python (see "
+                         "cellblade.schedule); may be given more than once")
         run.add_argument("--placement", type=_coll_placement, metavar="NAME|ID,...",
                          help="placement of the ranks: a name (evenodd, ...) or the physical "
                          "SPE (0-15, 8-15 on chip 1) of each rank (default: rank i on SPE i)")
@@ -284,7 +296,9 @@ def _add_coll_args(commands) -> None:
                               description="Draws a schedule's rounds and transfers as a PNG; "
                               "transfers between the chips are dashed red.")
     for command in (show, draw):
-        command.add_argument("name", metavar="NAME", help="an algorithm of `cellblade coll list`")
+        command.add_argument("name", metavar="NAME|FILE.py:FUNCTION",
+                             help="an algorithm of `cellblade coll list`, or a schedule "
+                             "generator written in Python")
         command.add_argument("-n", "--spes", type=_spe_count, default=8,
                              help="SPEs, 1..16 (default: 8)")
         command.add_argument("--size", type=_size, metavar="SIZE",
@@ -495,6 +509,8 @@ def _coll_run(args: argparse.Namespace) -> int:
     algorithms = args.algos if args.algos == "all" else [
         name if "." in name else f"{args.op}.{name}" for name in args.algos
     ]
+    if args.generator:
+        algorithms = [*([algorithms] if algorithms == "all" else algorithms), *args.generator]
     parameters = {
         "op": args.op,
         "spes": args.spes,
@@ -531,7 +547,8 @@ def _coll_list(args: argparse.Namespace) -> int:
 
 
 def _schedule(args: argparse.Namespace) -> dict[str, Any]:
-    return cellblade.coll_schedule(args.name, spes=args.spes, size=args.size, root=args.root,
+    algorithm = schedule.load(args.name) if ".py:" in args.name else args.name
+    return cellblade.coll_schedule(algorithm, spes=args.spes, size=args.size, root=args.root,
                                    placement=args.placement)
 
 

@@ -105,6 +105,10 @@ def schedule_figure(schedule: dict[str, Any], path: Path) -> None:
     from cellblade.coll import SPES_PER_CHIP, crosses_bif
 
     placement, rounds, spes = schedule["placement"], schedule["rounds"], schedule["spes"]
+
+    def local(t: dict[str, Any]) -> bool:
+        return t["src"] == t["dst"]
+
     figure = Figure(figsize=(max(6.0, 0.75 * spes + 2.5), 1.5 * len(rounds) + 2.2),
                     layout="constrained")
     axes = figure.subplots()
@@ -124,7 +128,8 @@ def schedule_figure(schedule: dict[str, Any], path: Path) -> None:
             colour = BIF_COLOUR if bif else ACTION_COLOURS[t["action"]]
             axes.annotate("", xy=(t["dst"], -k - 1), xytext=(t["src"], -k),
                           arrowprops={"arrowstyle": "-|>", "color": colour, "shrinkA": 13,
-                                      "shrinkB": 13, "linestyle": "--" if bif else "-"})
+                                      "shrinkB": 13,
+                                      "linestyle": "--" if bif else ":" if local(t) else "-"})
             if t["bytes"]:
                 # Labels at staggered points along their arrows, so that crossing arrows'
                 # labels do not land on each other.
@@ -132,9 +137,16 @@ def schedule_figure(schedule: dict[str, Any], path: Path) -> None:
                 axes.text(t["src"] + at * (t["dst"] - t["src"]), -k - at, str(t["bytes"]),
                           ha="center", va="center", fontsize=6, color=colour, zorder=5,
                           bbox={"boxstyle": "round,pad=0.1", "color": "white", "alpha": 0.8})
-    used = {t["action"] for transfers in rounds for t in transfers}
-    handles = [Line2D([], [], color=colour, label=action)
-               for action, colour in ACTION_COLOURS.items() if action in used]
+    # The legend names each action with the channels its notifications take ("ls" unsaid).
+    vias: dict[str, set[str]] = {}
+    for t in (t for transfers in rounds for t in transfers if not local(t)):
+        vias.setdefault(t["action"], set()).add(t.get("via", "ls"))
+    handles = [Line2D([], [], color=colour, label=" / ".join(
+                   action if via == "ls" else f"{action} via {via}" for via in sorted(vias[action])))
+               for action, colour in ACTION_COLOURS.items() if action in vias]
+    if any(local(t) for transfers in rounds for t in transfers):
+        handles.append(Line2D([], [], color=ACTION_COLOURS["copy"], linestyle=":",
+                              label="copy within the local store"))
     handles.append(Line2D([], [], color=BIF_COLOUR, linestyle="--",
                           label=f"crosses the BIF ({crossing})"))
     handles += [Line2D([], [], marker="o", linestyle="", markersize=10, markeredgecolor="black",
@@ -145,7 +157,7 @@ def schedule_figure(schedule: dict[str, Any], path: Path) -> None:
     axes.set_ylim(-rows + 0.4, 0.6)
     axes.set_axis_off()
     transfers = sum(map(len, rounds))
-    size = f"{schedule['size_bytes']} B, " if schedule["op"] != "barrier" else ""
+    size = f"{schedule['size']} B, " if schedule["op"] != "barrier" else ""
     figure.suptitle(f"{schedule['algorithm']}, {spes} SPEs, {size}root {schedule['root']}\n"
                     f"{len(rounds)} rounds, {transfers} transfers, {crossing} across the BIF")
     figure.savefig(path, dpi=120)

@@ -128,11 +128,17 @@ fn coll_run(py: Python<'_>, request_json: &str) -> PyResult<String> {
     py.detach(|| api::coll_run(request_json)).map_err(to_py)
 }
 
+/// Checks a schedule written in Python (structure and result); request and answer are JSON.
+#[pyfunction]
+fn coll_check(py: Python<'_>, request_json: &str) -> PyResult<String> {
+    py.detach(|| api::coll_check(request_json)).map_err(to_py)
+}
+
 #[pymodule]
 mod _core {
     #[pymodule_export]
     use super::{
-        affinity_catalog, affinity_run, affinity_search, bench, calibrate, coll_list, coll_run,
+        affinity_catalog, affinity_run, affinity_search, bench, calibrate, coll_check, coll_list, coll_run,
         coll_schedule, preset_toml, reproduce, resolved_machine, run_stats, CellbladeError,
         ConfigError, DeadlockError, ProgramError,
     };

@@ -1,8 +1,8 @@
-//! Measure collective algorithms: `cargo run --release --example coll -- allgather 8 64,1024,16384`.
+//! Measure collective algorithms: `cargo run --release --example coll -- allgather 8 64,1024,16384 [ALGOS]`.
 fn main() {
     let arg = |i: usize, d: &str| std::env::args().nth(i).unwrap_or_else(|| d.to_string());
-    let (op, spes, sizes) = (arg(1, "barrier"), arg(2, "8"), arg(3, "1024"));
-    let req = format!("{{\"op\": \"{op}\", \"spes\": {spes}, \"sizes\": [{sizes}]}}");
+    let (op, spes, sizes, algos) = (arg(1, "barrier"), arg(2, "8"), arg(3, "1024"), arg(4, "all"));
+    let req = format!("{{\"op\": \"{op}\", \"spes\": {spes}, \"sizes\": [{sizes}], \"algorithms\": \"{algos}\"}}");
     match cellblade::api::coll_run(&req) {
         Ok(out) => {
             for r in serde_json::from_str::<Vec<serde_json::Value>>(&out).unwrap() {

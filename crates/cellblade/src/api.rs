@@ -297,13 +297,39 @@ pub fn coll_schedule(request_json: &str) -> Result<String> {
     let req: CollScheduleReq = serde_json::from_value(v).map_err(|e| config_err(format!("coll schedule request: {e}")))?;
     let alg = crate::coll::algorithms::find(&req.algorithm)?;
     let s = alg.schedule(req.spes, req.root, req.size.unwrap_or(1024))?;
-    let placement = coll_placement(&req.placement, req.spes)?;
-    let rounds: Vec<Vec<Value>> = s
-        .rounds
-        .iter()
-        .map(|r| r.iter().map(|x| json!({"dst": x.dst, "src": x.src, "bytes": x.bytes, "src_offset": x.src_offset, "dst_offset": x.dst_offset, "action": x.action.name()})).collect())
-        .collect();
-    Ok(json!({"algorithm": s.algorithm, "op": s.op.name(), "spes": s.p, "root": s.root, "size_bytes": s.size, "placement": placement, "rounds": rounds, "text": s.text()}).to_string())
+    schedule_json(&s, &req.placement)
+}
+
+/// A schedule in its JSON form, with the physical SPE of each rank and the text form.
+fn schedule_json(s: &crate::coll::schedule::Schedule, placement: &Option<PlacementSel>) -> Result<String> {
+    let mut v = serde_json::to_value(s).expect("a schedule serialises");
+    v["placement"] = json!(coll_placement(placement, s.p)?);
+    v["text"] = json!(s.text());
+    Ok(v.to_string())
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CollCheckReq {
+    schedule: Value,
+    #[serde(default)]
+    placement: Option<PlacementSel>,
+    #[serde(default)]
+    dtype: Option<String>,
+    #[serde(default)]
+    reduce_op: Option<String>,
+}
+
+/// Check a schedule written elsewhere (a Python generator): its structure, then its result
+/// through the data-only interpreter. Returns it as `coll_schedule` does.
+pub fn coll_check(request_json: &str) -> Result<String> {
+    use crate::coll::{data, schedule::Schedule, verify::verify};
+    let mut v: Value = parse(request_json, "coll check")?;
+    let _ = machine_of(&mut v)?;
+    let req: CollCheckReq = serde_json::from_value(v).map_err(|e| config_err(format!("coll check request: {e}")))?;
+    let s = Schedule::from_json(&req.schedule.to_string())?;
+    verify(&s, data::Dtype::parse(req.dtype.as_deref().unwrap_or("int32"))?, data::ReduceOp::parse(req.reduce_op.as_deref().unwrap_or("sum"))?)?;
+    schedule_json(&s, &req.placement)
 }
 
 #[derive(Deserialize)]
@@ -326,6 +352,9 @@ struct CollRunReq {
     reduce_op: Option<String>,
     #[serde(default)]
     iterations: Option<u32>,
+    /// Schedules written elsewhere (Python generators), measured after the named algorithms.
+    #[serde(default)]
+    schedules: Vec<Value>,
 }
 
 /// Measure algorithms of one operation over sizes (seed 000 §4's experiments).
@@ -343,7 +372,7 @@ pub fn coll_run(request_json: &str) -> Result<String> {
     };
     let algs = names.iter().map(|n| algorithms::find(n)).collect::<Result<Vec<_>>>()?;
     if let Some(a) = algs.iter().find(|a| a.op != op) {
-        return Err(config_err(format!("{} is not a {} algorithm", a.name, op.name())));
+        return Err(config_err(format!("{} belongs to operation {}, not {}", a.name, a.op.name(), op.name())));
     }
     let setup = Setup {
         root: req.root,
@@ -366,6 +395,13 @@ pub fn coll_run(request_json: &str) -> Result<String> {
             }
             out.push(measure(&file, alg, size, &setup)?);
         }
+    }
+    for v in &req.schedules {
+        let s = crate::coll::schedule::Schedule::from_json(&v.to_string())?;
+        if s.op != op {
+            return Err(config_err(format!("{} belongs to operation {}, not {}", s.algorithm, s.op.name(), op.name())));
+        }
+        out.push(crate::coll::measure_schedule(&file, &s, &setup)?);
     }
     Ok(serde_json::to_string(&out).expect("serialises"))
 }

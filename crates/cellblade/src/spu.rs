@@ -310,11 +310,23 @@ impl Spu {
     /// Write a 32-bit value into another SPE's inbound mailbox (a 4-byte put to its MMIO
     /// register) through the scratch quadword at `scratch` (16-byte aligned). Issues the put.
     pub async fn write_remote_in_mbox(&self, scratch: u32, spe: usize, v: u32, tag: u32) -> Result<()> {
-        let ea = Self::mmio_ea(spe, reg::SPU_IN_MBOX);
-        // A 4-byte DMA keeps the same offset within the quadword at both ends.
-        let lsa = scratch + (ea % 16) as u32;
+        let lsa = self.stage_in_mbox_word(scratch, spe, v);
+        self.mfc_put(lsa, Self::mmio_ea(spe, reg::SPU_IN_MBOX), 4, tag).await
+    }
+
+    /// [`Spu::write_remote_in_mbox`] with a fenced put: it lands after every earlier command of
+    /// the tag group (the second half of a 64-bit address, seed 000 §3.2).
+    pub async fn write_remote_in_mboxf(&self, scratch: u32, spe: usize, v: u32, tag: u32) -> Result<()> {
+        let lsa = self.stage_in_mbox_word(scratch, spe, v);
+        self.mfc_putf(lsa, Self::mmio_ea(spe, reg::SPU_IN_MBOX), 4, tag).await
+    }
+
+    /// Put `v` where a 4-byte DMA to SPE `spe`'s inbound-mailbox register reads it: a DMA keeps
+    /// the same offset within the quadword at both ends.
+    fn stage_in_mbox_word(&self, scratch: u32, spe: usize, v: u32) -> u32 {
+        let lsa = scratch + (Self::mmio_ea(spe, reg::SPU_IN_MBOX) % 16) as u32;
         self.ls_write_u32(lsa, v);
-        self.mfc_put(lsa, ea, 4, tag).await
+        lsa
     }
 
     /// Send a signal to register `which` (1 or 2) of SPE `spe` through the scratch quadword at

@@ -74,7 +74,7 @@ fn bad_requests_say_why() {
     assert!(err(r#"{"op": "allreduce", "spes": 8, "sizes": [20], "dtype": "float64"}"#).contains("size 20 is not a multiple of the element size (8 bytes)"));
     assert!(err(r#"{"op": "allgather", "algorithms": ["allgather.spiral"]}"#).contains("unknown algorithm 'allgather.spiral': allowed"));
     assert!(err(r#"{"op": "allgather", "spes": 6, "algorithms": ["allgather.rdb"]}"#).contains("needs a power-of-two number of SPEs, got 6"));
-    assert!(err(r#"{"op": "allgather", "algorithms": ["reduce.binomial"]}"#).contains("is not a allgather algorithm"));
+    assert!(err(r#"{"op": "allgather", "algorithms": ["reduce.binomial"]}"#).contains("reduce.binomial belongs to operation reduce, not allgather"));
     assert!(err(r#"{"op": "broadcast", "sizes": [262144], "algorithms": ["broadcast.ota"]}"#).contains("broadcast.ota: needs 262656 bytes of local store on spe"));
     assert!(err(r#"{"op": "scatter"}"#).contains("unknown operation 'scatter'"));
 }

@@ -4,7 +4,7 @@
 
 use crate::error::{config_err, Result};
 
-use super::schedule::{Op, Schedule, Xfer};
+use super::schedule::{check_call, Op, Schedule, Via, Xfer};
 
 pub struct Algorithm {
     pub name: &'static str,
@@ -62,8 +62,75 @@ fn barrier_ota(s: &mut Schedule) {
 /// One-to-all through signal registers in OR mode: each rank sets its bit in the root's
 /// register, the root signals everyone back (seed 000 §4: about 400 ns on 8 SPEs).
 fn barrier_ota_signal(s: &mut Schedule) {
-    barrier_ota(s);
-    s.signals = true;
+    let p = s.p;
+    s.round((1..p).map(|v| rooted(s, Xfer::notify(0, v).via(Via::Signal))).collect());
+    s.round((1..p).map(|v| rooted(s, Xfer::notify(v, 0).via(Via::Signal))).collect());
+}
+
+/// The stepwise mailbox barrier (seed 000 §3.2, Figure 3): one-to-all would put p-1 messages in
+/// the root's 4-entry inbound mailbox, so arrivals climb a tree of fan-in 4 (members of each
+/// block of 4 tell its leader, the leaders of each block of 16 tell theirs) and releases come
+/// back down the same tree: no mailbox ever holds more than 3 messages.
+fn barrier_mailbox(s: &mut Schedule) {
+    let p = s.p;
+    let mut levels = Vec::new();
+    let mut stride = 1;
+    while stride < p {
+        let pairs: Vec<(usize, usize)> = (0..p).filter(|v| v % stride == 0 && v % (4 * stride) != 0).map(|v| (v - v % (4 * stride), v)).collect();
+        levels.push(pairs);
+        stride *= 4;
+    }
+    for level in &levels {
+        s.round(level.iter().map(|&(leader, v)| rooted(s, Xfer::notify(leader, v).via(Via::Mailbox))).collect());
+    }
+    for level in levels.iter().rev() {
+        s.round(level.iter().map(|&(leader, v)| rooted(s, Xfer::notify(v, leader).via(Via::Mailbox))).collect());
+    }
+}
+
+/// The centralized atomic barrier (seed 000 §4, about 35 us on 8 SPEs): every rank atomically
+/// increments the root's counter in main memory, the root polls it until all have come, then
+/// increments each rank's own counter, which that rank polls.
+fn barrier_atomic(s: &mut Schedule) {
+    let p = s.p;
+    s.round((1..p).map(|v| rooted(s, Xfer::notify(0, v).via(Via::Atomic))).collect());
+    s.round((1..p).map(|v| rooted(s, Xfer::notify(v, 0).via(Via::Atomic))).collect());
+}
+
+/// The two-root signal barrier of seed 002 §5.2: one root per half (per chip on 16 SPEs) gathers
+/// its half's signals, the roots exchange one signal each, and each releases its half. Only two
+/// signals cross the BIF, against p/2 for one-to-all.
+fn barrier_two_root_signal(s: &mut Schedule) {
+    let p = s.p;
+    let h = p / 2;
+    let sp = Schedule::new("", Op::Barrier, p, s.root, 0);
+    let signal = |d: usize, src: usize| rooted(&sp, Xfer::notify(d, src).via(Via::Signal));
+    s.round((1..h).map(|v| signal(0, v)).chain((h + 1..p).map(|v| signal(h, v))).collect());
+    s.round(vec![signal(0, h), signal(h, 0)]);
+    s.round((1..h).map(|v| signal(v, 0)).chain((h + 1..p).map(|v| signal(v, h))).collect());
+}
+
+/// The rounds of the rdb barrier, to put between the rounds of other schedules.
+fn barrier_rounds(p: usize) -> Vec<Vec<Xfer>> {
+    let mut b = Schedule::new("", Op::Barrier, p, 0, 0);
+    barrier_rdb(&mut b);
+    b.rounds
+}
+
+/// Send every transfer of `s` through mailboxes and put an rdb barrier (over local-store
+/// notifications) after every `every` rounds, as seed 000 §3.2 does to keep the two halves of
+/// an address together and the 4-entry mailboxes from overflowing.
+fn with_barriers(s: &mut Schedule, every: usize, via: Via) {
+    let rounds = std::mem::take(&mut s.rounds);
+    let n = rounds.len();
+    for (k, round) in rounds.into_iter().enumerate() {
+        s.round(round.into_iter().map(|x| x.via(via)).collect());
+        if (k + 1) % every == 0 || k + 1 == n {
+            for b in barrier_rounds(s.p) {
+                s.round(b);
+            }
+        }
+    }
 }
 
 /// Binomial gather to the root, then binomial broadcast, of notifications.
@@ -196,6 +263,13 @@ fn reduce_binomial(s: &mut Schedule) {
     }
 }
 
+/// Binomial reduce with mailbox notification and a barrier after every round (seed 000 §3.2,
+/// Figure 4).
+fn reduce_binomial_mailbox(s: &mut Schedule) {
+    reduce_binomial(s);
+    with_barriers(s, 1, Via::Mailbox);
+}
+
 /// Reduce-scatter by recursive halving: after it, rank r holds the reduced segment r of p.
 fn reduce_scatter_halving(s: &mut Schedule) {
     let p = s.p;
@@ -251,6 +325,19 @@ fn allreduce_rdb(s: &mut Schedule) {
         d *= 2;
     }
     s.round((q..p).map(|r| Xfer::copy(r, r - q, 0, size)).collect());
+}
+
+/// rdb with mailbox notification: "a barrier at the end of each round" (seed 000 §4).
+fn allreduce_rdb_mailbox(s: &mut Schedule) {
+    allreduce_rdb(s);
+    with_barriers(s, 1, Via::Mailbox);
+}
+
+/// rdb over local-store notification with a barrier every two rounds, so no more than two
+/// rounds of transfers load the EIB at once ("Rdb-Barrier", seed 000 §4).
+fn allreduce_rdb_barrier(s: &mut Schedule) {
+    allreduce_rdb(s);
+    with_barriers(s, 2, Via::LocalStore);
 }
 
 fn allreduce_reduce_bcast(s: &mut Schedule) {
@@ -405,12 +492,65 @@ fn allreduce_hybrid_b_k3(s: &mut Schedule) {
     hybrid_b(s, 3);
 }
 
+// ----- the CML-style baseline -----
+//
+// Seed 000 §4 compares against the Cell Messaging Library: binomial trees for reduce and
+// broadcast, "with some additional data copies not used by our implementation". The seed does
+// not say which; this baseline models the copies of a message-passing layer: a sender copies
+// its data into a send buffer before a transfer (the second half of the working buffer), and a
+// broadcast receiver copies the received message out of it. Each copy is SPU work charged at
+// the machine file's copy cost.
+
+/// Rounds of `binomial_up`, each preceded by a round in which its senders stage their data.
+fn cml_reduce_rounds(s: &mut Schedule) {
+    let size = s.size;
+    for round in binomial_up(s.p) {
+        s.round(round.iter().map(|&(_, src)| rooted(s, Xfer::local(src, 0, size, size))).collect());
+        s.round(round.into_iter().map(|(d, src)| rooted(s, Xfer { src_offset: size, ..Xfer::reduce(d, src, 0, size) })).collect());
+    }
+}
+
+/// The root stages the data, each rank forwards from its send buffer, and every receiver copies
+/// the message into its working data in the round after it arrived.
+fn cml_bcast_rounds(s: &mut Schedule) {
+    let size = s.size;
+    s.round(vec![rooted(s, Xfer::local(0, 0, size, size))]);
+    let mut arrived: Vec<usize> = Vec::new();
+    for round in binomial_down(s.p) {
+        let mut xs: Vec<Xfer> = arrived.drain(..).map(|v| rooted(s, Xfer::local(v, size, 0, size))).collect();
+        xs.extend(round.iter().map(|&(d, src)| rooted(s, Xfer { dst_offset: size, ..Xfer::copy(d, src, size, size) })));
+        arrived.extend(round.iter().map(|&(d, _)| d));
+        s.round(xs);
+    }
+    s.round(arrived.into_iter().map(|v| rooted(s, Xfer::local(v, size, 0, size))).collect());
+}
+
+fn bcast_cml(s: &mut Schedule) {
+    s.buffer = 2 * s.size;
+    cml_bcast_rounds(s);
+}
+
+fn reduce_cml(s: &mut Schedule) {
+    s.buffer = 2 * s.size;
+    cml_reduce_rounds(s);
+}
+
+fn allreduce_cml(s: &mut Schedule) {
+    s.buffer = 2 * s.size;
+    cml_reduce_rounds(s);
+    cml_bcast_rounds(s);
+}
+
 pub const REGISTRY: &[Algorithm] = &[
     Algorithm { name: "barrier.rdb", op: Op::Barrier, description: "recursive doubling (extra rounds for non-powers of two)", source: "seed 000 §4", pow2: false, min_spes: 1, build: barrier_rdb },
     Algorithm { name: "barrier.bruck", op: Op::Barrier, description: "Bruck: round k, rank r hears from r-2^k", source: "seed 000 §4", pow2: false, min_spes: 1, build: barrier_bruck },
     Algorithm { name: "barrier.ota", op: Op::Barrier, description: "one-to-all over local-store notifications", source: "seed 000 §4", pow2: false, min_spes: 1, build: barrier_ota },
     Algorithm { name: "barrier.ota_signal", op: Op::Barrier, description: "one-to-all through OR-mode signal registers", source: "seed 000 §4", pow2: false, min_spes: 1, build: barrier_ota_signal },
+    Algorithm { name: "barrier.mailbox", op: Op::Barrier, description: "stepwise mailbox barrier: fan-in-4 tree up and down, no mailbox overflows", source: "seed 000 §3.2", pow2: false, min_spes: 1, build: barrier_mailbox },
+    Algorithm { name: "barrier.atomic", op: Op::Barrier, description: "centralized: atomic increments of a counter in main memory", source: "seed 000 §4", pow2: false, min_spes: 1, build: barrier_atomic },
+    Algorithm { name: "barrier.two_root_signal", op: Op::Barrier, description: "a signal root per half (per chip), the roots exchange, then release", source: "seed 002 §5.2", pow2: false, min_spes: 1, build: barrier_two_root_signal },
     Algorithm { name: "barrier.gather_bcast", op: Op::Barrier, description: "binomial gather then binomial broadcast", source: "seed 000 §4", pow2: false, min_spes: 1, build: barrier_gather_bcast },
+    Algorithm { name: "broadcast.cml", op: Op::Broadcast, description: "CML-style baseline: binomial tree with send-buffer copies", source: "seed 000 §4", pow2: false, min_spes: 1, build: bcast_cml },
     Algorithm { name: "broadcast.ota", op: Op::Broadcast, description: "every rank gets from the root at once", source: "seed 000 §4", pow2: false, min_spes: 1, build: bcast_ota },
     Algorithm { name: "broadcast.two_to_all", op: Op::Broadcast, description: "root to the other half's first rank, then one-to-all in each half", source: "seed 000 §4", pow2: false, min_spes: 1, build: bcast_two_to_all },
     Algorithm { name: "broadcast.binomial_simple", op: Op::Broadcast, description: "binomial tree, sends announced without waiting for ACKs", source: "seed 000 §3.4", pow2: false, min_spes: 1, build: bcast_binomial_simple },
@@ -419,8 +559,13 @@ pub const REGISTRY: &[Algorithm] = &[
     Algorithm { name: "broadcast.segmented", op: Op::Broadcast, description: "segmented binomial: halves down each subtree, then exchange", source: "seed 000 §3.4, seed 003 §5", pow2: true, min_spes: 1, build: bcast_segmented },
     Algorithm { name: "broadcast.hybrid_segmented", op: Op::Broadcast, description: "one BIF message, then segmented binomial on each chip", source: "seed 000 §3.4", pow2: true, min_spes: 4, build: bcast_hybrid_segmented },
     Algorithm { name: "reduce.binomial", op: Op::Reduce, description: "binomial tree reduce over local-store notifications", source: "seed 000 §3.1", pow2: false, min_spes: 1, build: reduce_binomial },
+    Algorithm { name: "reduce.binomial_mailbox", op: Op::Reduce, description: "binomial tree reduce over mailboxes, a barrier after every round", source: "seed 000 §3.2", pow2: false, min_spes: 1, build: reduce_binomial_mailbox },
+    Algorithm { name: "reduce.cml", op: Op::Reduce, description: "CML-style baseline: binomial tree with send-buffer copies", source: "seed 000 §4", pow2: false, min_spes: 1, build: reduce_cml },
     Algorithm { name: "reduce.rabenseifner", op: Op::Reduce, description: "reduce-scatter by recursive halving, then gather", source: "seed 000 §4", pow2: true, min_spes: 1, build: reduce_rabenseifner },
     Algorithm { name: "allreduce.rdb", op: Op::Allreduce, description: "recursive doubling exchange-and-reduce", source: "seed 000 §4", pow2: false, min_spes: 1, build: allreduce_rdb },
+    Algorithm { name: "allreduce.rdb_mailbox", op: Op::Allreduce, description: "recursive doubling over mailboxes, a barrier after every round", source: "seed 000 §3.2, §4", pow2: false, min_spes: 1, build: allreduce_rdb_mailbox },
+    Algorithm { name: "allreduce.rdb_barrier", op: Op::Allreduce, description: "recursive doubling with a barrier every two rounds", source: "seed 000 §4", pow2: false, min_spes: 1, build: allreduce_rdb_barrier },
+    Algorithm { name: "allreduce.cml", op: Op::Allreduce, description: "CML-style baseline: binomial reduce then binomial broadcast, with send-buffer copies", source: "seed 000 §4", pow2: false, min_spes: 1, build: allreduce_cml },
     Algorithm { name: "allreduce.reduce_bcast", op: Op::Allreduce, description: "binomial reduce then binomial broadcast", source: "seed 000 §4", pow2: false, min_spes: 1, build: allreduce_reduce_bcast },
     Algorithm { name: "allreduce.rs_ag", op: Op::Allreduce, description: "reduce-scatter then recursive-doubling all-gather", source: "seed 000 §3.5", pow2: true, min_spes: 1, build: allreduce_rs_ag },
     Algorithm { name: "allreduce.rs_gather_bcast", op: Op::Allreduce, description: "reduce-scatter, gather, broadcast", source: "seed 000 §4", pow2: true, min_spes: 1, build: allreduce_rs_gather_bcast },
@@ -448,26 +593,16 @@ pub fn find(name: &str) -> Result<&'static Algorithm> {
 impl Algorithm {
     /// Build this algorithm's schedule for `p` ranks, `root`, and `size` bytes.
     pub fn schedule(&self, p: usize, root: usize, size: u32) -> Result<Schedule> {
-        if p == 0 || p > 16 {
-            return Err(config_err(format!("--spes {p} is not allowed: 1 to 16")));
-        }
-        if root >= p {
-            return Err(config_err(format!("--root {root} is out of range: allowed 0 to {}", p - 1)));
-        }
+        check_call(self.name, self.op, p, root, size)?;
         if p < self.min_spes {
             return Err(config_err(format!("{} needs at least {} SPEs, got {p}", self.name, self.min_spes)));
         }
         if self.pow2 && !p.is_power_of_two() {
             return Err(config_err(format!("{} needs a power-of-two number of SPEs, got {p}", self.name)));
         }
-        if self.op != Op::Barrier {
-            if size == 0 || size % 16 != 0 {
-                return Err(config_err(format!("size {size} is not allowed for {}: a multiple of 16 bytes (a quadword)", self.name)));
-            }
-            let segmented = ["rabenseifner", "rs_", "segmented", "hybrid_b"].iter().any(|n| self.name.contains(n));
-            if segmented && size % (16 * p as u32) != 0 {
-                return Err(config_err(format!("{} splits the data into {p} segments: size {size} must be a multiple of {}", self.name, 16 * p)));
-            }
+        let segmented = ["rabenseifner", "rs_", "segmented", "hybrid_b"].iter().any(|n| self.name.contains(n));
+        if self.op != Op::Barrier && segmented && size % (16 * p as u32) != 0 {
+            return Err(config_err(format!("{} splits the data into {p} segments: size {size} must be a multiple of {}", self.name, 16 * p)));
         }
         let mut s = Schedule::new(self.name, self.op, p, root, if self.op == Op::Barrier { 0 } else { size });
         if p > 1 {

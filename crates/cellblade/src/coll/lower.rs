@@ -10,18 +10,42 @@
 //! readers, (2) announces its sends, (3) waits for each announcement it needs and gets the data
 //! (reductions land in a scratch buffer), (4) acknowledges, (5) reduces. In unordered mode
 //! ("simple") a rank announces every later send as soon as it has received all it will receive.
+//!
+//! The other channels a transfer may name ([`Via`]):
+//! - mailbox (§3.2): the announcement is the 64-bit effective address of the sender's buffer as
+//!   two 32-bit messages into the reader's inbound mailbox, high word first, ordered by a fenced
+//!   put; a notification or an ACK is one message carrying the sender's rank. The reader takes
+//!   the FIFO in order. Messages from different senders may mix, but the two halves of an
+//!   address must arrive back to back: another address's half between them is the corruption
+//!   the seed describes, reported as an error (schedules put a barrier between rounds to rule it
+//!   out). A full mailbox loses the message, as on the hardware, and the run deadlocks.
+//! - signal: the sender ORs its rank's bit into the reader's signal register 1.
+//! - atomic: the sender atomically increments the reader's counter line in main memory (XDRAM0,
+//!   one 128-byte line per rank), which the reader polls with DMA gets.
+
+use std::collections::VecDeque;
 
 use crate::error::{program_err, Result};
-use crate::spu::Spu;
+use crate::machine::memory::{LS_WINDOW, SPE_STRIDE};
+use crate::spu::{AtomicOp, Spu};
 
 use super::data::{combine, Dtype, ReduceOp};
-use super::schedule::{Action, Schedule};
+use super::schedule::{Action, Schedule, Via, Xfer};
 
 const MAX_DMA: u32 = 16384;
 const DATA_TAG: u32 = 0;
+/// Polls of an atomic counter in main memory.
+const POLL_TAG: u32 = 1;
 /// Notifications to peer q use tag NOTE_TAG + q, so only a notification to the same peer waits.
 const NOTE_TAG: u32 = 2;
 const ALL_NOTES: u32 = 0xffff << NOTE_TAG;
+/// Mailbox words: an ACK or a notification carries the sender's rank under its marker. The
+/// high word of a local-store address is `LS_WINDOW >> 32`, the low word is below 2^24, so
+/// neither can be taken for a marked word.
+const MBOX_ACK: u32 = 0xAC00_0000;
+const MBOX_NOTE: u32 = 0xB000_0000;
+const MBOX_MARK: u32 = 0xFF00_0000;
+const EA_HIGH: u32 = (LS_WINDOW >> 32) as u32;
 
 /// Local-store layout, the same on every rank so peers' addresses are known.
 #[derive(Debug, Clone, Copy)]
@@ -32,6 +56,8 @@ pub struct Layout {
     pub ack: u32,
     /// One outgoing quadword per peer and kind, so a word never changes while its DMA is queued.
     pub out: u32,
+    /// A 128-byte line for getllar/putllc (atomic notifications).
+    pub line: u32,
 }
 
 impl Layout {
@@ -40,7 +66,8 @@ impl Layout {
     pub fn footprint(s: &Schedule) -> u32 {
         let buffer = s.buffer.max(16).next_multiple_of(128);
         let scratch = if s.reduces() { buffer } else { 0 };
-        buffer + scratch + 4 * 16 * s.p as u32
+        let line = if s.rounds.iter().flatten().any(|x| x.via == Via::Atomic) { 128 } else { 0 };
+        buffer + scratch + 4 * 16 * s.p as u32 + line
     }
 
     /// Allocate the layout for `s` on `spu`; a collective that does not fit fails here.
@@ -54,8 +81,19 @@ impl Layout {
         let addr = spu.ls_alloc(16 * p as u32, 16).map_err(fail)?;
         let ack = spu.ls_alloc(16 * p as u32, 16).map_err(fail)?;
         let out = spu.ls_alloc(2 * 16 * p as u32, 16).map_err(fail)?;
-        Ok(Layout { buf, tmp, addr, ack, out })
+        let atomic = s.rounds.iter().flatten().any(|x| x.via == Via::Atomic);
+        let line = if atomic { spu.ls_alloc(128, 128).map_err(fail)? } else { out };
+        Ok(Layout { buf, tmp, addr, ack, out, line })
     }
+}
+
+/// What a collective's SPU work costs, from the machine file.
+#[derive(Debug, Clone, Copy)]
+pub struct Costs {
+    /// Core cycles to combine one 16-byte quadword.
+    pub reduce_cycles: u64,
+    /// Core cycles to copy one quadword within the local store.
+    pub copy_cycles: u64,
 }
 
 /// One rank's state across collective calls: the counters that make ADDR/ACK entries reusable.
@@ -68,54 +106,129 @@ pub struct Rank {
     seen: Vec<[u32; 2]>,
     pub dtype: Dtype,
     pub rop: ReduceOp,
-    /// Core cycles to combine one 16-byte quadword.
-    pub reduce_cycles: u64,
-    /// Announcements of the current call go through signal register 1 (see `Schedule::signals`).
-    signals: bool,
+    pub costs: Costs,
+    /// Effective address of rank 0's atomic counter line; rank r's is 128 r bytes further.
+    pub counters: u64,
+    /// Atomic notifications awaited so far: the value our counter must reach.
+    atomic_seen: u32,
     /// Signal bits read but not yet consumed.
     signal_bits: u32,
+    /// Complete mailbox messages read but not yet consumed: (kind, sender rank).
+    mailbox: VecDeque<(usize, usize)>,
 }
 
 const ADDR: usize = 0;
 const ACK: usize = 1;
 
 impl Rank {
-    pub fn new(spu: Spu, rank: usize, spes: Vec<usize>, layout: Layout, dtype: Dtype, rop: ReduceOp, reduce_cycles: u64) -> Rank {
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(spu: Spu, rank: usize, spes: Vec<usize>, layout: Layout, dtype: Dtype, rop: ReduceOp, costs: Costs, counters: u64) -> Rank {
         let p = spes.len();
-        Rank { spu, rank, spes, layout, sent: vec![[0; 2]; p], seen: vec![[0; 2]; p], dtype, rop, reduce_cycles, signals: false, signal_bits: 0 }
+        Rank { spu, rank, spes, layout, sent: vec![[0; 2]; p], seen: vec![[0; 2]; p], dtype, rop, costs, counters, atomic_seen: 0, signal_bits: 0, mailbox: VecDeque::new() }
     }
 
-    /// Write the next counter value into our entry of `peer`'s ADDR or ACK array.
-    async fn notify(&mut self, peer: usize, kind: usize) -> Result<()> {
+    /// Tell `peer` our next ADDR or ACK through `via`; an ADDR announces `data` or, without,
+    /// only notifies.
+    async fn notify(&mut self, peer: usize, kind: usize, via: Via, data: bool) -> Result<()> {
         self.sent[peer][kind] += 1;
-        let word = self.layout.out + 16 * (2 * peer + kind) as u32;
+        // ADDR through a mailbox may use both of the peer's quadwords (see below).
+        let word = self.layout.out + 16 * (2 * peer + if via == Via::Mailbox { 0 } else { kind }) as u32;
         // The previous notification from this word must have left before we overwrite it.
         let tag = NOTE_TAG + peer as u32;
         self.spu.mfc_write_tag_mask(1 << tag);
         self.spu.mfc_read_tag_status_all().await?;
-        if self.signals && kind == ADDR {
-            return self.spu.signal_remote(word, self.spes[peer], 1, 1 << self.rank, tag).await;
+        let spe = self.spes[peer];
+        match (via, kind) {
+            (Via::Signal, ADDR) => self.spu.signal_remote(word, spe, 1, 1 << self.rank, tag).await,
+            (Via::Atomic, ADDR) => {
+                self.spu.atomic_rmw(self.layout.line, self.counters + 128 * peer as u64, AtomicOp::Add(1)).await?;
+                Ok(())
+            }
+            (Via::Mailbox, ADDR) if !data => self.spu.write_remote_in_mbox(word, spe, MBOX_NOTE | self.rank as u32, tag).await,
+            (Via::Mailbox, ADDR) => {
+                // The two halves from two quadwords (both idle: the tag group has drained), the
+                // low half fenced behind the high one.
+                let ea = Spu::ls_ea(self.spes[self.rank], self.layout.buf);
+                self.spu.write_remote_in_mbox(word, spe, (ea >> 32) as u32, tag).await?;
+                self.spu.write_remote_in_mboxf(word + 16, spe, ea as u32, tag).await
+            }
+            (Via::Mailbox, _) => self.spu.write_remote_in_mbox(word, spe, MBOX_ACK | self.rank as u32, tag).await,
+            _ => {
+                self.spu.ls_write_u32(word, self.sent[peer][kind]);
+                let array = if kind == ADDR { self.layout.addr } else { self.layout.ack };
+                let ea = Spu::ls_ea(spe, array + 16 * self.rank as u32);
+                self.spu.mfc_put(word, ea, 16, tag).await
+            }
         }
-        self.spu.ls_write_u32(word, self.sent[peer][kind]);
-        let array = if kind == ADDR { self.layout.addr } else { self.layout.ack };
-        let ea = Spu::ls_ea(self.spes[peer], array + 16 * self.rank as u32);
-        self.spu.mfc_put(word, ea, 16, tag).await
     }
 
-    /// Poll our `kind` entry for `peer` until its next notification has arrived.
-    async fn await_note(&mut self, peer: usize, kind: usize) -> Result<()> {
-        if self.signals && kind == ADDR {
-            while self.signal_bits & (1 << peer) == 0 {
-                self.signal_bits |= self.spu.spu_read_signal1().await?;
-            }
-            self.signal_bits &= !(1 << peer);
-            return Ok(());
-        }
+    /// Wait for `peer`'s next ADDR or ACK through `via`.
+    async fn await_note(&mut self, peer: usize, kind: usize, via: Via) -> Result<()> {
         self.seen[peer][kind] += 1;
         let want = self.seen[peer][kind];
-        let array = if kind == ADDR { self.layout.addr } else { self.layout.ack };
-        self.spu.poll_ls_u32(array + 16 * peer as u32, |v| v >= want).await?;
-        Ok(())
+        match (via, kind) {
+            (Via::Signal, ADDR) => {
+                while self.signal_bits & (1 << peer) == 0 {
+                    self.signal_bits |= self.spu.spu_read_signal1().await?;
+                }
+                self.signal_bits &= !(1 << peer);
+                Ok(())
+            }
+            (Via::Atomic, ADDR) => {
+                // All notifications to us land on one counter: wait for the total expected.
+                // Polled with plain DMA gets, which leave the senders' lock-line reservations
+                // alone (polling with getllar would take the line from them and starve them).
+                self.atomic_seen += 1;
+                let total = self.atomic_seen;
+                let counter = self.counters + 128 * self.rank as u64;
+                self.spu.mfc_write_tag_mask(1 << POLL_TAG);
+                loop {
+                    self.spu.mfc_get(self.layout.line, counter, 16, POLL_TAG).await?;
+                    self.spu.mfc_read_tag_status_all().await?;
+                    if self.spu.ls_read_u32(self.layout.line) >= total {
+                        return Ok(());
+                    }
+                }
+            }
+            (Via::Mailbox, _) => self.await_mailbox(peer, kind).await,
+            _ => {
+                let array = if kind == ADDR { self.layout.addr } else { self.layout.ack };
+                self.spu.poll_ls_u32(array + 16 * peer as u32, |v| v >= want).await?;
+                Ok(())
+            }
+        }
+    }
+
+    /// Read our inbound mailbox until `peer`'s next message of `kind` has come.
+    async fn await_mailbox(&mut self, peer: usize, kind: usize) -> Result<()> {
+        let me = self.spes[self.rank];
+        loop {
+            if let Some(i) = self.mailbox.iter().position(|&m| m == (kind, peer)) {
+                self.mailbox.remove(i);
+                return Ok(());
+            }
+            let word = self.spu.spu_read_in_mbox().await?;
+            let message = match word & MBOX_MARK {
+                MBOX_ACK => (ACK, (word & !MBOX_MARK) as usize),
+                MBOX_NOTE => (ADDR, (word & !MBOX_MARK) as usize),
+                _ if word == EA_HIGH => {
+                    let low = loop {
+                        let w = self.spu.spu_read_in_mbox().await?;
+                        match w & MBOX_MARK {
+                            MBOX_ACK => self.mailbox.push_back((ACK, (w & !MBOX_MARK) as usize)),
+                            MBOX_NOTE => self.mailbox.push_back((ADDR, (w & !MBOX_MARK) as usize)),
+                            _ if w == EA_HIGH => return Err(program_err(format!("spe {me}: two 64-bit addresses interleaved in its inbound mailbox (a barrier between rounds prevents this)"))),
+                            _ => break w,
+                        }
+                    };
+                    let spe = ((((EA_HIGH as u64) << 32 | low as u64) - LS_WINDOW) / SPE_STRIDE) as usize;
+                    let sender = self.spes.iter().position(|&s| s == spe).ok_or_else(|| program_err(format!("spe {me}: mailbox address {low:#x} names no rank")))?;
+                    (ADDR, sender)
+                }
+                _ => return Err(program_err(format!("spe {me}: unexpected word {word:#x} in its inbound mailbox (the low half of an address without its high half)"))),
+            };
+            self.mailbox.push_back(message);
+        }
     }
 
     async fn get(&self, lsa: u32, peer: usize, src: u32, bytes: u32) -> Result<()> {
@@ -136,17 +249,24 @@ impl Rank {
         }
         acked[k] = true;
         let me = self.rank;
-        for x in s.rounds[k].iter().filter(|x| x.src == me && x.action != Action::Notify) {
-            self.await_note(x.dst, ACK).await?;
+        for x in s.rounds[k].iter().filter(|x| x.src == me && !x.is_local() && x.action != Action::Notify) {
+            self.await_note(x.dst, ACK, x.via).await?;
         }
+        Ok(())
+    }
+
+    /// Copy within our own buffer with the SPU (a local transfer).
+    async fn local_copy(&self, x: &Xfer) -> Result<()> {
+        let data = self.spu.ls_read(self.layout.buf + x.src_offset, x.bytes);
+        self.spu.ls_write(self.layout.buf + x.dst_offset, &data);
+        self.spu.compute(self.costs.copy_cycles * x.bytes.div_ceil(16) as u64).await;
         Ok(())
     }
 
     /// Run one call of the collective `s`.
     pub async fn run(&mut self, s: &Schedule) -> Result<()> {
         let me = self.rank;
-        self.signals = s.signals;
-        let last_recv = s.rounds.iter().rposition(|r| r.iter().any(|x| x.dst == me));
+        let last_recv = s.rounds.iter().rposition(|r| r.iter().any(|x| x.dst == me && !x.is_local()));
         let mut announced_through = None::<usize>;
         let mut acked = vec![false; s.rounds.len()];
         for (k, round) in s.rounds.iter().enumerate() {
@@ -159,16 +279,19 @@ impl Rank {
             if announced_through.is_none_or(|a| a < upto) {
                 let from = announced_through.map_or(0, |a| a + 1).max(k);
                 for r in from..=upto {
-                    for x in s.rounds[r].iter().filter(|x| x.src == me) {
-                        self.notify(x.dst, ADDR).await?;
+                    for x in s.rounds[r].iter().filter(|x| x.src == me && !x.is_local()) {
+                        self.notify(x.dst, ADDR, x.via, x.action != Action::Notify).await?;
                     }
                 }
                 announced_through = Some(upto);
             }
-            // (3) receive.
-            let recvs: Vec<_> = round.iter().filter(|x| x.dst == me).copied().collect();
+            // (3) local copies (they read the buffer as the round found it), then receive.
+            for x in round.iter().filter(|x| x.dst == me && x.is_local()) {
+                self.local_copy(x).await?;
+            }
+            let recvs: Vec<_> = round.iter().filter(|x| x.dst == me && !x.is_local()).copied().collect();
             for x in &recvs {
-                self.await_note(x.src, ADDR).await?;
+                self.await_note(x.src, ADDR, x.via).await?;
                 match x.action {
                     Action::Notify => {}
                     Action::Copy => self.get(self.layout.buf + x.dst_offset, x.src, self.layout.buf + x.src_offset, x.bytes).await?,
@@ -179,7 +302,7 @@ impl Rank {
             self.spu.mfc_read_tag_status_all().await?;
             // (4) acknowledge.
             for x in recvs.iter().filter(|x| x.action != Action::Notify) {
-                self.notify(x.src, ACK).await?;
+                self.notify(x.src, ACK, x.via, false).await?;
             }
             // (5) reduce, once this round's readers no longer need the old values.
             if recvs.iter().any(|x| x.action == Action::Reduce) {
@@ -190,7 +313,7 @@ impl Rank {
                 let mut acc = self.spu.ls_read(d, x.bytes);
                 combine(self.dtype, self.rop, &mut acc, &self.spu.ls_read(t, x.bytes));
                 self.spu.ls_write(d, &acc);
-                self.spu.compute(self.reduce_cycles * x.bytes.div_ceil(16) as u64).await;
+                self.spu.compute(self.costs.reduce_cycles * x.bytes.div_ceil(16) as u64).await;
             }
         }
         // Before the next call may touch the buffer, every reader is done.

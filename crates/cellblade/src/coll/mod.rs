@@ -23,12 +23,12 @@ use std::rc::Rc;
 use serde::Serialize;
 
 use crate::blade::Blade;
-use crate::error::Result;
+use crate::error::{config_err, Result};
 use crate::machine::config::MachineFile;
 use algorithms::Algorithm;
 use data::{expected, inputs, Dtype, ReduceOp};
-use lower::{Layout, Rank};
-use schedule::Op;
+use lower::{Costs, Layout, Rank};
+use schedule::{Op, Schedule};
 
 #[derive(Debug, Clone, Serialize)]
 pub struct CollResult {
@@ -54,17 +54,27 @@ pub struct Setup {
 
 /// Run `alg` on `setup.placement.len()` ranks with messages of `size` bytes.
 pub fn measure(file: &MachineFile, alg: &Algorithm, size: u32, setup: &Setup) -> Result<CollResult> {
+    measure_schedule(file, &alg.schedule(setup.placement.len(), setup.root, size)?, setup)
+}
+
+/// Run the schedule `sched` (a built-in's or one written in Python) as [`measure`] does.
+pub fn measure_schedule(file: &MachineFile, sched: &Schedule, setup: &Setup) -> Result<CollResult> {
     let p = setup.placement.len();
-    let sched = alg.schedule(p, setup.root, size)?;
+    if sched.p != p || sched.root != setup.root {
+        return Err(config_err(format!("{}: the schedule is for {} SPEs and root {}, the run has {p} and root {}", sched.algorithm, sched.p, sched.root, setup.root)));
+    }
     let model_ok = verify::verify(&sched, setup.dtype, setup.rop).is_ok();
     let barrier = algorithms::find("barrier.rdb")?.schedule(p, 0, 0)?;
     let inputs = inputs(sched.op, p, sched.root, sched.size, setup.dtype);
     let want = expected(sched.op, p, sched.root, sched.size, setup.dtype, setup.rop);
-    let reduce_cycles = {
+    let costs = {
         let params = crate::machine::config::Params::resolve(file);
-        if setup.dtype == Dtype::Float64 { params.reduce_dp_cycles_per_quadword } else { params.reduce_cycles_per_quadword }
+        let reduce_cycles = if setup.dtype == Dtype::Float64 { params.reduce_dp_cycles_per_quadword } else { params.reduce_cycles_per_quadword };
+        Costs { reduce_cycles, copy_cycles: params.copy_cycles_per_quadword }
     };
     let mut blade = Blade::new(file.clone(), false);
+    // Atomic notification counters: one line per rank at the start of XDRAM0.
+    let counters = blade.machine().mem.xdram_ea(0, 0);
     for &spe in &setup.placement {
         // Signal-register announcements accumulate one bit per sender.
         blade.machine().ch[spe].signal_or_mode[0] = true;
@@ -79,7 +89,7 @@ pub fn measure(file: &MachineFile, alg: &Algorithm, size: u32, setup: &Setup) ->
         let with_barrier = sched.op == Op::Broadcast;
         blade.spe(spe, move |spu| async move {
             let layout = Layout::alloc(&spu, &sched)?;
-            let mut me = Rank::new(spu.clone(), rank, spes, layout, dtype, rop, reduce_cycles);
+            let mut me = Rank::new(spu.clone(), rank, spes, layout, dtype, rop, costs, counters);
             // One checked call on the reference data, then the timed calls.
             spu.ls_write(layout.buf, &input);
             me.run(&sched).await?;
@@ -105,9 +115,9 @@ pub fn measure(file: &MachineFile, alg: &Algorithm, size: u32, setup: &Setup) ->
     blade.run()?;
     Ok(CollResult {
         op: sched.op.name().into(),
-        algorithm: alg.name.into(),
+        algorithm: sched.algorithm.clone(),
         spes: p,
-        size_bytes: if sched.op == Op::Barrier { 0 } else { size },
+        size_bytes: sched.size,
         latency_ns: worst.get(),
         verified: model_ok && ok.get(),
     })

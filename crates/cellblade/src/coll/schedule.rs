@@ -7,18 +7,27 @@
 //! notifying (barriers). Within a round every transfer reads the buffers as they were at the start
 //! of the round, and a rank's round starts when it has finished the previous one.
 //!
+//! Each transfer also names how its announcement travels ([`Via`]): local-store ADDR/ACK arrays
+//! (the default, seed 000 §3.1), mailboxes (§3.2), OR-mode signal bits or atomic counters in
+//! main memory (notifications only). A transfer with `src == dst` is a local copy by the SPU
+//! (the staging copies of the CML-style baseline).
+//!
 //! Text form (stable, one line per transfer):
 //! ```text
 //! schedule allgather.rdb op=allgather p=4 root=0 size=64 buffer=256
 //! round 0
 //!   0 <- 1 copy 64 @64 -> @64
+//!   2 <- 3 notify via mailbox
 //! ```
 
 use std::fmt::Write;
 
+use serde::{Deserialize, Serialize};
+
 use crate::error::{config_err, Result};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Op {
     Barrier,
     Broadcast,
@@ -57,7 +66,8 @@ impl Op {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Action {
     Copy,
     Reduce,
@@ -74,51 +84,141 @@ impl Action {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// How a transfer's announcement (ADDR) and acknowledgement (ACK) travel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Via {
+    /// 16-byte entries of the ADDR and ACK arrays in local store, written by DMA (seed 000 §3.1).
+    #[default]
+    #[serde(rename = "ls")]
+    LocalStore,
+    /// The receiver's inbound mailbox: a 64-bit address as two 32-bit messages, an ACK or a
+    /// notification as one (seed 000 §3.2). Four entries; a full one loses messages.
+    Mailbox,
+    /// One bit per sender in the receiver's signal register 1 in OR mode (notifications only).
+    Signal,
+    /// An atomic increment of the receiver's counter line in main memory, which it polls
+    /// (notifications only: the centralized atomic barrier).
+    Atomic,
+}
+
+impl Via {
+    pub const ALL: [Via; 4] = [Via::LocalStore, Via::Mailbox, Via::Signal, Via::Atomic];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Via::LocalStore => "ls",
+            Via::Mailbox => "mailbox",
+            Via::Signal => "signal",
+            Via::Atomic => "atomic",
+        }
+    }
+
+    pub fn parse(s: &str) -> Result<Via> {
+        Via::ALL.into_iter().find(|v| v.name() == s).ok_or_else(|| config_err(format!("unknown notification channel '{s}': allowed ls, mailbox, signal, atomic")))
+    }
+}
+
+/// One transfer. In JSON (the form Python schedule generators produce) the offsets, `bytes`
+/// and `via` may be left out for a notification.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Xfer {
     pub dst: usize,
     pub src: usize,
+    #[serde(default)]
     pub src_offset: u32,
+    #[serde(default)]
     pub dst_offset: u32,
+    #[serde(default)]
     pub bytes: u32,
     pub action: Action,
+    #[serde(default)]
+    pub via: Via,
 }
 
 impl Xfer {
     pub fn copy(dst: usize, src: usize, offset: u32, bytes: u32) -> Xfer {
-        Xfer { dst, src, src_offset: offset, dst_offset: offset, bytes, action: Action::Copy }
+        Xfer { dst, src, src_offset: offset, dst_offset: offset, bytes, action: Action::Copy, via: Via::LocalStore }
     }
     pub fn reduce(dst: usize, src: usize, offset: u32, bytes: u32) -> Xfer {
-        Xfer { dst, src, src_offset: offset, dst_offset: offset, bytes, action: Action::Reduce }
+        Xfer { dst, src, src_offset: offset, dst_offset: offset, bytes, action: Action::Reduce, via: Via::LocalStore }
     }
     pub fn notify(dst: usize, src: usize) -> Xfer {
-        Xfer { dst, src, src_offset: 0, dst_offset: 0, bytes: 0, action: Action::Notify }
+        Xfer { dst, src, src_offset: 0, dst_offset: 0, bytes: 0, action: Action::Notify, via: Via::LocalStore }
+    }
+    /// A local copy within `rank`'s buffer, done by its SPU.
+    pub fn local(rank: usize, src_offset: u32, dst_offset: u32, bytes: u32) -> Xfer {
+        Xfer { dst: rank, src: rank, src_offset, dst_offset, bytes, action: Action::Copy, via: Via::LocalStore }
+    }
+    pub fn via(mut self, via: Via) -> Xfer {
+        self.via = via;
+        self
+    }
+    pub fn is_local(&self) -> bool {
+        self.src == self.dst
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A schedule; its JSON form names `p` "spes", and `buffer` (0: the operation's) and `ordered`
+/// (true) may be left out.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Schedule {
     pub algorithm: String,
     pub op: Op,
+    #[serde(rename = "spes")]
     pub p: usize,
     pub root: usize,
     /// The message size: the broadcast or reduced vector, or each rank's all-gather block.
     pub size: u32,
+    #[serde(default)]
     pub buffer: u32,
     /// Ordered rounds (the seed's "opt"): a rank starts a round only once everyone who read
     /// from it in the previous round has acknowledged. Unordered ("simple") rounds let a rank
     /// announce all its sends as soon as its own data is complete.
+    #[serde(default = "ordered_by_default")]
     pub ordered: bool,
-    /// Announcements go through signal register 1 in OR mode, one bit per sender, instead of
-    /// the local-store ADDR array. Only for schedules where a sender cannot announce to the same
-    /// rank again before that rank has seen the previous announcement (one-to-all barriers).
-    pub signals: bool,
     pub rounds: Vec<Vec<Xfer>>,
+}
+
+fn ordered_by_default() -> bool {
+    true
+}
+
+/// The arguments every collective call must satisfy: 1 to 16 ranks, a root among them, and
+/// (except for barriers) a message of whole quadwords.
+pub fn check_call(algorithm: &str, op: Op, p: usize, root: usize, size: u32) -> Result<()> {
+    if p == 0 || p > 16 {
+        return Err(config_err(format!("--spes {p} is not allowed: 1 to 16")));
+    }
+    if root >= p {
+        return Err(config_err(format!("--root {root} is out of range: allowed 0 to {}", p - 1)));
+    }
+    if op != Op::Barrier && (size == 0 || size % 16 != 0) {
+        return Err(config_err(format!("size {size} is not allowed for {algorithm}: a multiple of 16 bytes (a quadword)")));
+    }
+    Ok(())
 }
 
 impl Schedule {
     pub fn new(algorithm: &str, op: Op, p: usize, root: usize, size: u32) -> Schedule {
-        Schedule { algorithm: algorithm.into(), op, p, root, size, buffer: op.buffer_bytes(p, size), ordered: true, signals: false, rounds: Vec::new() }
+        Schedule { algorithm: algorithm.into(), op, p, root, size, buffer: op.buffer_bytes(p, size), ordered: true, rounds: Vec::new() }
+    }
+
+    /// A schedule written elsewhere (a Python generator), in its JSON form, checked.
+    pub fn from_json(text: &str) -> Result<Schedule> {
+        let mut s: Schedule = serde_json::from_str(text).map_err(|e| config_err(format!("schedule: {e}")))?;
+        check_call(&s.algorithm, s.op, s.p, s.root, s.size)?;
+        let least = s.op.buffer_bytes(s.p, s.size);
+        if s.buffer == 0 {
+            s.buffer = least;
+        }
+        if s.buffer < least || s.buffer % 16 != 0 {
+            return Err(config_err(format!("{}: buffer {} is not allowed: a multiple of 16 bytes, at least the {least} bytes the {} needs", s.algorithm, s.buffer, s.op.name())));
+        }
+        s.check()?;
+        Ok(s)
     }
 
     pub fn round(&mut self, xfers: Vec<Xfer>) {
@@ -135,7 +235,7 @@ impl Schedule {
     /// The stable text form.
     pub fn text(&self) -> String {
         let mut out = format!(
-            "schedule {} op={} p={} root={} size={} buffer={}{}{}\n",
+            "schedule {} op={} p={} root={} size={} buffer={}{}\n",
             self.algorithm,
             self.op.name(),
             self.p,
@@ -143,14 +243,14 @@ impl Schedule {
             self.size,
             self.buffer,
             if self.ordered { "" } else { " unordered" },
-            if self.signals { " signals" } else { "" }
         );
         for (k, round) in self.rounds.iter().enumerate() {
             let _ = writeln!(out, "round {k}");
             for x in round {
+                let via = if x.via == Via::LocalStore { String::new() } else { format!(" via {}", x.via.name()) };
                 let _ = match x.action {
-                    Action::Notify => writeln!(out, "  {} <- {} notify", x.dst, x.src),
-                    a => writeln!(out, "  {} <- {} {} {} @{} -> @{}", x.dst, x.src, a.name(), x.bytes, x.src_offset, x.dst_offset),
+                    Action::Notify => writeln!(out, "  {} <- {} notify{via}", x.dst, x.src),
+                    a => writeln!(out, "  {} <- {} {} {} @{} -> @{}{via}", x.dst, x.src, a.name(), x.bytes, x.src_offset, x.dst_offset),
                 };
             }
         }
@@ -162,8 +262,15 @@ impl Schedule {
     pub fn check(&self) -> Result<()> {
         for (k, round) in self.rounds.iter().enumerate() {
             for x in round {
-                if x.dst >= self.p || x.src >= self.p || x.dst == x.src {
+                if x.dst >= self.p || x.src >= self.p || (x.is_local() && x.action != Action::Copy) {
                     return Err(config_err(format!("{}: round {k}: transfer {} <- {} names a bad rank (p = {})", self.algorithm, x.dst, x.src, self.p)));
+                }
+                if matches!(x.via, Via::Signal | Via::Atomic) && x.action != Action::Notify {
+                    return Err(config_err(format!("{}: round {k}: transfer {} <- {}: {} carries notifications only", self.algorithm, x.dst, x.src, x.via.name())));
+                }
+                let data = x.action != Action::Notify;
+                if data && (x.bytes == 0 || [x.bytes, x.src_offset, x.dst_offset].iter().any(|v| v % 16 != 0)) {
+                    return Err(config_err(format!("{}: round {k}: transfer {} <- {} moves {} bytes @{} -> @{}: DMAs move whole quadwords (bytes above 0, offsets and bytes multiples of 16)", self.algorithm, x.dst, x.src, x.bytes, x.src_offset, x.dst_offset)));
                 }
                 if x.src_offset + x.bytes > self.buffer || x.dst_offset + x.bytes > self.buffer {
                     return Err(config_err(format!("{}: round {k}: transfer {} <- {} runs past the {}-byte buffer", self.algorithm, x.dst, x.src, self.buffer)));

@@ -90,6 +90,7 @@ pub struct SpuCfg {
     pub poll_core_cycles: u64,
     pub reduce_core_cycles_per_quadword: u64,
     pub reduce_dp_core_cycles_per_quadword: u64,
+    pub copy_core_cycles_per_quadword: u64,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -220,6 +221,16 @@ impl MachineFile {
         check((1..=2048).contains(&m.max_list_elements), "mfc.max_list_elements", m.max_list_elements, "1 to 2048")?;
         check(m.max_dma_bytes >= 16 && m.max_dma_bytes % 16 == 0 && m.max_dma_bytes <= 1 << 20, "mfc.max_dma_bytes", m.max_dma_bytes, "a multiple of 16 from 16 to 1048576")?;
         check(self.spu.ls_bytes >= 4096 && self.spu.ls_bytes <= 1 << 20 && self.spu.ls_bytes % 128 == 0, "spu.ls_bytes", self.spu.ls_bytes, "a multiple of 128 from 4096 to 1048576")?;
+        let u = &self.spu;
+        for (key, v) in [
+            ("spu.channel_core_cycles", u.channel_core_cycles),
+            ("spu.poll_core_cycles", u.poll_core_cycles),
+            ("spu.reduce_core_cycles_per_quadword", u.reduce_core_cycles_per_quadword),
+            ("spu.reduce_dp_core_cycles_per_quadword", u.reduce_dp_core_cycles_per_quadword),
+            ("spu.copy_core_cycles_per_quadword", u.copy_core_cycles_per_quadword),
+        ] {
+            check((1..=1000).contains(&v), key, v, "1 to 1000")?;
+        }
         check(self.atomic.line_bytes == 128, "atomic.line_bytes", self.atomic.line_bytes, "128")?;
         check(self.ppe.mmio_ns >= 0.0 && self.ppe.remote_mmio_ns >= 0.0 && self.ppe.syscall_ns >= 0.0 && self.ppe.thread_create_us >= 0.0, "ppe.*", "a negative value", "values >= 0")?;
         check(self.memory.xdram_bytes >= 1 << 20 && self.memory.xdram_bytes <= 1 << 36 && self.memory.xdram_bytes % 65536 == 0, "memory.xdram_bytes", self.memory.xdram_bytes, "a multiple of 64 KiB from 1 MiB to 64 GiB")?;
@@ -268,6 +279,7 @@ pub struct Params {
     pub poll: Time,
     pub reduce_cycles_per_quadword: u64,
     pub reduce_dp_cycles_per_quadword: u64,
+    pub copy_cycles_per_quadword: u64,
     pub atomic_hit: Time,
     pub ppe_mmio: Time,
     pub ppe_remote_mmio: Time,
@@ -318,6 +330,7 @@ impl Params {
             poll: Time(core_cycle.0 * f.spu.poll_core_cycles),
             reduce_cycles_per_quadword: f.spu.reduce_core_cycles_per_quadword,
             reduce_dp_cycles_per_quadword: f.spu.reduce_dp_core_cycles_per_quadword,
+            copy_cycles_per_quadword: f.spu.copy_core_cycles_per_quadword,
             atomic_hit: Time(core_cycle.0 * f.atomic.hit_core_cycles),
             ppe_mmio: Time::from_ns(f.ppe.mmio_ns),
             ppe_remote_mmio: Time::from_ns(f.ppe.remote_mmio_ns),
