@@ -267,7 +267,7 @@ def coll_run(
         "spes": spes,
         "sizes": sizes,
         "algorithms": names,
-        "schedules": schedules,
+        "schedules": schedules or None,
         "root": root,
         "placement": _placement(placement),
         "dtype": dtype,

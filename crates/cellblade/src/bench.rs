@@ -28,11 +28,21 @@ pub struct SearchBench {
     pub wall_s: f64,
 }
 
+/// `cellblade reproduce`, timed (target: under 5 minutes for the full form).
+#[derive(Debug, Clone, Serialize)]
+pub struct ReproduceBench {
+    pub quick: bool,
+    pub claims: usize,
+    pub holding: usize,
+    pub wall_s: f64,
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct BenchResult {
     pub packets_per_second: f64,
     pub workloads: Vec<Workload>,
     pub affinity_search: SearchBench,
+    pub reproduce: ReproduceBench,
 }
 
 fn measure(name: String, blade: Blade) -> Result<Workload> {
@@ -82,5 +92,8 @@ pub fn run(quick: bool) -> Result<BenchResult> {
     let file = load(preset_text("qs20")?, &[])?;
     let s = search(&file, &build(name, 8, 65536)?, 8, Objective::MinBandwidth, 0, 1)?;
     let affinity_search = SearchBench { pattern: name.into(), evaluated: s.evaluated, wall_s: s.wall_s };
-    Ok(BenchResult { packets_per_second: packets as f64 / wall.max(1e-9), workloads, affinity_search })
+    let start = std::time::Instant::now();
+    let claims = crate::reproduce::run_all(&file, quick)?;
+    let reproduce = ReproduceBench { quick, claims: claims.len(), holding: claims.iter().filter(|c| c.holds).count(), wall_s: start.elapsed().as_secs_f64() };
+    Ok(BenchResult { packets_per_second: packets as f64 / wall.max(1e-9), workloads, affinity_search, reproduce })
 }
