@@ -382,6 +382,9 @@ pub fn coll_run(request_json: &str) -> Result<String> {
         iterations: req.iterations.unwrap_or(20).max(1),
     };
     let sizes = if op == Op::Barrier { vec![0] } else if req.sizes.is_empty() { vec![1024] } else { req.sizes };
+    if op != Op::Barrier && sizes.contains(&0) {
+        return Err(config_err("size 0 is not allowed: at least one element".to_string()));
+    }
     if let Some(s) = sizes.iter().find(|s| op != Op::Barrier && **s % setup.dtype.bytes() != 0) {
         return Err(config_err(format!("size {s} is not a multiple of the element size ({} bytes)", setup.dtype.bytes())));
     }

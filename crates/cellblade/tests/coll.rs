@@ -27,6 +27,18 @@ proptest! {
         let s = a.schedule(p, root % p, size).unwrap();
         prop_assert!(verify(&s, dtype, rop).is_ok(), "{}: {:?}", a.name, verify(&s, dtype, rop));
     }
+
+    /// Any number of elements: the message is padded to whole quadwords (or p segments of them).
+    #[test]
+    fn any_number_of_elements_is_padded_and_computes_the_reference(alg in 0..REGISTRY.len(), p in 1usize..=16, root in 0usize..16, elements in 1u32..300,
+                                                                  dtype in prop::sample::select(vec![Dtype::Int32, Dtype::Float64])) {
+        let a = &REGISTRY[alg];
+        prop_assume!(applicable(a, p));
+        let size = elements * dtype.bytes();
+        let s = a.schedule(p, root % p, size).unwrap();
+        prop_assert!(s.op == cellblade::coll::schedule::Op::Barrier || (s.size >= size && s.size < size + 16 * p as u32));
+        prop_assert!(verify(&s, dtype, ReduceOp::Sum).is_ok(), "{} p={p} size={size}: {:?}", a.name, verify(&s, dtype, ReduceOp::Sum));
+    }
 }
 
 #[test]
@@ -62,6 +74,11 @@ fn every_algorithm_verifies_on_the_simulated_blade() {
             let r = measure(&file, a, 16 * 16 * 4, &setup).unwrap();
             assert!(r.verified, "{} on {p} SPEs", a.name);
             assert!(r.latency_ns > 0.0);
+            if p == 6 {
+                // Three elements: padded to a quadword (or six), reported as asked.
+                let r = measure(&file, a, 12, &setup).unwrap();
+                assert!(r.verified && r.size_bytes == if a.op == cellblade::coll::schedule::Op::Barrier { 0 } else { 12 }, "{} with 3 elements", a.name);
+            }
         }
     }
 }
@@ -77,4 +94,5 @@ fn bad_requests_say_why() {
     assert!(err(r#"{"op": "allgather", "algorithms": ["reduce.binomial"]}"#).contains("reduce.binomial belongs to operation reduce, not allgather"));
     assert!(err(r#"{"op": "broadcast", "sizes": [262144], "algorithms": ["broadcast.ota"]}"#).contains("broadcast.ota: needs 262656 bytes of local store on spe"));
     assert!(err(r#"{"op": "scatter"}"#).contains("unknown operation 'scatter'"));
+    assert!(err(r#"{"op": "reduce", "sizes": [0]}"#).contains("size 0 is not allowed: at least one element"));
 }

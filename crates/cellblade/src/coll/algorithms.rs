@@ -592,7 +592,18 @@ pub fn find(name: &str) -> Result<&'static Algorithm> {
 
 impl Algorithm {
     /// Build this algorithm's schedule for `p` ranks, `root`, and `size` bytes.
+    ///
+    /// DMAs move whole quadwords, so a message of any number of elements is padded: to a
+    /// multiple of 16 bytes, or of 16 `p` for the algorithms that cut it into `p` segments. The
+    /// schedule moves (and the interpreter checks) the padded message, as a Cell library
+    /// working on 16-byte-aligned buffers does.
     pub fn schedule(&self, p: usize, root: usize, size: u32) -> Result<Schedule> {
+        if self.op != Op::Barrier && size == 0 {
+            return Err(config_err(format!("size 0 is not allowed for {}: at least one element", self.name)));
+        }
+        let segmented = ["rabenseifner", "rs_", "segmented", "hybrid_b"].iter().any(|n| self.name.contains(n));
+        let quantum = if segmented && p <= 16 { 16 * p as u32 } else { 16 };
+        let size = if self.op == Op::Barrier { 0 } else { size.next_multiple_of(quantum) };
         check_call(self.name, self.op, p, root, size)?;
         if p < self.min_spes {
             return Err(config_err(format!("{} needs at least {} SPEs, got {p}", self.name, self.min_spes)));
@@ -600,11 +611,7 @@ impl Algorithm {
         if self.pow2 && !p.is_power_of_two() {
             return Err(config_err(format!("{} needs a power-of-two number of SPEs, got {p}", self.name)));
         }
-        let segmented = ["rabenseifner", "rs_", "segmented", "hybrid_b"].iter().any(|n| self.name.contains(n));
-        if self.op != Op::Barrier && segmented && size % (16 * p as u32) != 0 {
-            return Err(config_err(format!("{} splits the data into {p} segments: size {size} must be a multiple of {}", self.name, 16 * p)));
-        }
-        let mut s = Schedule::new(self.name, self.op, p, root, if self.op == Op::Barrier { 0 } else { size });
+        let mut s = Schedule::new(self.name, self.op, p, root, size);
         if p > 1 {
             (self.build)(&mut s);
         }

@@ -53,8 +53,13 @@ pub struct Setup {
 }
 
 /// Run `alg` on `setup.placement.len()` ranks with messages of `size` bytes.
+/// The result names the size asked for; the run moves it padded to whole quadwords.
 pub fn measure(file: &MachineFile, alg: &Algorithm, size: u32, setup: &Setup) -> Result<CollResult> {
-    measure_schedule(file, &alg.schedule(setup.placement.len(), setup.root, size)?, setup)
+    let mut r = measure_schedule(file, &alg.schedule(setup.placement.len(), setup.root, size)?, setup)?;
+    if alg.op != Op::Barrier {
+        r.size_bytes = size;
+    }
+    Ok(r)
 }
 
 /// Run the schedule `sched` (a built-in's or one written in Python) as [`measure`] does.
