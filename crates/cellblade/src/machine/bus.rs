@@ -56,6 +56,8 @@ struct Ring {
 
 struct Eib {
     pending: [VecDeque<TxnId>; ELEMENTS_PER_CHIP],
+    /// Bit e set when `pending[e]` is non-empty: the arbiter skips idle sources without looking.
+    pending_mask: u16,
     on_free: [Time; ELEMENTS_PER_CHIP],
     off_free: [Time; ELEMENTS_PER_CHIP],
     rings: Vec<Ring>,
@@ -86,6 +88,7 @@ impl Bus {
     pub fn new(p: &Params) -> Bus {
         let eib = || Eib {
             pending: Default::default(),
+            pending_mask: 0,
             on_free: [Time::ZERO; ELEMENTS_PER_CHIP],
             off_free: [Time::ZERO; ELEMENTS_PER_CHIP],
             rings: (0..2 * p.rings_per_direction)
@@ -177,7 +180,9 @@ impl Bus {
         let t = self.txns[id].as_ref().expect("live txn");
         let chip = t.leg_chip;
         let from = t.leg_from;
-        self.eibs[chip].pending[from].push_back(id);
+        let eib = &mut self.eibs[chip];
+        eib.pending[from].push_back(id);
+        eib.pending_mask |= 1 << from;
         let at = s.now().align_up(self.p.bus_cycle);
         self.wake_arbiter(s, chip, at);
     }
@@ -202,12 +207,15 @@ impl Bus {
         let mut next = Time(u64::MAX);
         // MIC first (highest priority), then round-robin from `rr`.
         let rr = eib.rr;
-        let order = std::iter::once(MIC).chain((0..ELEMENTS_PER_CHIP).map(|k| (rr + k) % ELEMENTS_PER_CHIP).filter(|&e| e != MIC));
-        for e in order {
+        for k in 0..=ELEMENTS_PER_CHIP {
+            let e = if k == 0 { MIC } else { (rr + k - 1) % ELEMENTS_PER_CHIP };
+            if k > 0 && e == MIC {
+                continue;
+            }
             if grants >= p.data_grants_per_bus_cycle {
                 break;
             }
-            if eib.pending[e].is_empty() {
+            if eib.pending_mask & (1 << e) == 0 {
                 continue;
             }
             if eib.on_free[e] > now {
@@ -253,14 +261,20 @@ impl Bus {
                 } else {
                     s.schedule(arrive, BusEvent::LegArrived(id).into());
                 }
-                eib.pending[e].remove(j);
+                if j == 0 {
+                    eib.pending[e].pop_front();
+                } else {
+                    eib.pending[e].remove(j);
+                }
+                if eib.pending[e].is_empty() {
+                    eib.pending_mask &= !(1 << e);
+                }
                 eib.rr = (e + 1) % ELEMENTS_PER_CHIP;
                 grants += 1;
                 break;
             }
         }
-        let any_pending = eib.pending.iter().any(|q| !q.is_empty());
-        if any_pending {
+        if eib.pending_mask != 0 {
             let at = if grants > 0 { now + p.bus_cycle } else { next.max(now + p.bus_cycle).align_up(p.bus_cycle) };
             self.wake_arbiter(s, chip, at);
         }

@@ -102,34 +102,43 @@ impl Memory {
     }
 
     pub fn read_mem(&self, ea: u64, out: &mut [u8]) {
-        let mut done = 0;
-        while done < out.len() {
-            let a = ea + done as u64;
-            let (pg, off) = ((a / PAGE) as usize, (a % PAGE) as usize);
-            let n = (PAGE as usize - off).min(out.len() - done);
-            match &self.pages[pg] {
-                Some(p) => out[done..done + n].copy_from_slice(&p[off..off + n]),
-                None => out[done..done + n].fill(0),
-            }
-            done += n;
-        }
+        read_pages(&self.pages, ea, out);
     }
 
     pub fn write_mem(&mut self, ea: u64, data: &[u8]) {
-        let mut done = 0;
-        while done < data.len() {
-            let a = ea + done as u64;
-            let (pg, off) = ((a / PAGE) as usize, (a % PAGE) as usize);
-            let n = (PAGE as usize - off).min(data.len() - done);
-            let p = self.pages[pg].get_or_insert_with(|| vec![0u8; PAGE as usize].into_boxed_slice());
-            p[off..off + n].copy_from_slice(&data[done..done + n]);
-            done += n;
-        }
+        write_pages(&mut self.pages, ea, data);
     }
 
     /// Copy `len` bytes between two resolved locations (neither an MMIO register). Runs once per
-    /// bus packet, so it goes through a line-sized stack buffer rather than the heap.
+    /// bus packet, so the usual cases (memory and local store, either way) copy straight between
+    /// the two, and only the others go through a line-sized stack buffer.
     pub fn copy(&mut self, src: Loc, dst: Loc, len: u32) {
+        let n = len as usize;
+        match (src, dst) {
+            (Loc::Mem(ea), Loc::Ls { spe, off }) => {
+                let off = off as usize;
+                read_pages(&self.pages, ea, &mut self.ls[spe][off..off + n]);
+            }
+            (Loc::Ls { spe, off }, Loc::Mem(ea)) => {
+                let off = off as usize;
+                write_pages(&mut self.pages, ea, &self.ls[spe][off..off + n]);
+            }
+            (Loc::Ls { spe: a, off: from }, Loc::Ls { spe: b, off: to }) if a != b => {
+                let (from, to) = (from as usize, to as usize);
+                let (src, dst) = if a < b {
+                    let (lo, hi) = self.ls.split_at_mut(b);
+                    (&lo[a], &mut hi[0])
+                } else {
+                    let (lo, hi) = self.ls.split_at_mut(a);
+                    (&hi[0], &mut lo[b])
+                };
+                dst[to..to + n].copy_from_slice(&src[from..from + n]);
+            }
+            _ => self.copy_buffered(src, dst, len),
+        }
+    }
+
+    fn copy_buffered(&mut self, src: Loc, dst: Loc, len: u32) {
         let mut buf = [0u8; 128];
         let mut done = 0u32;
         while done < len {
@@ -147,6 +156,32 @@ impl Memory {
             }
             done += n;
         }
+    }
+}
+
+fn read_pages(pages: &[Option<Box<[u8]>>], ea: u64, out: &mut [u8]) {
+    let mut done = 0;
+    while done < out.len() {
+        let a = ea + done as u64;
+        let (pg, off) = ((a / PAGE) as usize, (a % PAGE) as usize);
+        let n = (PAGE as usize - off).min(out.len() - done);
+        match &pages[pg] {
+            Some(p) => out[done..done + n].copy_from_slice(&p[off..off + n]),
+            None => out[done..done + n].fill(0),
+        }
+        done += n;
+    }
+}
+
+fn write_pages(pages: &mut [Option<Box<[u8]>>], ea: u64, data: &[u8]) {
+    let mut done = 0;
+    while done < data.len() {
+        let a = ea + done as u64;
+        let (pg, off) = ((a / PAGE) as usize, (a % PAGE) as usize);
+        let n = (PAGE as usize - off).min(data.len() - done);
+        let p = pages[pg].get_or_insert_with(|| vec![0u8; PAGE as usize].into_boxed_slice());
+        p[off..off + n].copy_from_slice(&data[done..done + n]);
+        done += n;
     }
 }
 
@@ -175,5 +210,13 @@ mod tests {
         assert_eq!(out, data);
         m.copy(Loc::Mem(PAGE - 100), Loc::Ls { spe: 1, off: 0 }, 200);
         assert_eq!(&m.ls[1][..200], &data[..]);
+        // Local store to local store, both ways round, and back to memory.
+        m.copy(Loc::Ls { spe: 1, off: 0 }, Loc::Ls { spe: 0, off: 16 }, 200);
+        m.copy(Loc::Ls { spe: 0, off: 16 }, Loc::Ls { spe: 1, off: 256 }, 200);
+        assert_eq!(&m.ls[1][256..456], &data[..]);
+        m.copy(Loc::Ls { spe: 1, off: 256 }, Loc::Mem(3 * PAGE - 50), 200);
+        m.copy(Loc::Mem(3 * PAGE - 50), Loc::Mem(5 * PAGE), 200);
+        m.read_mem(5 * PAGE, &mut out);
+        assert_eq!(out, data);
     }
 }

@@ -218,7 +218,10 @@ impl Machine {
     fn complete_cmd(&mut self, s: &mut Sched, spe: usize, i: usize) {
         let q = self.mfc[spe].queue.remove(i);
         let tag = q.cmd.tag as usize;
-        self.trace.dma(spe, q.id, &q.cmd.name(), q.enqueued_at, s.now(), q.pieces.iter().map(|p| p.size).sum(), q.cmd.tag);
+        if self.trace.enabled() {
+            // The command's name is formatted only when it is recorded.
+            self.trace.dma(spe, q.id, &q.cmd.name(), q.enqueued_at, s.now(), q.pieces.iter().map(|p| p.size).sum(), q.cmd.tag);
+        }
         let m = &mut self.mfc[spe];
         m.tag_pending[tag] -= 1;
         if let Some(w) = &m.tag_waiter {

@@ -44,32 +44,58 @@ impl Tracer {
         }
     }
 
+    // Called per packet and per command: when tracing is off this inlines to one test, and the
+    // JSON building stays out of line.
+    #[inline]
     pub fn ring(&mut self, chip: usize, ring: usize, start: Time, end: Time, from: Element, to: Element, bytes: u32) {
         if self.enabled {
-            self.push(json!({"name": format!("{} -> {}", from.name(), to.name()), "ph": "X", "ts": us(start), "dur": us(end - start),
-                "pid": PID_EIB + chip as u64, "tid": ring, "args": {"bytes": bytes}}));
+            self.record_ring(chip, ring, start, end, from, to, bytes);
         }
     }
 
+    #[inline(never)]
+    fn record_ring(&mut self, chip: usize, ring: usize, start: Time, end: Time, from: Element, to: Element, bytes: u32) {
+        self.push(json!({"name": format!("{} -> {}", from.name(), to.name()), "ph": "X", "ts": us(start), "dur": us(end - start),
+            "pid": PID_EIB + chip as u64, "tid": ring, "args": {"bytes": bytes}}));
+    }
+
+    #[inline]
     pub fn bif(&mut self, from_chip: usize, start: Time, end: Time, bytes: u32) {
         if self.enabled {
-            self.push(json!({"name": format!("cell{} -> cell{}", from_chip, 1 - from_chip), "ph": "X", "ts": us(start), "dur": us(end - start),
-                "pid": PID_BIF, "tid": from_chip, "args": {"bytes": bytes}}));
+            self.record_bif(from_chip, start, end, bytes);
         }
     }
 
+    #[inline(never)]
+    fn record_bif(&mut self, from_chip: usize, start: Time, end: Time, bytes: u32) {
+        self.push(json!({"name": format!("cell{} -> cell{}", from_chip, 1 - from_chip), "ph": "X", "ts": us(start), "dur": us(end - start),
+            "pid": PID_BIF, "tid": from_chip, "args": {"bytes": bytes}}));
+    }
+
+    #[inline]
     pub fn dma(&mut self, spe: usize, id: u64, name: &str, start: Time, end: Time, bytes: u32, tag: u32) {
         if self.enabled {
-            let pid = PID_SPE + spe as u64;
-            self.push(json!({"name": name, "cat": "dma", "ph": "b", "id": id, "ts": us(start), "pid": pid, "tid": 1, "args": {"bytes": bytes, "tag": tag}}));
-            self.push(json!({"name": name, "cat": "dma", "ph": "e", "id": id, "ts": us(end), "pid": pid, "tid": 1}));
+            self.record_dma(spe, id, name, start, end, bytes, tag);
         }
     }
 
+    #[inline(never)]
+    fn record_dma(&mut self, spe: usize, id: u64, name: &str, start: Time, end: Time, bytes: u32, tag: u32) {
+        let pid = PID_SPE + spe as u64;
+        self.push(json!({"name": name, "cat": "dma", "ph": "b", "id": id, "ts": us(start), "pid": pid, "tid": 1, "args": {"bytes": bytes, "tag": tag}}));
+        self.push(json!({"name": name, "cat": "dma", "ph": "e", "id": id, "ts": us(end), "pid": pid, "tid": 1}));
+    }
+
+    #[inline]
     pub fn instant(&mut self, spe: usize, name: &str, at: Time, value: u32) {
         if self.enabled {
-            self.push(json!({"name": name, "ph": "i", "s": "t", "ts": us(at), "pid": PID_SPE + spe as u64, "tid": 0, "args": {"value": value}}));
+            self.record_instant(spe, name, at, value);
         }
+    }
+
+    #[inline(never)]
+    fn record_instant(&mut self, spe: usize, name: &str, at: Time, value: u32) {
+        self.push(json!({"name": name, "ph": "i", "s": "t", "ts": us(at), "pid": PID_SPE + spe as u64, "tid": 0, "args": {"value": value}}));
     }
 
     /// The Chrome trace object, with track names.

@@ -8,19 +8,19 @@
 //! ```
 //!
 //! A process blocks by awaiting [`Shared::suspend`]; the world wakes it with a value when the
-//! simulated operation completes. Events are ordered by `(time, sequence)`, the sequence being a
-//! counter incremented at each `schedule`, and ready processes run in the order they were woken:
-//! with no other source of order, the same inputs give bit-identical runs. The engine knows
+//! simulated operation completes. Events are ordered by time, then by the order they were
+//! scheduled in ([`super::queue`]), and ready processes run in the order they were woken: with no
+//! other source of order, the same inputs give bit-identical runs. The engine knows
 //! nothing about Cell: the world is any type implementing [`World`].
 
 use std::cell::{Cell, RefCell};
-use std::cmp::Ordering;
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::VecDeque;
 use std::future::Future;
 use std::pin::Pin;
 use std::rc::Rc;
 use std::task::{Context, Poll, Waker};
 
+use super::queue::EventQueue;
 use super::time::Time;
 use crate::error::{Error, Result};
 
@@ -41,30 +41,6 @@ enum Action<E> {
     World(E),
 }
 
-struct Entry<E> {
-    time: Time,
-    seq: u64,
-    action: Action<E>,
-}
-
-impl<E> PartialEq for Entry<E> {
-    fn eq(&self, o: &Self) -> bool {
-        self.time == o.time && self.seq == o.seq
-    }
-}
-impl<E> Eq for Entry<E> {}
-impl<E> PartialOrd for Entry<E> {
-    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
-        Some(self.cmp(o))
-    }
-}
-impl<E> Ord for Entry<E> {
-    // Reversed: BinaryHeap is a max-heap and we want the earliest (time, seq) first.
-    fn cmp(&self, o: &Self) -> Ordering {
-        (o.time, o.seq).cmp(&(self.time, self.seq))
-    }
-}
-
 struct ProcState {
     name: String,
     resume: Option<Resume>,
@@ -75,8 +51,7 @@ struct ProcState {
 /// Time, the event queue and the process table; handed to the world on every event.
 pub struct Scheduler<E> {
     now: Time,
-    seq: u64,
-    queue: BinaryHeap<Entry<E>>,
+    queue: EventQueue<Action<E>>,
     ready: VecDeque<Pid>,
     procs: Vec<ProcState>,
     events: u64,
@@ -84,7 +59,7 @@ pub struct Scheduler<E> {
 
 impl<E> Scheduler<E> {
     fn new() -> Self {
-        Scheduler { now: Time::ZERO, seq: 0, queue: BinaryHeap::new(), ready: VecDeque::new(), procs: Vec::new(), events: 0 }
+        Scheduler { now: Time::ZERO, queue: EventQueue::new(), ready: VecDeque::new(), procs: Vec::new(), events: 0 }
     }
 
     pub fn now(&self) -> Time {
@@ -98,8 +73,7 @@ impl<E> Scheduler<E> {
 
     fn push(&mut self, time: Time, action: Action<E>) {
         debug_assert!(time >= self.now, "event scheduled in the past");
-        self.seq += 1;
-        self.queue.push(Entry { time, seq: self.seq, action });
+        self.queue.push(time.0, action);
     }
 
     /// Deliver `event` to the world at `time` (not before now).
@@ -250,16 +224,20 @@ impl<W: World + 'static> Engine<W> {
             if self.running.get() == 0 {
                 return Ok(());
             }
-            let entry = self.shared.sched.borrow_mut().queue.pop();
-            let Some(entry) = entry else { return Err(self.deadlock_report()) };
+            // Handle events until one makes a process ready, holding the borrows across them:
+            // most events (bus steps) wake nobody.
             let mut s = self.shared.sched.borrow_mut();
-            s.now = entry.time;
-            s.events += 1;
-            match entry.action {
-                Action::Wake(pid, v) => s.wake(pid, Ok(v)),
-                Action::World(ev) => {
-                    let mut w = self.shared.world.borrow_mut();
-                    w.handle(ev, &mut s);
+            let mut w = self.shared.world.borrow_mut();
+            while s.ready.is_empty() {
+                let Some((time, action)) = s.queue.pop() else {
+                    drop((s, w));
+                    return Err(self.deadlock_report());
+                };
+                s.now = Time(time);
+                s.events += 1;
+                match action {
+                    Action::Wake(pid, v) => s.wake(pid, Ok(v)),
+                    Action::World(ev) => w.handle(ev, &mut s),
                 }
             }
         }
