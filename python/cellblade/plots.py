@@ -65,16 +65,22 @@ def coll_figure(results: list[dict[str, Any]], path: Path, *, title: str) -> Non
     if all(r["op"] == "barrier" for r in results):
         axes.bar([short(a) for a in algorithms], [r["latency_ns"] for r in results],
                  color="tab:blue")
+        axes.tick_params(axis="x", labelrotation=30)
+        for label in axes.get_xticklabels():
+            label.set_horizontalalignment("right")
         axes.set_xlabel("algorithm")
         axes.set_ylabel("latency (ns)")
         axes.grid(True, axis="y", alpha=0.3)
     else:
         sizes = sorted({r["size_bytes"] for r in results})
-        for algorithm in algorithms:
+        for i, algorithm in enumerate(algorithms):
             line = sorted((r for r in results if r["algorithm"] == algorithm),
                           key=lambda r: r["size_bytes"])
+            # The colour cycle has ten colours: after them, other markers and dashes.
+            style = LINE_STYLES[i // 10 % len(LINE_STYLES)]
             axes.plot([r["size_bytes"] for r in line], [r["latency_ns"] / 1000 for r in line],
-                      marker="o", label=short(algorithm))
+                      marker=style[0], linestyle=style[1], color=f"C{i % 10}",
+                      label=short(algorithm))
         axes.set_xscale("log", base=2)
         axes.set_yscale("log")
         # Plain numbers on the log axis (0.5, 1, 2, 5, ...), as the seed's figures print them.
@@ -85,11 +91,12 @@ def coll_figure(results: list[dict[str, Any]], path: Path, *, title: str) -> Non
         axes.set_xlabel("message size (bytes)")
         axes.set_ylabel("latency (us)")
         axes.grid(True, which="both", alpha=0.3)
-        axes.legend(fontsize="small")
+        axes.legend(fontsize="small", ncols=2 if len(algorithms) > 8 else 1)
     axes.set_title(title)
     figure.savefig(path, dpi=120)
 
 
+LINE_STYLES = (("o", "-"), ("s", "--"), ("^", ":"))
 ACTION_COLOURS = {"copy": "tab:blue", "reduce": "tab:green", "notify": "tab:gray"}
 BIF_COLOUR = "tab:red"
 CHIP_COLOURS = ("white", "lightyellow")
