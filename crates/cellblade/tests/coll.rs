@@ -96,3 +96,24 @@ fn bad_requests_say_why() {
     assert!(err(r#"{"op": "scatter"}"#).contains("unknown operation 'scatter'"));
     assert!(err(r#"{"op": "reduce", "sizes": [0]}"#).contains("size 0 is not allowed: at least one element"));
 }
+
+#[test]
+fn the_largest_message_that_fits_runs_and_one_more_quadword_fails_clearly() {
+    use cellblade::coll::lower::Layout;
+    let file = load(preset_text("qs20").unwrap(), &[]).unwrap();
+    let setup = Setup { root: 0, placement: (0..8).collect(), dtype: Dtype::Int32, rop: ReduceOp::Sum, iterations: 1 };
+    for a in REGISTRY.iter().filter(|a| a.op != cellblade::coll::schedule::Op::Barrier) {
+        let fits = |size: u32| Layout::footprint(&a.schedule(8, 0, size).unwrap()) <= file.spu.ls_bytes;
+        // The largest multiple of 128 bytes (a whole segment for every algorithm on 8 SPEs) that fits.
+        let (mut lo, mut hi) = (128u32, file.spu.ls_bytes);
+        while hi - lo > 128 {
+            let mid = (lo + hi) / 2 / 128 * 128;
+            if fits(mid) { lo = mid } else { hi = mid }
+        }
+        assert!(verify(&a.schedule(8, 0, lo).unwrap(), Dtype::Int32, ReduceOp::Sum).is_ok(), "{} at {lo} B", a.name);
+        let r = measure(&file, a, lo, &setup).unwrap();
+        assert!(r.verified, "{} at its largest size {lo} B", a.name);
+        let err = measure(&file, a, hi, &setup).unwrap_err().to_string();
+        assert!(err.contains(&format!("{}: needs", a.name)) && err.contains("bytes of local store"), "{}: {err}", a.name);
+    }
+}
