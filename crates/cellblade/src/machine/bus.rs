@@ -51,7 +51,49 @@ pub struct Txn {
 struct Ring {
     clockwise: bool,
     last_start: Option<Time>,
-    active: Vec<(Time, u16)>,
+    active: Active,
+}
+
+/// The most transfers a ring may carry at once (the machine file allows 1 to 6).
+const MAX_TRANSFERS_PER_RING: usize = 6;
+
+/// The transfers on one ring: when each ends and the segments it holds (a bit per segment).
+/// A fixed array: the arbiter retires and scans these every bus cycle.
+#[derive(Clone, Copy, Default)]
+struct Active {
+    len: usize,
+    end: [Time; MAX_TRANSFERS_PER_RING],
+    segments: [u16; MAX_TRANSFERS_PER_RING],
+}
+
+impl Active {
+    /// Drop the transfers that have ended by `now`, keeping the others in order.
+    fn retire(&mut self, now: Time) {
+        let mut kept = 0;
+        for i in 0..self.len {
+            if self.end[i] > now {
+                self.end[kept] = self.end[i];
+                self.segments[kept] = self.segments[i];
+                kept += 1;
+            }
+        }
+        self.len = kept;
+    }
+
+    fn push(&mut self, end: Time, segments: u16) {
+        self.end[self.len] = end;
+        self.segments[self.len] = segments;
+        self.len += 1;
+    }
+
+    /// How many transfers hold one of `segments`.
+    fn overlapping(&self, segments: u16) -> usize {
+        self.segments[..self.len].iter().filter(|&&m| m & segments != 0).count()
+    }
+
+    fn earliest_end(&self) -> Option<Time> {
+        self.end[..self.len].iter().copied().min()
+    }
 }
 
 struct Eib {
@@ -61,6 +103,8 @@ struct Eib {
     on_free: [Time; ELEMENTS_PER_CHIP],
     off_free: [Time; ELEMENTS_PER_CHIP],
     rings: Vec<Ring>,
+    /// The earliest end of a transfer on any ring: before it, no ring has one to retire.
+    active_until: Time,
     rr: usize,
     step_at: Option<Time>,
     /// The direction a half-way stream took with its first packet, kept for the rest of it.
@@ -86,14 +130,16 @@ const LOOKAHEAD: usize = 4;
 
 impl Bus {
     pub fn new(p: &Params) -> Bus {
+        assert!(p.max_transfers_per_ring as usize <= MAX_TRANSFERS_PER_RING, "validated by the machine file");
         let eib = || Eib {
             pending: Default::default(),
             pending_mask: 0,
             on_free: [Time::ZERO; ELEMENTS_PER_CHIP],
             off_free: [Time::ZERO; ELEMENTS_PER_CHIP],
             rings: (0..2 * p.rings_per_direction)
-                .map(|i| Ring { clockwise: i < p.rings_per_direction, last_start: None, active: Vec::new() })
+                .map(|i| Ring { clockwise: i < p.rings_per_direction, last_start: None, active: Active::default() })
                 .collect(),
+            active_until: Time(u64::MAX),
             rr: 0,
             step_at: None,
             half_way_dir: [[None; ELEMENTS_PER_CHIP]; ELEMENTS_PER_CHIP],
@@ -200,23 +246,37 @@ impl Bus {
         let now = s.now();
         let p = &self.p;
         let eib = &mut self.eibs[chip];
-        for r in eib.rings.iter_mut() {
-            r.active.retain(|&(end, _)| end > now);
+        if now >= eib.active_until {
+            eib.active_until = Time(u64::MAX);
+            for r in eib.rings.iter_mut() {
+                r.active.retire(now);
+                if let Some(end) = r.active.earliest_end() {
+                    eib.active_until = eib.active_until.min(end);
+                }
+            }
         }
         let mut grants = 0;
         let mut next = Time(u64::MAX);
-        // MIC first (highest priority), then round-robin from `rr`.
+        // MIC first (highest priority), then round-robin from `rr`: the pending sources other
+        // than the MIC, rotated so that bit b stands for element (rr + b) mod 12.
         let rr = eib.rr;
-        for k in 0..=ELEMENTS_PER_CHIP {
-            let e = if k == 0 { MIC } else { (rr + k - 1) % ELEMENTS_PER_CHIP };
-            if k > 0 && e == MIC {
-                continue;
-            }
+        let all = (1u32 << ELEMENTS_PER_CHIP) - 1;
+        let others = eib.pending_mask as u32 & !(1 << MIC);
+        let mut rotated = ((others >> rr) | (others << (ELEMENTS_PER_CHIP - rr))) & all;
+        let mut mic_first = eib.pending_mask & (1 << MIC) != 0;
+        loop {
+            let e = if mic_first {
+                mic_first = false;
+                MIC
+            } else if rotated != 0 {
+                let b = rotated.trailing_zeros() as usize;
+                rotated &= rotated - 1;
+                (rr + b) % ELEMENTS_PER_CHIP
+            } else {
+                break;
+            };
             if grants >= p.data_grants_per_bus_cycle {
                 break;
-            }
-            if eib.pending_mask & (1 << e) == 0 {
-                continue;
             }
             if eib.on_free[e] > now {
                 next = next.min(eib.on_free[e]);
@@ -247,7 +307,8 @@ impl Bus {
                 eib.off_free[to] = now + dst_hold;
                 let r = &mut eib.rings[ring];
                 r.last_start = Some(now);
-                r.active.push((now + dur, mask));
+                r.active.push(now + dur, mask);
+                eib.active_until = eib.active_until.min(now + dur);
                 let arrive = now + dur + Time(rt.hops as u64 * p.hop_latency.0);
                 tr.ring(chip, ring, now, now + dur, Element::on_chip(chip, e), Element::on_chip(chip, to), t.bytes);
                 if chip != t.dst.chip() {
@@ -287,7 +348,7 @@ fn pick_ring(rings: &[Ring], rt: &Route, now: Time, p: &Params, next: &mut Time)
     // path, then the emptier one.
     let cost = |cw: bool, mask: u16| {
         let on = rings.iter().filter(|r| r.clockwise == cw);
-        (on.clone().flat_map(|r| &r.active).filter(|&&(_, m)| m & mask != 0).count(), on.map(|r| r.active.len()).sum::<usize>())
+        (on.clone().map(|r| r.active.overlapping(mask)).sum::<usize>(), on.map(|r| r.active.len).sum::<usize>())
     };
     let dirs: [(bool, bool, u16); 2] = if rt.cw_ok && rt.ccw_ok && cost(false, rt.ccw_mask) < cost(true, rt.cw_mask) {
         [(false, rt.ccw_ok, rt.ccw_mask), (true, rt.cw_ok, rt.cw_mask)]
@@ -304,8 +365,8 @@ fn pick_ring(rings: &[Ring], rt: &Route, now: Time, p: &Params, next: &mut Time)
                 *next = (*next).min(ready_at);
                 continue;
             }
-            if r.active.len() >= p.max_transfers_per_ring as usize || r.active.iter().any(|&(_, m)| m & mask != 0) {
-                if let Some(&(end, _)) = r.active.iter().min_by_key(|(end, _)| *end) {
+            if r.active.len >= p.max_transfers_per_ring as usize || r.active.overlapping(mask) != 0 {
+                if let Some(end) = r.active.earliest_end() {
                     *next = (*next).min(end);
                 }
                 continue;

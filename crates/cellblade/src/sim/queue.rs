@@ -109,6 +109,7 @@ impl<T> EventQueue<T> {
     }
 
     /// Add `item` at `time`, which must not be before the last pop.
+    #[inline]
     pub fn push(&mut self, time: u64, item: T) {
         debug_assert!(time >= self.base, "pushed into the past");
         if (time >> SLOT_BITS) - (self.base >> SLOT_BITS) >= SLOTS {
@@ -155,6 +156,7 @@ impl<T> EventQueue<T> {
     }
 
     /// Remove and return the earliest item with its time.
+    #[inline]
     pub fn pop(&mut self) -> Option<(u64, T)> {
         let near = if self.near_len > 0 { Some(self.next_busy_slot()) } else { None };
         if let Some(f) = self.far.peek() {
