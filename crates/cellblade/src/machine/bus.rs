@@ -50,7 +50,8 @@ pub struct Txn {
 
 struct Ring {
     clockwise: bool,
-    last_start: Option<Time>,
+    /// When the ring may start its next transfer (`ring_start_interval` after the last start).
+    ready_at: Time,
     active: Active,
 }
 
@@ -137,7 +138,7 @@ impl Bus {
             on_free: [Time::ZERO; ELEMENTS_PER_CHIP],
             off_free: [Time::ZERO; ELEMENTS_PER_CHIP],
             rings: (0..2 * p.rings_per_direction)
-                .map(|i| Ring { clockwise: i < p.rings_per_direction, last_start: None, active: Active::default() })
+                .map(|i| Ring { clockwise: i < p.rings_per_direction, ready_at: Time::ZERO, active: Active::default() })
                 .collect(),
             active_until: Time(u64::MAX),
             rr: 0,
@@ -306,7 +307,7 @@ impl Bus {
                 let dst_hold = if to == MIC { dur.max(p.mic_access) } else { dur };
                 eib.off_free[to] = now + dst_hold;
                 let r = &mut eib.rings[ring];
-                r.last_start = Some(now);
+                r.ready_at = now + p.ring_start_interval;
                 r.active.push(now + dur, mask);
                 eib.active_until = eib.active_until.min(now + dur);
                 let arrive = now + dur + Time(rt.hops as u64 * p.hop_latency.0);
@@ -344,25 +345,27 @@ impl Bus {
 
 /// The first ring that can take `rt` now; otherwise lowers `next` to when one might.
 fn pick_ring(rings: &[Ring], rt: &Route, now: Time, p: &Params, next: &mut Time) -> Option<(usize, u16)> {
+    // Rings 0..n go clockwise, n..2n counter-clockwise.
+    let n = rings.len() / 2;
+    let (cw_rings, ccw_rings) = rings.split_at(n);
     // A half-way transfer tries first the direction where fewer transfers in flight cross its
     // path, then the emptier one.
-    let cost = |cw: bool, mask: u16| {
-        let on = rings.iter().filter(|r| r.clockwise == cw);
-        (on.clone().map(|r| r.active.overlapping(mask)).sum::<usize>(), on.map(|r| r.active.len).sum::<usize>())
+    let cost = |on: &[Ring], mask: u16| {
+        (on.iter().map(|r| r.active.overlapping(mask)).sum::<usize>(), on.iter().map(|r| r.active.len).sum::<usize>())
     };
-    let dirs: [(bool, bool, u16); 2] = if rt.cw_ok && rt.ccw_ok && cost(false, rt.ccw_mask) < cost(true, rt.cw_mask) {
-        [(false, rt.ccw_ok, rt.ccw_mask), (true, rt.cw_ok, rt.cw_mask)]
+    let ccw_first = rt.cw_ok && rt.ccw_ok && cost(ccw_rings, rt.ccw_mask) < cost(cw_rings, rt.cw_mask);
+    let dirs = if ccw_first {
+        [(rt.ccw_ok, rt.ccw_mask, n), (rt.cw_ok, rt.cw_mask, 0)]
     } else {
-        [(true, rt.cw_ok, rt.cw_mask), (false, rt.ccw_ok, rt.ccw_mask)]
+        [(rt.cw_ok, rt.cw_mask, 0), (rt.ccw_ok, rt.ccw_mask, n)]
     };
-    for (cw, ok, mask) in dirs {
+    for (ok, mask, first) in dirs {
         if !ok {
             continue;
         }
-        for (i, r) in rings.iter().enumerate().filter(|(_, r)| r.clockwise == cw) {
-            let ready_at = r.last_start.map_or(Time::ZERO, |t| t + p.ring_start_interval);
-            if ready_at > now {
-                *next = (*next).min(ready_at);
+        for (i, r) in rings[first..first + n].iter().enumerate() {
+            if r.ready_at > now {
+                *next = (*next).min(r.ready_at);
                 continue;
             }
             if r.active.len >= p.max_transfers_per_ring as usize || r.active.overlapping(mask) != 0 {
@@ -371,7 +374,7 @@ fn pick_ring(rings: &[Ring], rt: &Route, now: Time, p: &Params, next: &mut Time)
                 }
                 continue;
             }
-            return Some((i, mask));
+            return Some((first + i, mask));
         }
     }
     None
