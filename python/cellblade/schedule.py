@@ -30,8 +30,6 @@ from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-VIAS = ("ls", "mailbox", "signal", "atomic")
-
 
 @dataclass(frozen=True)
 class Transfer:

@@ -308,6 +308,12 @@ fn schedule_json(s: &crate::coll::schedule::Schedule, placement: &Option<Placeme
     Ok(v.to_string())
 }
 
+/// A request's element type and reduction (int32 and sum when left out).
+fn dtype_and_op(dtype: &Option<String>, reduce_op: &Option<String>) -> Result<(crate::coll::data::Dtype, crate::coll::data::ReduceOp)> {
+    use crate::coll::data::{Dtype, ReduceOp};
+    Ok((Dtype::parse(dtype.as_deref().unwrap_or("int32"))?, ReduceOp::parse(reduce_op.as_deref().unwrap_or("sum"))?))
+}
+
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct CollCheckReq {
@@ -323,12 +329,13 @@ struct CollCheckReq {
 /// Check a schedule written elsewhere (a Python generator): its structure, then its result
 /// through the data-only interpreter. Returns it as `coll_schedule` does.
 pub fn coll_check(request_json: &str) -> Result<String> {
-    use crate::coll::{data, schedule::Schedule, verify::verify};
+    use crate::coll::{schedule::Schedule, verify::verify};
     let mut v: Value = parse(request_json, "coll check")?;
     let _ = machine_of(&mut v)?;
     let req: CollCheckReq = serde_json::from_value(v).map_err(|e| config_err(format!("coll check request: {e}")))?;
     let s = Schedule::from_json(&req.schedule.to_string())?;
-    verify(&s, data::Dtype::parse(req.dtype.as_deref().unwrap_or("int32"))?, data::ReduceOp::parse(req.reduce_op.as_deref().unwrap_or("sum"))?)?;
+    let (dtype, rop) = dtype_and_op(&req.dtype, &req.reduce_op)?;
+    verify(&s, dtype, rop)?;
     schedule_json(&s, &req.placement)
 }
 
@@ -359,7 +366,7 @@ struct CollRunReq {
 
 /// Measure algorithms of one operation over sizes (seed 000 §4's experiments).
 pub fn coll_run(request_json: &str) -> Result<String> {
-    use crate::coll::{algorithms, data, measure, schedule::Op, Setup};
+    use crate::coll::{algorithms, measure, schedule::Op, Setup};
     let mut v: Value = parse(request_json, "coll run")?;
     let file = machine_of(&mut v)?;
     let req: CollRunReq = serde_json::from_value(v).map_err(|e| config_err(format!("coll run request: {e}")))?;
@@ -374,11 +381,12 @@ pub fn coll_run(request_json: &str) -> Result<String> {
     if let Some(a) = algs.iter().find(|a| a.op != op) {
         return Err(config_err(format!("{} belongs to operation {}, not {}", a.name, a.op.name(), op.name())));
     }
+    let (dtype, rop) = dtype_and_op(&req.dtype, &req.reduce_op)?;
     let setup = Setup {
         root: req.root,
         placement: coll_placement(&req.placement, req.spes)?,
-        dtype: data::Dtype::parse(req.dtype.as_deref().unwrap_or("int32"))?,
-        rop: data::ReduceOp::parse(req.reduce_op.as_deref().unwrap_or("sum"))?,
+        dtype,
+        rop,
         iterations: req.iterations.unwrap_or(20).max(1),
     };
     let sizes = if op == Op::Barrier { vec![0] } else if req.sizes.is_empty() { vec![1024] } else { req.sizes };

@@ -52,19 +52,22 @@ fn barrier_bruck(s: &mut Schedule) {
     }
 }
 
-/// One-to-all through local-store notifications: all tell the root, the root tells all.
-fn barrier_ota(s: &mut Schedule) {
+/// One-to-all: every rank tells the root, the root tells every rank, through `via`.
+fn barrier_one_to_all(s: &mut Schedule, via: Via) {
     let p = s.p;
-    s.round((1..p).map(|v| rooted(s, Xfer::notify(0, v))).collect());
-    s.round((1..p).map(|v| rooted(s, Xfer::notify(v, 0))).collect());
+    s.round((1..p).map(|v| rooted(s, Xfer::notify(0, v).via(via))).collect());
+    s.round((1..p).map(|v| rooted(s, Xfer::notify(v, 0).via(via))).collect());
+}
+
+/// One-to-all through local-store notifications.
+fn barrier_ota(s: &mut Schedule) {
+    barrier_one_to_all(s, Via::LocalStore);
 }
 
 /// One-to-all through signal registers in OR mode: each rank sets its bit in the root's
 /// register, the root signals everyone back (seed 000 §4: about 400 ns on 8 SPEs).
 fn barrier_ota_signal(s: &mut Schedule) {
-    let p = s.p;
-    s.round((1..p).map(|v| rooted(s, Xfer::notify(0, v).via(Via::Signal))).collect());
-    s.round((1..p).map(|v| rooted(s, Xfer::notify(v, 0).via(Via::Signal))).collect());
+    barrier_one_to_all(s, Via::Signal);
 }
 
 /// The stepwise mailbox barrier (seed 000 §3.2, Figure 3): one-to-all would put p-1 messages in
@@ -92,9 +95,7 @@ fn barrier_mailbox(s: &mut Schedule) {
 /// increments the root's counter in main memory, the root polls it until all have come, then
 /// increments each rank's own counter, which that rank polls.
 fn barrier_atomic(s: &mut Schedule) {
-    let p = s.p;
-    s.round((1..p).map(|v| rooted(s, Xfer::notify(0, v).via(Via::Atomic))).collect());
-    s.round((1..p).map(|v| rooted(s, Xfer::notify(v, 0).via(Via::Atomic))).collect());
+    barrier_one_to_all(s, Via::Atomic);
 }
 
 /// The two-root signal barrier of seed 002 §5.2: one root per half (per chip on 16 SPEs) gathers
@@ -103,11 +104,10 @@ fn barrier_atomic(s: &mut Schedule) {
 fn barrier_two_root_signal(s: &mut Schedule) {
     let p = s.p;
     let h = p / 2;
-    let sp = Schedule::new("", Op::Barrier, p, s.root, 0);
-    let signal = |d: usize, src: usize| rooted(&sp, Xfer::notify(d, src).via(Via::Signal));
-    s.round((1..h).map(|v| signal(0, v)).chain((h + 1..p).map(|v| signal(h, v))).collect());
-    s.round(vec![signal(0, h), signal(h, 0)]);
-    s.round((1..h).map(|v| signal(v, 0)).chain((h + 1..p).map(|v| signal(v, h))).collect());
+    let signal = |s: &Schedule, d: usize, src: usize| rooted(s, Xfer::notify(d, src).via(Via::Signal));
+    s.round((1..h).map(|v| signal(s, 0, v)).chain((h + 1..p).map(|v| signal(s, h, v))).collect());
+    s.round(vec![signal(s, 0, h), signal(s, h, 0)]);
+    s.round((1..h).map(|v| signal(s, v, 0)).chain((h + 1..p).map(|v| signal(s, v, h))).collect());
 }
 
 /// The rounds of the rdb barrier, to put between the rounds of other schedules.

@@ -66,7 +66,7 @@ impl Layout {
     pub fn footprint(s: &Schedule) -> u32 {
         let buffer = s.buffer.max(16).next_multiple_of(128);
         let scratch = if s.reduces() { buffer } else { 0 };
-        let line = if s.rounds.iter().flatten().any(|x| x.via == Via::Atomic) { 128 } else { 0 };
+        let line = if s.uses(Via::Atomic) { 128 } else { 0 };
         buffer + scratch + 4 * 16 * s.p as u32 + line
     }
 
@@ -81,8 +81,7 @@ impl Layout {
         let addr = spu.ls_alloc(16 * p as u32, 16).map_err(fail)?;
         let ack = spu.ls_alloc(16 * p as u32, 16).map_err(fail)?;
         let out = spu.ls_alloc(2 * 16 * p as u32, 16).map_err(fail)?;
-        let atomic = s.rounds.iter().flatten().any(|x| x.via == Via::Atomic);
-        let line = if atomic { spu.ls_alloc(128, 128).map_err(fail)? } else { out };
+        let line = if s.uses(Via::Atomic) { spu.ls_alloc(128, 128).map_err(fail)? } else { out };
         Ok(Layout { buf, tmp, addr, ack, out, line })
     }
 }
@@ -119,6 +118,17 @@ pub struct Rank {
 
 const ADDR: usize = 0;
 const ACK: usize = 1;
+
+/// The (kind, sender rank) of a one-word mailbox message (an ACK or a notification); None for
+/// a half of an address.
+fn marked(word: u32) -> Option<(usize, usize)> {
+    let sender = (word & !MBOX_MARK) as usize;
+    match word & MBOX_MARK {
+        MBOX_ACK => Some((ACK, sender)),
+        MBOX_NOTE => Some((ADDR, sender)),
+        _ => None,
+    }
+}
 
 impl Rank {
     #[allow(clippy::too_many_arguments)]
@@ -208,24 +218,22 @@ impl Rank {
                 return Ok(());
             }
             let word = self.spu.spu_read_in_mbox().await?;
-            let message = match word & MBOX_MARK {
-                MBOX_ACK => (ACK, (word & !MBOX_MARK) as usize),
-                MBOX_NOTE => (ADDR, (word & !MBOX_MARK) as usize),
-                _ if word == EA_HIGH => {
+            let message = match marked(word) {
+                Some(m) => m,
+                None if word == EA_HIGH => {
                     let low = loop {
                         let w = self.spu.spu_read_in_mbox().await?;
-                        match w & MBOX_MARK {
-                            MBOX_ACK => self.mailbox.push_back((ACK, (w & !MBOX_MARK) as usize)),
-                            MBOX_NOTE => self.mailbox.push_back((ADDR, (w & !MBOX_MARK) as usize)),
-                            _ if w == EA_HIGH => return Err(program_err(format!("spe {me}: two 64-bit addresses interleaved in its inbound mailbox (a barrier between rounds prevents this)"))),
-                            _ => break w,
+                        match marked(w) {
+                            Some(m) => self.mailbox.push_back(m),
+                            None if w == EA_HIGH => return Err(program_err(format!("spe {me}: two 64-bit addresses interleaved in its inbound mailbox (a barrier between rounds prevents this)"))),
+                            None => break w,
                         }
                     };
                     let spe = ((((EA_HIGH as u64) << 32 | low as u64) - LS_WINDOW) / SPE_STRIDE) as usize;
                     let sender = self.spes.iter().position(|&s| s == spe).ok_or_else(|| program_err(format!("spe {me}: mailbox address {low:#x} names no rank")))?;
                     (ADDR, sender)
                 }
-                _ => return Err(program_err(format!("spe {me}: unexpected word {word:#x} in its inbound mailbox (the low half of an address without its high half)"))),
+                None => return Err(program_err(format!("spe {me}: unexpected word {word:#x} in its inbound mailbox (the low half of an address without its high half)"))),
             };
             self.mailbox.push_back(message);
         }

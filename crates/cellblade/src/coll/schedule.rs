@@ -103,8 +103,6 @@ pub enum Via {
 }
 
 impl Via {
-    pub const ALL: [Via; 4] = [Via::LocalStore, Via::Mailbox, Via::Signal, Via::Atomic];
-
     pub fn name(self) -> &'static str {
         match self {
             Via::LocalStore => "ls",
@@ -112,10 +110,6 @@ impl Via {
             Via::Signal => "signal",
             Via::Atomic => "atomic",
         }
-    }
-
-    pub fn parse(s: &str) -> Result<Via> {
-        Via::ALL.into_iter().find(|v| v.name() == s).ok_or_else(|| config_err(format!("unknown notification channel '{s}': allowed ls, mailbox, signal, atomic")))
     }
 }
 
@@ -219,6 +213,11 @@ impl Schedule {
         }
         s.check()?;
         Ok(s)
+    }
+
+    /// Does any transfer go through `via`?
+    pub fn uses(&self, via: Via) -> bool {
+        self.rounds.iter().flatten().any(|x| x.via == via)
     }
 
     pub fn round(&mut self, xfers: Vec<Xfer>) {

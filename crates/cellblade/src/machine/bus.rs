@@ -48,8 +48,8 @@ pub struct Txn {
     leg_to: usize,
 }
 
+/// One data ring; rings 0..n go clockwise, n..2n counter-clockwise (n per direction).
 struct Ring {
-    clockwise: bool,
     /// When the ring may start its next transfer (`ring_start_interval` after the last start).
     ready_at: Time,
     active: Active,
@@ -138,7 +138,7 @@ impl Bus {
             on_free: [Time::ZERO; ELEMENTS_PER_CHIP],
             off_free: [Time::ZERO; ELEMENTS_PER_CHIP],
             rings: (0..2 * p.rings_per_direction)
-                .map(|i| Ring { clockwise: i < p.rings_per_direction, ready_at: Time::ZERO, active: Active::default() })
+                .map(|_| Ring { ready_at: Time::ZERO, active: Active::default() })
                 .collect(),
             active_until: Time(u64::MAX),
             rr: 0,
@@ -299,7 +299,7 @@ impl Bus {
                 }
                 let Some((ring, mask)) = pick_ring(&eib.rings, &rt, now, p, &mut next) else { continue };
                 if half_way {
-                    eib.half_way_dir[e][to] = Some(eib.rings[ring].clockwise);
+                    eib.half_way_dir[e][to] = Some(ring < eib.rings.len() / 2);
                 }
                 let beats = t.bytes.div_ceil(p.beat_bytes) as u64;
                 let dur = Time(beats * p.bus_cycle.0);
