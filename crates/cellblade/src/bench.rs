@@ -70,7 +70,8 @@ fn gets(pairs: Vec<(usize, u64)>, bytes: u32, reps: u32) -> Result<Blade> {
     Ok(blade)
 }
 
-pub fn run(quick: bool) -> Result<BenchResult> {
+/// The two packet workloads of the issue: pairwise exchange on one chip, gets across the BIF.
+pub fn packet_workloads(quick: bool) -> Result<Vec<Workload>> {
     let scale = if quick { 10 } else { 1 };
     let exchange_reps = 1000 / scale;
     // All 8 SPEs of chip 0 exchange 64 KB pairwise (rank 2i with 2i+1), as recursive doubling's first step.
@@ -84,7 +85,11 @@ pub fn run(quick: bool) -> Result<BenchResult> {
         (s, far_module as u64 * xdram + (1 << 20) + s as u64 * 16384)
     });
     let w2 = measure(format!("16 SPEs get 16 KB from the far XDRAM, {far_reps} times"), gets(far.collect(), 16384, far_reps)?)?;
-    let workloads = vec![w1, w2];
+    Ok(vec![w1, w2])
+}
+
+pub fn run(quick: bool) -> Result<BenchResult> {
+    let workloads = packet_workloads(quick)?;
     let packets: u64 = workloads.iter().map(|w| w.packets).sum();
     let wall: f64 = workloads.iter().map(|w| w.wall_s).sum();
     // The ring pattern has the fewest symmetries of the Table 2 patterns: the longest search.

@@ -159,7 +159,7 @@ impl Spu {
 
     /// A blocking channel access: charge the channel, try `op`; if it cannot complete now the
     /// SPU stalls (described by `what` for a deadlock report) until the machine wakes it.
-    async fn channel_wait(&self, op: impl FnOnce(&mut Machine, &mut crate::machine::Sched) -> Option<u32>, what: impl FnOnce(&Machine) -> String) -> Result<u32> {
+    async fn channel_wait(&self, op: impl FnOnce(&mut Machine, &mut crate::machine::Sched) -> Option<u32>, what: impl FnOnce(&Machine) -> Box<dyn Fn() -> String>) -> Result<u32> {
         self.channel().await;
         let v = self.sh.with(|m, s| {
             let v = op(m, s);
@@ -177,7 +177,11 @@ impl Spu {
     async fn tag_status(&self, all: bool) -> Result<u32> {
         let (spe, pid) = (self.spe, self.pid);
         let mode = if all { "all" } else { "any" };
-        self.channel_wait(|m, _| m.tag_wait(spe, pid, all), |m| format!("tag groups {:#x} ({mode}) of spe {spe}", m.mfc[spe].tag_mask)).await
+        self.channel_wait(|m, _| m.tag_wait(spe, pid, all), |m| {
+            let mask = m.mfc[spe].tag_mask;
+            Box::new(move || format!("tag groups {mask:#x} ({mode}) of spe {spe}"))
+        })
+        .await
     }
 
     /// Block until every tag group in the mask is complete; returns the completed groups.
@@ -199,7 +203,7 @@ impl Spu {
 
     pub async fn spu_read_in_mbox(&self) -> Result<u32> {
         let (spe, pid) = (self.spe, self.pid);
-        self.channel_wait(|m, _| m.ch[spe].read_in_mbox(pid), |_| format!("the inbound mailbox of spe {spe}")).await
+        self.channel_wait(|m, _| m.ch[spe].read_in_mbox(pid), |_| Box::new(move || format!("the inbound mailbox of spe {spe}"))).await
     }
 
     /// Entries waiting in the inbound mailbox.
@@ -209,13 +213,13 @@ impl Spu {
 
     pub async fn spu_write_out_mbox(&self, v: u32) -> Result<()> {
         let (spe, pid) = (self.spe, self.pid);
-        self.channel_wait(|m, _| m.ch[spe].write_out_mbox(pid, v).then_some(0), |_| format!("room in the outbound mailbox of spe {spe}")).await?;
+        self.channel_wait(|m, _| m.ch[spe].write_out_mbox(pid, v).then_some(0), |_| Box::new(move || format!("room in the outbound mailbox of spe {spe}"))).await?;
         Ok(())
     }
 
     async fn read_signal(&self, which: usize) -> Result<u32> {
         let (spe, pid) = (self.spe, self.pid);
-        self.channel_wait(|m, _| m.ch[spe].read_signal(which, pid), |_| format!("signal register {} of spe {spe}", which + 1)).await
+        self.channel_wait(|m, _| m.ch[spe].read_signal(which, pid), |_| Box::new(move || format!("signal register {} of spe {spe}", which + 1))).await
     }
 
     pub async fn spu_read_signal1(&self) -> Result<u32> {
@@ -302,7 +306,8 @@ impl Spu {
             if ready(v) {
                 return Ok(v);
             }
-            self.sh.with(|_, s| s.set_waiting(self.pid, format!("local-store word {off:#x} of spe {}", self.spe)));
+            let spe = self.spe;
+            self.sh.with(|_, s| s.set_waiting(self.pid, move || format!("local-store word {off:#x} of spe {spe}")));
             self.sh.sleep(self.pid, dt).await;
         }
     }

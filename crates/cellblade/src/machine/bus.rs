@@ -15,10 +15,18 @@
 //! overlapping transfer, fewer than `max_transfers_per_ring` transfers, and has not started one in
 //! the last `ring_start_interval`; the MIC has priority, the others are served round-robin.
 //! A packet holds its ramps and segments for one bus cycle per 16-byte beat.
+//!
+//! The bus is clocked rather than event-driven: when a transaction starts, the time its data is
+//! ready (after the command phase and any XDR access) is known, so the leg goes straight into
+//! its source's pending queue with that time; a grant likewise computes when the packet reaches
+//! the other chip's BIF element or its destination. The event loop then asks [`Bus::next_step`]
+//! and calls [`Bus::step`] for each arbiter step and each delivery, so no packet goes through the
+//! event queue (it went through it five times across the BIF before, and the queue was a fifth
+//! of the run time). An arbiter step at time t depends only on legs ready by t, all known
+//! before t, so the order of the steps among other work at t changes nothing.
 
-use std::collections::VecDeque;
-
-use crate::sim::{Scheduler, Time};
+use crate::sim::fifo::Fifo;
+use crate::sim::Time;
 
 use super::config::Params;
 use super::topology::{route, Element, Route, CHIPS, ELEMENTS_PER_CHIP, MIC};
@@ -26,26 +34,31 @@ use super::trace::Tracer;
 
 pub type TxnId = usize;
 
-/// Events the bus schedules for itself.
-#[derive(Debug, Clone, Copy)]
-pub enum BusEvent {
-    /// The command phase (and for memory, the XDR access) is over: the data can move.
-    DataReady(TxnId),
-    LegArrived(TxnId),
-    BifArrived(TxnId),
-    Arbitrate(usize),
+/// A transaction leg that is ready for the data arbiter from `at` on: its command phase (and for
+/// memory, the XDR access) is over, or it has crossed the BIF. It carries what the arbiter needs,
+/// so that a step does not look up the transaction. Deliveries reuse it: `at` is then when the
+/// data reaches its destination.
+#[derive(Debug, Clone, Copy, Default)]
+struct Arrival {
+    at: Time,
+    id: u32,
+    bytes: u16,
+    /// Where the leg ends on its chip: the destination, or the BIF element.
+    to: u8,
+    /// For a leg to the BIF element: the destination's index on the other chip; else `LAST`.
+    then: u8,
 }
 
-/// One transaction in flight. `token` is the client's: handed back on completion.
+/// `Arrival::then` of a leg that ends at the destination.
+const LAST: u8 = u8::MAX;
+
+/// One transaction in flight. `client` is the caller's: handed back on completion.
 #[derive(Debug, Clone, Copy)]
-pub struct Txn {
+pub struct Txn<C> {
     pub src: Element,
     pub dst: Element,
     pub bytes: u32,
-    pub token: u64,
-    leg_chip: usize,
-    leg_from: usize,
-    leg_to: usize,
+    pub client: C,
 }
 
 /// One data ring; rings 0..n go clockwise, n..2n counter-clockwise (n per direction).
@@ -59,22 +72,37 @@ struct Ring {
 const MAX_TRANSFERS_PER_RING: usize = 6;
 
 /// The transfers on one ring: when each ends and the segments it holds (a bit per segment).
-/// A fixed array: the arbiter retires and scans these every bus cycle.
-#[derive(Clone, Copy, Default)]
+/// A fixed array, retired lazily: only a ring the arbiter looks at, and only once its first
+/// transfer has ended.
+#[derive(Clone, Copy)]
 struct Active {
     len: usize,
     end: [Time; MAX_TRANSFERS_PER_RING],
     segments: [u16; MAX_TRANSFERS_PER_RING],
+    /// The earliest of `end` (`Time(u64::MAX)` when empty).
+    first_end: Time,
+}
+
+impl Default for Active {
+    fn default() -> Self {
+        Active { len: 0, end: [Time::ZERO; MAX_TRANSFERS_PER_RING], segments: [0; MAX_TRANSFERS_PER_RING], first_end: Time(u64::MAX) }
+    }
 }
 
 impl Active {
     /// Drop the transfers that have ended by `now`, keeping the others in order.
-    fn retire(&mut self, now: Time) {
+    #[inline]
+    fn settle(&mut self, now: Time) {
+        if now < self.first_end {
+            return;
+        }
         let mut kept = 0;
+        self.first_end = Time(u64::MAX);
         for i in 0..self.len {
             if self.end[i] > now {
                 self.end[kept] = self.end[i];
                 self.segments[kept] = self.segments[i];
+                self.first_end = self.first_end.min(self.end[i]);
                 kept += 1;
             }
         }
@@ -84,6 +112,7 @@ impl Active {
     fn push(&mut self, end: Time, segments: u16) {
         self.end[self.len] = end;
         self.segments[self.len] = segments;
+        self.first_end = self.first_end.min(end);
         self.len += 1;
     }
 
@@ -91,47 +120,54 @@ impl Active {
     fn overlapping(&self, segments: u16) -> usize {
         self.segments[..self.len].iter().filter(|&&m| m & segments != 0).count()
     }
-
-    fn earliest_end(&self) -> Option<Time> {
-        self.end[..self.len].iter().copied().min()
-    }
 }
 
 struct Eib {
-    pending: [VecDeque<TxnId>; ELEMENTS_PER_CHIP],
+    /// The legs waiting at each source, in order of readiness (FIFO on ties); the arbiter looks
+    /// only at those ready by now. Each source's legs come nearly in time order (one MIC, one BIF
+    /// link, one command bus), so an insertion rarely searches.
+    pending: [Fifo<Arrival>; ELEMENTS_PER_CHIP],
     /// Bit e set when `pending[e]` is non-empty: the arbiter skips idle sources without looking.
     pending_mask: u16,
     on_free: [Time; ELEMENTS_PER_CHIP],
     off_free: [Time; ELEMENTS_PER_CHIP],
     rings: Vec<Ring>,
-    /// The earliest end of a transfer on any ring: before it, no ring has one to retire.
-    active_until: Time,
     rr: usize,
+    /// The arbiter's next step; `None` while it has nothing to do.
     step_at: Option<Time>,
-    /// The direction a half-way stream took with its first packet, kept for the rest of it.
-    half_way_dir: [[Option<bool>; ELEMENTS_PER_CHIP]; ELEMENTS_PER_CHIP],
+    /// Route between every pair of this chip's elements, indexed `from * 12 + to`. A half-way
+    /// pair keeps the direction its first packet took for the rest of the stream: the route is
+    /// narrowed to it then.
+    routes: Vec<Route>,
     command_free: Time,
     mic_free: Time,
 }
 
-pub struct Bus {
+/// The bus is clocked: it does all its work in [`Bus::step`], which the event loop calls at the
+/// times [`Bus::next_step`] gives (an arbiter step, or data reaching its destination) instead of
+/// pushing an event for each through the queue.
+pub struct Bus<C> {
     p: Params,
-    txns: Vec<Option<Txn>>,
+    txns: Vec<Option<Txn<C>>>,
     free_ids: Vec<TxnId>,
     eibs: Vec<Eib>,
-    /// Route between every pair of ring elements, indexed `from * 12 + to`.
-    routes: Vec<Route>,
+    /// By packet size (0..=128 bytes): how long it holds ramps and rings, and the BIF link.
+    ring_time: Vec<Time>,
+    bif_time: Vec<Time>,
     /// Next free time of the BIF link in each direction (index: source chip).
     bif_free: [Time; CHIPS],
+    /// Transactions whose data is on its way to the destination, by arrival time (FIFO on ties).
+    deliveries: Fifo<Arrival>,
     pub packets: u64,
 }
 
 /// How many ring-queue entries behind the head the arbiter may look at for one source.
 const LOOKAHEAD: usize = 4;
 
-impl Bus {
-    pub fn new(p: &Params) -> Bus {
+impl<C: Copy> Bus<C> {
+    pub fn new(p: &Params) -> Bus<C> {
         assert!(p.max_transfers_per_ring as usize <= MAX_TRANSFERS_PER_RING, "validated by the machine file");
+        let routes: Vec<Route> = (0..ELEMENTS_PER_CHIP * ELEMENTS_PER_CHIP).map(|i| route(p, i / ELEMENTS_PER_CHIP, i % ELEMENTS_PER_CHIP)).collect();
         let eib = || Eib {
             pending: Default::default(),
             pending_mask: 0,
@@ -140,21 +176,33 @@ impl Bus {
             rings: (0..2 * p.rings_per_direction)
                 .map(|_| Ring { ready_at: Time::ZERO, active: Active::default() })
                 .collect(),
-            active_until: Time(u64::MAX),
             rr: 0,
             step_at: None,
-            half_way_dir: [[None; ELEMENTS_PER_CHIP]; ELEMENTS_PER_CHIP],
+            routes: routes.clone(),
             command_free: Time::ZERO,
             mic_free: Time::ZERO,
         };
-        let routes = (0..ELEMENTS_PER_CHIP * ELEMENTS_PER_CHIP).map(|i| route(p, i / ELEMENTS_PER_CHIP, i % ELEMENTS_PER_CHIP)).collect();
-        Bus { p: p.clone(), txns: Vec::new(), free_ids: Vec::new(), eibs: (0..CHIPS).map(|_| eib()).collect(), routes, bif_free: [Time::ZERO; CHIPS], packets: 0 }
+        let sizes = 0..=p.packet_bytes as u64;
+        let ring_time = sizes.clone().map(|b| Time(b.div_ceil(p.beat_bytes as u64) * p.bus_cycle.0)).collect();
+        let bif_time = sizes.map(|b| Time((b * p.bif_ticks_per_kib).div_ceil(1024))).collect();
+        Bus {
+            p: p.clone(),
+            txns: Vec::new(),
+            free_ids: Vec::new(),
+            eibs: (0..CHIPS).map(|_| eib()).collect(),
+            ring_time,
+            bif_time,
+            bif_free: [Time::ZERO; CHIPS],
+            deliveries: Fifo::default(),
+            packets: 0,
+        }
     }
 
     /// Start a transaction of `bytes` (1..=128) from `src` to `dst`, requested by an element on
     /// `initiator_chip`. The command takes the next free command-bus slot.
-    pub fn start<E: From<BusEvent>>(&mut self, s: &mut Scheduler<E>, src: Element, dst: Element, bytes: u32, initiator_chip: usize, token: u64) -> TxnId {
-        let txn = Txn { src, dst, bytes, token, leg_chip: 0, leg_from: 0, leg_to: 0 };
+    pub fn start(&mut self, now: Time, src: Element, dst: Element, bytes: u32, initiator_chip: usize, client: C) -> TxnId {
+        debug_assert!(bytes <= self.p.packet_bytes);
+        let txn = Txn { src, dst, bytes, client };
         let id = match self.free_ids.pop() {
             Some(id) => {
                 self.txns[id] = Some(txn);
@@ -167,95 +215,56 @@ impl Bus {
         };
         let bus = self.p.bus_cycle;
         let eib = &mut self.eibs[initiator_chip];
-        let slot = s.now().align_up(bus).max(eib.command_free);
+        let slot = now.align_up(bus).max(eib.command_free);
         eib.command_free = slot + bus;
         let remote = src.chip() != initiator_chip || dst.chip() != initiator_chip;
         let done = slot + self.p.command_phase + if remote { self.p.bif_crossing } else { Time::ZERO };
-        if src.index() == MIC {
+        let ready = if src.index() == MIC {
             // One XDR access per burst time, in command order; data is ready after the read latency.
             let eib = &mut self.eibs[src.chip()];
             let start = done.max(eib.mic_free);
             eib.mic_free = start + self.p.mic_access;
-            s.schedule(start + self.p.mic_read_latency, BusEvent::DataReady(id).into());
+            start + self.p.mic_read_latency
         } else {
-            s.schedule(done, BusEvent::DataReady(id).into());
-        }
+            done
+        };
+        // The first leg: to the destination, or to the BIF element if it is on the other chip.
+        let (to, then) = if src.chip() == dst.chip() { (dst.index() as u8, LAST) } else { (self.p.bif_element as u8, dst.index() as u8) };
+        self.eibs[src.chip()].arrive(src.index(), Arrival { at: ready, id: id as u32, bytes: bytes as u16, to, then }, bus);
         id
     }
 
-    /// Handle a bus event; returns the transaction that completed, if any.
-    pub fn handle<E: From<BusEvent>>(&mut self, ev: BusEvent, s: &mut Scheduler<E>, tr: &mut Tracer) -> Option<Txn> {
-        match ev {
-            BusEvent::DataReady(id) => {
-                self.begin_leg(s, id);
-                None
-            }
-            BusEvent::Arbitrate(chip) => {
-                // A step superseded by an earlier one is stale.
-                if self.eibs[chip].step_at == Some(s.now()) {
-                    self.eibs[chip].step_at = None;
-                    self.arbitrate(s, chip, tr);
-                }
-                None
-            }
-            BusEvent::LegArrived(id) => {
-                self.packets += 1;
-                self.free_ids.push(id);
-                self.txns[id].take()
-            }
-            BusEvent::BifArrived(id) => {
-                let t = self.txns[id].as_mut().expect("live txn");
-                t.leg_chip = t.dst.chip();
-                t.leg_from = self.p.bif_element;
-                t.leg_to = t.dst.index();
-                self.enqueue(s, id);
-                None
-            }
+    /// When the bus next has work: a delivery or an arbiter step.
+    #[inline]
+    pub fn next_step(&self) -> Option<Time> {
+        let at = |t: Option<Time>| t.unwrap_or(Time(u64::MAX));
+        let t = at(self.eibs[0].step_at).min(at(self.eibs[1].step_at)).min(at(self.deliveries.front().map(|d| d.at)));
+        (t != Time(u64::MAX)).then_some(t)
+    }
+
+    /// Do the work due `now`, one piece at a time: a delivery first (the completed transaction is
+    /// returned), else an arbiter step (chip 0's first when both are due). Neither depends on
+    /// the other within one bus cycle, so their order there changes nothing.
+    pub fn step(&mut self, now: Time, tr: &mut Tracer) -> Option<Txn<C>> {
+        if let Some(d) = self.deliveries.front().filter(|d| d.at == now) {
+            self.deliveries.pop_front();
+            self.packets += 1;
+            self.free_ids.push(d.id as TxnId);
+            return Some(self.txns[d.id as TxnId].take().expect("live txn"));
         }
+        let chip = if self.eibs[0].step_at == Some(now) { 0 } else { 1 };
+        debug_assert_eq!(self.eibs[chip].step_at, Some(now), "stepped at the wrong time");
+        self.eibs[chip].step_at = None;
+        self.arbitrate(now, chip, tr);
+        None
     }
 
-    fn begin_leg<E: From<BusEvent>>(&mut self, s: &mut Scheduler<E>, id: TxnId) {
-        let bif = self.p.bif_element;
-        let t = self.txns[id].as_mut().expect("live txn");
-        t.leg_chip = t.src.chip();
-        t.leg_from = t.src.index();
-        t.leg_to = if t.src.chip() == t.dst.chip() { t.dst.index() } else { bif };
-        self.enqueue(s, id);
-    }
-
-    fn enqueue<E: From<BusEvent>>(&mut self, s: &mut Scheduler<E>, id: TxnId) {
-        let t = self.txns[id].as_ref().expect("live txn");
-        let chip = t.leg_chip;
-        let from = t.leg_from;
-        let eib = &mut self.eibs[chip];
-        eib.pending[from].push_back(id);
-        eib.pending_mask |= 1 << from;
-        let at = s.now().align_up(self.p.bus_cycle);
-        self.wake_arbiter(s, chip, at);
-    }
-
-    fn wake_arbiter<E: From<BusEvent>>(&mut self, s: &mut Scheduler<E>, chip: usize, at: Time) {
-        let eib = &mut self.eibs[chip];
-        if eib.step_at.is_none_or(|t| at < t) {
-            eib.step_at = Some(at);
-            s.schedule(at, BusEvent::Arbitrate(chip).into());
-        }
-    }
 
     /// One arbitration step at a bus-cycle boundary.
-    fn arbitrate<E: From<BusEvent>>(&mut self, s: &mut Scheduler<E>, chip: usize, tr: &mut Tracer) {
-        let now = s.now();
+    fn arbitrate(&mut self, now: Time, chip: usize, tr: &mut Tracer) {
         let p = &self.p;
-        let eib = &mut self.eibs[chip];
-        if now >= eib.active_until {
-            eib.active_until = Time(u64::MAX);
-            for r in eib.rings.iter_mut() {
-                r.active.retire(now);
-                if let Some(end) = r.active.earliest_end() {
-                    eib.active_until = eib.active_until.min(end);
-                }
-            }
-        }
+        let (low, high) = self.eibs.split_at_mut(1);
+        let (eib, other) = if chip == 0 { (&mut low[0], &mut high[0]) } else { (&mut high[0], &mut low[0]) };
         let mut grants = 0;
         let mut next = Time(u64::MAX);
         // MIC first (highest priority), then round-robin from `rr`: the pending sources other
@@ -279,49 +288,55 @@ impl Bus {
             if grants >= p.data_grants_per_bus_cycle {
                 break;
             }
+            let head = eib.pending[e].get(0).at;
+            if head > now {
+                next = next.min(head);
+                continue;
+            }
             if eib.on_free[e] > now {
                 next = next.min(eib.on_free[e]);
                 continue;
             }
             let look = eib.pending[e].len().min(LOOKAHEAD);
             for j in 0..look {
-                let id = eib.pending[e][j];
-                let t = self.txns[id].as_ref().expect("live txn");
-                let to = t.leg_to;
+                let leg = eib.pending[e].get(j);
+                if leg.at > now {
+                    next = next.min(leg.at);
+                    break;
+                }
+                let to = leg.to as usize;
                 if eib.off_free[to] > now {
                     next = next.min(eib.off_free[to]);
                     continue;
                 }
-                let mut rt = self.routes[e * ELEMENTS_PER_CHIP + to];
-                let half_way = rt.cw_ok && rt.ccw_ok;
-                if let Some(cw) = eib.half_way_dir[e][to] {
-                    (rt.cw_ok, rt.ccw_ok) = (cw, !cw);
+                let rt = eib.routes[e * ELEMENTS_PER_CHIP + to];
+                let Some((ring, mask)) = pick_ring(&mut eib.rings, &rt, now, p, &mut next) else { continue };
+                if rt.cw_ok && rt.ccw_ok {
+                    let cw = ring < eib.rings.len() / 2;
+                    let r = &mut eib.routes[e * ELEMENTS_PER_CHIP + to];
+                    (r.cw_ok, r.ccw_ok) = (cw, !cw);
                 }
-                let Some((ring, mask)) = pick_ring(&eib.rings, &rt, now, p, &mut next) else { continue };
-                if half_way {
-                    eib.half_way_dir[e][to] = Some(ring < eib.rings.len() / 2);
-                }
-                let beats = t.bytes.div_ceil(p.beat_bytes) as u64;
-                let dur = Time(beats * p.bus_cycle.0);
+                let dur = self.ring_time[leg.bytes as usize];
                 eib.on_free[e] = now + dur;
                 let dst_hold = if to == MIC { dur.max(p.mic_access) } else { dur };
                 eib.off_free[to] = now + dst_hold;
                 let r = &mut eib.rings[ring];
                 r.ready_at = now + p.ring_start_interval;
                 r.active.push(now + dur, mask);
-                eib.active_until = eib.active_until.min(now + dur);
                 let arrive = now + dur + Time(rt.hops as u64 * p.hop_latency.0);
-                tr.ring(chip, ring, now, now + dur, Element::on_chip(chip, e), Element::on_chip(chip, to), t.bytes);
-                if chip != t.dst.chip() {
+                tr.ring(chip, ring, now, now + dur, Element::on_chip(chip, e), Element::on_chip(chip, to), leg.bytes as u32);
+                if leg.then != LAST {
                     // Bound for the other chip: the link is taken, in grant order, from the
-                    // packet's arrival at this chip's BIF ramp.
-                    let ser = Time((t.bytes as u64 * p.bif_ticks_per_kib).div_ceil(1024));
+                    // packet's arrival at this chip's BIF ramp; the second leg goes from the
+                    // other chip's BIF element to the destination.
+                    let ser = self.bif_time[leg.bytes as usize];
                     let start = arrive.max(self.bif_free[chip]);
                     self.bif_free[chip] = start + ser;
-                    tr.bif(chip, start, start + ser, t.bytes);
-                    s.schedule(start + ser + p.bif_crossing, BusEvent::BifArrived(id).into());
+                    tr.bif(chip, start, start + ser, leg.bytes as u32);
+                    let second = Arrival { at: start + ser + p.bif_crossing, to: leg.then, then: LAST, ..leg };
+                    other.arrive(p.bif_element, second, p.bus_cycle);
                 } else {
-                    s.schedule(arrive, BusEvent::LegArrived(id).into());
+                    insert_by_time(&mut self.deliveries, Arrival { at: arrive, ..leg });
                 }
                 if j == 0 {
                     eib.pending[e].pop_front();
@@ -337,23 +352,74 @@ impl Bus {
             }
         }
         if eib.pending_mask != 0 {
-            let at = if grants > 0 { now + p.bus_cycle } else { next.max(now + p.bus_cycle).align_up(p.bus_cycle) };
-            self.wake_arbiter(s, chip, at);
+            let at = if grants > 0 {
+                // The next cycle, unless no source has a leg ready by then.
+                (now + p.bus_cycle).max(eib.earliest_pending().align_up(p.bus_cycle))
+            } else {
+                next.max(now + p.bus_cycle).align_up(p.bus_cycle)
+            };
+            eib.wake(at);
         }
     }
 }
 
-/// The first ring that can take `rt` now; otherwise lowers `next` to when one might.
-fn pick_ring(rings: &[Ring], rt: &Route, now: Time, p: &Params, next: &mut Time) -> Option<(usize, u16)> {
+impl Eib {
+    /// Have the arbiter step at `at` unless it steps earlier already.
+    fn wake(&mut self, at: Time) {
+        if self.step_at.is_none_or(|t| at < t) {
+            self.step_at = Some(at);
+        }
+    }
+
+    /// Register a leg from `from` that becomes ready at `a.at` (after those not later).
+    #[inline(always)]
+    fn arrive(&mut self, from: usize, a: Arrival, bus_cycle: Time) {
+        insert_by_time(&mut self.pending[from], a);
+        self.pending_mask |= 1 << from;
+        self.wake(a.at.align_up(bus_cycle));
+    }
+
+    /// When the first of the waiting legs is ready.
+    fn earliest_pending(&self) -> Time {
+        let mut sources = self.pending_mask;
+        let mut t = Time(u64::MAX);
+        while sources != 0 {
+            let e = sources.trailing_zeros() as usize;
+            sources &= sources - 1;
+            t = t.min(self.pending[e].get(0).at);
+        }
+        t
+    }
+}
+
+/// Insert `a` after the entries not later than it. Entries come nearly in time order, so this
+/// is nearly always an append.
+#[inline(always)]
+fn insert_by_time(q: &mut Fifo<Arrival>, a: Arrival) {
+    if q.back().is_none_or(|b| b.at <= a.at) {
+        q.push_back(a);
+    } else {
+        let i = (0..q.len()).rev().find(|&i| q.get(i).at <= a.at).map_or(0, |i| i + 1);
+        q.insert(i, a);
+    }
+}
+
+/// The first ring that can take `rt` now (its ended transfers retired); otherwise lowers `next`
+/// to when one might.
+fn pick_ring(rings: &mut [Ring], rt: &Route, now: Time, p: &Params, next: &mut Time) -> Option<(usize, u16)> {
     // Rings 0..n go clockwise, n..2n counter-clockwise.
     let n = rings.len() / 2;
-    let (cw_rings, ccw_rings) = rings.split_at(n);
     // A half-way transfer tries first the direction where fewer transfers in flight cross its
     // path, then the emptier one.
+    let half_way = rt.cw_ok && rt.ccw_ok;
+    if half_way {
+        rings.iter_mut().for_each(|r| r.active.settle(now));
+    }
+    let (cw_rings, ccw_rings) = rings.split_at(n);
     let cost = |on: &[Ring], mask: u16| {
         (on.iter().map(|r| r.active.overlapping(mask)).sum::<usize>(), on.iter().map(|r| r.active.len).sum::<usize>())
     };
-    let ccw_first = rt.cw_ok && rt.ccw_ok && cost(ccw_rings, rt.ccw_mask) < cost(cw_rings, rt.cw_mask);
+    let ccw_first = half_way && cost(ccw_rings, rt.ccw_mask) < cost(cw_rings, rt.cw_mask);
     let dirs = if ccw_first {
         [(rt.ccw_ok, rt.ccw_mask, n), (rt.cw_ok, rt.cw_mask, 0)]
     } else {
@@ -363,15 +429,14 @@ fn pick_ring(rings: &[Ring], rt: &Route, now: Time, p: &Params, next: &mut Time)
         if !ok {
             continue;
         }
-        for (i, r) in rings[first..first + n].iter().enumerate() {
+        for (i, r) in rings[first..first + n].iter_mut().enumerate() {
             if r.ready_at > now {
                 *next = (*next).min(r.ready_at);
                 continue;
             }
+            r.active.settle(now);
             if r.active.len >= p.max_transfers_per_ring as usize || r.active.overlapping(mask) != 0 {
-                if let Some(end) = r.active.earliest_end() {
-                    *next = (*next).min(end);
-                }
+                *next = (*next).min(r.active.first_end);
                 continue;
             }
             return Some((first + i, mask));

@@ -5,6 +5,7 @@ use crate::error::{program_err, Result};
 use crate::sim::{Pid, Time};
 
 use super::config::Params;
+use super::memory::Loc;
 
 /// Command kinds, named after spu_mfcio.h.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -93,8 +94,8 @@ impl MfcCommand {
     /// The hardware's rules, checked at issue (the real MFC raises an alignment or invalid-DMA
     /// interrupt; we stop the run with the reason).
     pub fn validate(&self, spe: usize, p: &Params) -> Result<()> {
-        let name = self.name();
-        let at = || format!("spe {spe}: {name}(lsa={:#x}, ea={:#x}, size={}, tag={})", self.lsa, self.ea, self.size, self.tag);
+        // Formatted only for an error: commands are validated on every issue.
+        let at = || format!("spe {spe}: {}(lsa={:#x}, ea={:#x}, size={}, tag={})", self.name(), self.lsa, self.ea, self.size, self.tag);
         if self.tag >= p.tag_groups {
             return Err(program_err(format!("{}: tag {} is out of range: allowed 0 to {}", at(), self.tag, p.tag_groups - 1)));
         }
@@ -117,31 +118,33 @@ impl MfcCommand {
             _ => {}
         }
         for (i, piece) in self.pieces().iter().enumerate() {
-            let what = if self.list.is_empty() { at() } else { format!("{} element {i}", at()) };
-            check_piece(piece, p, &what)?;
+            let what = || if self.list.is_empty() { at() } else { format!("{} element {i}", at()) };
+            check_piece(piece, p, what)?;
         }
         Ok(())
     }
 }
 
-fn check_piece(pc: &Piece, p: &Params, what: &str) -> Result<()> {
+fn check_piece(pc: &Piece, p: &Params, what: impl Fn() -> String) -> Result<()> {
     let s = pc.size;
     let legal_size = matches!(s, 1 | 2 | 4 | 8) || (s % 16 == 0 && s <= p.max_dma_bytes);
     if !legal_size {
-        return Err(program_err(format!("{what}: size {s} is illegal: allowed 1, 2, 4, 8 or a multiple of 16 up to {}", p.max_dma_bytes)));
+        return Err(program_err(format!("{}: size {s} is illegal: allowed 1, 2, 4, 8 or a multiple of 16 up to {}", what(), p.max_dma_bytes)));
     }
     let align = s.min(16) as u64;
     if pc.lsa as u64 % align != 0 || pc.ea % align != 0 {
         return Err(program_err(format!(
-            "{what}: a {s}-byte transfer needs local-store and effective addresses aligned to {align} bytes (lsa={:#x}, ea={:#x})",
-            pc.lsa, pc.ea
+            "{}: a {s}-byte transfer needs local-store and effective addresses aligned to {align} bytes (lsa={:#x}, ea={:#x})",
+            what(),
+            pc.lsa,
+            pc.ea
         )));
     }
     if s < 16 && pc.lsa % 16 != (pc.ea % 16) as u32 {
-        return Err(program_err(format!("{what}: a {s}-byte transfer needs the same offset within a quadword at both ends (lsa % 16 = {}, ea % 16 = {})", pc.lsa % 16, pc.ea % 16)));
+        return Err(program_err(format!("{}: a {s}-byte transfer needs the same offset within a quadword at both ends (lsa % 16 = {}, ea % 16 = {})", what(), pc.lsa % 16, pc.ea % 16)));
     }
     if pc.lsa as u64 + s as u64 > p.ls_bytes as u64 {
-        return Err(program_err(format!("{what}: local-store range {:#x}..{:#x} runs past the {}-byte local store", pc.lsa, pc.lsa as u64 + s as u64, p.ls_bytes)));
+        return Err(program_err(format!("{}: local-store range {:#x}..{:#x} runs past the {}-byte local store", what(), pc.lsa, pc.lsa as u64 + s as u64, p.ls_bytes)));
     }
     Ok(())
 }
@@ -151,6 +154,8 @@ pub struct Queued {
     pub id: u64,
     pub cmd: MfcCommand,
     pub pieces: Vec<Piece>,
+    /// What each piece's effective address names: resolved once per command, not per packet.
+    pub targets: Vec<Loc>,
     /// Next piece and the offset within it to issue.
     pub piece: usize,
     pub offset: u32,

@@ -25,7 +25,7 @@ use crate::error::{program_err, Result};
 use crate::sim::{Pid, Scheduler, Time, World};
 
 use atomic::{line_of, Atomic};
-use bus::{Bus, BusEvent, Txn};
+use bus::{Bus, Txn};
 use channels::Channels;
 use config::{MachineFile, Params};
 use memory::{reg, Loc, Memory};
@@ -33,26 +33,19 @@ use mfc::{Mfc, MfcCommand, Queued, TagWait};
 use topology::{Element, SPES};
 use trace::Tracer;
 
-/// Events of the machine.
+/// Events of the machine (the bus is clocked: see [`Bus::step`]).
 #[derive(Debug, Clone, Copy)]
 pub enum Event {
-    Bus(BusEvent),
     MfcKick(usize),
     AtomicRelease(u64),
-}
-
-impl From<BusEvent> for Event {
-    fn from(e: BusEvent) -> Event {
-        Event::Bus(e)
-    }
 }
 
 pub type Sched = Scheduler<Event>;
 
 /// Who a bus transaction works for; looked up when it completes.
 #[derive(Debug, Clone, Copy)]
-enum Client {
-    MfcPacket { spe: usize, cmd: u64, src: Loc, dst: Loc, bytes: u32 },
+pub enum Client {
+    MfcPacket { spe: usize, cmd: u64, src: Loc, dst: Loc },
     MmioWrite { spe: usize, reg: u64, value: u32 },
     MmioRead { pid: Pid, spe: usize, reg: u64 },
     AtomicWriteback { line: u64, spe: usize, pid: Pid },
@@ -64,13 +57,11 @@ pub struct Machine {
     pub file: MachineFile,
     pub p: Params,
     pub mem: Memory,
-    pub bus: Bus,
+    pub bus: Bus<Client>,
     pub mfc: Vec<Mfc>,
     pub ch: Vec<Channels>,
     pub atomic: Atomic,
     pub trace: Tracer,
-    clients: Vec<Option<Client>>,
-    free_clients: Vec<usize>,
     next_cmd: u64,
     /// Bytes of each local store handed out by `ls_alloc`.
     pub ls_used: Vec<u32>,
@@ -86,8 +77,6 @@ impl Machine {
             ch: (0..SPES).map(|_| Channels::default()).collect(),
             atomic: Atomic::default(),
             trace: Tracer::new(trace),
-            clients: Vec::new(),
-            free_clients: Vec::new(),
             next_cmd: 0,
             ls_used: vec![0; SPES],
             file,
@@ -109,22 +98,8 @@ impl Machine {
         Ok(start)
     }
 
-    fn client(&mut self, c: Client) -> u64 {
-        match self.free_clients.pop() {
-            Some(i) => {
-                self.clients[i] = Some(c);
-                i as u64
-            }
-            None => {
-                self.clients.push(Some(c));
-                (self.clients.len() - 1) as u64
-            }
-        }
-    }
-
     fn start(&mut self, s: &mut Sched, src: Element, dst: Element, bytes: u32, initiator_chip: usize, c: Client) {
-        let token = self.client(c);
-        self.bus.start(s, src, dst, bytes, initiator_chip, token);
+        self.bus.start(s.now(), src, dst, bytes, initiator_chip, c);
     }
 
     // ----- MFC -----
@@ -137,7 +112,7 @@ impl Machine {
             self.mem.resolve(pc.ea, pc.size.max(1)).map_err(|e| program_err(format!("spe {spe}: {}: {e}", cmd.name())))?;
         }
         if self.mfc[spe].queue.len() >= self.p.mfc_queue_depth {
-            s.set_waiting(pid, format!("a free slot in the MFC command queue of spe {spe}"));
+            s.set_waiting(pid, move || format!("a free slot in the MFC command queue of spe {spe}"));
             self.mfc[spe].space_waiter = Some((pid, cmd));
             return Ok(false);
         }
@@ -148,9 +123,13 @@ impl Machine {
     fn push_cmd(&mut self, s: &mut Sched, spe: usize, cmd: MfcCommand) {
         self.next_cmd += 1;
         let pieces = cmd.pieces();
+        let targets = pieces
+            .iter()
+            .map(|pc| self.mem.resolve(pc.ea, pc.size.max(1)).expect("checked at enqueue"))
+            .collect();
         let m = &mut self.mfc[spe];
         m.tag_pending[cmd.tag as usize] += 1;
-        m.queue.push(Queued { id: self.next_cmd, pieces, cmd, piece: 0, offset: 0, in_flight: 0, enqueued_at: s.now() });
+        m.queue.push(Queued { id: self.next_cmd, pieces, targets, cmd, piece: 0, offset: 0, in_flight: 0, enqueued_at: s.now() });
         self.kick(s, spe, s.now());
     }
 
@@ -185,6 +164,16 @@ impl Machine {
                 return;
             }
             self.issue_packet(s, spe, i);
+            // Issuing makes no other command eligible: while this one has packets left, the
+            // next one waits for a free slot or the next issue cycle, so the search can stop.
+            let m = &self.mfc[spe];
+            if !m.queue[i].fully_issued() {
+                if m.outstanding < self.p.outstanding_packets {
+                    let at = m.issue_free;
+                    self.kick(s, spe, at);
+                }
+                return;
+            }
         }
     }
 
@@ -193,10 +182,12 @@ impl Machine {
         let p = &self.p;
         let q = &mut self.mfc[spe].queue[i];
         let pc = q.pieces[q.piece];
+        let remote = q.targets[q.piece].offset(q.offset);
         let new_element = q.offset == 0 && !q.cmd.list.is_empty();
         let ea = pc.ea + q.offset as u64;
-        // Bus packets never cross a 128-byte line of the effective address.
-        let chunk = (pc.size - q.offset).min(p.packet_bytes - (ea % p.packet_bytes as u64) as u32);
+        // Bus packets never cross a 128-byte line of the effective address (the packet size is a
+        // power of two, so a mask, not a division, finds the offset in the line).
+        let chunk = (pc.size - q.offset).min(p.packet_bytes - (ea & (p.packet_bytes as u64 - 1)) as u32);
         let lsa = pc.lsa + q.offset;
         q.offset += chunk;
         if q.offset >= pc.size {
@@ -208,11 +199,10 @@ impl Machine {
         let m = &mut self.mfc[spe];
         m.outstanding += 1;
         m.issue_free = now + p.bus_cycle + if new_element { p.list_element } else { Time::ZERO };
-        let remote = self.mem.resolve(ea, chunk).expect("checked at enqueue");
         let local = Loc::Ls { spe, off: lsa };
         let (src, dst) = if kind.is_get() { (remote, local) } else { (local, remote) };
         let (se, de) = (self.mem.owner(src), self.mem.owner(dst));
-        self.start(s, se, de, chunk, spe / topology::SPES_PER_CHIP, Client::MfcPacket { spe, cmd: cmd_id, src, dst, bytes: chunk });
+        self.start(s, se, de, chunk, spe / topology::SPES_PER_CHIP, Client::MfcPacket { spe, cmd: cmd_id, src, dst });
     }
 
     fn complete_cmd(&mut self, s: &mut Sched, spe: usize, i: usize) {
@@ -304,7 +294,7 @@ impl Machine {
 
     /// A PPE load from a problem-state register: `pid` is woken with the value.
     pub fn ppe_mmio_read(&mut self, s: &mut Sched, chip: usize, pid: Pid, spe: usize, r: u64) {
-        s.set_waiting(pid, format!("an mmio read of register {r:#x} of spe {spe}"));
+        s.set_waiting(pid, move || format!("an mmio read of register {r:#x} of spe {spe}"));
         self.start(s, Element::spe(spe), Element::ppe(chip), 4, chip, Client::MmioRead { pid, spe, reg: r });
     }
 
@@ -318,7 +308,7 @@ impl Machine {
             self.atomic.reservation[spe] = Some(line);
             return true;
         }
-        s.set_waiting(pid, format!("lock line {line:#x} for spe {spe}"));
+        s.set_waiting(pid, move || format!("lock line {line:#x} for spe {spe}"));
         let l = self.atomic.lines.entry(line).or_default();
         l.waiting.push_back((spe, pid));
         if !l.busy {
@@ -356,22 +346,20 @@ impl Machine {
         true
     }
 
-    fn on_txn_done(&mut self, s: &mut Sched, txn: Txn) {
-        let c = self.clients[txn.token as usize].take().expect("client of txn");
-        self.free_clients.push(txn.token as usize);
-        match c {
-            Client::MfcPacket { spe, cmd, src, dst, bytes } => {
+    fn on_txn_done(&mut self, s: &mut Sched, txn: Txn<Client>) {
+        match txn.client {
+            Client::MfcPacket { spe, cmd, src, dst } => {
                 match (src, dst) {
                     (Loc::Ls { spe: from, off }, Loc::Mmio { spe: to, reg }) => {
                         let b = &self.mem.ls[from][off as usize..off as usize + 4];
                         let v = u32::from_be_bytes([b[0], b[1], b[2], b[3]]);
-                        self.mmio_write_effect(s, to, reg, v);
+                        self.mmio_write_effect(s, to, reg as u64, v);
                     }
                     (Loc::Mmio { spe: from, reg }, Loc::Ls { spe: to, off }) => {
-                        let v = self.mmio_read_effect(s, from, reg);
+                        let v = self.mmio_read_effect(s, from, reg as u64);
                         self.mem.ls[to][off as usize..off as usize + 4].copy_from_slice(&v.to_be_bytes());
                     }
-                    _ => self.mem.copy(src, dst, bytes),
+                    _ => self.mem.copy(src, dst, txn.bytes),
                 }
                 self.packet_done(s, spe, cmd);
             }
@@ -403,11 +391,6 @@ impl World for Machine {
 
     fn handle(&mut self, ev: Event, s: &mut Sched) {
         match ev {
-            Event::Bus(be) => {
-                if let Some(txn) = self.bus.handle(be, s, &mut self.trace) {
-                    self.on_txn_done(s, txn);
-                }
-            }
             Event::MfcKick(spe) => {
                 if self.mfc[spe].kick_at == Some(s.now()) {
                     self.mfc_issue(s, spe);
@@ -420,6 +403,16 @@ impl World for Machine {
                     self.hand_over(s, line);
                 }
             }
+        }
+    }
+
+    fn next_step(&self) -> Option<Time> {
+        self.bus.next_step()
+    }
+
+    fn step(&mut self, s: &mut Sched) {
+        if let Some(txn) = self.bus.step(s.now(), &mut self.trace) {
+            self.on_txn_done(s, txn);
         }
     }
 }

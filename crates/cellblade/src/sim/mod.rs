@@ -1,5 +1,6 @@
 //! The engine layer: simulated time, the event queue and the process executor. Knows nothing of Cell.
 pub mod engine;
+pub mod fifo;
 pub mod queue;
 pub mod time;
 

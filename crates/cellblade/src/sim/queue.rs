@@ -77,6 +77,9 @@ pub struct EventQueue<T> {
     near_len: usize,
     far: BinaryHeap<FarEntry<T>>,
     far_seq: u64,
+    /// The earliest time queued (`u64::MAX` if none), or `None` if a pop has made it unknown:
+    /// the event loop asks for it every iteration and pops far less often.
+    earliest: Option<u64>,
 }
 
 impl<T> Default for EventQueue<T> {
@@ -97,6 +100,7 @@ impl<T> EventQueue<T> {
             near_len: 0,
             far: BinaryHeap::new(),
             far_seq: 0,
+            earliest: Some(u64::MAX),
         }
     }
 
@@ -112,6 +116,9 @@ impl<T> EventQueue<T> {
     #[inline]
     pub fn push(&mut self, time: u64, item: T) {
         debug_assert!(time >= self.base, "pushed into the past");
+        if let Some(e) = self.earliest {
+            self.earliest = Some(e.min(time));
+        }
         if (time >> SLOT_BITS) - (self.base >> SLOT_BITS) >= SLOTS {
             self.far_seq += 1;
             self.far.push(FarEntry { time, seq: self.far_seq, item });
@@ -155,9 +162,22 @@ impl<T> EventQueue<T> {
         self.near_len += 1;
     }
 
+    /// The time of the earliest item, `u64::MAX` if there is none.
+    #[inline]
+    pub fn earliest(&mut self) -> u64 {
+        if let Some(e) = self.earliest {
+            return e;
+        }
+        let near = if self.near_len > 0 { self.nodes[self.slots[self.next_busy_slot()][0] as usize].time } else { u64::MAX };
+        let e = near.min(self.far.peek().map_or(u64::MAX, |f| f.time));
+        self.earliest = Some(e);
+        e
+    }
+
     /// Remove and return the earliest item with its time.
     #[inline]
     pub fn pop(&mut self) -> Option<(u64, T)> {
+        self.earliest = None;
         let near = if self.near_len > 0 { Some(self.next_busy_slot()) } else { None };
         if let Some(f) = self.far.peek() {
             let far_first = match near {
@@ -242,6 +262,7 @@ mod tests {
         let mut id = 0;
         let pop_both = |q: &mut EventQueue<usize>, reference: &mut Vec<(u64, usize)>, now: &mut u64| {
             let want = reference.iter().enumerate().min_by_key(|(_, (t, i))| (*t, *i)).map(|(k, &v)| (k, v));
+            assert_eq!(q.earliest(), want.map_or(u64::MAX, |(_, (t, _))| t));
             let got = q.pop();
             match want {
                 None => assert!(got.is_none()),
@@ -256,6 +277,10 @@ mod tests {
             q.push(now + delay, id);
             reference.push((now + delay, id));
             id += 1;
+            // Known after a push that followed another, unknown after a pop: both paths.
+            if id % 2 == 0 {
+                assert_eq!(q.earliest(), reference.iter().map(|r| r.0).min().unwrap());
+            }
             if pop {
                 pop_both(&mut q, &mut reference, &mut now);
             }
