@@ -333,7 +333,7 @@ pub fn coll_check(request_json: &str) -> Result<String> {
     let mut v: Value = parse(request_json, "coll check")?;
     let _ = machine_of(&mut v)?;
     let req: CollCheckReq = serde_json::from_value(v).map_err(|e| config_err(format!("coll check request: {e}")))?;
-    let s = Schedule::from_json(&req.schedule.to_string())?;
+    let s = Schedule::from_value(req.schedule)?;
     let (dtype, rop) = dtype_and_op(&req.dtype, &req.reduce_op)?;
     verify(&s, dtype, rop)?;
     schedule_json(&s, &req.placement)
@@ -364,6 +364,11 @@ struct CollRunReq {
     schedules: Vec<Value>,
 }
 
+/// The error for an algorithm or schedule of operation `has` in a run of `want`.
+fn wrong_op(name: &str, has: crate::coll::schedule::Op, want: crate::coll::schedule::Op) -> crate::error::Error {
+    config_err(format!("{name} belongs to operation {}, not {}", has.name(), want.name()))
+}
+
 /// Measure algorithms of one operation over sizes (seed 000 §4's experiments).
 pub fn coll_run(request_json: &str) -> Result<String> {
     use crate::coll::{algorithms, measure, schedule::Op, Setup};
@@ -379,7 +384,7 @@ pub fn coll_run(request_json: &str) -> Result<String> {
     };
     let algs = names.iter().map(|n| algorithms::find(n)).collect::<Result<Vec<_>>>()?;
     if let Some(a) = algs.iter().find(|a| a.op != op) {
-        return Err(config_err(format!("{} belongs to operation {}, not {}", a.name, a.op.name(), op.name())));
+        return Err(wrong_op(&a.name, a.op, op));
     }
     let (dtype, rop) = dtype_and_op(&req.dtype, &req.reduce_op)?;
     let setup = Setup {
@@ -387,7 +392,10 @@ pub fn coll_run(request_json: &str) -> Result<String> {
         placement: coll_placement(&req.placement, req.spes)?,
         dtype,
         rop,
-        iterations: req.iterations.unwrap_or(20).max(1),
+        iterations: match req.iterations.unwrap_or(20) {
+            0 => return Err(config_err("iterations 0 is not allowed: at least 1".to_string())),
+            n => n,
+        },
     };
     let sizes = if op == Op::Barrier { vec![0] } else if req.sizes.is_empty() { vec![1024] } else { req.sizes };
     if op != Op::Barrier && sizes.contains(&0) {
@@ -407,10 +415,10 @@ pub fn coll_run(request_json: &str) -> Result<String> {
             out.push(measure(&file, alg, size, &setup)?);
         }
     }
-    for v in &req.schedules {
-        let s = crate::coll::schedule::Schedule::from_json(&v.to_string())?;
+    for v in req.schedules {
+        let s = crate::coll::schedule::Schedule::from_value(v)?;
         if s.op != op {
-            return Err(config_err(format!("{} belongs to operation {}, not {}", s.algorithm, s.op.name(), op.name())));
+            return Err(wrong_op(&s.algorithm, s.op, op));
         }
         out.push(crate::coll::measure_schedule(&file, &s, &setup)?);
     }

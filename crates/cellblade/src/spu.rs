@@ -159,7 +159,10 @@ impl Spu {
 
     /// A blocking channel access: charge the channel, try `op`; if it cannot complete now the
     /// SPU stalls (described by `what` for a deadlock report) until the machine wakes it.
-    async fn channel_wait(&self, op: impl FnOnce(&mut Machine, &mut crate::machine::Sched) -> Option<u32>, what: impl FnOnce(&Machine) -> Box<dyn Fn() -> String>) -> Result<u32> {
+    async fn channel_wait<W>(&self, op: impl FnOnce(&mut Machine, &mut crate::machine::Sched) -> Option<u32>, what: impl FnOnce(&Machine) -> W) -> Result<u32>
+    where
+        W: Fn() -> String + 'static,
+    {
         self.channel().await;
         let v = self.sh.with(|m, s| {
             let v = op(m, s);
@@ -179,7 +182,7 @@ impl Spu {
         let mode = if all { "all" } else { "any" };
         self.channel_wait(|m, _| m.tag_wait(spe, pid, all), |m| {
             let mask = m.mfc[spe].tag_mask;
-            Box::new(move || format!("tag groups {mask:#x} ({mode}) of spe {spe}"))
+            move || format!("tag groups {mask:#x} ({mode}) of spe {spe}")
         })
         .await
     }
@@ -203,7 +206,7 @@ impl Spu {
 
     pub async fn spu_read_in_mbox(&self) -> Result<u32> {
         let (spe, pid) = (self.spe, self.pid);
-        self.channel_wait(|m, _| m.ch[spe].read_in_mbox(pid), |_| Box::new(move || format!("the inbound mailbox of spe {spe}"))).await
+        self.channel_wait(|m, _| m.ch[spe].read_in_mbox(pid), |_| move || format!("the inbound mailbox of spe {spe}")).await
     }
 
     /// Entries waiting in the inbound mailbox.
@@ -213,13 +216,13 @@ impl Spu {
 
     pub async fn spu_write_out_mbox(&self, v: u32) -> Result<()> {
         let (spe, pid) = (self.spe, self.pid);
-        self.channel_wait(|m, _| m.ch[spe].write_out_mbox(pid, v).then_some(0), |_| Box::new(move || format!("room in the outbound mailbox of spe {spe}"))).await?;
+        self.channel_wait(|m, _| m.ch[spe].write_out_mbox(pid, v).then_some(0), |_| move || format!("room in the outbound mailbox of spe {spe}")).await?;
         Ok(())
     }
 
     async fn read_signal(&self, which: usize) -> Result<u32> {
         let (spe, pid) = (self.spe, self.pid);
-        self.channel_wait(|m, _| m.ch[spe].read_signal(which, pid), |_| Box::new(move || format!("signal register {} of spe {spe}", which + 1))).await
+        self.channel_wait(|m, _| m.ch[spe].read_signal(which, pid), |_| move || format!("signal register {} of spe {spe}", which + 1)).await
     }
 
     pub async fn spu_read_signal1(&self) -> Result<u32> {

@@ -61,6 +61,15 @@ pub struct Layout {
 }
 
 impl Layout {
+    /// The array where `kind` (ADDR or ACK) notifications land, a quadword per peer.
+    fn notes(&self, kind: usize) -> u32 {
+        if kind == ADDR {
+            self.addr
+        } else {
+            self.ack
+        }
+    }
+
     /// Local-store bytes schedule `s` takes on each SPE: the buffer, a scratch buffer of the
     /// same size if it reduces, and the notification arrays.
     pub fn footprint(s: &Schedule) -> u32 {
@@ -165,8 +174,7 @@ impl Rank {
             (Via::Mailbox, _) => self.spu.write_remote_in_mbox(word, spe, MBOX_ACK | self.rank as u32, tag).await,
             _ => {
                 self.spu.ls_write_u32(word, self.sent[peer][kind]);
-                let array = if kind == ADDR { self.layout.addr } else { self.layout.ack };
-                let ea = Spu::ls_ea(spe, array + 16 * self.rank as u32);
+                let ea = Spu::ls_ea(spe, self.layout.notes(kind) + 16 * self.rank as u32);
                 self.spu.mfc_put(word, ea, 16, tag).await
             }
         }
@@ -202,8 +210,7 @@ impl Rank {
             }
             (Via::Mailbox, _) => self.await_mailbox(peer, kind).await,
             _ => {
-                let array = if kind == ADDR { self.layout.addr } else { self.layout.ack };
-                self.spu.poll_ls_u32(array + 16 * peer as u32, |v| v >= want).await?;
+                self.spu.poll_ls_u32(self.layout.notes(kind) + 16 * peer as u32, |v| v >= want).await?;
                 Ok(())
             }
         }

@@ -201,8 +201,8 @@ impl Schedule {
     }
 
     /// A schedule written elsewhere (a Python generator), in its JSON form, checked.
-    pub fn from_json(text: &str) -> Result<Schedule> {
-        let mut s: Schedule = serde_json::from_str(text).map_err(|e| config_err(format!("schedule: {e}")))?;
+    pub fn from_value(v: serde_json::Value) -> Result<Schedule> {
+        let mut s: Schedule = serde_json::from_value(v).map_err(|e| config_err(format!("schedule: {e}")))?;
         check_call(&s.algorithm, s.op, s.p, s.root, s.size)?;
         let least = s.op.buffer_bytes(s.p, s.size);
         if s.buffer == 0 {

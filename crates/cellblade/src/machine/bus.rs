@@ -55,8 +55,6 @@ const LAST: u8 = u8::MAX;
 /// One transaction in flight. `client` is the caller's: handed back on completion.
 #[derive(Debug, Clone, Copy)]
 pub struct Txn<C> {
-    pub src: Element,
-    pub dst: Element,
     pub bytes: u32,
     pub client: C,
 }
@@ -202,7 +200,7 @@ impl<C: Copy> Bus<C> {
     /// `initiator_chip`. The command takes the next free command-bus slot.
     pub fn start(&mut self, now: Time, src: Element, dst: Element, bytes: u32, initiator_chip: usize, client: C) -> TxnId {
         debug_assert!(bytes <= self.p.packet_bytes);
-        let txn = Txn { src, dst, bytes, client };
+        let txn = Txn { bytes, client };
         let id = match self.free_ids.pop() {
             Some(id) => {
                 self.txns[id] = Some(txn);
@@ -258,7 +256,6 @@ impl<C: Copy> Bus<C> {
         self.arbitrate(now, chip, tr);
         None
     }
-
 
     /// One arbitration step at a bus-cycle boundary.
     fn arbitrate(&mut self, now: Time, chip: usize, tr: &mut Tracer) {

@@ -185,7 +185,8 @@ pub struct Mfc {
     pub tag_pending: [u32; 32],
     pub tag_mask: u32,
     pub tag_waiter: Option<TagWait>,
-    pub space_waiter: Option<(Pid, MfcCommand)>,
+    /// A process whose command found the queue full, and the command (checked, not yet queued).
+    pub space_waiter: Option<(Pid, Queued)>,
 }
 
 impl Mfc {

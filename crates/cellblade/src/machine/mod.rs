@@ -108,28 +108,28 @@ impl Machine {
     /// command waits and `pid` is woken when it has been queued.
     pub fn mfc_enqueue(&mut self, s: &mut Sched, spe: usize, pid: Pid, cmd: MfcCommand) -> Result<bool> {
         cmd.validate(spe, &self.p)?;
-        for pc in cmd.pieces() {
-            self.mem.resolve(pc.ea, pc.size.max(1)).map_err(|e| program_err(format!("spe {spe}: {}: {e}", cmd.name())))?;
-        }
-        if self.mfc[spe].queue.len() >= self.p.mfc_queue_depth {
-            s.set_waiting(pid, move || format!("a free slot in the MFC command queue of spe {spe}"));
-            self.mfc[spe].space_waiter = Some((pid, cmd));
-            return Ok(false);
-        }
-        self.push_cmd(s, spe, cmd);
-        Ok(true)
-    }
-
-    fn push_cmd(&mut self, s: &mut Sched, spe: usize, cmd: MfcCommand) {
-        self.next_cmd += 1;
         let pieces = cmd.pieces();
         let targets = pieces
             .iter()
-            .map(|pc| self.mem.resolve(pc.ea, pc.size.max(1)).expect("checked at enqueue"))
-            .collect();
+            .map(|pc| self.mem.resolve(pc.ea, pc.size.max(1)).map_err(|e| program_err(format!("spe {spe}: {}: {e}", cmd.name()))))
+            .collect::<Result<_>>()?;
+        let q = Queued { id: 0, pieces, targets, cmd, piece: 0, offset: 0, in_flight: 0, enqueued_at: Time::ZERO };
+        if self.mfc[spe].queue.len() >= self.p.mfc_queue_depth {
+            s.set_waiting(pid, move || format!("a free slot in the MFC command queue of spe {spe}"));
+            self.mfc[spe].space_waiter = Some((pid, q));
+            return Ok(false);
+        }
+        self.push_cmd(s, spe, q);
+        Ok(true)
+    }
+
+    /// Put a checked command in the queue: it gets its id and enqueue time now.
+    fn push_cmd(&mut self, s: &mut Sched, spe: usize, mut q: Queued) {
+        self.next_cmd += 1;
+        (q.id, q.enqueued_at) = (self.next_cmd, s.now());
         let m = &mut self.mfc[spe];
-        m.tag_pending[cmd.tag as usize] += 1;
-        m.queue.push(Queued { id: self.next_cmd, pieces, targets, cmd, piece: 0, offset: 0, in_flight: 0, enqueued_at: s.now() });
+        m.tag_pending[q.cmd.tag as usize] += 1;
+        m.queue.push(q);
         self.kick(s, spe, s.now());
     }
 
@@ -221,8 +221,8 @@ impl Machine {
                 s.wake_at(s.now() + self.p.tag_update, pid, done as u64);
             }
         }
-        if let Some((pid, cmd)) = self.mfc[spe].space_waiter.take() {
-            self.push_cmd(s, spe, cmd);
+        if let Some((pid, q)) = self.mfc[spe].space_waiter.take() {
+            self.push_cmd(s, spe, q);
             s.wake(pid, Ok(0));
         }
         self.kick(s, spe, s.now());

@@ -245,17 +245,17 @@ impl<W: World + 'static> Engine<W> {
             let mut w = self.shared.world.borrow_mut();
             while s.ready.is_empty() {
                 let queued = s.queue.earliest();
-                s.events += 1;
                 if let Some(at) = w.next_step().filter(|at| at.0 < queued) {
+                    s.events += 1;
                     s.now = at;
                     w.step(&mut s);
                     continue;
                 }
                 let Some((time, action)) = s.queue.pop() else {
-                    s.events -= 1;
                     drop((s, w));
                     return Err(self.deadlock_report());
                 };
+                s.events += 1;
                 s.now = Time(time);
                 match action {
                     Action::Wake(pid, v) => s.wake(pid, Ok(v)),
