@@ -393,7 +393,7 @@ pub fn coll_run(request_json: &str) -> Result<String> {
         dtype,
         rop,
         iterations: match req.iterations.unwrap_or(20) {
-            0 => return Err(config_err("iterations 0 is not allowed: at least 1".to_string())),
+            0 => return Err(config_err("--iterations 0 is not allowed: at least 1".to_string())),
             n => n,
         },
     };

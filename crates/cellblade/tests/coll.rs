@@ -95,7 +95,7 @@ fn bad_requests_say_why() {
     assert!(err(r#"{"op": "broadcast", "sizes": [262144], "algorithms": ["broadcast.ota"]}"#).contains("broadcast.ota: needs 262656 bytes of local store on spe"));
     assert!(err(r#"{"op": "scatter"}"#).contains("unknown operation 'scatter'"));
     assert!(err(r#"{"op": "reduce", "sizes": [0]}"#).contains("size 0 is not allowed: at least one element"));
-    assert!(err(r#"{"op": "barrier", "iterations": 0}"#).contains("iterations 0 is not allowed: at least 1"));
+    assert!(err(r#"{"op": "barrier", "iterations": 0}"#).contains("--iterations 0 is not allowed: at least 1"));
 }
 
 #[test]
