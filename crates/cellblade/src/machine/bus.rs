@@ -29,7 +29,7 @@ use crate::sim::fifo::Fifo;
 use crate::sim::Time;
 
 use super::config::Params;
-use super::topology::{route, Element, Route, CHIPS, ELEMENTS_PER_CHIP, MIC};
+use super::topology::{route, Element, CHIPS, ELEMENTS_PER_CHIP, MIC};
 use super::trace::Tracer;
 
 pub type TxnId = usize;
@@ -59,35 +59,38 @@ pub struct Txn<C> {
     pub client: C,
 }
 
-/// One data ring; rings 0..n go clockwise, n..2n counter-clockwise (n per direction).
-struct Ring {
-    /// When the ring may start its next transfer (`ring_start_interval` after the last start).
-    ready_at: Time,
-    active: Active,
-}
+/// No time: an empty queue's head, a ring with no transfer, an arbiter with nothing to do.
+const NEVER: Time = Time(u64::MAX);
+
+/// The most rings per direction (the machine file allows 1 to 4).
+const MAX_RINGS_PER_DIRECTION: usize = 4;
 
 /// The most transfers a ring may carry at once (the machine file allows 1 to 6).
 const MAX_TRANSFERS_PER_RING: usize = 6;
 
-/// The transfers on one ring: when each ends and the segments it holds (a bit per segment).
-/// A fixed array, retired lazily: only a ring the arbiter looks at, and only once its first
-/// transfer has ended.
+/// One data ring; rings 0..n go clockwise, n..2n counter-clockwise (n per direction). Its
+/// transfers sit in fixed arrays and retire lazily: only on a ring the arbiter looks at, and
+/// only once its first transfer has ended.
 #[derive(Clone, Copy)]
-struct Active {
+struct Ring {
+    /// When the ring may start its next transfer (`ring_start_interval` after the last start).
+    ready_at: Time,
     len: usize,
+    /// The earliest of `end` (`NEVER` when empty).
+    first_end: Time,
+    /// The union of `segments`: a leg overlaps no transfer when it shares no bit with it.
+    held: u16,
     end: [Time; MAX_TRANSFERS_PER_RING],
     segments: [u16; MAX_TRANSFERS_PER_RING],
-    /// The earliest of `end` (`Time(u64::MAX)` when empty).
-    first_end: Time,
 }
 
-impl Default for Active {
+impl Default for Ring {
     fn default() -> Self {
-        Active { len: 0, end: [Time::ZERO; MAX_TRANSFERS_PER_RING], segments: [0; MAX_TRANSFERS_PER_RING], first_end: Time(u64::MAX) }
+        Ring { ready_at: Time::ZERO, len: 0, first_end: NEVER, held: 0, end: [Time::ZERO; MAX_TRANSFERS_PER_RING], segments: [0; MAX_TRANSFERS_PER_RING] }
     }
 }
 
-impl Active {
+impl Ring {
     /// Drop the transfers that have ended by `now`, keeping the others in order.
     #[inline]
     fn settle(&mut self, now: Time) {
@@ -95,12 +98,14 @@ impl Active {
             return;
         }
         let mut kept = 0;
-        self.first_end = Time(u64::MAX);
+        self.first_end = NEVER;
+        self.held = 0;
         for i in 0..self.len {
             if self.end[i] > now {
                 self.end[kept] = self.end[i];
                 self.segments[kept] = self.segments[i];
                 self.first_end = self.first_end.min(self.end[i]);
+                self.held |= self.segments[i];
                 kept += 1;
             }
         }
@@ -111,6 +116,7 @@ impl Active {
         self.end[self.len] = end;
         self.segments[self.len] = segments;
         self.first_end = self.first_end.min(end);
+        self.held |= segments;
         self.len += 1;
     }
 
@@ -120,23 +126,38 @@ impl Active {
     }
 }
 
+/// A route as the arbiter uses it, for one ordered pair of a chip's elements.
+#[derive(Debug, Clone, Copy, Default)]
+struct Path {
+    /// From the end of the packet's beats to its arrival: hops times the hop latency.
+    flight: Time,
+    cw_mask: u16,
+    ccw_mask: u16,
+    cw_ok: bool,
+    ccw_ok: bool,
+}
+
 struct Eib {
     /// The legs waiting at each source, in order of readiness (FIFO on ties); the arbiter looks
     /// only at those ready by now. Each source's legs come nearly in time order (one MIC, one BIF
     /// link, one command bus), so an insertion rarely searches.
     pending: [Fifo<Arrival>; ELEMENTS_PER_CHIP],
+    /// When each source's first leg is ready (`NEVER` when it has none): the arbiter reads this
+    /// rather than the queues.
+    head_at: [Time; ELEMENTS_PER_CHIP],
     /// Bit e set when `pending[e]` is non-empty: the arbiter skips idle sources without looking.
     pending_mask: u16,
     on_free: [Time; ELEMENTS_PER_CHIP],
     off_free: [Time; ELEMENTS_PER_CHIP],
-    rings: Vec<Ring>,
+    /// Rings 0..n clockwise, then n counter-clockwise, `n = rings_per_direction`.
+    rings: [Ring; 2 * MAX_RINGS_PER_DIRECTION],
     rr: usize,
-    /// The arbiter's next step; `None` while it has nothing to do.
-    step_at: Option<Time>,
-    /// Route between every pair of this chip's elements, indexed `from * 12 + to`. A half-way
-    /// pair keeps the direction its first packet took for the rest of the stream: the route is
+    /// The arbiter's next step; `NEVER` while it has nothing to do.
+    step_at: Time,
+    /// The path between every pair of this chip's elements, indexed `from * 12 + to`. A half-way
+    /// pair keeps the direction its first packet took for the rest of the stream: the path is
     /// narrowed to it then.
-    routes: Vec<Route>,
+    paths: [Path; ELEMENTS_PER_CHIP * ELEMENTS_PER_CHIP],
     command_free: Time,
     mic_free: Time,
 }
@@ -146,12 +167,14 @@ struct Eib {
 /// pushing an event for each through the queue.
 pub struct Bus<C> {
     p: Params,
+    /// Rings per direction (`p.rings_per_direction`).
+    n: usize,
     txns: Vec<Option<Txn<C>>>,
     free_ids: Vec<TxnId>,
-    eibs: Vec<Eib>,
+    eibs: [Eib; CHIPS],
     /// By packet size (0..=128 bytes): how long it holds ramps and rings, and the BIF link.
-    ring_time: Vec<Time>,
-    bif_time: Vec<Time>,
+    ring_time: [Time; PACKET_SIZES],
+    bif_time: [Time; PACKET_SIZES],
     /// Next free time of the BIF link in each direction (index: source chip).
     bif_free: [Time; CHIPS],
     /// Transactions whose data is on its way to the destination, by arrival time (FIFO on ties).
@@ -159,37 +182,42 @@ pub struct Bus<C> {
     pub packets: u64,
 }
 
+/// Packet sizes 0..=128 bytes (the machine file fixes the packet at the 128-byte line).
+const PACKET_SIZES: usize = 129;
+
 /// How many ring-queue entries behind the head the arbiter may look at for one source.
 const LOOKAHEAD: usize = 4;
 
 impl<C: Copy> Bus<C> {
     pub fn new(p: &Params) -> Bus<C> {
         assert!(p.max_transfers_per_ring as usize <= MAX_TRANSFERS_PER_RING, "validated by the machine file");
-        let routes: Vec<Route> = (0..ELEMENTS_PER_CHIP * ELEMENTS_PER_CHIP).map(|i| route(p, i / ELEMENTS_PER_CHIP, i % ELEMENTS_PER_CHIP)).collect();
-        let eib = || Eib {
+        assert!(p.rings_per_direction as usize <= MAX_RINGS_PER_DIRECTION, "validated by the machine file");
+        assert_eq!(p.packet_bytes as usize, PACKET_SIZES - 1, "validated by the machine file");
+        let paths = std::array::from_fn(|i| {
+            let r = route(p, i / ELEMENTS_PER_CHIP, i % ELEMENTS_PER_CHIP);
+            Path { flight: Time(r.hops as u64 * p.hop_latency.0), cw_mask: r.cw_mask, ccw_mask: r.ccw_mask, cw_ok: r.cw_ok, ccw_ok: r.ccw_ok }
+        });
+        let eib = |_| Eib {
             pending: Default::default(),
+            head_at: [NEVER; ELEMENTS_PER_CHIP],
             pending_mask: 0,
             on_free: [Time::ZERO; ELEMENTS_PER_CHIP],
             off_free: [Time::ZERO; ELEMENTS_PER_CHIP],
-            rings: (0..2 * p.rings_per_direction)
-                .map(|_| Ring { ready_at: Time::ZERO, active: Active::default() })
-                .collect(),
+            rings: [Ring::default(); 2 * MAX_RINGS_PER_DIRECTION],
             rr: 0,
-            step_at: None,
-            routes: routes.clone(),
+            step_at: NEVER,
+            paths,
             command_free: Time::ZERO,
             mic_free: Time::ZERO,
         };
-        let sizes = 0..=p.packet_bytes as u64;
-        let ring_time = sizes.clone().map(|b| Time(b.div_ceil(p.beat_bytes as u64) * p.bus_cycle.0)).collect();
-        let bif_time = sizes.map(|b| Time((b * p.bif_ticks_per_kib).div_ceil(1024))).collect();
         Bus {
             p: p.clone(),
+            n: p.rings_per_direction as usize,
             txns: Vec::new(),
             free_ids: Vec::new(),
-            eibs: (0..CHIPS).map(|_| eib()).collect(),
-            ring_time,
-            bif_time,
+            eibs: std::array::from_fn(eib),
+            ring_time: std::array::from_fn(|b| Time((b as u64).div_ceil(p.beat_bytes as u64) * p.bus_cycle.0)),
+            bif_time: std::array::from_fn(|b| Time((b as u64 * p.bif_ticks_per_kib).div_ceil(1024))),
             bif_free: [Time::ZERO; CHIPS],
             deliveries: Fifo::default(),
             packets: 0,
@@ -235,9 +263,8 @@ impl<C: Copy> Bus<C> {
     /// When the bus next has work: a delivery or an arbiter step.
     #[inline]
     pub fn next_step(&self) -> Option<Time> {
-        let at = |t: Option<Time>| t.unwrap_or(Time(u64::MAX));
-        let t = at(self.eibs[0].step_at).min(at(self.eibs[1].step_at)).min(at(self.deliveries.front().map(|d| d.at)));
-        (t != Time(u64::MAX)).then_some(t)
+        let t = self.eibs[0].step_at.min(self.eibs[1].step_at).min(self.deliveries.front().map_or(NEVER, |d| d.at));
+        (t != NEVER).then_some(t)
     }
 
     /// Do the work due `now`, one piece at a time: a delivery first (the completed transaction is
@@ -250,142 +277,229 @@ impl<C: Copy> Bus<C> {
             self.free_ids.push(d.id as TxnId);
             return Some(self.txns[d.id as TxnId].take().expect("live txn"));
         }
-        let chip = if self.eibs[0].step_at == Some(now) { 0 } else { 1 };
-        debug_assert_eq!(self.eibs[chip].step_at, Some(now), "stepped at the wrong time");
-        self.eibs[chip].step_at = None;
+        let chip = if self.eibs[0].step_at == now { 0 } else { 1 };
+        debug_assert_eq!(self.eibs[chip].step_at, now, "stepped at the wrong time");
+        self.eibs[chip].step_at = NEVER;
         self.arbitrate(now, chip, tr);
         None
     }
 
-    /// One arbitration step at a bus-cycle boundary.
+    /// One arbitration step at a bus-cycle boundary: grant up to `data_grants_per_bus_cycle`
+    /// legs, the MIC first, then the other sources round-robin, and say when to step next.
     fn arbitrate(&mut self, now: Time, chip: usize, tr: &mut Tracer) {
-        let p = &self.p;
-        let (low, high) = self.eibs.split_at_mut(1);
-        let (eib, other) = if chip == 0 { (&mut low[0], &mut high[0]) } else { (&mut high[0], &mut low[0]) };
+        let (ready, unready_first) = self.eibs[chip].scan(now);
+        // When the arbiter may next grant, if it grants nothing now.
+        let mut next = unready_first;
+        // The sources still ready after the grants, and the first of the others: where the
+        // arbiter goes on after granting.
+        let (mut ready_left, mut unready) = (ready, unready_first);
         let mut grants = 0;
-        let mut next = Time(u64::MAX);
-        // MIC first (highest priority), then round-robin from `rr`: the pending sources other
-        // than the MIC, rotated so that bit b stands for element (rr + b) mod 12.
-        let rr = eib.rr;
-        let all = (1u32 << ELEMENTS_PER_CHIP) - 1;
-        let others = eib.pending_mask as u32 & !(1 << MIC);
-        let mut rotated = ((others >> rr) | (others << (ELEMENTS_PER_CHIP - rr))) & all;
-        let mut mic_first = eib.pending_mask & (1 << MIC) != 0;
-        loop {
-            let e = if mic_first {
-                mic_first = false;
-                MIC
-            } else if rotated != 0 {
-                let b = rotated.trailing_zeros() as usize;
-                rotated &= rotated - 1;
-                (rr + b) % ELEMENTS_PER_CHIP
-            } else {
-                break;
-            };
-            if grants >= p.data_grants_per_bus_cycle {
+        for e in Candidates::new(ready, self.eibs[chip].rr) {
+            if grants == self.p.data_grants_per_bus_cycle {
                 break;
             }
-            let head = eib.pending[e].get(0).at;
+            let Some(head) = self.try_grant(now, chip, e, &mut next, tr) else { continue };
             if head > now {
-                next = next.min(head);
-                continue;
+                ready_left &= !(1 << e);
+                unready = unready.min(head);
             }
-            if eib.on_free[e] > now {
-                next = next.min(eib.on_free[e]);
-                continue;
-            }
-            let look = eib.pending[e].len().min(LOOKAHEAD);
-            for j in 0..look {
-                let leg = eib.pending[e].get(j);
-                if leg.at > now {
-                    next = next.min(leg.at);
-                    break;
-                }
-                let to = leg.to as usize;
-                if eib.off_free[to] > now {
-                    next = next.min(eib.off_free[to]);
-                    continue;
-                }
-                let rt = eib.routes[e * ELEMENTS_PER_CHIP + to];
-                let Some((ring, mask)) = pick_ring(&mut eib.rings, &rt, now, p, &mut next) else { continue };
-                if rt.cw_ok && rt.ccw_ok {
-                    let cw = ring < eib.rings.len() / 2;
-                    let r = &mut eib.routes[e * ELEMENTS_PER_CHIP + to];
-                    (r.cw_ok, r.ccw_ok) = (cw, !cw);
-                }
-                let dur = self.ring_time[leg.bytes as usize];
-                eib.on_free[e] = now + dur;
-                let dst_hold = if to == MIC { dur.max(p.mic_access) } else { dur };
-                eib.off_free[to] = now + dst_hold;
-                let r = &mut eib.rings[ring];
-                r.ready_at = now + p.ring_start_interval;
-                r.active.push(now + dur, mask);
-                let arrive = now + dur + Time(rt.hops as u64 * p.hop_latency.0);
-                tr.ring(chip, ring, now, now + dur, Element::on_chip(chip, e), Element::on_chip(chip, to), leg.bytes as u32);
-                if leg.then != LAST {
-                    // Bound for the other chip: the link is taken, in grant order, from the
-                    // packet's arrival at this chip's BIF ramp; the second leg goes from the
-                    // other chip's BIF element to the destination.
-                    let ser = self.bif_time[leg.bytes as usize];
-                    let start = arrive.max(self.bif_free[chip]);
-                    self.bif_free[chip] = start + ser;
-                    tr.bif(chip, start, start + ser, leg.bytes as u32);
-                    let second = Arrival { at: start + ser + p.bif_crossing, to: leg.then, then: LAST, ..leg };
-                    other.arrive(p.bif_element, second, p.bus_cycle);
-                } else {
-                    insert_by_time(&mut self.deliveries, Arrival { at: arrive, ..leg });
-                }
-                if j == 0 {
-                    eib.pending[e].pop_front();
-                } else {
-                    eib.pending[e].remove(j);
-                }
-                if eib.pending[e].is_empty() {
-                    eib.pending_mask &= !(1 << e);
-                }
-                eib.rr = (e + 1) % ELEMENTS_PER_CHIP;
-                grants += 1;
-                break;
-            }
+            grants += 1;
         }
-        if eib.pending_mask != 0 {
-            let at = if grants > 0 {
-                // The next cycle, unless no source has a leg ready by then.
-                (now + p.bus_cycle).max(eib.earliest_pending().align_up(p.bus_cycle))
-            } else {
-                next.max(now + p.bus_cycle).align_up(p.bus_cycle)
-            };
-            eib.wake(at);
+        let bus = self.p.bus_cycle;
+        let eib = &mut self.eibs[chip];
+        if grants == 0 {
+            if eib.pending_mask != 0 {
+                eib.wake(next.max(now + bus).align_up(bus));
+            }
+        } else if ready_left != 0 {
+            eib.wake(now + bus);
+        } else if unready != NEVER {
+            // The next cycle, unless no source has a leg ready by then.
+            eib.wake((now + bus).max(unready.align_up(bus)));
         }
+    }
+
+    /// Grant a leg of ready source `e` if its on-ramp, an off-ramp and a ring are free, and send
+    /// the packet on. Returns when the source's next leg is ready, or lowers `next` to when
+    /// this one might go.
+    #[inline(never)]
+    fn try_grant(&mut self, now: Time, chip: usize, e: usize, next: &mut Time, tr: &mut Tracer) -> Option<Time> {
+        let eib = &mut self.eibs[chip];
+        if eib.on_free[e] > now {
+            *next = (*next).min(eib.on_free[e]);
+            return None;
+        }
+        let (j, leg, ring, mask) = eib.choose(e, now, self.n, self.p.max_transfers_per_ring as usize, next)?;
+        self.commit(now, chip, e, j, leg, ring, mask, tr);
+        Some(self.eibs[chip].head_at[e])
+    }
+
+    /// Grant leg `j` of source `e` on `chip` ring `ring` (holding segments `mask`), and send the
+    /// packet on: to the other chip, or to its destination.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn commit(&mut self, now: Time, chip: usize, e: usize, j: usize, leg: Arrival, ring: usize, mask: u16, tr: &mut Tracer) {
+        let p = &self.p;
+        let dur = self.ring_time[leg.bytes as usize];
+        let [chip0, chip1] = &mut self.eibs;
+        let (eib, other) = if chip == 0 { (chip0, chip1) } else { (chip1, chip0) };
+        let arrive = eib.grant(now, e, j, leg, ring, mask, dur, self.n, p);
+        tr.ring(chip, ring, now, now + dur, Element::on_chip(chip, e), Element::on_chip(chip, leg.to as usize), leg.bytes as u32);
+        if leg.then != LAST {
+            // Bound for the other chip: the link is taken, in grant order, from the packet's
+            // arrival at this chip's BIF ramp; the second leg goes from the other chip's BIF
+            // element to the destination.
+            let ser = self.bif_time[leg.bytes as usize];
+            let start = arrive.max(self.bif_free[chip]);
+            self.bif_free[chip] = start + ser;
+            tr.bif(chip, start, start + ser, leg.bytes as u32);
+            let second = Arrival { at: start + ser + p.bif_crossing, to: leg.then, then: LAST, ..leg };
+            other.arrive(p.bif_element, second, p.bus_cycle);
+        } else {
+            insert_by_time(&mut self.deliveries, Arrival { at: arrive, ..leg });
+        }
+    }
+}
+
+/// The order in which the arbiter looks at the ready sources: the MIC first (highest priority),
+/// then the others round-robin from `rr`.
+struct Candidates {
+    mic: bool,
+    /// The ready sources other than the MIC, rotated so that bit b stands for element
+    /// (rr + b) mod 12.
+    rotated: u32,
+    rr: usize,
+}
+
+impl Candidates {
+    #[inline]
+    fn new(ready: u32, rr: usize) -> Candidates {
+        let others = ready & !(1 << MIC);
+        let rotated = ((others >> rr) | (others << (ELEMENTS_PER_CHIP - rr))) & ((1 << ELEMENTS_PER_CHIP) - 1);
+        Candidates { mic: ready & (1 << MIC) != 0, rotated, rr }
+    }
+}
+
+impl Iterator for Candidates {
+    type Item = usize;
+
+    #[inline]
+    fn next(&mut self) -> Option<usize> {
+        if self.mic {
+            self.mic = false;
+            return Some(MIC);
+        }
+        if self.rotated == 0 {
+            return None;
+        }
+        let e = self.rr + self.rotated.trailing_zeros() as usize;
+        self.rotated &= self.rotated - 1;
+        Some(if e >= ELEMENTS_PER_CHIP { e - ELEMENTS_PER_CHIP } else { e })
     }
 }
 
 impl Eib {
     /// Have the arbiter step at `at` unless it steps earlier already.
+    #[inline]
     fn wake(&mut self, at: Time) {
-        if self.step_at.is_none_or(|t| at < t) {
-            self.step_at = Some(at);
-        }
+        self.step_at = self.step_at.min(at);
     }
 
     /// Register a leg from `from` that becomes ready at `a.at` (after those not later).
     #[inline(always)]
     fn arrive(&mut self, from: usize, a: Arrival, bus_cycle: Time) {
         insert_by_time(&mut self.pending[from], a);
+        // A leg that went in first is earlier than the old first one.
+        self.head_at[from] = self.head_at[from].min(a.at);
         self.pending_mask |= 1 << from;
         self.wake(a.at.align_up(bus_cycle));
     }
 
-    /// When the first of the waiting legs is ready.
-    fn earliest_pending(&self) -> Time {
-        let mut sources = self.pending_mask;
-        let mut t = Time(u64::MAX);
+    /// The sources with a leg ready by `now` (a bit each), and when the first of the others is.
+    #[inline]
+    fn scan(&self, now: Time) -> (u32, Time) {
+        let (mut ready, mut unready) = (0u32, NEVER);
+        let mut sources = self.pending_mask as u32;
         while sources != 0 {
             let e = sources.trailing_zeros() as usize;
             sources &= sources - 1;
-            t = t.min(self.pending[e].get(0).at);
+            if self.head_at[e] <= now {
+                ready |= 1 << e;
+            } else {
+                unready = unready.min(self.head_at[e]);
+            }
         }
-        t
+        (ready, unready)
+    }
+
+    /// The leg of source `e` (ready, its on-ramp free) that the arbiter can grant now, within
+    /// `LOOKAHEAD` of the head, and the ring it gets; otherwise lowers `next` to when one might.
+    #[inline]
+    fn choose(&mut self, e: usize, now: Time, n: usize, max_transfers: usize, next: &mut Time) -> Option<(usize, Arrival, usize, u16)> {
+        // Nearly always the head goes; the legs behind it are looked at out of line.
+        let head = self.pending[e].get(0);
+        match self.ring_for(e, head, now, n, max_transfers, next) {
+            Some((ring, mask)) => Some((0, head, ring, mask)),
+            None => self.choose_behind(e, now, n, max_transfers, next),
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn choose_behind(&mut self, e: usize, now: Time, n: usize, max_transfers: usize, next: &mut Time) -> Option<(usize, Arrival, usize, u16)> {
+        for j in 1..self.pending[e].len().min(LOOKAHEAD) {
+            let leg = self.pending[e].get(j);
+            if leg.at > now {
+                *next = (*next).min(leg.at);
+                return None;
+            }
+            if let Some((ring, mask)) = self.ring_for(e, leg, now, n, max_transfers, next) {
+                return Some((j, leg, ring, mask));
+            }
+        }
+        None
+    }
+
+    /// The ring a ready leg from `e` can take now, if its off-ramp is free.
+    #[inline(always)]
+    fn ring_for(&mut self, e: usize, leg: Arrival, now: Time, n: usize, max_transfers: usize, next: &mut Time) -> Option<(usize, u16)> {
+        let to = leg.to as usize;
+        if self.off_free[to] > now {
+            *next = (*next).min(self.off_free[to]);
+            return None;
+        }
+        pick_ring(&mut self.rings, n, &self.paths[e * ELEMENTS_PER_CHIP + to], now, max_transfers, next)
+    }
+
+    /// Grant leg `j` of source `e` ring `ring` for `dur`: it holds the ramps and the ring, leaves
+    /// the queue, and the round-robin moves past `e`. Returns when the packet arrives.
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    fn grant(&mut self, now: Time, e: usize, j: usize, leg: Arrival, ring: usize, mask: u16, dur: Time, n: usize, p: &Params) -> Time {
+        let to = leg.to as usize;
+        let path = &mut self.paths[e * ELEMENTS_PER_CHIP + to];
+        if path.cw_ok && path.ccw_ok {
+            let cw = ring < n;
+            (path.cw_ok, path.ccw_ok) = (cw, !cw);
+        }
+        let arrive = now + dur + path.flight;
+        self.on_free[e] = now + dur;
+        self.off_free[to] = now + if to == MIC { dur.max(p.mic_access) } else { dur };
+        let r = &mut self.rings[ring];
+        r.ready_at = now + p.ring_start_interval;
+        r.push(now + dur, mask);
+        let q = &mut self.pending[e];
+        if j == 0 {
+            q.pop_front();
+        } else {
+            q.remove(j);
+        }
+        self.head_at[e] = q.front().map_or(NEVER, |a| a.at);
+        if q.is_empty() {
+            self.pending_mask &= !(1 << e);
+        }
+        self.rr = if e + 1 == ELEMENTS_PER_CHIP { 0 } else { e + 1 };
+        arrive
     }
 }
 
@@ -401,43 +515,50 @@ fn insert_by_time(q: &mut Fifo<Arrival>, a: Arrival) {
     }
 }
 
-/// The first ring that can take `rt` now (its ended transfers retired); otherwise lowers `next`
-/// to when one might.
-fn pick_ring(rings: &mut [Ring], rt: &Route, now: Time, p: &Params, next: &mut Time) -> Option<(usize, u16)> {
+/// The first ring that can take `path` now (its ended transfers retired), and the segments it
+/// holds there; otherwise lowers `next` to when one might.
+#[inline(always)]
+fn pick_ring(rings: &mut [Ring; 2 * MAX_RINGS_PER_DIRECTION], n: usize, path: &Path, now: Time, max_transfers: usize, next: &mut Time) -> Option<(usize, u16)> {
     // Rings 0..n go clockwise, n..2n counter-clockwise.
-    let n = rings.len() / 2;
-    // A half-way transfer tries first the direction where fewer transfers in flight cross its
-    // path, then the emptier one.
-    let half_way = rt.cw_ok && rt.ccw_ok;
-    if half_way {
-        rings.iter_mut().for_each(|r| r.active.settle(now));
-    }
-    let (cw_rings, ccw_rings) = rings.split_at(n);
-    let cost = |on: &[Ring], mask: u16| {
-        (on.iter().map(|r| r.active.overlapping(mask)).sum::<usize>(), on.iter().map(|r| r.active.len).sum::<usize>())
-    };
-    let ccw_first = half_way && cost(ccw_rings, rt.ccw_mask) < cost(cw_rings, rt.cw_mask);
-    let dirs = if ccw_first {
-        [(rt.ccw_ok, rt.ccw_mask, n), (rt.cw_ok, rt.cw_mask, 0)]
+    if path.cw_ok != path.ccw_ok {
+        // The usual case: one shortest way.
+        let (first, mask) = if path.cw_ok { (0, path.cw_mask) } else { (n, path.ccw_mask) };
+        free_ring(&mut rings[first..first + n], first, mask, now, max_transfers, next)
     } else {
-        [(rt.cw_ok, rt.cw_mask, 0), (rt.ccw_ok, rt.ccw_mask, n)]
+        pick_ring_half_way(rings, n, path, now, max_transfers, next)
+    }
+}
+
+/// A half-way transfer tries first the direction where fewer transfers in flight cross its path,
+/// then the emptier one.
+#[cold]
+#[inline(never)]
+fn pick_ring_half_way(rings: &mut [Ring; 2 * MAX_RINGS_PER_DIRECTION], n: usize, path: &Path, now: Time, max_transfers: usize, next: &mut Time) -> Option<(usize, u16)> {
+    rings[..2 * n].iter_mut().for_each(|r| r.settle(now));
+    let (cw_rings, ccw_rings) = rings[..2 * n].split_at(n);
+    let cost = |on: &[Ring], mask: u16| (on.iter().map(|r| r.overlapping(mask)).sum::<usize>(), on.iter().map(|r| r.len).sum::<usize>());
+    let order = if cost(ccw_rings, path.ccw_mask) < cost(cw_rings, path.cw_mask) {
+        [(n, path.ccw_mask), (0, path.cw_mask)]
+    } else {
+        [(0, path.cw_mask), (n, path.ccw_mask)]
     };
-    for (ok, mask, first) in dirs {
-        if !ok {
+    order.into_iter().find_map(|(first, mask)| free_ring(&mut rings[first..first + n], first, mask, now, max_transfers, next))
+}
+
+/// The first of `rings` (numbered from `first`) that may start a transfer over `mask` now.
+#[inline]
+fn free_ring(rings: &mut [Ring], first: usize, mask: u16, now: Time, max_transfers: usize, next: &mut Time) -> Option<(usize, u16)> {
+    for (i, r) in rings.iter_mut().enumerate() {
+        if r.ready_at > now {
+            *next = (*next).min(r.ready_at);
             continue;
         }
-        for (i, r) in rings[first..first + n].iter_mut().enumerate() {
-            if r.ready_at > now {
-                *next = (*next).min(r.ready_at);
-                continue;
-            }
-            r.active.settle(now);
-            if r.active.len >= p.max_transfers_per_ring as usize || r.active.overlapping(mask) != 0 {
-                *next = (*next).min(r.active.first_end);
-                continue;
-            }
-            return Some((first + i, mask));
+        r.settle(now);
+        if r.len >= max_transfers || r.held & mask != 0 {
+            *next = (*next).min(r.first_end);
+            continue;
         }
+        return Some((first + i, mask));
     }
     None
 }
