@@ -92,11 +92,22 @@ impl Default for Ring {
 
 impl Ring {
     /// Drop the transfers that have ended by `now`, keeping the others in order.
-    #[inline]
+    #[inline(always)]
     fn settle(&mut self, now: Time) {
         if now < self.first_end {
             return;
         }
+        if self.len == 1 {
+            // The usual case: a ring's transfers mostly share segments, so it carries one at a
+            // time, and that one has ended.
+            (self.len, self.first_end, self.held) = (0, NEVER, 0);
+            return;
+        }
+        self.retire(now);
+    }
+
+    #[inline(never)]
+    fn retire(&mut self, now: Time) {
         let mut kept = 0;
         self.first_end = NEVER;
         self.held = 0;
@@ -362,21 +373,19 @@ impl<C: Copy> Bus<C> {
 }
 
 /// The order in which the arbiter looks at the ready sources: the MIC first (highest priority),
-/// then the others round-robin from `rr`.
+/// then the others round-robin from `rr` (those at `rr` and above, then those below, each in
+/// ascending order).
 struct Candidates {
     mic: bool,
-    /// The ready sources other than the MIC, rotated so that bit b stands for element
-    /// (rr + b) mod 12.
-    rotated: u32,
-    rr: usize,
+    /// The ready sources other than the MIC not yet offered, a bit each.
+    others: u32,
+    rr: u32,
 }
 
 impl Candidates {
     #[inline]
     fn new(ready: u32, rr: usize) -> Candidates {
-        let others = ready & !(1 << MIC);
-        let rotated = ((others >> rr) | (others << (ELEMENTS_PER_CHIP - rr))) & ((1 << ELEMENTS_PER_CHIP) - 1);
-        Candidates { mic: ready & (1 << MIC) != 0, rotated, rr }
+        Candidates { mic: ready & (1 << MIC) != 0, others: ready & !(1 << MIC), rr: rr as u32 }
     }
 }
 
@@ -389,12 +398,13 @@ impl Iterator for Candidates {
             self.mic = false;
             return Some(MIC);
         }
-        if self.rotated == 0 {
+        if self.others == 0 {
             return None;
         }
-        let e = self.rr + self.rotated.trailing_zeros() as usize;
-        self.rotated &= self.rotated - 1;
-        Some(if e >= ELEMENTS_PER_CHIP { e - ELEMENTS_PER_CHIP } else { e })
+        let from_rr = self.others & (u32::MAX << self.rr);
+        let e = if from_rr != 0 { from_rr.trailing_zeros() } else { self.others.trailing_zeros() };
+        self.others &= !(1 << e);
+        Some(e as usize)
     }
 }
 
