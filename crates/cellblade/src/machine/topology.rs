@@ -10,6 +10,8 @@ pub const MIC: usize = 9;
 pub const SPES_PER_CHIP: usize = 8;
 pub const CHIPS: usize = 2;
 pub const SPES: usize = SPES_PER_CHIP * CHIPS;
+// `Element::chip` relies on it.
+const _: () = assert!(CHIPS == 2);
 
 /// An element on one chip: `chip * 12 + index`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -28,11 +30,14 @@ impl Element {
     pub fn on_chip(chip: usize, index: usize) -> Element {
         Element(chip * ELEMENTS_PER_CHIP + index)
     }
+    // A blade has two chips, so a comparison finds the chip: cheaper than a division, and both
+    // run several times per bus packet.
     pub fn chip(self) -> usize {
-        self.0 / ELEMENTS_PER_CHIP
+        debug_assert!(self.0 < CHIPS * ELEMENTS_PER_CHIP);
+        (self.0 >= ELEMENTS_PER_CHIP) as usize
     }
     pub fn index(self) -> usize {
-        self.0 % ELEMENTS_PER_CHIP
+        self.0 - self.chip() * ELEMENTS_PER_CHIP
     }
     pub fn name(self) -> String {
         let i = self.index();
