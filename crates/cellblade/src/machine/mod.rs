@@ -410,9 +410,11 @@ impl World for Machine {
         self.bus.next_step()
     }
 
-    fn step(&mut self, s: &mut Sched) {
-        if let Some(txn) = self.bus.step(s.now(), &mut self.trace) {
+    fn step(&mut self, s: &mut Sched) -> u64 {
+        let (steps, done) = self.bus.step(s.now(), &mut self.trace);
+        if let Some(txn) = done {
             self.on_txn_done(s, txn);
         }
+        steps
     }
 }

@@ -126,8 +126,12 @@ impl Tracer {
             name(PID_SPE + spe, Some(0), "channels".into());
             name(PID_SPE + spe, Some(1), "DMA queue".into());
         }
+        // In time order: the bus's arbiters run a little ahead of the rest of the simulation
+        // (see `Bus::step`), so their slices are recorded early. The sort is stable.
+        let mut recorded = self.events;
+        recorded.sort_by(|a, b| a["ts"].as_f64().partial_cmp(&b["ts"].as_f64()).expect("finite times"));
         let mut events = meta;
-        events.extend(self.events);
+        events.extend(recorded);
         Some(json!({"traceEvents": events, "displayTimeUnit": "ns", "otherData": {"dropped_events": self.dropped}}))
     }
 }

@@ -45,8 +45,12 @@ pub trait World {
         None
     }
 
-    /// Run the clocked part at `sched.now()` (the time `next_step` gave).
-    fn step(&mut self, _sched: &mut Scheduler<Self::Event>) {}
+    /// Run the clocked part at `sched.now()` (the time `next_step` gave); returns how many of its
+    /// steps that was (it may run ahead through steps nothing else can change), each counted as
+    /// an event.
+    fn step(&mut self, _sched: &mut Scheduler<Self::Event>) -> u64 {
+        0
+    }
 }
 
 enum Action<E> {
@@ -246,9 +250,8 @@ impl<W: World + 'static> Engine<W> {
             while s.ready.is_empty() {
                 let queued = s.queue.earliest();
                 if let Some(at) = w.next_step().filter(|at| at.0 < queued) {
-                    s.events += 1;
                     s.now = at;
-                    w.step(&mut s);
+                    s.events += w.step(&mut s);
                     continue;
                 }
                 let Some((time, action)) = s.queue.pop() else {
@@ -346,10 +349,11 @@ mod tests {
         fn next_step(&self) -> Option<Time> {
             self.next
         }
-        fn step(&mut self, s: &mut Scheduler<Pid>) {
+        fn step(&mut self, s: &mut Scheduler<Pid>) -> u64 {
             assert_eq!(Some(s.now()), self.next, "stepped when it did not ask");
             self.log.push(("step", s.now().0));
             self.next = (s.now().0 < 50).then_some(s.now() + Time(10));
+            1
         }
     }
 
