@@ -33,15 +33,14 @@ use crate::sim::fifo::Fifo;
 use crate::sim::Time;
 
 use super::config::Params;
-use super::topology::{route, Element, CHIPS, ELEMENTS_PER_CHIP, MIC};
+use super::topology::{route, Element, Route, CHIPS, ELEMENTS_PER_CHIP, MIC};
 use super::trace::Tracer;
 
 pub type TxnId = usize;
 
 /// A transaction leg that is ready for the data arbiter from `at` on: its command phase (and for
 /// memory, the XDR access) is over, or it has crossed the BIF. It carries what the arbiter needs,
-/// so that a step does not look up the transaction. Deliveries reuse it: `at` is then when the
-/// data reaches its destination.
+/// so that a step does not look up the transaction.
 #[derive(Debug, Clone, Copy, Default)]
 struct Arrival {
     at: Time,
@@ -152,17 +151,6 @@ impl Ring {
     }
 }
 
-/// A route as the arbiter uses it, for one ordered pair of a chip's elements.
-#[derive(Debug, Clone, Copy, Default)]
-struct Path {
-    /// From the end of the packet's beats to its arrival: hops times the hop latency.
-    flight: Time,
-    cw_mask: u16,
-    ccw_mask: u16,
-    cw_ok: bool,
-    ccw_ok: bool,
-}
-
 struct Eib {
     /// The legs waiting at each source, in order of readiness (FIFO on ties); the arbiter looks
     /// only at those ready by now. Each source's legs come nearly in time order (one MIC, one BIF
@@ -180,10 +168,10 @@ struct Eib {
     rr: usize,
     /// The arbiter's next step; `NEVER` while it has nothing to do.
     step_at: Time,
-    /// The path between every pair of this chip's elements, indexed `from * 12 + to`. A half-way
-    /// pair keeps the direction its first packet took for the rest of the stream: the path is
+    /// The route between every pair of this chip's elements, indexed `from * 12 + to`. A half-way
+    /// pair keeps the direction its first packet took for the rest of the stream: the route is
     /// narrowed to it then.
-    paths: [Path; ELEMENTS_PER_CHIP * ELEMENTS_PER_CHIP],
+    routes: [Route; ELEMENTS_PER_CHIP * ELEMENTS_PER_CHIP],
     command_free: Time,
     mic_free: Time,
 }
@@ -193,8 +181,6 @@ struct Eib {
 /// pushing an event for each through the queue.
 pub struct Bus<C> {
     p: Params,
-    /// Rings per direction (`p.rings_per_direction`).
-    n: usize,
     txns: Vec<Option<Txn<C>>>,
     free_ids: Vec<TxnId>,
     eibs: [Eib; CHIPS],
@@ -222,10 +208,7 @@ impl<C: Copy> Bus<C> {
         assert!(p.max_transfers_per_ring as usize <= MAX_TRANSFERS_PER_RING, "validated by the machine file");
         assert!(p.rings_per_direction as usize <= MAX_RINGS_PER_DIRECTION, "validated by the machine file");
         assert_eq!(p.packet_bytes as usize, PACKET_SIZES - 1, "validated by the machine file");
-        let paths = std::array::from_fn(|i| {
-            let r = route(p, i / ELEMENTS_PER_CHIP, i % ELEMENTS_PER_CHIP);
-            Path { flight: Time(r.hops as u64 * p.hop_latency.0), cw_mask: r.cw_mask, ccw_mask: r.ccw_mask, cw_ok: r.cw_ok, ccw_ok: r.ccw_ok }
-        });
+        let routes = std::array::from_fn(|i| route(p, i / ELEMENTS_PER_CHIP, i % ELEMENTS_PER_CHIP));
         let eib = |_| Eib {
             pending: Default::default(),
             head_at: [NEVER; ELEMENTS_PER_CHIP],
@@ -235,13 +218,12 @@ impl<C: Copy> Bus<C> {
             rings: [Ring::default(); 2 * MAX_RINGS_PER_DIRECTION],
             rr: 0,
             step_at: NEVER,
-            paths,
+            routes,
             command_free: Time::ZERO,
             mic_free: Time::ZERO,
         };
         Bus {
             p: p.clone(),
-            n: p.rings_per_direction as usize,
             txns: Vec::new(),
             free_ids: Vec::new(),
             eibs: std::array::from_fn(eib),
@@ -395,7 +377,7 @@ impl<C: Copy> Bus<C> {
             *next = (*next).min(eib.on_free[e]);
             return None;
         }
-        let (j, leg, ring, mask) = eib.choose(e, now, self.n, self.p.max_transfers_per_ring as usize, next)?;
+        let (j, leg, ring, mask) = eib.choose(e, now, self.p.rings_per_direction as usize, self.p.max_transfers_per_ring as usize, next)?;
         self.commit(now, chip, e, j, leg, ring, mask, tr);
         Some(self.eibs[chip].head_at[e])
     }
@@ -409,7 +391,7 @@ impl<C: Copy> Bus<C> {
         let dur = self.ring_time[leg.bytes as usize];
         let [chip0, chip1] = &mut self.eibs;
         let (eib, other) = if chip == 0 { (chip0, chip1) } else { (chip1, chip0) };
-        let arrive = eib.grant(now, e, j, leg, ring, mask, dur, self.n, p);
+        let arrive = eib.grant(now, e, j, leg, ring, mask, dur, p);
         tr.ring(chip, ring, now, now + dur, Element::on_chip(chip, e), Element::on_chip(chip, leg.to as usize), leg.bytes as u32);
         if leg.then != LAST {
             // Bound for the other chip: the link is taken, in grant order, from the packet's
@@ -534,21 +516,21 @@ impl Eib {
             *next = (*next).min(self.off_free[to]);
             return None;
         }
-        pick_ring(&mut self.rings, n, &self.paths[e * ELEMENTS_PER_CHIP + to], now, max_transfers, next)
+        pick_ring(&mut self.rings, n, &self.routes[e * ELEMENTS_PER_CHIP + to], now, max_transfers, next)
     }
 
     /// Grant leg `j` of source `e` ring `ring` for `dur`: it holds the ramps and the ring, leaves
     /// the queue, and the round-robin moves past `e`. Returns when the packet arrives.
     #[allow(clippy::too_many_arguments)]
     #[inline]
-    fn grant(&mut self, now: Time, e: usize, j: usize, leg: Arrival, ring: usize, mask: u16, dur: Time, n: usize, p: &Params) -> Time {
+    fn grant(&mut self, now: Time, e: usize, j: usize, leg: Arrival, ring: usize, mask: u16, dur: Time, p: &Params) -> Time {
         let to = leg.to as usize;
-        let path = &mut self.paths[e * ELEMENTS_PER_CHIP + to];
-        if path.cw_ok && path.ccw_ok {
-            let cw = ring < n;
-            (path.cw_ok, path.ccw_ok) = (cw, !cw);
+        let rt = &mut self.routes[e * ELEMENTS_PER_CHIP + to];
+        if rt.either_way() {
+            let cw = ring < p.rings_per_direction as usize;
+            (rt.cw_ok, rt.ccw_ok) = (cw, !cw);
         }
-        let arrive = now + dur + path.flight;
+        let arrive = now + dur + Time(rt.hops as u64 * p.hop_latency.0);
         self.on_free[e] = now + dur;
         self.off_free[to] = now + if to == MIC { dur.max(p.mic_access) } else { dur };
         let r = &mut self.rings[ring];
@@ -582,32 +564,30 @@ fn insert_by<T: Copy + Default, K: PartialOrd>(q: &mut Fifo<T>, a: T, key: impl 
     }
 }
 
-/// The first ring that can take `path` now (its ended transfers retired), and the segments it
-/// holds there; otherwise lowers `next` to when one might.
+/// The first ring that can take route `rt` now (its ended transfers retired), and the segments
+/// it holds there; otherwise lowers `next` to when one might.
 #[inline(always)]
-fn pick_ring(rings: &mut [Ring; 2 * MAX_RINGS_PER_DIRECTION], n: usize, path: &Path, now: Time, max_transfers: usize, next: &mut Time) -> Option<(usize, u16)> {
-    // Rings 0..n go clockwise, n..2n counter-clockwise.
-    if path.cw_ok != path.ccw_ok {
-        // The usual case: one shortest way.
-        let (first, mask) = if path.cw_ok { (0, path.cw_mask) } else { (n, path.ccw_mask) };
-        free_ring(&mut rings[first..first + n], first, mask, now, max_transfers, next)
-    } else {
-        pick_ring_half_way(rings, n, path, now, max_transfers, next)
+fn pick_ring(rings: &mut [Ring; 2 * MAX_RINGS_PER_DIRECTION], n: usize, rt: &Route, now: Time, max_transfers: usize, next: &mut Time) -> Option<(usize, u16)> {
+    if rt.either_way() {
+        return pick_ring_half_way(rings, n, rt, now, max_transfers, next);
     }
+    // The usual case: one shortest way. Rings 0..n go clockwise, n..2n counter-clockwise.
+    let (first, mask) = if rt.cw_ok { (0, rt.cw_mask) } else { (n, rt.ccw_mask) };
+    free_ring(&mut rings[first..first + n], first, mask, now, max_transfers, next)
 }
 
 /// A half-way transfer tries first the direction where fewer transfers in flight cross its path,
 /// then the emptier one.
 #[cold]
 #[inline(never)]
-fn pick_ring_half_way(rings: &mut [Ring; 2 * MAX_RINGS_PER_DIRECTION], n: usize, path: &Path, now: Time, max_transfers: usize, next: &mut Time) -> Option<(usize, u16)> {
+fn pick_ring_half_way(rings: &mut [Ring; 2 * MAX_RINGS_PER_DIRECTION], n: usize, rt: &Route, now: Time, max_transfers: usize, next: &mut Time) -> Option<(usize, u16)> {
     rings[..2 * n].iter_mut().for_each(|r| r.settle(now));
     let (cw_rings, ccw_rings) = rings[..2 * n].split_at(n);
     let cost = |on: &[Ring], mask: u16| (on.iter().map(|r| r.overlapping(mask)).sum::<usize>(), on.iter().map(|r| r.len).sum::<usize>());
-    let order = if cost(ccw_rings, path.ccw_mask) < cost(cw_rings, path.cw_mask) {
-        [(n, path.ccw_mask), (0, path.cw_mask)]
+    let order = if cost(ccw_rings, rt.ccw_mask) < cost(cw_rings, rt.cw_mask) {
+        [(n, rt.ccw_mask), (0, rt.cw_mask)]
     } else {
-        [(0, path.cw_mask), (n, path.ccw_mask)]
+        [(0, rt.cw_mask), (n, rt.ccw_mask)]
     };
     order.into_iter().find_map(|(first, mask)| free_ring(&mut rings[first..first + n], first, mask, now, max_transfers, next))
 }

@@ -75,6 +75,13 @@ pub struct Route {
     pub ccw_ok: bool,
 }
 
+impl Route {
+    /// Exactly half the ring away: either direction is a shortest way.
+    pub fn either_way(&self) -> bool {
+        self.cw_ok && self.ccw_ok
+    }
+}
+
 pub fn route(p: &Params, from: usize, to: usize) -> Route {
     let n = ELEMENTS_PER_CHIP;
     let a = p.ring_pos[from];
@@ -109,10 +116,10 @@ mod tests {
         assert_eq!(route(&p, s(6), s(4)).hops, 1);
         let half = route(&p, s(1), s(6));
         assert_eq!(half.hops, 6);
-        assert!(half.cw_ok && half.ccw_ok);
+        assert!(half.cw_ok && half.ccw_ok && half.either_way());
         // seed 001 §2: SPE1 -> SPE5 clockwise, SPE4 -> SPE5 counter-clockwise.
         let r = route(&p, s(1), s(5));
-        assert!(r.cw_ok && !r.ccw_ok);
+        assert!(r.cw_ok && !r.ccw_ok && !r.either_way());
         let r = route(&p, s(4), s(5));
         assert!(!r.cw_ok && r.ccw_ok);
         // seed 001 Table 1 #10: 0 <-> 7 go half-way.
