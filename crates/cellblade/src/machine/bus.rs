@@ -41,7 +41,10 @@ pub type TxnId = usize;
 /// A transaction leg that is ready for the data arbiter from `at` on: its command phase (and for
 /// memory, the XDR access) is over, or it has crossed the BIF. It carries what the arbiter needs,
 /// so that a step does not look up the transaction.
+// Aligned so that a copy is one 16-byte move: copied as overlapping 8-byte halves, a leg read
+// back soon after being written stalled store-to-load forwarding in the arbiter.
 #[derive(Debug, Clone, Copy, Default)]
+#[repr(C, align(16))]
 struct Arrival {
     at: Time,
     id: u32,
@@ -54,6 +57,9 @@ struct Arrival {
 
 /// `Arrival::then` of a leg that ends at the destination.
 const LAST: u8 = u8::MAX;
+
+/// The head of an empty queue.
+const NO_LEG: Arrival = Arrival { at: NEVER, id: 0, bytes: 0, to: 0, then: LAST };
 
 /// Data on its way to its destination. Deliveries due at the same time go in the order of their
 /// grants (time, then chip 0 before chip 1, then grant order), whichever chip's arbiter ran
@@ -156,9 +162,9 @@ struct Eib {
     /// only at those ready by now. Each source's legs come nearly in time order (one MIC, one BIF
     /// link, one command bus), so an insertion rarely searches.
     pending: [Fifo<Arrival>; ELEMENTS_PER_CHIP],
-    /// When each source's first leg is ready (`NEVER` when it has none): the arbiter reads this
-    /// rather than the queues.
-    head_at: [Time; ELEMENTS_PER_CHIP],
+    /// Each source's first leg (`at` is `NEVER` when it has none), a copy of its queue's front:
+    /// the arbiter reads these rather than the queues, whose fronts are seldom in cache.
+    heads: [Arrival; ELEMENTS_PER_CHIP],
     /// Bit e set when `pending[e]` is non-empty: the arbiter skips idle sources without looking.
     pending_mask: u16,
     on_free: [Time; ELEMENTS_PER_CHIP],
@@ -211,7 +217,7 @@ impl<C: Copy> Bus<C> {
         let routes = std::array::from_fn(|i| route(p, i / ELEMENTS_PER_CHIP, i % ELEMENTS_PER_CHIP));
         let eib = |_| Eib {
             pending: Default::default(),
-            head_at: [NEVER; ELEMENTS_PER_CHIP],
+            heads: [NO_LEG; ELEMENTS_PER_CHIP],
             pending_mask: 0,
             on_free: [Time::ZERO; ELEMENTS_PER_CHIP],
             off_free: [Time::ZERO; ELEMENTS_PER_CHIP],
@@ -237,7 +243,10 @@ impl<C: Copy> Bus<C> {
     }
 
     /// Start a transaction of `bytes` (1..=128) from `src` to `dst`, requested by an element on
-    /// `initiator_chip`. The command takes the next free command-bus slot.
+    /// `initiator_chip`. The command takes the next free command-bus slot. Inlined so that the
+    /// caller's `client` is written straight into the transaction slot rather than passed
+    /// through the stack, where reading it back stalled on store forwarding.
+    #[inline(always)]
     pub fn start(&mut self, now: Time, src: Element, dst: Element, bytes: u32, initiator_chip: usize, client: C) -> TxnId {
         debug_assert!(bytes <= self.p.packet_bytes);
         let txn = Txn { bytes, client };
@@ -379,7 +388,7 @@ impl<C: Copy> Bus<C> {
         }
         let (j, leg, ring, mask) = eib.choose(e, now, self.p.rings_per_direction as usize, self.p.max_transfers_per_ring as usize, next)?;
         self.commit(now, chip, e, j, leg, ring, mask, tr);
-        Some(self.eibs[chip].head_at[e])
+        Some(self.eibs[chip].heads[e].at)
     }
 
     /// Grant leg `j` of source `e` on `chip` ring `ring` (holding segments `mask`), and send the
@@ -458,7 +467,9 @@ impl Eib {
     fn arrive(&mut self, from: usize, a: Arrival, bus_cycle: Time) {
         insert_by(&mut self.pending[from], a, |a| a.at);
         // A leg that went in first is earlier than the old first one.
-        self.head_at[from] = self.head_at[from].min(a.at);
+        if a.at < self.heads[from].at {
+            self.heads[from] = a;
+        }
         self.pending_mask |= 1 << from;
         self.wake(a.at.align_up(bus_cycle));
     }
@@ -471,10 +482,10 @@ impl Eib {
         while sources != 0 {
             let e = sources.trailing_zeros() as usize;
             sources &= sources - 1;
-            if self.head_at[e] <= now {
+            if self.heads[e].at <= now {
                 ready |= 1 << e;
             } else {
-                unready = unready.min(self.head_at[e]);
+                unready = unready.min(self.heads[e].at);
             }
         }
         (ready, unready)
@@ -485,7 +496,7 @@ impl Eib {
     #[inline]
     fn choose(&mut self, e: usize, now: Time, n: usize, max_transfers: usize, next: &mut Time) -> Option<(usize, Arrival, usize, u16)> {
         // Nearly always the head goes; the legs behind it are looked at out of line.
-        let head = self.pending[e].get(0);
+        let head = self.heads[e];
         match self.ring_for(e, head, now, n, max_transfers, next) {
             Some((ring, mask)) => Some((0, head, ring, mask)),
             None => self.choose_behind(e, now, n, max_transfers, next),
@@ -542,7 +553,7 @@ impl Eib {
         } else {
             q.remove(j);
         }
-        self.head_at[e] = q.front().map_or(NEVER, |a| a.at);
+        self.heads[e] = q.front().unwrap_or(NO_LEG);
         if q.is_empty() {
             self.pending_mask &= !(1 << e);
         }

@@ -98,6 +98,7 @@ impl Machine {
         Ok(start)
     }
 
+    #[inline(always)]
     fn start(&mut self, s: &mut Sched, src: Element, dst: Element, bytes: u32, initiator_chip: usize, c: Client) {
         self.bus.start(s.now(), src, dst, bytes, initiator_chip, c);
     }
