@@ -31,5 +31,5 @@ $(BIN)/maturin:
 	$(BIN)/python -m pip install --quiet '$(MATURIN)'
 
 $(INSTALLED): $(BIN)/maturin $(BUILD_INPUTS)
-	VIRTUAL_ENV=$(abspath $(VENV)) $(BIN)/maturin develop --release --extras test
+	scripts/build-extension.sh $(VENV)
 	touch $@

@@ -70,5 +70,6 @@ def test_bench_quick_json():
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
     assert result["packets_per_second"] > 0
+    assert result["build"] in {"release", "release, native", "release, native, profile-guided"}
     assert all(set(w) == {"name", "wall_s", "simulated_ns", "packets", "events"} for w in result["workloads"])
     assert result["affinity_search"]["evaluated"] > 0 and result["affinity_search"]["wall_s"] > 0

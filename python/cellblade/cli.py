@@ -600,7 +600,7 @@ def _bench(args: argparse.Namespace) -> int:
         for w in result["workloads"]
     ]
     print(_table(("workload", "wall (s)", "simulated (us)", "packets"), rows, right={1, 2, 3}))
-    print(f"packets per second: {result['packets_per_second']:.3g}")
+    print(f"packets per second: {result['packets_per_second']:.3g} ({result['build']} build)")
     search = result["affinity_search"]
     print(f"exhaustive one-chip placement search, {search['pattern']} pattern: "
           f"{search['evaluated']} placements in {search['wall_s']:.1f} s (target: under 60 s)")

@@ -39,6 +39,10 @@ pub struct ReproduceBench {
 
 #[derive(Debug, Clone, Serialize)]
 pub struct BenchResult {
+    /// How the measured code was built: "release" (cargo), or as scripts/build-extension.sh
+    /// built the extension: "release, native, profile-guided" (or "release, native" without
+    /// the profile).
+    pub build: &'static str,
     pub packets_per_second: f64,
     pub workloads: Vec<Workload>,
     pub affinity_search: SearchBench,
@@ -88,6 +92,11 @@ pub fn packet_workloads(quick: bool) -> Result<Vec<Workload>> {
     Ok(vec![w1, w2])
 }
 
+/// The build being measured, as the build script named it.
+fn build_kind() -> &'static str {
+    option_env!("CELLBLADE_BUILD").unwrap_or(if cfg!(debug_assertions) { "debug" } else { "release" })
+}
+
 pub fn run(quick: bool) -> Result<BenchResult> {
     let workloads = packet_workloads(quick)?;
     let packets: u64 = workloads.iter().map(|w| w.packets).sum();
@@ -100,5 +109,5 @@ pub fn run(quick: bool) -> Result<BenchResult> {
     let start = std::time::Instant::now();
     let claims = crate::reproduce::run_all(&file, quick)?;
     let reproduce = ReproduceBench { quick, claims: claims.len(), holding: claims.iter().filter(|c| c.holds).count(), wall_s: start.elapsed().as_secs_f64() };
-    Ok(BenchResult { packets_per_second: packets as f64 / wall.max(1e-9), workloads, affinity_search, reproduce })
+    Ok(BenchResult { build: build_kind(), packets_per_second: packets as f64 / wall.max(1e-9), workloads, affinity_search, reproduce })
 }
