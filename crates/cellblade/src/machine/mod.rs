@@ -114,7 +114,7 @@ impl Machine {
             .iter()
             .map(|pc| self.mem.resolve(pc.ea, pc.size.max(1)).map_err(|e| program_err(format!("spe {spe}: {}: {e}", cmd.name()))))
             .collect::<Result<_>>()?;
-        let q = Queued { id: 0, pieces, targets, cmd, piece: 0, offset: 0, in_flight: 0, enqueued_at: Time::ZERO };
+        let q = Queued::new(cmd, pieces, targets);
         if self.mfc[spe].queue.len() >= self.p.mfc_queue_depth {
             s.set_waiting(pid, move || format!("a free slot in the MFC command queue of spe {spe}"));
             self.mfc[spe].space_waiter = Some((pid, q));
@@ -182,19 +182,15 @@ impl Machine {
         let now = s.now();
         let p = &self.p;
         let q = &mut self.mfc[spe].queue[i];
-        let pc = q.pieces[q.piece];
-        let remote = q.targets[q.piece].offset(q.offset);
+        let pc = q.current;
+        let remote = q.current_target.offset(q.offset);
         let new_element = q.offset == 0 && !q.cmd.list.is_empty();
         let ea = pc.ea + q.offset as u64;
         // Bus packets never cross a 128-byte line of the effective address (the packet size is a
         // power of two, so a mask, not a division, finds the offset in the line).
         let chunk = (pc.size - q.offset).min(p.packet_bytes - (ea & (p.packet_bytes as u64 - 1)) as u32);
         let lsa = pc.lsa + q.offset;
-        q.offset += chunk;
-        if q.offset >= pc.size {
-            q.piece += 1;
-            q.offset = 0;
-        }
+        q.advance(chunk);
         q.in_flight += 1;
         let (kind, cmd_id) = (q.cmd.kind, q.id);
         let m = &mut self.mfc[spe];
