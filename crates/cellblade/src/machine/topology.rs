@@ -67,7 +67,9 @@ pub enum Direction {
 /// bitmask of ring segments it occupies (segment k joins ring positions k and k+1).
 #[derive(Debug, Clone, Copy)]
 pub struct Route {
-    pub hops: usize,
+    /// Small fields: the arbiter looks a route up for every grant, and 144 of these fit in a
+    /// kilobyte.
+    pub hops: u8,
     pub cw_mask: u16,
     pub ccw_mask: u16,
     /// Shortest way clockwise, counter-clockwise, or exactly half the ring (either way).
@@ -96,7 +98,7 @@ pub fn route(p: &Params, from: usize, to: usize) -> Route {
     for k in 0..ccw {
         ccw_mask |= 1 << ((b + k) % n);
     }
-    Route { hops: cw.min(ccw), cw_mask, ccw_mask, cw_ok: cw <= ccw, ccw_ok: ccw <= cw }
+    Route { hops: cw.min(ccw) as u8, cw_mask, ccw_mask, cw_ok: cw <= ccw, ccw_ok: ccw <= cw }
 }
 
 #[cfg(test)]
@@ -133,10 +135,10 @@ mod tests {
             for b in 0..12 {
                 let r = route(&p, a, b);
                 if r.cw_ok {
-                    assert_eq!(r.cw_mask.count_ones() as usize, r.hops);
+                    assert_eq!(r.cw_mask.count_ones(), r.hops as u32);
                 }
                 if r.ccw_ok {
-                    assert_eq!(r.ccw_mask.count_ones() as usize, r.hops);
+                    assert_eq!(r.ccw_mask.count_ones(), r.hops as u32);
                 }
             }
         }
