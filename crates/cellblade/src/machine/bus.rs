@@ -390,7 +390,10 @@ impl<C: Copy> Bus<C> {
             *next = (*next).min(eib.on_free[e]);
             return None;
         }
-        let (j, leg, ring, mask) = eib.choose(e, now, self.p.rings_per_direction as usize, self.p.max_transfers_per_ring as usize, next)?;
+        let (j, ring, mask) = eib.choose(e, now, self.p.rings_per_direction as usize, self.p.max_transfers_per_ring as usize, next)?;
+        // Read again rather than handed back: a leg returned in a tuple went through the stack
+        // in pieces, and reading it back stalled on store forwarding.
+        let leg = if j == 0 { eib.heads[e] } else { eib.pending[e].get(j) };
         self.commit(now, chip, e, j, leg, ring, mask, tr);
         Some(self.eibs[chip].heads[e].at)
     }
@@ -500,21 +503,22 @@ impl Eib {
         (ready, unready)
     }
 
-    /// The leg of source `e` (ready, its on-ramp free) that the arbiter can grant now, within
-    /// `LOOKAHEAD` of the head, and the ring it gets; otherwise lowers `next` to when one might.
+    /// Which leg of source `e` (ready, its on-ramp free) the arbiter can grant now, within
+    /// `LOOKAHEAD` of the head, the ring it gets and the segments it holds there; otherwise
+    /// lowers `next` to when one might.
     #[inline]
-    fn choose(&mut self, e: usize, now: Time, n: usize, max_transfers: usize, next: &mut Time) -> Option<(usize, Arrival, usize, u16)> {
+    fn choose(&mut self, e: usize, now: Time, n: usize, max_transfers: usize, next: &mut Time) -> Option<(usize, usize, u16)> {
         // Nearly always the head goes; the legs behind it are looked at out of line.
         let head = self.heads[e];
         match self.ring_for(e, head, now, n, max_transfers, next) {
-            Some((ring, mask)) => Some((0, head, ring, mask)),
+            Some((ring, mask)) => Some((0, ring, mask)),
             None => self.choose_behind(e, now, n, max_transfers, next),
         }
     }
 
     #[cold]
     #[inline(never)]
-    fn choose_behind(&mut self, e: usize, now: Time, n: usize, max_transfers: usize, next: &mut Time) -> Option<(usize, Arrival, usize, u16)> {
+    fn choose_behind(&mut self, e: usize, now: Time, n: usize, max_transfers: usize, next: &mut Time) -> Option<(usize, usize, u16)> {
         for j in 1..self.pending[e].len().min(LOOKAHEAD) {
             let leg = self.pending[e].get(j);
             if leg.at > now {
@@ -522,7 +526,7 @@ impl Eib {
                 return None;
             }
             if let Some((ring, mask)) = self.ring_for(e, leg, now, n, max_transfers, next) {
-                return Some((j, leg, ring, mask));
+                return Some((j, ring, mask));
             }
         }
         None
