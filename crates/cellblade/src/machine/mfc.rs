@@ -159,10 +159,9 @@ pub struct Queued {
     /// Next piece and the offset within it to issue.
     pub piece: usize,
     pub offset: u32,
-    /// Copies of `pieces[piece]` and `targets[piece]` (while any is left): issuing a packet
-    /// reads them here rather than from the two vectors, which are seldom in cache.
-    pub current: Piece,
-    pub current_target: Loc,
+    /// `pieces[piece]` and `targets[piece]`, `None` once every piece is issued: issuing a
+    /// packet reads them here rather than from the two vectors, which are seldom in cache.
+    pub current: Option<(Piece, Loc)>,
     pub in_flight: u32,
     pub enqueued_at: Time,
 }
@@ -170,24 +169,22 @@ pub struct Queued {
 impl Queued {
     /// A command not yet in the queue (its id and enqueue time are set when it goes in).
     pub fn new(cmd: MfcCommand, pieces: Vec<Piece>, targets: Vec<Loc>) -> Queued {
-        let current = pieces.first().copied().unwrap_or(Piece { lsa: 0, ea: 0, size: 0 });
-        let current_target = targets.first().copied().unwrap_or(Loc::Mem(0));
-        Queued { id: 0, cmd, pieces, targets, piece: 0, offset: 0, current, current_target, in_flight: 0, enqueued_at: Time::ZERO }
+        let current = pieces.first().copied().zip(targets.first().copied());
+        Queued { id: 0, cmd, pieces, targets, piece: 0, offset: 0, current, in_flight: 0, enqueued_at: Time::ZERO }
     }
 
     pub fn fully_issued(&self) -> bool {
-        self.piece >= self.pieces.len()
+        self.current.is_none()
     }
 
     /// Issue `bytes` more of the current piece, going on to the next piece at its end.
     pub fn advance(&mut self, bytes: u32) {
+        let (pc, _) = self.current.expect("a piece left to issue");
         self.offset += bytes;
-        if self.offset >= self.current.size {
+        if self.offset >= pc.size {
             self.piece += 1;
             self.offset = 0;
-            if let (Some(&pc), Some(&t)) = (self.pieces.get(self.piece), self.targets.get(self.piece)) {
-                (self.current, self.current_target) = (pc, t);
-            }
+            self.current = self.pieces.get(self.piece).copied().zip(self.targets.get(self.piece).copied());
         }
     }
 }

@@ -182,8 +182,8 @@ impl Machine {
         let now = s.now();
         let p = &self.p;
         let q = &mut self.mfc[spe].queue[i];
-        let pc = q.current;
-        let remote = q.current_target.offset(q.offset);
+        let (pc, target) = q.current.expect("a command with packets left to issue");
+        let remote = target.offset(q.offset);
         let new_element = q.offset == 0 && !q.cmd.list.is_empty();
         let ea = pc.ea + q.offset as u64;
         // Bus packets never cross a 128-byte line of the effective address (the packet size is a
