@@ -41,6 +41,7 @@ pub mod calibrate;
 pub mod coll;
 pub mod error;
 pub mod machine;
+pub mod model;
 pub mod ppe;
 pub mod reproduce;
 pub mod sim;

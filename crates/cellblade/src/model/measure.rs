@@ -1,0 +1,146 @@
+//! Running the §3.3 micro-benchmarks into the model's parameters (seed 003 §7.1: L from SPE0
+//! to every other SPE, averaged; g, g1, g2 and g_Ack from bursts at one root; C from the
+//! BIF-n butterfly).
+
+use serde::{Deserialize, Serialize};
+
+use super::bench::{burst, half_rtt, train, Move};
+use super::params::{CongestionRow, GammaRow, ModelParams};
+use crate::error::{config_err, Result};
+use crate::machine::config::{MachineFile, Params};
+
+/// The largest message the micro-benchmarks move: two such buffers and the collectives'
+/// arrays fit a 256 KB local store, and seed 003's figures stop at 32 KB.
+pub const MAX_SIZE: u32 = 32768;
+/// BIF-n counts of the butterfly benchmark (figure 8: BIF-2 ... BIF-16; BIF-1 to check that it
+/// equals BIF-2).
+pub const BIF_COUNTS: [u32; 9] = [1, 2, 4, 6, 8, 10, 12, 14, 16];
+
+fn default_sizes() -> Vec<u32> {
+    (4..=15).map(|k| 1u32 << k).collect()
+}
+fn default_iterations() -> u32 {
+    32
+}
+
+/// What to measure. Sizes default to 16 B .. 32 KB in powers of two.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MeasureRequest {
+    #[serde(default = "default_sizes")]
+    pub sizes: Vec<u32>,
+    /// Timed repetitions of every micro-benchmark (the seed: 100,000 on hardware).
+    #[serde(default = "default_iterations")]
+    pub iterations: u32,
+}
+
+impl Default for MeasureRequest {
+    fn default() -> Self {
+        MeasureRequest { sizes: default_sizes(), iterations: default_iterations() }
+    }
+}
+
+impl MeasureRequest {
+    pub fn check(&self) -> Result<()> {
+        if self.sizes.len() < 2 || self.sizes.windows(2).any(|w| w[0] >= w[1]) {
+            return Err(config_err("sizes: at least two rising sizes are needed to interpolate"));
+        }
+        if let Some(s) = self.sizes.iter().find(|&&s| s == 0 || s % 16 != 0 || s > MAX_SIZE) {
+            return Err(config_err(format!("sizes: {s} is not allowed: a multiple of 16 bytes from 16 to {MAX_SIZE}")));
+        }
+        if self.iterations == 0 || self.iterations > 100_000 {
+            return Err(config_err(format!("iterations: {} is not allowed: 1 to 100000", self.iterations)));
+        }
+        Ok(())
+    }
+}
+
+fn mean(v: &[f64]) -> f64 {
+    v.iter().sum::<f64>() / v.len() as f64
+}
+
+fn max(v: &[f64]) -> f64 {
+    v.iter().copied().fold(0.0, f64::max)
+}
+
+/// Mean half round trip from SPE0 to each SPE of `peers`.
+fn latency(file: &MachineFile, peers: std::ops::Range<usize>, bytes: u32, it: u32) -> Result<f64> {
+    let v = peers.map(|b| half_rtt(file, 0, b, bytes, it)).collect::<Result<Vec<_>>>()?;
+    Ok(mean(&v))
+}
+
+/// One root (SPE0) and every SPE of `readers` moving at once: the time of the last of each
+/// chip's group over the group's size, (chip 0, chip 1).
+fn gaps(file: &MachineFile, readers: std::ops::Range<usize>, mv: impl Fn() -> Move, it: u32) -> Result<(f64, f64)> {
+    let moves: Vec<(usize, Move)> = readers.clone().map(|s| (s, mv())).collect();
+    let t = burst(file, &moves, it)?;
+    let (near, far): (Vec<(usize, f64)>, Vec<(usize, f64)>) = readers.zip(t).partition(|(s, _)| *s < 8);
+    let per = |g: &[(usize, f64)]| if g.is_empty() { 0.0 } else { max(&g.iter().map(|x| x.1).collect::<Vec<_>>()) / g.len() as f64 };
+    Ok((per(&near), per(&far)))
+}
+
+/// The BIF-n butterfly: n/2 pairs (i, 8+i) exchange m bytes (BIF-1: SPE 8 reads SPE 0 alone);
+/// the mean time of the n DMAs.
+pub fn butterfly(file: &MachineFile, n: u32, bytes: u32, it: u32) -> Result<f64> {
+    let moves: Vec<(usize, Move)> = if n == 1 {
+        vec![(8, Move::GetFrom(0, bytes))]
+    } else {
+        (0..n as usize / 2).flat_map(|i| [(i, Move::GetFrom(8 + i, bytes)), (8 + i, Move::GetFrom(i, bytes))]).collect()
+    };
+    Ok(mean(&burst(file, &moves, it)?))
+}
+
+/// Gamma from the SPU costs the collectives' lowering charges per quadword (the machine file:
+/// 3 core cycles to combine int32/float32, 7 for float64); every operator costs the same.
+fn gamma(file: &MachineFile) -> Vec<GammaRow> {
+    let p = Params::resolve(file);
+    let core_ns = p.core_cycle.as_ns();
+    let mut rows = Vec::new();
+    for (dtype, cycles) in [("int32", p.reduce_cycles_per_quadword), ("float32", p.reduce_cycles_per_quadword), ("float64", p.reduce_dp_cycles_per_quadword)] {
+        for op in ["sum", "min", "max", "prod"] {
+            rows.push(GammaRow { dtype: dtype.into(), op: op.into(), ns_per_byte: cycles as f64 * core_ns / 16.0 });
+        }
+    }
+    rows
+}
+
+/// Run every micro-benchmark on the blade `file` describes.
+pub fn measure(file: &MachineFile, req: &MeasureRequest) -> Result<ModelParams> {
+    req.check()?;
+    let it = req.iterations;
+    let mut p = ModelParams {
+        source: format!("simulated blade, {} iterations per point", it),
+        sizes_bytes: req.sizes.clone(),
+        l1_ack_ns: latency(file, 1..8, 0, it)?,
+        l2_ack_ns: latency(file, 8..16, 0, it)?,
+        l1_ns: Vec::new(),
+        l2_ns: Vec::new(),
+        g_ns: Vec::new(),
+        g1_ns: Vec::new(),
+        g2_ns: Vec::new(),
+        g_ack_ns: gaps(file, 1..8, || Move::NoteTo(0), it)?.0,
+        g1_ack_ns: 0.0,
+        g2_ack_ns: 0.0,
+        g_kielmann_ns: Vec::new(),
+        congestion: Vec::new(),
+        gamma: gamma(file),
+    };
+    (p.g1_ack_ns, p.g2_ack_ns) = gaps(file, 1..16, || Move::NoteTo(0), it)?;
+    for &m in &req.sizes {
+        p.l1_ns.push(latency(file, 1..8, m, it)?);
+        p.l2_ns.push(latency(file, 8..16, m, it)?);
+        p.g_ns.push(gaps(file, 1..8, || Move::GetFrom(0, m), it)?.0);
+        let (g1, g2) = gaps(file, 1..16, || Move::GetFrom(0, m), it)?;
+        p.g1_ns.push(g1);
+        p.g2_ns.push(g2);
+        p.g_kielmann_ns.push(train(file, 0, 1, m, 8, it)?);
+        let base = butterfly(file, 2, m, it)?;
+        for n in BIF_COUNTS {
+            let latency_ns = if n == 2 { base } else { butterfly(file, n, m, it)? };
+            let excess_ns = if n <= 2 { 0.0 } else { latency_ns - base };
+            p.congestion.push(CongestionRow { bif_messages: n, size_bytes: m, latency_ns, excess_ns });
+        }
+    }
+    p.check()?;
+    Ok(p)
+}
