@@ -25,7 +25,7 @@ from collections.abc import Callable
 from typing import Any
 
 import cellblade
-from cellblade import affinity, coll, schedule, sweep, units
+from cellblade import affinity, cli_model, coll, schedule, sweep, units
 
 MAX_SPES = 16  # two cells of eight SPEs
 AFFINITY_SPES = (8, 16)  # one chip, or both with the same placement on each
@@ -54,6 +54,7 @@ def main(argv: list[str] | None = None) -> int:
     _add_stats_args(stats)
     _add_affinity_args(commands)
     _add_coll_args(commands)
+    cli_model.add_model_args(commands, _add_machine_args, _spe_count, _table)
     for name, handler, text in (
         ("calibrate", _calibrate, "simulated against published values"),
         ("reproduce", _reproduce, "the papers' findings re-checked on the simulated blade"),
@@ -506,6 +507,8 @@ def _affinity_list(args: argparse.Namespace) -> int:
 
 
 def _coll_run(args: argparse.Namespace) -> int:
+    if args.algos == ["auto"]:
+        return cli_model.coll_auto(args, _table)
     algorithms = args.algos if args.algos == "all" else [
         name if "." in name else f"{args.op}.{name}" for name in args.algos
     ]

@@ -17,6 +17,7 @@ use pyo3::create_exception;
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
 
+mod model;
 mod programs;
 
 create_exception!(
@@ -144,4 +145,6 @@ mod _core {
     };
     #[pymodule_export]
     use super::programs::{PpeHandle, ProgramBlade, PyOp, SpuHandle};
+    #[pymodule_export]
+    use super::model::{model_choose, model_grid, model_measure, model_predict, model_price, model_score, model_simulate};
 }

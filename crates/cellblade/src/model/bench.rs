@@ -193,3 +193,36 @@ pub fn train(file: &MachineFile, a: usize, b: usize, bytes: u32, count: u32, ite
     let v = *out.borrow();
     Ok(v)
 }
+
+/// SPE `from` puts a 16-byte note to each SPE of `peers` back to back (each from its own
+/// quadword, on one tag) and waits for all; the mean time of `iterations` such bursts.
+pub fn note_train(file: &MachineFile, from: usize, peers: &[usize], iterations: u32) -> Result<f64> {
+    let mut blade = Blade::new(file.clone(), false);
+    let out = Rc::new(RefCell::new(0.0));
+    let o = out.clone();
+    let peers = peers.to_vec();
+    for &q in &peers {
+        blade.spe(q, |spu| async move {
+            spu.ls_alloc(16, 16)?;
+            Ok(())
+        })?;
+    }
+    blade.spe(from, move |spu| async move {
+        let note = spu.ls_alloc(16, 16)?;
+        let words = spu.ls_alloc(16 * peers.len() as u32, 16)?;
+        spu.mfc_write_tag_mask(1 << NOTE_TAG);
+        let d0 = spu.spu_read_decrementer();
+        for i in 0..iterations {
+            for (k, &q) in peers.iter().enumerate() {
+                spu.ls_write_u32(words + 16 * k as u32, i);
+                spu.mfc_put(words + 16 * k as u32, Spu::ls_ea(q, note), 16, NOTE_TAG).await?;
+            }
+            spu.mfc_read_tag_status_all().await?;
+        }
+        *o.borrow_mut() = ticks_to_ns(&spu, d0, spu.spu_read_decrementer()) / iterations as f64;
+        Ok(())
+    })?;
+    blade.run()?;
+    let v = *out.borrow();
+    Ok(v)
+}

@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::bench::{burst, half_rtt, train, Move};
+use super::bench::{burst, half_rtt, note_train, train, Move};
 use super::params::{CongestionRow, GammaRow, ModelParams};
 use crate::error::{config_err, Result};
 use crate::machine::config::{MachineFile, Params};
@@ -121,9 +121,18 @@ pub fn measure(file: &MachineFile, req: &MeasureRequest) -> Result<ModelParams> 
         g_ack_ns: gaps(file, 1..8, || Move::NoteTo(0), it)?.0,
         g1_ack_ns: 0.0,
         g2_ack_ns: 0.0,
+        g_note_issue_ns: {
+            let one = note_train(file, 0, &[1], it)?;
+            let seven = note_train(file, 0, &[1, 2, 3, 4, 5, 6, 7], it)?;
+            ((seven - one) / 6.0).max(0.0)
+        },
         g_kielmann_ns: Vec::new(),
         congestion: Vec::new(),
         gamma: gamma(file),
+        copy_ns_per_byte: {
+            let mp = Params::resolve(file);
+            mp.copy_cycles_per_quadword as f64 * mp.core_cycle.as_ns() / 16.0
+        },
     };
     (p.g1_ack_ns, p.g2_ack_ns) = gaps(file, 1..16, || Move::NoteTo(0), it)?;
     for &m in &req.sizes {

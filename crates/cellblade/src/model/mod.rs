@@ -6,10 +6,25 @@
 //! | `params.rs` | the parameters L, g, C, gamma: TOML with units, checks, interpolation |
 //! | `bench.rs` | the §3.3 micro-benchmarks as SPE programs timed with the decrementer |
 //! | `measure.rs` | runs the micro-benchmarks into a [`params::ModelParams`] |
+//! | `equations.rs` | seed 003 tables 1-5, each mapped to a registry name |
+//! | `price.rs` | the price of any schedule, read off its rounds |
+//! | `predict.rs` | `model predict`: equations, price and simulation side by side |
+//! | `auto.rs` | the automatic algorithm choice of `coll OP --algos auto` |
+//! | `claims.rs` | seed 003's claims as rows of `cellblade reproduce` |
+//! | `api.rs` | JSON text in and out for the Python bindings |
+//! | `validate.rs` | the seed's accuracy grid, error spread, figure 11's baseline, regret |
 
+pub mod api;
+pub mod auto;
 pub mod bench;
+pub mod claims;
+pub mod equations;
 pub mod measure;
 pub mod params;
+pub mod predict;
+pub mod price;
+pub mod validate;
 
 pub use measure::{measure, MeasureRequest};
 pub use params::ModelParams;
+pub use predict::{predict, PredictRequest, PredictResult};

@@ -63,12 +63,17 @@ pub struct ModelParams {
     pub g_ack_ns: f64,
     pub g1_ack_ns: f64,
     pub g2_ack_ns: f64,
+    /// One SPE sends 16-byte notes to 7 others back to back: the time between two (LogP's g at
+    /// the sender; not in the seed, used by the schedule price).
+    pub g_note_issue_ns: f64,
     /// Kielmann's gap (PLogP's usual measure, the baseline of seed 003 figure 11): one SPE gets
     /// m bytes from another 8 times back to back; the time over 8.
     pub g_kielmann_ns: Vec<f64>,
     /// The butterfly BIF-n benchmark, every n and size.
     pub congestion: Vec<CongestionRow>,
     pub gamma: Vec<GammaRow>,
+    /// The SPU's local copy (a staging copy of the CML-style baseline), per byte.
+    pub copy_ns_per_byte: f64,
 }
 
 /// A looked-up value and whether it was extrapolated past the largest measured size.
@@ -112,7 +117,7 @@ impl ModelParams {
                 return Err(config_err(format!("model parameters: {name}[{i}] = {v} is not allowed: a time of 0 ns or more")));
             }
         }
-        let scalars = [("l1_ack_ns", self.l1_ack_ns), ("l2_ack_ns", self.l2_ack_ns), ("g_ack_ns", self.g_ack_ns), ("g1_ack_ns", self.g1_ack_ns), ("g2_ack_ns", self.g2_ack_ns)];
+        let scalars = [("l1_ack_ns", self.l1_ack_ns), ("l2_ack_ns", self.l2_ack_ns), ("g_ack_ns", self.g_ack_ns), ("g1_ack_ns", self.g1_ack_ns), ("g2_ack_ns", self.g2_ack_ns), ("copy_ns_per_byte", self.copy_ns_per_byte), ("g_note_issue_ns", self.g_note_issue_ns)];
         if let Some((name, v)) = scalars.iter().find(|(_, v)| !(*v >= 0.0)) {
             return Err(config_err(format!("model parameters: {name} = {v} is not allowed: a time of 0 ns or more")));
         }
@@ -123,6 +128,10 @@ impl ModelParams {
             return Err(config_err(format!("model parameters: gamma {} {} = {} is not allowed: 0 or more ns per byte", g.dtype, g.op, g.ns_per_byte)));
         }
         Ok(())
+    }
+
+    pub fn copy_ns_per_byte(&self) -> f64 {
+        self.copy_ns_per_byte
     }
 
     /// The largest measured size.

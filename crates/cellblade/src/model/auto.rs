@@ -1,0 +1,42 @@
+//! Automatic algorithm choice (`cellblade coll OP --algos auto`): for an operation, SPE count,
+//! size and placement, the algorithm with the lowest schedule price, without simulating.
+//! Candidates are the registry's algorithms of the operation that take the call, fit the
+//! local store and that the model covers (local-store notifications).
+
+use serde::Serialize;
+
+use super::params::ModelParams;
+use super::price::price;
+use crate::coll::algorithms;
+use crate::coll::lower::Layout;
+use crate::coll::schedule::Op;
+use crate::error::{config_err, Result};
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Choice {
+    pub algorithm: String,
+    pub predicted_ns: f64,
+    /// Every candidate's price, cheapest first.
+    pub candidates: Vec<(String, f64)>,
+}
+
+/// Choose for `op` on the ranks' physical SPEs `placement` with `size` bytes.
+pub fn choose(params: &ModelParams, op: Op, placement: &[usize], size: u32, dtype: &str, ls_bytes: u32) -> Result<Choice> {
+    let p = placement.len();
+    let mut candidates = Vec::new();
+    for alg in algorithms::REGISTRY.iter().filter(|a| a.op == op) {
+        let Ok(s) = alg.schedule(p, 0, size) else { continue };
+        if Layout::footprint(&s) > ls_bytes * 3 / 4 {
+            continue;
+        }
+        if let Ok(pr) = price(params, &s, placement, dtype) {
+            candidates.push((alg.name.to_string(), pr.latency_ns));
+        }
+    }
+    candidates.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
+    let (algorithm, predicted_ns) = candidates
+        .first()
+        .cloned()
+        .ok_or_else(|| config_err(format!("--algos auto: no modelled {} algorithm takes {p} SPEs and {size} bytes", op.name())))?;
+    Ok(Choice { algorithm, predicted_ns, candidates })
+}

@@ -1,0 +1,239 @@
+//! Beyond the seed: a price for ANY schedule (a built-in's or one written in Python), read off
+//! its rounds with the measured parameters, with no hand-written equation.
+//!
+//! It follows the notification protocol of `coll/lower.rs` step by step, with a clock per rank:
+//! - a rank starts round k when it has finished round k-1 and (ordered rounds) when the
+//!   readers of its round k-1 sends have acknowledged;
+//! - it announces its sends, one ADDR each: the i-th arrives after i issue gaps (notes sent
+//!   back to back by one SPE) plus the ACK latency of its path (L1(1) or L2(1), figure 3(a));
+//! - each get starts when the reader has its ADDR and takes L(m) - L(1) of its path (figure
+//!   3(b)'s half round trip less the ADDR in it); gets from one source queue behind each other
+//!   by the gap g(m), or g1(m) and g2(m) in two queues when it has readers on both chips (§4's
+//!   one-to-all pattern), gets by one reader by Kielmann's back-to-back gap; both queues carry
+//!   over from round to round (unordered rounds overlap);
+//! - when more than two sources send across the BIF in a round, each crossing transfer pays the
+//!   congestion C(m, n) of the BIF-n butterfly (§4, the third pattern);
+//! - it acknowledges each get the way it announced, and a reduction (after its own readers'
+//!   ACKs, as the lowering waits) costs gamma per byte;
+//! - the call ends when every reader of every round has acknowledged.
+//! A broadcast is timed with the rdb barrier after it (coll::measure does so), so its price
+//! includes the barrier's.
+//!
+//! Not modelled (the assumptions, as in the seed): EIB ring sharing on one chip, and overlap
+//! between consecutive calls of a timed loop.
+
+use serde::Serialize;
+
+use super::params::ModelParams;
+use crate::coll::algorithms;
+use crate::coll::schedule::{Action, Op, Schedule, Via};
+use crate::error::{config_err, Result};
+
+/// A schedule's price.
+#[derive(Debug, Clone, Serialize)]
+pub struct Price {
+    pub latency_ns: f64,
+    /// A size was above the largest measured one: a value was extrapolated.
+    pub extrapolated: bool,
+}
+
+struct Ctx<'a> {
+    p: &'a ModelParams,
+    chips: Vec<usize>,
+    gamma: f64,
+    extrapolated: bool,
+}
+
+impl Ctx<'_> {
+    fn cross(&self, a: usize, b: usize) -> bool {
+        self.chips[a] != self.chips[b]
+    }
+    fn note_ns(&self, a: usize, b: usize) -> f64 {
+        if self.cross(a, b) {
+            self.p.l2_ack_ns
+        } else {
+            self.p.l1_ack_ns
+        }
+    }
+    /// Notes one SPE sends back to back leave one issue gap apart.
+    fn note_gap(&self) -> f64 {
+        self.p.g_note_issue_ns
+    }
+    fn look(&mut self, values: &[f64], m: u32) -> f64 {
+        let l = self.p.at(values, m);
+        self.extrapolated |= l.extrapolated;
+        l.ns
+    }
+    /// Time of one get of `m` bytes from `src` to `dst`, alone.
+    fn get_ns(&mut self, src: usize, dst: usize, m: u32) -> f64 {
+        if self.cross(src, dst) {
+            (self.look(&self.p.l2_ns.clone(), m) - self.p.l2_ack_ns).max(0.0)
+        } else {
+            (self.look(&self.p.l1_ns.clone(), m) - self.p.l1_ack_ns).max(0.0)
+        }
+    }
+    /// The gap between two readers of one source. On one chip, g: the readers queue on the
+    /// source's on-ramp. When the source also has readers on the other chip in the round, the
+    /// two chips' readers form two queues, g1 apart on the source's chip and g2 apart across
+    /// the BIF: exactly what the g1/g2 burst measures (§7.1).
+    fn source_gap(&mut self, cross: bool, mixed: bool, m: u32) -> f64 {
+        let v = if cross {
+            self.p.g2_ns.clone()
+        } else if mixed {
+            self.p.g1_ns.clone()
+        } else {
+            self.p.g_ns.clone()
+        };
+        self.look(&v, m)
+    }
+    fn congestion(&mut self, m: u32, n: u32) -> f64 {
+        let l = self.p.congestion_ns(m, n);
+        self.extrapolated |= l.extrapolated;
+        l.ns
+    }
+}
+
+/// The model covers local-store notifications only: the seed measures no other channel.
+pub fn check_covered(s: &Schedule) -> Result<()> {
+    if let Some(x) = s.rounds.iter().flatten().find(|x| x.via != Via::LocalStore) {
+        return Err(config_err(format!(
+            "{}: the model is not defined for notifications via {} (seed 003 measures local-store ADDR/ACK arrays only, §3.2-3.3)",
+            s.algorithm,
+            x.via.name()
+        )));
+    }
+    Ok(())
+}
+
+/// Price schedule `s` with ranks on the physical SPEs `placement`; `dtype` sets gamma.
+pub fn price(p: &ModelParams, s: &Schedule, placement: &[usize], dtype: &str) -> Result<Price> {
+    if placement.len() != s.p {
+        return Err(config_err(format!("{}: the placement names {} SPEs, the schedule has {}", s.algorithm, placement.len(), s.p)));
+    }
+    check_covered(s)?;
+    let chips: Vec<usize> = placement.iter().map(|spe| spe / 8).collect();
+    let gamma = if s.reduces() { p.gamma_ns_per_byte(dtype)? } else { 0.0 };
+    let mut cx = Ctx { p, chips, gamma, extrapolated: false };
+    let mut latency_ns = run(&mut cx, s);
+    if s.op == Op::Broadcast {
+        let barrier = algorithms::find("barrier.rdb")?.schedule(s.p, 0, 0)?;
+        latency_ns += run(&mut cx, &barrier);
+    }
+    Ok(Price { latency_ns, extrapolated: cx.extrapolated })
+}
+
+/// One call from a common start: the time the last rank is done.
+fn run(cx: &mut Ctx, s: &Schedule) -> f64 {
+    let n = s.p;
+    let mut t = vec![0.0f64; n];
+    // ACK arrival times owed to each rank for its sends of the previous round.
+    let mut owed: Vec<f64> = vec![0.0; n];
+    let mut all_owed: Vec<f64> = vec![0.0; n];
+    // When each SPE's on-ramp (as a source) and off-ramp (as a reader) is next free: kept across
+    // rounds, since unordered rounds overlap.
+    let mut src_free = vec![[f64::MIN; 2]; n];
+    let mut dst_free = vec![f64::MIN; n];
+    // Unordered rounds: a rank announces every send after its last receive at once, so those
+    // readers share its ramp round-robin (the seed's priority inversion, §5.2) and each finishes
+    // as the last of them would; readers on the other chip form their own queue (as for g1/g2).
+    let shared: Vec<[usize; 2]> = (0..n)
+        .map(|r| {
+            if s.ordered {
+                return [1, 1];
+            }
+            let last = s.rounds.iter().rposition(|rd| rd.iter().any(|x| x.dst == r && !x.is_local())).map_or(0, |k| k + 1);
+            let sends = s.rounds[last..].iter().flatten().filter(|x| x.src == r && !x.is_local() && x.action != Action::Notify);
+            let mut count = [0, 0];
+            for x in sends {
+                count[cx.cross(x.src, x.dst) as usize] += 1;
+            }
+            [count[0].max(1), count[1].max(1)]
+        })
+        .collect();
+    for round in &s.rounds {
+        // (1) start: previous round done and, ordered, its readers have acknowledged.
+        let start: Vec<f64> = (0..n).map(|r| if s.ordered { t[r].max(owed[r]) } else { t[r] }).collect();
+        // (2) announcements.
+        let mut addr = vec![0.0f64; round.len()];
+        let mut sent = vec![0usize; n];
+        let mut announced = start.clone();
+        for (i, x) in round.iter().enumerate().filter(|(_, x)| !x.is_local()) {
+            let gap = cx.note_gap() * sent[x.src] as f64;
+            sent[x.src] += 1;
+            addr[i] = start[x.src] + gap + cx.note_ns(x.src, x.dst);
+            announced[x.src] = announced[x.src].max(start[x.src] + gap);
+        }
+        // (3) local copies, then gets in issue order.
+        let mut ready = announced.clone();
+        for x in round.iter().filter(|x| x.is_local()) {
+            ready[x.dst] += cx.p.copy_ns_per_byte() * x.bytes as f64;
+        }
+        // BIF messages at once: crossing transfers from distinct sources (one source's readers
+        // already queue on its ramp), as in the butterfly benchmark where every source differs.
+        let crossing = {
+            let mut srcs: Vec<usize> = round.iter().filter(|x| x.action != Action::Notify && !x.is_local() && cx.cross(x.src, x.dst)).map(|x| x.src).collect();
+            srcs.sort_unstable();
+            srcs.dedup();
+            srcs.len() as u32
+        };
+        let mut issue: Vec<(f64, usize)> = Vec::new();
+        let mut next_issue = ready.clone();
+        for (i, x) in round.iter().enumerate().filter(|(_, x)| !x.is_local()) {
+            let at = next_issue[x.dst].max(addr[i]);
+            next_issue[x.dst] = at;
+            issue.push((at, i));
+        }
+        issue.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        // Sources read from both chips in this round.
+        let mixed: Vec<bool> = (0..n)
+            .map(|r| {
+                let reads = round.iter().filter(|x| x.src == r && !x.is_local() && x.action != Action::Notify);
+                let (mut near, mut far) = (false, false);
+                for x in reads {
+                    if cx.cross(x.src, x.dst) { far = true } else { near = true }
+                }
+                near && far
+            })
+            .collect();
+        let mut done = ready.clone();
+        for &(at, i) in &issue {
+            let x = round[i];
+            let end = if x.action == Action::Notify {
+                at
+            } else {
+                let cross = cx.cross(x.src, x.dst);
+                let sg = cx.source_gap(cross, mixed[x.src], x.bytes);
+                let mut end = at + cx.get_ns(x.src, x.dst, x.bytes) + (shared[x.src][cross as usize] - 1) as f64 * sg;
+                if cx.cross(x.src, x.dst) {
+                    end += cx.congestion(x.bytes, crossing);
+                }
+                let kg = { let v = cx.p.g_kielmann_ns.clone(); cx.look(&v, x.bytes) };
+                let queue = &mut src_free[x.src][cross as usize];
+                end = end.max(*queue + sg).max(dst_free[x.dst] + kg);
+                *queue = end;
+                dst_free[x.dst] = end;
+                end
+            };
+            done[x.dst] = done[x.dst].max(end);
+        }
+        // (4) acknowledgements, (5) reductions after our own readers' ACKs.
+        let mut acks = vec![0usize; n];
+        let mut new_owed = vec![0.0f64; n];
+        for x in round.iter().filter(|x| !x.is_local() && x.action != Action::Notify) {
+            let arrive = done[x.dst] + cx.note_gap() * acks[x.dst] as f64 + cx.note_ns(x.dst, x.src);
+            acks[x.dst] += 1;
+            new_owed[x.src] = new_owed[x.src].max(arrive);
+        }
+        for r in 0..n {
+            let mut end = done[r];
+            let reduced: u32 = round.iter().filter(|x| x.dst == r && x.action == Action::Reduce).map(|x| x.bytes).sum();
+            if reduced > 0 {
+                end = end.max(new_owed[r]) + cx.gamma * reduced as f64;
+            }
+            t[r] = end;
+            all_owed[r] = all_owed[r].max(new_owed[r]);
+        }
+        owed = new_owed;
+    }
+    (0..n).map(|r| t[r].max(all_owed[r])).fold(0.0, f64::max)
+}

@@ -1,0 +1,211 @@
+"""`cellblade model measure|predict|validate` (seed 003's performance model) and the
+`--algos auto` choice of `cellblade coll OP`. Registered in cli.py by `add_model_args`."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any, Callable
+
+import cellblade
+from cellblade import coll, model
+from cellblade.units import format_size
+
+OUT = Path("out") / "model"
+
+
+def add_model_args(commands, add_machine_args: Callable, spe_count: Callable,
+                   table: Callable) -> None:
+    """Adds the `model` command to `commands` (cli.py's subparsers)."""
+    parent = commands.add_parser("model", help="the performance model of seed 003",
+                                 description="The extended PLogP model of seed 003.")
+    actions = parent.add_subparsers(dest="action", required=True, metavar="ACTION")
+
+    measure = actions.add_parser("measure", help="micro-benchmarks into a parameter file",
+                                 description="Run seed 003's section 3.3 micro-benchmarks.")
+    add_machine_args(measure)
+    measure.add_argument("--sizes", type=_sizes, default=None, metavar="A:B|LIST",
+                         help="message sizes (default 16:32k)")
+    measure.add_argument("--iterations", type=_positive, default=None, metavar="N",
+                         help="timed repetitions per point (default 32)")
+    measure.add_argument("--out", type=Path, default=OUT, metavar="DIR",
+                         help=f"where to write params.toml and the figures (default {OUT})")
+    measure.add_argument("--json", action="store_true", help="print the parameters as JSON")
+    measure.set_defaults(handler=_measure)
+
+    predict = actions.add_parser("predict", help="predicted (and simulated) latencies",
+                                 description="Seed equations and schedule price side by side.")
+    predict.add_argument("op", choices=coll.OPS, metavar="OP", help=", ".join(coll.OPS))
+    predict.add_argument("--algo", default="all", metavar="NAME|all",
+                         help="a registry name (with or without the operation) or all")
+    predict.add_argument("-n", "--spes", type=spe_count, default=8, metavar="N")
+    predict.add_argument("--sizes", type=_sizes, default=None, metavar="A:B|LIST",
+                         help="message sizes (default 1k)")
+    predict.add_argument("--dtype", default="int32", choices=("int32", "float32", "float64"))
+    predict.add_argument("--simulate", action="store_true", help="also run on the simulated blade")
+    predict.add_argument("--iterations", type=_positive, default=None, metavar="N",
+                         help="timed calls per simulated point (default 10)")
+    _add_params_arg(predict)
+    add_machine_args(predict)
+    predict.add_argument("--json", action="store_true", help="print the result as JSON")
+    predict.set_defaults(handler=lambda args: _predict(args, table))
+
+    validate = actions.add_parser("validate", help="the seed's accuracy grid on the blade",
+                                  description="Every modelled algorithm, 8 and 16 SPEs, 64 B-32 KB.")
+    _add_params_arg(validate)
+    add_machine_args(validate)
+    validate.add_argument("--iterations", type=_positive, default=10, metavar="N",
+                          help="timed calls per simulated point (default 10)")
+    validate.add_argument("--workers", type=_positive, default=1, metavar="N",
+                          help="simulate in N threads (default 1)")
+    validate.add_argument("--out", type=Path, default=OUT, metavar="DIR",
+                          help=f"where to write validate.json and the figures (default {OUT})")
+    validate.add_argument("--json", action="store_true", help="print the summary as JSON")
+    validate.set_defaults(handler=lambda args: _validate(args, table))
+
+
+def _positive(text: str) -> int:
+    if not text.isdecimal() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"invalid value {text!r}: a whole number of at least 1")
+    return int(text)
+
+
+def _sizes(text: str) -> list[int]:
+    try:
+        return coll.parse_sizes(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def _add_params_arg(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--params", type=Path, default=None, metavar="FILE.toml",
+                        help="a parameter file (default: measure this machine once, cached "
+                             f"under {model.CACHE_DIR})")
+
+
+def _machine(args: argparse.Namespace) -> dict[str, Any]:
+    return {"machine": args.machine or args.preset, "overrides": args.overrides}
+
+
+def _measure(args: argparse.Namespace) -> int:
+    result = model.measure(**_machine(args), sizes=args.sizes, iterations=args.iterations)
+    params = result["params"]
+    args.out.mkdir(parents=True, exist_ok=True)
+    paths = [args.out / "params.toml", args.out / "model-gap.png", args.out / "model-congestion.png",
+             args.out / "machine.toml"]
+    paths[0].write_text(result["toml"], encoding="utf-8")
+    model.gap_figure(params, paths[1])
+    model.congestion_figure(params, paths[2])
+    paths[3].write_text(cellblade.resolved_machine(**_machine(args)), encoding="utf-8")
+    if args.json:
+        print(json.dumps(params))
+        return 0
+    print(f"L1(1) {params['l1_ack_ns']:.1f} ns, L2(1) {params['l2_ack_ns']:.1f} ns (figure 3(a)); "
+          f"g_Ack {params['g_ack_ns']:.1f}, g1_Ack {params['g1_ack_ns']:.1f}, "
+          f"g2_Ack {params['g2_ack_ns']:.1f} ns")
+    print("size      L1(m)     L2(m)       g(m)     g1(m)     g2(m)  Kielmann g  (ns)")
+    for i, size in enumerate(params["sizes_bytes"]):
+        print(f"{format_size(size):>5} " + " ".join(
+            f"{params[k][i]:9.1f}" for k in ("l1_ns", "l2_ns", "g_ns", "g1_ns", "g2_ns", "g_kielmann_ns")))
+    print("\n".join(f"wrote {path}" for path in paths))
+    return 0
+
+
+def _params(args: argparse.Namespace) -> str:
+    return model.params_for(**_machine(args), params_file=args.params)
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{value:+.1f}%"
+
+
+def _predict(args: argparse.Namespace, table: Callable) -> int:
+    algorithms = [] if args.algo == "all" else [
+        args.algo if "." in args.algo else f"{args.op}.{args.algo}"]
+    result = model.predict(args.op, _params(args), algorithms=algorithms, spes=args.spes,
+                           sizes=args.sizes, dtype=args.dtype, simulate=args.simulate,
+                           iterations=args.iterations, **_machine(args))
+    if args.json:
+        print(json.dumps(result))
+        return 0
+    for warning in result["warnings"]:
+        print(f"warning: {warning}")
+    rows = []
+    for r in result["rows"]:
+        seed = "-" if r["seed_ns"] is None else f"{r['seed_ns']:.1f}"
+        sim = "-" if r["simulated_ns"] is None else f"{r['simulated_ns']:.1f}"
+        rows.append((r["algorithm"], format_size(r["size_bytes"]) if r["size_bytes"] else "-", seed,
+                     _pct(r["seed_error_pct"]), f"{r['schedule_ns']:.1f}",
+                     _pct(r["schedule_error_pct"]), sim))
+    print(f"{args.op}, {args.spes} SPEs: latency (ns), predicted and simulated")
+    print(table(("algorithm", "size", "seed eq.", "error", "schedule", "error", "simulated"), rows,
+                right={1, 2, 3, 4, 5, 6}))
+    uncovered = sorted({r["algorithm"] for r in result["rows"] if r["seed_ns"] is None})
+    for name in uncovered:
+        reason = next(r["seed_source"] for r in result["rows"] if r["algorithm"] == name)
+        print(f"no seed equation: {reason}")
+    return 0
+
+
+def _validate(args: argparse.Namespace, table: Callable) -> int:
+    report = model.validate(_params(args), **_machine(args), iterations=args.iterations,
+                            workers=args.workers, progress=not args.json)
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "validate.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    model.error_figure(report["rows"], args.out / "model-errors.png", key="seed_error_pct",
+                       title="Seed 003 equations against the simulated blade (cf. figure 10)")
+    model.error_figure(report["rows"], args.out / "model-errors-schedule.png",
+                       key="schedule_error_pct", title="Schedule price against the simulated blade")
+    model.error_figure(report["rows"], args.out / "model-errors-baseline.png",
+                       key="baseline_error_pct",
+                       title="Non-Cell-specific baseline: Kielmann's g, no C (cf. figure 11)")
+    if args.json:
+        print(json.dumps({k: v for k, v in report.items() if k != "rows"}))
+        return 0
+    n = report["points"]
+    rows = []
+    for name, s in (("seed 003 equations", report),
+                    ("schedule price", report["schedule"]),
+                    ("baseline (fig. 11)", report["baseline"])):
+        rows.append((name, f"{s['within_5']} ({100 * s['within_5'] / n:.0f}%)",
+                     f"{s['within_10']} ({100 * s['within_10'] / n:.0f}%)",
+                     f"{s['within_15']} ({100 * s['within_15'] / n:.0f}%)",
+                     f"{s['worst_error_pct']:.1f}%"))
+    print(f"{n} points (the seed: {report['seed_points']}; 398 within 10%, all within 15%, "
+          "seed 003 §7.2)")
+    print(table(("model", "within 5%", "within 10%", "within 15%", "worst"), rows, right={1, 2, 3, 4}))
+    print(f"--algos auto regret on the grid: worst {report['auto_regret_worst_pct']:.1f}%, "
+          f"mean {report['auto_regret_mean_pct']:.2f}%")
+    print(f"wrote {args.out / 'validate.json'} and the figures model-errors*.png")
+    return 0
+
+
+def coll_auto(args: argparse.Namespace, table: Callable) -> int:
+    """`cellblade coll OP --algos auto`: the model picks an algorithm per size, without
+    simulating; the picks are then run as `coll OP --algos NAME` would run them."""
+    params = model.params_for(args.machine or args.preset, args.overrides)
+    placement = args.placement if isinstance(args.placement, list) else None
+    picks: dict[str, list[int]] = {}
+    sizes = args.sizes or [cellblade.DEFAULT_COLL_SIZE]
+    for size in ([0] if args.op == "barrier" else sizes):
+        choice = model.choose(args.op, args.spes, size, params, placement=placement,
+                              dtype=args.dtype, machine=args.machine or args.preset,
+                              overrides=args.overrides)
+        picks.setdefault(choice["algorithm"], []).append(size)
+        print(f"auto: {format_size(size) if size else args.op} -> {choice['algorithm']} "
+              f"(predicted {choice['predicted_ns']:.1f} ns)")
+    results = []
+    for name, chosen_sizes in picks.items():
+        results += cellblade.coll_run(args.op, spes=args.spes, sizes=chosen_sizes or None,
+                                      algorithms=[name], root=args.root, placement=args.placement,
+                                      dtype=args.dtype, reduce_op=args.reduce_op,
+                                      iterations=args.iterations,
+                                      machine=args.machine or args.preset, overrides=args.overrides)
+    if args.json:
+        print(json.dumps(results))
+        return 0
+    rows = [(r["algorithm"], format_size(r["size_bytes"]) if r["size_bytes"] else "-",
+             f"{r['latency_ns']:.1f}", "yes" if r["verified"] else "NO") for r in results]
+    print(table(("algorithm", "size", "latency (ns)", "verified"), rows, right={1, 2}))
+    return 0

@@ -1,0 +1,210 @@
+"""The performance model of seed 003 from Python: measure the extended PLogP parameters on the
+simulated blade, predict collectives with the seed's equations and with the schedule price,
+validate against simulation, and choose an algorithm automatically::
+
+    from cellblade import model
+    params = model.measure()                      # {"params": {...}, "toml": "..."}
+    rows = model.predict("allreduce", params["toml"], spes=16, sizes=[1024], simulate=True)
+    report = model.validate(params["toml"], workers=2)
+
+Parameters travel as the TOML text of a parameter file (``model measure --out`` writes one).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, Callable
+
+from tqdm import tqdm
+
+import cellblade
+from cellblade import _core
+
+CACHE_DIR = Path("out") / "model"
+
+
+def _machine_toml(machine: cellblade.Machine, overrides: cellblade.Overrides) -> str:
+    return cellblade.resolved_machine(machine, overrides)
+
+
+def measure(machine: cellblade.Machine = "qs20", overrides: cellblade.Overrides = (),
+            sizes: list[int] | None = None, iterations: int | None = None) -> dict[str, Any]:
+    """Runs the section 3.3 micro-benchmarks: ``{"params": {...}, "toml": text}``."""
+    request: dict[str, Any] = {"machine_toml": _machine_toml(machine, overrides)}
+    if sizes is not None:
+        request["sizes"] = sizes
+    if iterations is not None:
+        request["iterations"] = iterations
+    return json.loads(_core.model_measure(json.dumps(request)))
+
+
+def params_for(machine: cellblade.Machine = "qs20", overrides: cellblade.Overrides = (),
+               params_file: Path | None = None, cache: Path = CACHE_DIR) -> str:
+    """The parameter TOML: `params_file` if given, else the measurement of this machine, cached
+    under `cache` by a hash of the resolved machine file (a changed machine is re-measured)."""
+    if params_file is not None:
+        return Path(params_file).read_text(encoding="utf-8")
+    machine_toml = _machine_toml(machine, overrides)
+    key = hashlib.sha256(machine_toml.encode()).hexdigest()[:16]
+    path = cache / f"params-{key}.toml"
+    if path.exists():
+        return path.read_text(encoding="utf-8")
+    text = measure(machine, overrides)["toml"]
+    cache.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return text
+
+
+def predict(op: str, params_toml: str, algorithms: list[str] | None = None, spes: int = 8,
+            sizes: list[int] | None = None, placement: list[int] | None = None,
+            dtype: str = "int32", simulate: bool = False, iterations: int | None = None,
+            machine: cellblade.Machine = "qs20", overrides: cellblade.Overrides = ()) -> dict[str, Any]:
+    """Seed equation, schedule price and (with `simulate`) simulated latency per algorithm and
+    size: ``{"op", "rows": [...], "warnings": [...]}``."""
+    request: dict[str, Any] = {
+        "machine_toml": _machine_toml(machine, overrides),
+        "params_toml": params_toml,
+        "op": op,
+        "algorithms": algorithms or [],
+        "spes": spes,
+        "sizes": sizes or [],
+        "placement": placement,
+        "dtype": dtype,
+        "simulate": simulate,
+    }
+    if iterations is not None:
+        request["iterations"] = iterations
+    return json.loads(_core.model_predict(json.dumps(request)))
+
+
+def price(schedule: dict[str, Any] | Callable, params_toml: str, spes: int = 8, size: int = 1024,
+          root: int = 0, placement: list[int] | None = None, dtype: str = "int32") -> dict[str, Any]:
+    """The price of any schedule (a JSON-form dict, or a Python generator called with
+    `spes`, `root` and `size`): ``{"latency_ns", "extrapolated"}``."""
+    if callable(schedule):
+        schedule = schedule(spes, root, size).to_dict()
+    request = {"params_toml": params_toml, "schedule": schedule, "placement": placement, "dtype": dtype}
+    return json.loads(_core.model_price(json.dumps(request)))
+
+
+def choose(op: str, spes: int, size: int, params_toml: str, placement: list[int] | None = None,
+           dtype: str = "int32", machine: cellblade.Machine = "qs20",
+           overrides: cellblade.Overrides = ()) -> dict[str, Any]:
+    """The algorithm the model picks: ``{"algorithm", "predicted_ns", "candidates"}``."""
+    request = {
+        "machine_toml": _machine_toml(machine, overrides),
+        "params_toml": params_toml,
+        "op": op,
+        "spes": spes,
+        "size": size,
+        "placement": placement,
+        "dtype": dtype,
+    }
+    return json.loads(_core.model_choose(json.dumps(request)))
+
+
+def grid(params_toml: str, machine: cellblade.Machine = "qs20",
+         overrides: cellblade.Overrides = ()) -> list[dict[str, Any]]:
+    """The validation grid's points: ``{"algorithm", "spes", "size_bytes"}``."""
+    request = {"machine_toml": _machine_toml(machine, overrides), "params_toml": params_toml}
+    return json.loads(_core.model_grid(json.dumps(request)))
+
+
+def simulate(points: list[dict[str, Any]], machine_toml: str, iterations: int = 10) -> list[float]:
+    """Simulated latency (ns) of each point; any split of the list gives the same numbers."""
+    request = {"machine_toml": machine_toml, "points": points, "iterations": iterations}
+    return json.loads(_core.model_simulate(json.dumps(request)))
+
+
+def validate(params_toml: str, machine: cellblade.Machine = "qs20",
+             overrides: cellblade.Overrides = (), iterations: int = 10, workers: int = 1,
+             progress: bool = False) -> dict[str, Any]:
+    """Simulates the grid (in `workers` threads: the core releases the GIL) and scores it."""
+    machine_toml = _machine_toml(machine, overrides)
+    points = grid(params_toml, machine, overrides)
+    chunks = [points[i:i + 8] for i in range(0, len(points), 8)]
+    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+        jobs = pool.map(lambda chunk: simulate(chunk, machine_toml, iterations), chunks)
+        simulated = [ns for part in tqdm(jobs, total=len(chunks), desc="validate", unit="chunk",
+                                         disable=not progress) for ns in part]
+    request = {"params_toml": params_toml, "points": points, "simulated": simulated}
+    return json.loads(_core.model_score(json.dumps(request)))
+
+
+# ---- figures shaped like seed 003's ----------------------------------------------------------
+
+
+def _log2_axis(axes, sizes: list[int]) -> None:
+    from matplotlib.ticker import NullLocator
+
+    axes.set_xscale("log", base=2)
+    axes.set_xticks(sizes, [str(size) for size in sizes], rotation=45)
+    axes.xaxis.set_minor_locator(NullLocator())
+    axes.set_xlabel("message size (bytes)")
+    axes.grid(True, alpha=0.3)
+    axes.legend(fontsize="small")
+
+
+def gap_figure(params: dict[str, Any], path: Path) -> None:
+    """Figure 7: the gap g, g1 and g2 (and Kielmann's) against message size."""
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=(6.5, 4.5), layout="constrained")
+    axes = figure.subplots()
+    sizes = params["sizes_bytes"]
+    for key, label in (("g_ns", "g (one chip)"), ("g1_ns", "g1 (blade, same chip)"),
+                       ("g2_ns", "g2 (blade, across the BIF)"), ("g_kielmann_ns", "Kielmann's g")):
+        axes.plot(sizes, params[key], marker="o", label=label)
+    axes.set_yscale("log")
+    axes.set_ylabel("gap (ns)")
+    _log2_axis(axes, sizes)
+    figure.suptitle("Gap micro-benchmark (seed 003 figure 7), simulated blade")
+    figure.savefig(path, dpi=120)
+
+
+def congestion_figure(params: dict[str, Any], path: Path) -> None:
+    """Figure 8: BIF-n butterfly latency against message size, one line per n."""
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=(6.5, 4.5), layout="constrained")
+    axes = figure.subplots()
+    rows = params["congestion"]
+    sizes = sorted({r["size_bytes"] for r in rows})
+    for n in sorted({r["bif_messages"] for r in rows}):
+        line = sorted((r for r in rows if r["bif_messages"] == n), key=lambda r: r["size_bytes"])
+        axes.plot([r["size_bytes"] for r in line], [r["latency_ns"] for r in line], marker=".",
+                  label=f"BIF-{n}")
+    axes.set_yscale("log")
+    axes.set_ylabel("latency (ns)")
+    _log2_axis(axes, sizes)
+    figure.suptitle("BIF contention micro-benchmark (seed 003 figure 8), simulated blade")
+    figure.savefig(path, dpi=120)
+
+
+def error_figure(rows: list[dict[str, Any]], path: Path, *, key: str, title: str) -> None:
+    """Figures 10 and 11: the error of a model against size, one line per algorithm and SPE
+    count (barriers, which have no size, are left out)."""
+    from matplotlib.figure import Figure
+
+    data = [r for r in rows if r["size_bytes"] > 0]
+    ops = sorted({r["algorithm"].split(".")[0] for r in data})
+    figure = Figure(figsize=(12, 3.2 * ((len(ops) + 1) // 2)), layout="constrained")
+    grid = figure.subplots((len(ops) + 1) // 2, 2, squeeze=False)
+    for axes, op in zip(grid.flat, ops):
+        mine = [r for r in data if r["algorithm"].startswith(op + ".")]
+        for name, spes in sorted({(r["algorithm"], r["spes"]) for r in mine}):
+            line = sorted((r for r in mine if r["algorithm"] == name and r["spes"] == spes),
+                          key=lambda r: r["size_bytes"])
+            axes.plot([r["size_bytes"] for r in line], [r[key] for r in line], marker=".",
+                      label=f"{name.partition('.')[2]} {spes}")
+        axes.axhspan(-10, 10, color="green", alpha=0.08)
+        axes.set_ylabel("error (%)")
+        axes.set_title(op)
+        _log2_axis(axes, sorted({r["size_bytes"] for r in mine}))
+    for axes in list(grid.flat)[len(ops):]:
+        axes.set_visible(False)
+    figure.suptitle(title)
+    figure.savefig(path, dpi=120)
