@@ -1,0 +1,139 @@
+"""`cellblade model measure|predict|validate` and `coll OP --algos auto` (seed 003's model),
+through the command line and the Python API, against the real core."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from cellblade import model
+from conftest import run_cli, usage_error
+
+
+@pytest.fixture(scope="module")
+def measured(tmp_path_factory) -> tuple[Path, dict]:
+    """A small real measurement: two sizes, two iterations (seconds, not minutes)."""
+    out = tmp_path_factory.mktemp("model")
+    done = run_cli("model", "measure", "--sizes", "64,4k", "--iterations", "2", "--out", str(out),
+                   "--json")
+    assert done.returncode == 0, done.stderr
+    return out, json.loads(done.stdout)
+
+
+def test_measure_writes_parameters_and_the_congestion_rows(measured):
+    out, params = measured
+    for name in ("params.toml", "model-gap.png", "model-congestion.png", "machine.toml"):
+        assert (out / name).stat().st_size > 0
+    rows = params["congestion"]
+    assert {r["bif_messages"] for r in rows} == {1, 2, 4, 6, 8, 10, 12, 14, 16}
+    assert {r["size_bytes"] for r in rows} == {64, 4096}
+    assert set(rows[0]) >= {"bif_messages", "size_bytes", "latency_ns", "excess_ns"}
+    base = {r["size_bytes"]: r["latency_ns"] for r in rows if r["bif_messages"] == 2}
+    for r in rows:
+        assert r["excess_ns"] == (0.0 if r["bif_messages"] <= 2 else
+                                  pytest.approx(r["latency_ns"] - base[r["size_bytes"]]))
+    # More BIF messages of 4 KB cost more (the seed's figure 8).
+    at_4k = {r["bif_messages"]: r["latency_ns"] for r in rows if r["size_bytes"] == 4096}
+    assert at_4k[16] > at_4k[4] > at_4k[2]
+    assert params["l2_ack_ns"] > params["l1_ack_ns"]
+
+
+def test_predict_prints_both_models_beside_the_simulation(measured):
+    out, _ = measured
+    done = run_cli("model", "predict", "allreduce", "--algo", "rdb", "-n", "8", "--sizes", "64,1k",
+                   "--simulate", "--iterations", "2", "--params", str(out / "params.toml"), "--json")
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert [r["size_bytes"] for r in result["rows"]] == [64, 1024]
+    for r in result["rows"]:
+        assert r["algorithm"] == "allreduce.rdb"
+        assert r["seed_source"] == "table 5, recursive doubling, one Cell"
+        assert r["simulated_ns"] > 0
+        assert r["schedule_error_pct"] == pytest.approx(
+            100 * (r["schedule_ns"] - r["simulated_ns"]) / r["simulated_ns"])
+        assert abs(r["schedule_error_pct"]) < 15
+
+
+def test_predict_table_names_algorithms_without_an_equation(measured):
+    out, _ = measured
+    done = run_cli("model", "predict", "broadcast", "--algo", "all", "-n", "8", "--sizes", "1k",
+                   "--params", str(out / "params.toml"))
+    assert done.returncode == 0, done.stderr
+    assert "broadcast.binomial_opt" in done.stdout
+    assert "no seed equation: broadcast.kchains: seed 003 gives no equation for it" in done.stdout
+
+
+def test_predict_warns_when_it_extrapolates(measured):
+    out, _ = measured
+    done = run_cli("model", "predict", "reduce", "--algo", "binomial", "--sizes", "16k",
+                   "--params", str(out / "params.toml"))
+    assert done.returncode == 0, done.stderr
+    assert ("warning: reduce.binomial at 16384 bytes: beyond the largest measured size "
+            "(4096 bytes), extrapolated") in done.stdout
+
+
+def test_bad_input_is_refused_with_its_reason(measured, tmp_path):
+    out, _ = measured
+    params = str(out / "params.toml")
+    assert "argument OP: invalid choice: 'scatter'" in usage_error("model", "predict", "scatter")
+    done = run_cli("model", "predict", "allreduce", "--algo", "nope", "--params", params)
+    assert done.returncode == 1
+    assert done.stderr.startswith("cellblade: error: unknown algorithm 'allreduce.nope': allowed ")
+    done = run_cli("model", "predict", "allreduce", "--algo", "rdb_mailbox", "--params", params)
+    assert done.returncode == 1
+    assert "the model is not defined for notifications via mailbox" in done.stderr
+    bad = tmp_path / "bad.toml"
+    bad.write_text((out / "params.toml").read_text().replace("l1_ack_ns = ", "l1_ack_ns = -"))
+    done = run_cli("model", "predict", "allreduce", "--params", str(bad))
+    assert done.returncode == 1
+    assert "is not allowed: a time of 0 ns or more" in done.stderr
+    assert "l1_ack_ns" in done.stderr
+    missing = tmp_path / "missing.toml"
+    missing.write_text("\n".join(line for line in (out / "params.toml").read_text().splitlines()
+                                 if not line.startswith("g2_ns")))
+    done = run_cli("model", "predict", "allreduce", "--params", str(missing))
+    assert done.stderr == "cellblade: error: model parameters: missing field `g2_ns`\n"
+    assert "invalid value '0'" in usage_error("model", "measure", "--iterations", "0")
+
+
+def test_a_python_schedule_gets_a_price(measured):
+    out, _ = measured
+    from cellblade.schedule import Schedule, copy
+
+    def ring(spes, root, size):
+        s = Schedule("allgather.ring", "allgather", spes, root, size)
+        for k in range(spes - 1):
+            s.round(copy(r, (r - 1) % spes, (r - k - 1) % spes * size, size) for r in range(spes))
+        return s
+
+    text = (out / "params.toml").read_text()
+    four = model.price(ring, text, spes=4, size=1024)["latency_ns"]
+    eight = model.price(ring, text, spes=8, size=1024)["latency_ns"]
+    assert 0 < four < eight  # 3 rounds against 7
+    across = model.price(ring, text, spes=4, size=1024, placement=[0, 1, 8, 9])["latency_ns"]
+    assert across > four
+
+
+def test_validation_scores_any_split_of_the_grid_alike(measured):
+    out, _ = measured
+    text = (out / "params.toml").read_text()
+    points = model.grid(text)
+    assert len(points) > 250
+    assert {p["spes"] for p in points} == {8, 16}
+    machine = model._machine_toml("qs20", ())
+    sample = points[:2]
+    whole = model.simulate(sample, machine, iterations=2)
+    parts = model.simulate(sample[:1], machine, 2) + model.simulate(sample[1:], machine, 2)
+    assert whole == parts
+
+
+def test_coll_auto_picks_a_modelled_algorithm_per_size_and_runs_it():
+    done = run_cli("coll", "allreduce", "-n", "8", "--sizes", "64,16k", "--algos", "auto",
+                   "--iterations", "2")
+    assert done.returncode == 0, done.stderr
+    picks = [line for line in done.stdout.splitlines() if line.startswith("auto: ")]
+    assert len(picks) == 2
+    assert all(" -> allreduce." in line for line in picks)
+    assert "verified" in done.stdout and "NO" not in done.stdout
