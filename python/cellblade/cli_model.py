@@ -177,6 +177,8 @@ def _validate(args: argparse.Namespace, table: Callable) -> int:
     print(table(("model", "within 5%", "within 10%", "within 15%", "worst"), rows, right={1, 2, 3, 4}))
     print(f"--algos auto regret on the grid: worst {report['auto_regret_worst_pct']:.1f}%, "
           f"mean {report['auto_regret_mean_pct']:.2f}%")
+    print(f"predicting the {n} points with every model took {report['predict_s'] * 1000:.1f} ms "
+          "(the simulations took the rest)")
     print(f"wrote {args.out / 'validate.json'} and the figures model-errors*.png")
     return 0
 

@@ -60,17 +60,19 @@ fn accuracy_claims(v: &Validation) -> Vec<Claim> {
             format!("up to {:.0}%", v.baseline.worst_error_pct), v.baseline.worst_error_pct >= 100.0,
             "holds when the baseline's worst error reaches 100% or more"),
         claim("ignoring BIF contention alone errs up to 56%", "seed 003 §7.2", "up to 56%",
-            format!("up to {:.0}%", v.no_contention.worst_error_pct), (v.no_contention.worst_error_pct - 56.0).abs() <= 15.0, "holds within 15 points of 56%"),
+            format!("the schedule price without C: up to {:.0}%", v.no_contention.worst_error_pct), (v.no_contention.worst_error_pct - 56.0).abs() <= 15.0,
+            "holds within 15 points of 56%; measured on the schedule price, whose other terms are close"),
     ]
 }
 
 /// Every claim of seed 003; `quick` measures with fewer iterations.
 pub fn claims(file: &MachineFile, quick: bool) -> Result<Vec<Claim>> {
-    let it = if quick { 4 } else { 16 };
+    let it = if quick { 8 } else { 16 };
     let p = measure(file, &MeasureRequest { iterations: it, ..Default::default() })?;
     let mut out = parameter_claims(&p);
     let points = grid(file, &p);
-    let simulated = simulate_points(file, &points, if quick { 3 } else { 10 })?;
+    // As many timed calls as the schedule price assumes (price::CALLS): its loop overlap is priced.
+    let simulated = simulate_points(file, &points, super::price::CALLS as u32)?;
     out.extend(accuracy_claims(&score(&p, &points, &simulated)?));
     out.push(claim("barrier and broadcast up to 64 SPEs (4 blades) predicted within 13%", "seed 003 §7.2, §6.1", "within 13%",
         "not simulated".into(), false, "clusters of blades are not built yet"));

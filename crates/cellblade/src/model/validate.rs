@@ -3,7 +3,8 @@
 //! buffers fit the local store (barriers: one point per SPE count). Each point is simulated
 //! once ([`simulate_points`] takes any list of points, so a parallel front can split the grid)
 //! and compared with three predictions: the seed's equations, the schedule price, and the
-//! non-Cell-specific baseline of figure 11 (the seed's equations with Kielmann's gap and no C).
+//! non-Cell-specific baseline of figure 11 (the seed's equations with Kielmann's gap and no C),
+//! and the schedule price without C (what ignoring contention costs).
 //! The automatic choice ([`super::auto`]) is scored on the same points by its regret.
 
 use std::collections::BTreeMap;
@@ -69,10 +70,13 @@ pub struct Validation {
     pub worst_error_pct: f64,
     pub schedule: Spread,
     pub baseline: Spread,
-    /// The seed's equations with the congestion term dropped (the seed: up to 56%).
+    /// The schedule price with the congestion term dropped: what ignoring BIF contention costs
+    /// a model that is otherwise close (the seed: up to 56%).
     pub no_contention: Spread,
     pub auto_regret_worst_pct: f64,
     pub auto_regret_mean_pct: f64,
+    /// Wall time to predict every point with all the models (seconds): the model's speed.
+    pub predict_s: f64,
     pub rows: Vec<Scored>,
 }
 
@@ -146,6 +150,7 @@ fn spread(errors: &[f64]) -> Spread {
 
 /// Score simulated points against the three predictions, and the automatic choice's regret.
 pub fn score(params: &ModelParams, points: &[Point], simulated: &[f64]) -> Result<Validation> {
+    let t0 = std::time::Instant::now();
     let base = baseline_params(params);
     let flat = no_contention_params(params);
     let gamma = params.gamma_ns_per_byte("int32")?;
@@ -157,7 +162,7 @@ pub fn score(params: &ModelParams, points: &[Point], simulated: &[f64]) -> Resul
         let seed_ns = equations::predict(params, &pt.algorithm, pt.spes, s.size, gamma)?.latency_ns;
         let baseline_ns = equations::predict(&base, &pt.algorithm, pt.spes, s.size, gamma)?.latency_ns;
         let schedule_ns = price(params, &s, &placement, "int32")?.latency_ns;
-        let no_contention_ns = equations::predict(&flat, &pt.algorithm, pt.spes, s.size, gamma)?.latency_ns;
+        let no_contention_ns = price(&flat, &s, &placement, "int32")?.latency_ns;
         rows.push(Scored {
             point: pt.clone(),
             simulated_ns: sim,
@@ -170,6 +175,7 @@ pub fn score(params: &ModelParams, points: &[Point], simulated: &[f64]) -> Resul
             no_contention_error_pct: error_pct(no_contention_ns, sim),
         });
     }
+    let predict_s = t0.elapsed().as_secs_f64();
     let seed = spread(&rows.iter().map(|r| r.seed_error_pct).collect::<Vec<_>>());
     let schedule = spread(&rows.iter().map(|r| r.schedule_error_pct).collect::<Vec<_>>());
     let baseline = spread(&rows.iter().map(|r| r.baseline_error_pct).collect::<Vec<_>>());
@@ -187,6 +193,7 @@ pub fn score(params: &ModelParams, points: &[Point], simulated: &[f64]) -> Resul
         no_contention,
         auto_regret_worst_pct,
         auto_regret_mean_pct,
+        predict_s,
         rows,
     })
 }
