@@ -168,9 +168,8 @@ def _validate(args: argparse.Namespace, table: Callable) -> int:
     for name, s in (("seed 003 equations", report),
                     ("schedule price", report["schedule"]),
                     ("baseline (fig. 11)", report["baseline"])):
-        rows.append((name, f"{s['within_5']} ({100 * s['within_5'] / n:.0f}%)",
-                     f"{s['within_10']} ({100 * s['within_10'] / n:.0f}%)",
-                     f"{s['within_15']} ({100 * s['within_15'] / n:.0f}%)",
+        rows.append((name, *(f"{s[key]} ({100 * s[key] / n:.1f}%)"
+                              for key in ("within_5", "within_10", "within_15")),
                      f"{s['worst_error_pct']:.1f}%"))
     print(f"{n} points (the seed: {report['seed_points']}; 398 within 10%, all within 15%, "
           "seed 003 §7.2)")
