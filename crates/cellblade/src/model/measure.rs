@@ -16,6 +16,10 @@ pub const MAX_SIZE: u32 = 32768;
 /// equals BIF-2).
 pub const BIF_COUNTS: [u32; 9] = [1, 2, 4, 6, 8, 10, 12, 14, 16];
 
+/// Readers of the gap bursts: SPEs 1-7 on the root's chip, 8-15 on the other.
+pub const NEAR_READERS: usize = 7;
+pub const FAR_READERS: usize = 8;
+
 fn default_sizes() -> Vec<u32> {
     (4..=15).map(|k| 1u32 << k).collect()
 }
@@ -118,7 +122,7 @@ pub fn measure(file: &MachineFile, req: &MeasureRequest) -> Result<ModelParams> 
         g_ns: Vec::new(),
         g1_ns: Vec::new(),
         g2_ns: Vec::new(),
-        g_ack_ns: gaps(file, 1..8, || Move::NoteTo(0), it)?.0,
+        g_ack_ns: gaps(file, 1..1 + NEAR_READERS, || Move::NoteTo(0), it)?.0,
         g1_ack_ns: 0.0,
         g2_ack_ns: 0.0,
         g_note_issue_ns: {
@@ -134,12 +138,12 @@ pub fn measure(file: &MachineFile, req: &MeasureRequest) -> Result<ModelParams> 
             mp.copy_cycles_per_quadword as f64 * mp.core_cycle.as_ns() / 16.0
         },
     };
-    (p.g1_ack_ns, p.g2_ack_ns) = gaps(file, 1..16, || Move::NoteTo(0), it)?;
+    (p.g1_ack_ns, p.g2_ack_ns) = gaps(file, 1..1 + NEAR_READERS + FAR_READERS, || Move::NoteTo(0), it)?;
     for &m in &req.sizes {
         p.l1_ns.push(latency(file, 1..8, m, it)?);
         p.l2_ns.push(latency(file, 8..16, m, it)?);
-        p.g_ns.push(gaps(file, 1..8, || Move::GetFrom(0, m), it)?.0);
-        let (g1, g2) = gaps(file, 1..16, || Move::GetFrom(0, m), it)?;
+        p.g_ns.push(gaps(file, 1..1 + NEAR_READERS, || Move::GetFrom(0, m), it)?.0);
+        let (g1, g2) = gaps(file, 1..1 + NEAR_READERS + FAR_READERS, || Move::GetFrom(0, m), it)?;
         p.g1_ns.push(g1);
         p.g2_ns.push(g2);
         p.g_kielmann_ns.push(train(file, 0, 1, m, 8, it)?);

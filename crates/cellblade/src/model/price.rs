@@ -26,6 +26,7 @@
 
 use serde::Serialize;
 
+use super::measure::{FAR_READERS, NEAR_READERS};
 use super::params::ModelParams;
 use crate::coll::algorithms;
 use crate::coll::schedule::{Action, Op, Schedule, Via};
@@ -77,16 +78,22 @@ impl Ctx<'_> {
     /// The gap between two readers of one source. On one chip, g: the readers queue on the
     /// source's on-ramp. When the source also has readers on the other chip in the round, the
     /// two chips' readers form two queues, g1 apart on the source's chip and g2 apart across
-    /// the BIF: exactly what the g1/g2 burst measures (§7.1).
-    fn source_gap(&mut self, cross: bool, mixed: bool, m: u32) -> f64 {
-        let v = if cross {
-            self.p.g2_ns.clone()
+    /// the BIF: what the g1/g2 burst measures (§7.1). The seed's g is the burst's time over
+    /// its k readers; as a queue that time is one lone get plus k-1 gaps, so the gap between
+    /// queued readers is (k g - get) / (k - 1): at small sizes, where the burst is mostly one
+    /// latency, far less than g.
+    fn source_gap(&mut self, src: usize, dst: usize, mixed: bool, m: u32) -> f64 {
+        let cross = self.cross(src, dst);
+        let (v, k) = if cross {
+            (self.p.g2_ns.clone(), FAR_READERS)
         } else if mixed {
-            self.p.g1_ns.clone()
+            (self.p.g1_ns.clone(), NEAR_READERS)
         } else {
-            self.p.g_ns.clone()
+            (self.p.g_ns.clone(), NEAR_READERS)
         };
-        self.look(&v, m)
+        let (g, get) = (self.look(&v, m), self.get_ns(src, dst, m));
+        let k = k as f64;
+        ((k * g - get) / (k - 1.0)).max(0.0)
     }
     fn congestion(&mut self, m: u32, n: u32) -> f64 {
         let l = self.p.congestion_ns(m, n);
@@ -226,7 +233,7 @@ fn run(cx: &mut Ctx, s: &Schedule, state: &mut State) {
                 at
             } else {
                 let cross = cx.cross(x.src, x.dst);
-                let sg = cx.source_gap(cross, mixed[x.src], x.bytes);
+                let sg = cx.source_gap(x.src, x.dst, mixed[x.src], x.bytes);
                 let mut end = at + cx.get_ns(x.src, x.dst, x.bytes) + (shared[x.src][cross as usize] - 1) as f64 * sg;
                 if cx.cross(x.src, x.dst) {
                     end += cx.congestion(x.bytes, crossing);
