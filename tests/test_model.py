@@ -137,3 +137,21 @@ def test_coll_auto_picks_a_modelled_algorithm_per_size_and_runs_it():
     assert len(picks) == 2
     assert all(" -> allreduce." in line for line in picks)
     assert "verified" in done.stdout and "NO" not in done.stdout
+
+
+def test_a_placement_moves_the_prediction_and_the_choice(measured):
+    out, _ = measured
+    params = str(out / "params.toml")
+
+    def schedule_ns(*placement: str) -> float:
+        done = run_cli("model", "predict", "allreduce", "--algo", "rdb", "-n", "4", "--sizes",
+                       "4k", "--params", params, *placement, "--json")
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout)["rows"][0]["schedule_ns"]
+
+    # Ranks 0-1 and 2-3 on different chips: the last round crosses the BIF.
+    assert schedule_ns("--placement", "0,1,8,9") > schedule_ns() + 300
+    done = run_cli("coll", "barrier", "-n", "16", "--algos", "auto", "--placement", "evenodd",
+                   "--iterations", "2")
+    assert done.returncode == 0, done.stderr
+    assert "auto: barrier -> barrier." in done.stdout

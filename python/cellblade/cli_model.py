@@ -43,6 +43,9 @@ def add_model_args(commands, add_machine_args: Callable, spe_count: Callable,
     predict.add_argument("--sizes", type=_sizes, default=None, metavar="A:B|LIST",
                          help="message sizes (default 1k)")
     predict.add_argument("--dtype", default="int32", choices=("int32", "float32", "float64"))
+    predict.add_argument("--placement", type=_placement, default=None, metavar="NAME|ID,...",
+                         help="a placement name (evenodd, ...) or the physical SPE of each rank "
+                         "(default: rank i on SPE i)")
     predict.add_argument("--simulate", action="store_true", help="also run on the simulated blade")
     predict.add_argument("--iterations", type=_positive, default=None, metavar="N",
                          help="timed calls per simulated point (default 10)")
@@ -76,6 +79,11 @@ def _sizes(text: str) -> list[int]:
         return coll.parse_sizes(text)
     except ValueError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def _placement(text: str) -> str | list[int]:
+    parts = text.split(",")
+    return [int(p) for p in parts] if all(p.strip().isdecimal() for p in parts) else text
 
 
 def _add_params_arg(parser: argparse.ArgumentParser) -> None:
@@ -123,8 +131,11 @@ def _pct(value: float | None) -> str:
 def _predict(args: argparse.Namespace, table: Callable) -> int:
     algorithms = [] if args.algo == "all" else [
         args.algo if "." in args.algo else f"{args.op}.{args.algo}"]
+    placement = None if args.placement is None else cellblade.coll_schedule(
+        "barrier.rdb", spes=args.spes, placement=args.placement, **_machine(args))["placement"]
     result = model.predict(args.op, _params(args), algorithms=algorithms, spes=args.spes,
-                           sizes=args.sizes, dtype=args.dtype, simulate=args.simulate,
+                           sizes=args.sizes, placement=placement, dtype=args.dtype,
+                           simulate=args.simulate,
                            iterations=args.iterations, **_machine(args))
     if args.json:
         print(json.dumps(result))
@@ -186,12 +197,15 @@ def coll_auto(args: argparse.Namespace, table: Callable) -> int:
     """`cellblade coll OP --algos auto`: the model picks an algorithm per size, without
     simulating; the picks are then run as `coll OP --algos NAME` would run them."""
     params = model.params_for(args.machine or args.preset, args.overrides)
-    placement = args.placement if isinstance(args.placement, list) else None
+    # The physical SPE of each rank, a named placement resolved the way the run resolves it.
+    placement = cellblade.coll_schedule("barrier.rdb", spes=args.spes, placement=args.placement,
+                                        machine=args.machine or args.preset,
+                                        overrides=args.overrides)["placement"]
     picks: dict[str, list[int]] = {}
     sizes = args.sizes or [cellblade.DEFAULT_COLL_SIZE]
     for size in ([0] if args.op == "barrier" else sizes):
         choice = model.choose(args.op, args.spes, size, params, placement=placement,
-                              dtype=args.dtype, machine=args.machine or args.preset,
+                              dtype=args.dtype, root=args.root, machine=args.machine or args.preset,
                               overrides=args.overrides)
         picks.setdefault(choice["algorithm"], []).append(size)
         print(f"auto: {format_size(size) if size else args.op} -> {choice['algorithm']} "

@@ -91,15 +91,17 @@ def price(schedule: dict[str, Any] | Callable, params_toml: str, spes: int = 8, 
 
 
 def choose(op: str, spes: int, size: int, params_toml: str, placement: list[int] | None = None,
-           dtype: str = "int32", machine: cellblade.Machine = "qs20",
+           dtype: str = "int32", root: int = 0, machine: cellblade.Machine = "qs20",
            overrides: cellblade.Overrides = ()) -> dict[str, Any]:
-    """The algorithm the model picks: ``{"algorithm", "predicted_ns", "candidates"}``."""
+    """The algorithm the model picks: ``{"algorithm", "predicted_ns", "candidates"}``;
+    `placement` is the physical SPE of each rank (None: rank i on SPE i)."""
     request = {
         "machine_toml": _machine_toml(machine, overrides),
         "params_toml": params_toml,
         "op": op,
         "spes": spes,
         "size": size,
+        "root": root,
         "placement": placement,
         "dtype": dtype,
     }

@@ -123,6 +123,27 @@ fn sizes_beyond_the_measured_ones_are_extrapolated_with_a_warning() {
 }
 
 #[test]
+fn the_seed_equations_give_their_table_rows_by_hand() {
+    let p = synthetic();
+    let eq = |name: &str, spes: usize, size: u32| equations::predict(&p, name, spes, size, 0.06).unwrap();
+    // Table 1: log2 p L(1) on one chip; (log2 p - 1) L1(1) + L2(1) on two; Bruck takes the max.
+    assert_eq!(eq("barrier.rdb", 8, 0).latency_ns, 3.0 * 80.0);
+    assert_eq!(eq("barrier.rdb", 16, 0).latency_ns, 3.0 * 80.0 + 300.0);
+    assert_eq!(eq("barrier.bruck", 16, 0).latency_ns, 4.0 * 300.0);
+    // Table 5, rdb one Cell: log2 p [L(m) + 2 L(1) + gamma m], L(m) = 190 + 0.04 m here.
+    let l = |m: f64| 190.0 + 0.04 * m;
+    let want = 3.0 * (l(1024.0) + 2.0 * l(16.0) + 0.06 * 1024.0);
+    let got = eq("allreduce.rdb", 8, 1024);
+    assert!((got.latency_ns - want).abs() < 1e-9, "{} vs {want}", got.latency_ns);
+    assert_eq!(got.source, "table 5, recursive doubling, one Cell");
+    // Reduce-scatter rows: the same sum in tables 4 and 5 on one Cell, each citing its own.
+    assert_eq!(eq("allreduce.rs_ag", 8, 1024).latency_ns, eq("reduce.rabenseifner", 8, 1024).latency_ns);
+    assert_eq!(eq("allreduce.rs_ag", 8, 1024).source, "table 5, ReduceScatter+rd-allgather, one Cell");
+    let e = equations::predict(&p, "broadcast.binomial_opt", 6, 1024, 0.06).unwrap_err();
+    assert_eq!(e.to_string(), "broadcast.binomial_opt: the seed's equation (table 2, binomial-tree-opt, one Cell) is for a power-of-two number of SPEs, got 6");
+}
+
+#[test]
 fn the_price_reads_the_bif_off_the_placement() {
     let p = synthetic();
     let s = cellblade::coll::algorithms::find("allreduce.rdb").unwrap().schedule(4, 0, 4096).unwrap();

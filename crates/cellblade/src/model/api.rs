@@ -131,12 +131,14 @@ struct ChooseReq {
     spes: usize,
     size: u32,
     #[serde(default)]
+    root: usize,
+    #[serde(default)]
     placement: Option<Vec<usize>>,
     #[serde(default = "int32")]
     dtype: String,
 }
 
-/// `{machine_toml, params_toml, op, spes, size, placement?, dtype?}` -> an [`auto::Choice`].
+/// `{machine_toml, params_toml, op, spes, size, root?, placement?, dtype?}` -> an [`auto::Choice`].
 pub fn model_choose(request: &str) -> Result<String> {
     let mut v: Value = parse(request, "choose")?;
     let file = machine(&mut v, "choose")?;
@@ -145,5 +147,8 @@ pub fn model_choose(request: &str) -> Result<String> {
     let op = Op::parse(&req.op)?;
     let placement = predict::placement_of(req.spes, &req.placement)?;
     let ls = Params::resolve(&file).ls_bytes;
-    Ok(to_json(&auto::choose(&p, op, &placement, req.size, &req.dtype, ls)?))
+    if req.root >= req.spes {
+        return Err(config_err(format!("--root {} is out of range: allowed 0 to {}", req.root, req.spes - 1)));
+    }
+    Ok(to_json(&auto::choose(&p, op, &placement, req.root, req.size, &req.dtype, ls)?))
 }

@@ -20,12 +20,12 @@ pub struct Choice {
     pub candidates: Vec<(String, f64)>,
 }
 
-/// Choose for `op` on the ranks' physical SPEs `placement` with `size` bytes.
-pub fn choose(params: &ModelParams, op: Op, placement: &[usize], size: u32, dtype: &str, ls_bytes: u32) -> Result<Choice> {
+/// Choose for `op` rooted at `root` on the ranks' physical SPEs `placement` with `size` bytes.
+pub fn choose(params: &ModelParams, op: Op, placement: &[usize], root: usize, size: u32, dtype: &str, ls_bytes: u32) -> Result<Choice> {
     let p = placement.len();
     let mut candidates = Vec::new();
     for alg in algorithms::REGISTRY.iter().filter(|a| a.op == op) {
-        let Ok(s) = alg.schedule(p, 0, size) else { continue };
+        let Ok(s) = alg.schedule(p, root, size) else { continue };
         if Layout::footprint(&s) > ls_bytes * 3 / 4 {
             continue;
         }

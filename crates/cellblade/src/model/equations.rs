@@ -117,26 +117,52 @@ pub fn predict(params: &ModelParams, algorithm: &str, p: usize, size: u32, gamma
     if p < 2 {
         return Err(config_err(format!("{algorithm}: the seed's equations need at least 2 SPEs, got {p}")));
     }
-    let two = p > 8;
-    let pow2 = p.is_power_of_two();
-    let need_pow2 = |row: &str| -> Result<()> {
-        if pow2 {
-            Ok(())
-        } else {
-            Err(config_err(format!("{algorithm}: the seed's equation ({row}) is for a power-of-two number of SPEs, got {p}")))
-        }
-    };
-    let two_only = |row: &str| -> Result<()> {
-        if two {
-            Ok(())
-        } else {
-            Err(config_err(format!("{algorithm}: the seed models it on two chips only ({row}): more than 8 SPEs, got {p}")))
-        }
-    };
+    let c = Call { algorithm, p, m: size, gamma, lg: log2(p) as f64, pow2: p.is_power_of_two(), two: p > 8 };
     let mut e = E { p: params, ext: false };
-    let m = size;
-    let lg = log2(p) as f64;
-    let (t, source): (f64, &'static str) = match (algorithm, two) {
+    let (t, source) = match algorithm.split('.').next() {
+        Some("barrier") => barrier(&mut e, &c)?,
+        Some("broadcast") => broadcast(&mut e, &c)?,
+        Some("allgather") => allgather(&mut e, &c)?,
+        Some("reduce") => reduce(&mut e, &c)?,
+        _ => allreduce(&mut e, &c)?,
+    };
+    Ok(Equation { latency_ns: t, extrapolated: e.ext, source })
+}
+
+/// One call to predict, and the checks the tables' rows state.
+struct Call<'a> {
+    algorithm: &'a str,
+    p: usize,
+    m: u32,
+    gamma: f64,
+    lg: f64,
+    pow2: bool,
+    two: bool,
+}
+
+impl Call<'_> {
+    fn need_pow2(&self, row: &str) -> Result<()> {
+        if self.pow2 {
+            return Ok(());
+        }
+        Err(config_err(format!("{}: the seed's equation ({row}) is for a power-of-two number of SPEs, got {}", self.algorithm, self.p)))
+    }
+    fn two_only(&self, row: &str) -> Result<()> {
+        if self.two {
+            return Ok(());
+        }
+        Err(config_err(format!("{}: the seed models it on two chips only ({row}): more than 8 SPEs, got {}", self.algorithm, self.p)))
+    }
+    fn none(&self) -> crate::error::Error {
+        config_err(format!("{}: no equation of seed 003 for {} SPEs", self.algorithm, self.p))
+    }
+}
+
+/// Seed 003's barrier rows.
+fn barrier(e: &mut E, c: &Call) -> Result<(f64, &'static str)> {
+    let (algorithm, p, lg, pow2, two) = (c.algorithm, c.p, c.lg, c.pow2, c.two);
+    let params = e.p;
+    Ok(match (algorithm, two) {
         ("barrier.rdb", false) if pow2 => (lg * e.ack(1), "table 1, recursive doubling, one Cell"),
         ("barrier.rdb", false) => ((floor_log2(p) + 2) as f64 * e.ack(1), "table 1, recursive doubling, one Cell"),
         ("barrier.rdb", true) if pow2 => ((lg - 1.0) * e.ack(1) + e.ack(2), "table 1, recursive doubling, two Cells"),
@@ -157,6 +183,15 @@ pub fn predict(params: &ModelParams, algorithm: &str, p: usize, size: u32, gamma
             let x = (q1 * params.g1_ack_ns + q2 * params.g2_ack_ns) / 2.0;
             (2.0 * (e.ack(1) + e.ack(2)) + q1 * e.g(1, 16) + q2 * e.g(2, 16) + x, "table 1, one-to-all, two Cells")
         }
+        _ => return Err(c.none()),
+    })
+}
+
+/// Seed 003's broadcast rows.
+fn broadcast(e: &mut E, c: &Call) -> Result<(f64, &'static str)> {
+    let (algorithm, p, m, lg, two) = (c.algorithm, c.p, c.m, c.lg, c.two);
+    let params = e.p;
+    Ok(match (algorithm, two) {
         ("broadcast.ota", false) => {
             let q = (p - 2) as f64;
             (q * e.g(0, m) + e.l(1, m) + e.l1(1) + q * params.g_ack_ns / 2.0, "table 2, one-to-all, one Cell")
@@ -176,7 +211,7 @@ pub fn predict(params: &ModelParams, algorithm: &str, p: usize, size: u32, gamma
             (k * (e.l(1, m) + e.l1(1)) + e.l(2, m) + e.l1(2) + q1 * e.g(1, m) + q1 * params.g1_ack_ns / 2.0, "table 2, binomial-tree-simple, two Cells")
         }
         ("broadcast.binomial_opt", false) => {
-            need_pow2("table 2, binomial-tree-opt, one Cell")?;
+            c.need_pow2("table 2, binomial-tree-opt, one Cell")?;
             (lg * (e.l(1, m) + e.l1(1)), "table 2, binomial-tree-opt, one Cell")
         }
         ("broadcast.binomial_opt", true) => {
@@ -184,74 +219,102 @@ pub fn predict(params: &ModelParams, algorithm: &str, p: usize, size: u32, gamma
             (k * (e.l(1, m) + e.l1(1)) + e.l(2, m) + e.l1(2), "table 2, binomial-tree-opt, two Cells")
         }
         ("broadcast.segmented", false) => {
-            need_pow2("table 2, segmented-binomial-opt, one Cell")?;
+            c.need_pow2("table 2, segmented-binomial-opt, one Cell")?;
             ((lg + 1.0) * (e.l(1, m / 2) + e.l1(1)), "table 2, segmented-binomial-opt, one Cell")
         }
         ("broadcast.segmented", true) => {
-            need_pow2("table 2, segmented-binomial-opt, two Cells")?;
+            c.need_pow2("table 2, segmented-binomial-opt, two Cells")?;
             let c = e.c(m / 2, 14);
             ((lg - 1.0) * (e.l(1, m / 2) + e.l1(1)) + 2.0 * (e.l(2, m / 2) + e.l1(2)) + c, "table 2, segmented-binomial-opt, two Cells")
         }
         ("broadcast.hybrid_segmented", _) => {
-            two_only("table 2, hybrid-seg-binomial-opt")?;
-            need_pow2("table 2, hybrid-seg-binomial-opt")?;
+            c.two_only("table 2, hybrid-seg-binomial-opt")?;
+            c.need_pow2("table 2, hybrid-seg-binomial-opt")?;
             (lg * (e.l(1, m / 2) + e.l1(1)) + e.l(2, m) + e.l1(2), "table 2, hybrid-seg-binomial-opt, two Cells")
         }
+        _ => return Err(c.none()),
+    })
+}
+
+/// Seed 003's allgather rows.
+fn allgather(e: &mut E, c: &Call) -> Result<(f64, &'static str)> {
+    let (algorithm, p, m, two) = (c.algorithm, c.p, c.m, c.two);
+    Ok(match (algorithm, two) {
         ("allgather.rdb", false) => {
-            need_pow2("table 3, recursive doubling, one Cell")?;
+            c.need_pow2("table 3, recursive doubling, one Cell")?;
             ((0..log2(p)).map(|k| e.l(1, m << k) + e.l1(1)).sum(), "table 3, recursive doubling, one Cell")
         }
         ("allgather.rdb", true) => {
-            need_pow2("table 3, recursive doubling, two Cells")?;
+            c.need_pow2("table 3, recursive doubling, two Cells")?;
             let top = m << (log2(p) - 1);
             let head: f64 = (0..log2(p) - 1).map(|k| e.l(1, m << k) + e.l1(1)).sum();
             (head + e.l(2, top) + e.l1(2) + e.c(top, p as u32), "table 3, recursive doubling, two Cells")
         }
         (a, _) if a.starts_with("allgather.hybrid_") => {
-            two_only("table 3, hybrid-x-y")?;
-            need_pow2("table 3, hybrid-x-y")?;
+            c.two_only("table 3, hybrid-x-y")?;
+            c.need_pow2("table 3, hybrid-x-y")?;
             let (x, y) = hybrid_xy(a);
-            (hybrid_allgather(&mut e, p, m, x, y), "table 3, hybrid-x-y, two Cells")
+            (hybrid_allgather(e, p, m, x, y), "table 3, hybrid-x-y, two Cells")
         }
+        _ => return Err(c.none()),
+    })
+}
+
+/// Seed 003's reduce rows.
+fn reduce(e: &mut E, c: &Call) -> Result<(f64, &'static str)> {
+    let (algorithm, p, m, gamma, two) = (c.algorithm, c.p, c.m, c.gamma, c.two);
+    Ok(match (algorithm, two) {
         ("reduce.binomial", false) => (floor_log2(p) as f64 * (e.l(1, m) + e.l1(1) + gamma * m as f64), "table 4, binomial, one Cell"),
         ("reduce.binomial", true) => {
             let k = ceil_log2(p) as f64 - 1.0;
             (k * (e.l(1, m) + e.l1(1) + gamma * m as f64) + e.l(2, m) + e.l1(2) + gamma * m as f64, "table 4, binomial, two Cells")
         }
-        ("reduce.rabenseifner", false) | ("allreduce.rs_ag", false) => {
-            need_pow2("tables 4-5, reduce-scatter, one Cell")?;
-            (reduce_scatter_one(&mut e, p, m / p as u32, gamma), if algorithm == "reduce.rabenseifner" { "table 4, ReduceScatter+gather, one Cell" } else { "table 5, ReduceScatter+rd-allgather, one Cell" })
+        ("reduce.rabenseifner", false) => {
+            c.need_pow2("table 4, ReduceScatter+gather, one Cell")?;
+            (reduce_scatter_one(e, p, m / p as u32, gamma), "table 4, ReduceScatter+gather, one Cell")
         }
         ("reduce.rabenseifner", true) => {
-            need_pow2("table 4, ReduceScatter+gather, two Cells")?;
-            (reduce_scatter_two(&mut e, p, m / p as u32, gamma, 1.0), "table 4, ReduceScatter+gather, two Cells")
+            c.need_pow2("table 4, ReduceScatter+gather, two Cells")?;
+            (reduce_scatter_two(e, p, m / p as u32, gamma, 1.0), "table 4, ReduceScatter+gather, two Cells")
+        }
+        _ => return Err(c.none()),
+    })
+}
+
+/// Seed 003's allreduce rows.
+fn allreduce(e: &mut E, c: &Call) -> Result<(f64, &'static str)> {
+    let (algorithm, p, m, gamma, lg, two) = (c.algorithm, c.p, c.m, c.gamma, c.lg, c.two);
+    Ok(match (algorithm, two) {
+        ("allreduce.rs_ag", false) => {
+            c.need_pow2("table 5, ReduceScatter+rd-allgather, one Cell")?;
+            (reduce_scatter_one(e, p, m / p as u32, gamma), "table 5, ReduceScatter+rd-allgather, one Cell")
         }
         ("allreduce.rs_ag", true) => {
-            need_pow2("table 5, ReduceScatter+rd-allgather, two Cells")?;
-            (reduce_scatter_two(&mut e, p, m / p as u32, gamma, 2.0), "table 5, ReduceScatter+rd-allgather, two Cells")
+            c.need_pow2("table 5, ReduceScatter+rd-allgather, two Cells")?;
+            (reduce_scatter_two(e, p, m / p as u32, gamma, 2.0), "table 5, ReduceScatter+rd-allgather, two Cells")
         }
         ("allreduce.rs_gather_bcast", false) => {
-            need_pow2("table 5, ReduceScatter+gather+Bcast, one Cell")?;
-            let rs = reduce_scatter_one(&mut e, p, m / p as u32, gamma);
+            c.need_pow2("table 5, ReduceScatter+gather+Bcast, one Cell")?;
+            let rs = reduce_scatter_one(e, p, m / p as u32, gamma);
             (rs + lg * (e.l(1, m) + e.l1(1)), "table 5, ReduceScatter+gather+Bcast, one Cell")
         }
         ("allreduce.rs_gather_bcast", true) => {
-            need_pow2("table 5, ReduceScatter+gather+Bcast, two Cells")?;
-            let rs = reduce_scatter_two(&mut e, p, m / p as u32, gamma, 1.0);
+            c.need_pow2("table 5, ReduceScatter+gather+Bcast, two Cells")?;
+            let rs = reduce_scatter_two(e, p, m / p as u32, gamma, 1.0);
             (rs + (lg - 1.0) * (e.l(1, m) + e.l1(1)) + e.l(2, m) + e.l1(2), "table 5, ReduceScatter+gather+Bcast, two Cells")
         }
         ("allreduce.rdb", false) => {
-            need_pow2("table 5, recursive doubling, one Cell")?;
+            c.need_pow2("table 5, recursive doubling, one Cell")?;
             (lg * (e.l(1, m) + 2.0 * e.l1(1) + gamma * m as f64), "table 5, recursive doubling, one Cell")
         }
         ("allreduce.rdb", true) => {
-            need_pow2("table 5, recursive doubling, two Cells")?;
+            c.need_pow2("table 5, recursive doubling, two Cells")?;
             let c = e.c(m, p as u32);
             ((lg - 1.0) * (e.l(1, m) + 2.0 * e.l1(1) + gamma * m as f64) + e.l(2, m) + 2.0 * e.l1(2) + gamma * m as f64 + c, "table 5, recursive doubling, two Cells")
         }
         (a, _) if a.starts_with("allreduce.hybrid_a_") => {
-            two_only("table 5, HybridA-x-y")?;
-            need_pow2("table 5, HybridA-x-y")?;
+            c.two_only("table 5, HybridA-x-y")?;
+            c.need_pow2("table 5, HybridA-x-y")?;
             let (x, y) = hybrid_xy(a);
             let xm1 = (x - 1) as f64;
             let mut t = 2.0 * xm1 * (e.l(1, m) + e.l1(1)) + xm1 * gamma * m as f64;
@@ -263,18 +326,17 @@ pub fn predict(params: &ModelParams, algorithm: &str, p: usize, size: u32, gamma
             (t, "table 5, HybridA-x-y, two Cells")
         }
         (a, _) if a.starts_with("allreduce.hybrid_b_") => {
-            two_only("table 5, HybridB-x-y")?;
-            need_pow2("table 5, HybridB-x-y")?;
+            c.two_only("table 5, HybridB-x-y")?;
+            c.need_pow2("table 5, HybridB-x-y")?;
             let (x, y) = hybrid_xy(a);
             let seg = m / p as u32;
             let top = seg << (log2(p) - 1);
             let mut t: f64 = (0..log2(p) - 1).map(|k| e.l(1, seg << k) + gamma * (seg << k) as f64 + e.l1(1)).sum();
             t += e.l(2, top) + e.l1(2) + gamma * top as f64 + e.c(top, p as u32);
-            (t + hybrid_allgather(&mut e, p, seg, x, y), "table 5, HybridB-x-y, two Cells")
+            (t + hybrid_allgather(e, p, seg, x, y), "table 5, HybridB-x-y, two Cells")
         }
-        _ => return Err(config_err(format!("{algorithm}: no equation of seed 003 for {p} SPEs"))),
-    };
-    Ok(Equation { latency_ns: t, extrapolated: e.ext, source })
+        _ => return Err(c.none()),
+    })
 }
 
 /// x and y of a `..._x_y` registry name.

@@ -29,7 +29,7 @@ use serde::Serialize;
 use super::measure::{FAR_READERS, NEAR_READERS};
 use super::params::ModelParams;
 use crate::coll::algorithms;
-use crate::coll::schedule::{Action, Op, Schedule, Via};
+use crate::coll::schedule::{Action, Op, Schedule, Via, Xfer};
 use crate::error::{config_err, Result};
 
 /// A schedule's price.
@@ -163,23 +163,7 @@ fn run(cx: &mut Ctx, s: &Schedule, state: &mut State) {
     // When the last note each rank sent has landed: a call ends only once its notes have left
     // (the lowering waits for every notification tag before returning).
     let mut notes_landed: Vec<f64> = vec![0.0; n];
-    // Unordered rounds: a rank announces every send after its last receive at once, so those
-    // readers share its ramp round-robin (the seed's priority inversion, §5.2) and each finishes
-    // as the last of them would; readers on the other chip form their own queue (as for g1/g2).
-    let shared: Vec<[usize; 2]> = (0..n)
-        .map(|r| {
-            if s.ordered {
-                return [1, 1];
-            }
-            let last = s.rounds.iter().rposition(|rd| rd.iter().any(|x| x.dst == r && !x.is_local())).map_or(0, |k| k + 1);
-            let sends = s.rounds[last..].iter().flatten().filter(|x| x.src == r && !x.is_local() && x.action != Action::Notify);
-            let mut count = [0, 0];
-            for x in sends {
-                count[cx.cross(x.src, x.dst) as usize] += 1;
-            }
-            [count[0].max(1), count[1].max(1)]
-        })
-        .collect();
+    let shared = shared_sends(cx, s);
     for round in &s.rounds {
         // (1) start: previous round done and, ordered, its readers have acknowledged.
         let start: Vec<f64> = (0..n).map(|r| if s.ordered { t[r].max(owed[r]) } else { t[r] }).collect();
@@ -199,54 +183,7 @@ fn run(cx: &mut Ctx, s: &Schedule, state: &mut State) {
         for x in round.iter().filter(|x| x.is_local()) {
             ready[x.dst] += cx.p.copy_ns_per_byte() * x.bytes as f64;
         }
-        // BIF messages at once: crossing transfers from distinct sources (one source's readers
-        // already queue on its ramp), as in the butterfly benchmark where every source differs.
-        let crossing = {
-            let mut srcs: Vec<usize> = round.iter().filter(|x| x.action != Action::Notify && !x.is_local() && cx.cross(x.src, x.dst)).map(|x| x.src).collect();
-            srcs.sort_unstable();
-            srcs.dedup();
-            srcs.len() as u32
-        };
-        let mut issue: Vec<(f64, usize)> = Vec::new();
-        let mut next_issue = ready.clone();
-        for (i, x) in round.iter().enumerate().filter(|(_, x)| !x.is_local()) {
-            let at = next_issue[x.dst].max(addr[i]);
-            next_issue[x.dst] = at;
-            issue.push((at, i));
-        }
-        issue.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-        // Sources read from both chips in this round.
-        let mixed: Vec<bool> = (0..n)
-            .map(|r| {
-                let reads = round.iter().filter(|x| x.src == r && !x.is_local() && x.action != Action::Notify);
-                let (mut near, mut far) = (false, false);
-                for x in reads {
-                    if cx.cross(x.src, x.dst) { far = true } else { near = true }
-                }
-                near && far
-            })
-            .collect();
-        let mut done = ready.clone();
-        for &(at, i) in &issue {
-            let x = round[i];
-            let end = if x.action == Action::Notify {
-                at
-            } else {
-                let cross = cx.cross(x.src, x.dst);
-                let sg = cx.source_gap(x.src, x.dst, mixed[x.src], x.bytes);
-                let mut end = at + cx.get_ns(x.src, x.dst, x.bytes) + (shared[x.src][cross as usize] - 1) as f64 * sg;
-                if cx.cross(x.src, x.dst) {
-                    end += cx.congestion(x.bytes, crossing);
-                }
-                let kg = { let v = cx.p.g_kielmann_ns.clone(); cx.look(&v, x.bytes) };
-                let queue = &mut src_free[x.src][cross as usize];
-                end = end.max(*queue + sg).max(dst_free[x.dst] + kg);
-                *queue = end;
-                dst_free[x.dst] = end;
-                end
-            };
-            done[x.dst] = done[x.dst].max(end);
-        }
+        let done = gets(cx, round, &addr, &ready, &shared, src_free, dst_free);
         // (4) acknowledgements, (5) reductions after our own readers' ACKs.
         let mut acks = vec![0usize; n];
         let mut new_owed = vec![0.0f64; n];
@@ -270,4 +207,90 @@ fn run(cx: &mut Ctx, s: &Schedule, state: &mut State) {
     for r in 0..n {
         t[r] = t[r].max(all_owed[r]).max(notes_landed[r]);
     }
+}
+
+/// Unordered rounds: a rank announces every send after its last receive at once, so those
+/// readers share its ramp round-robin (the seed's priority inversion, §5.2) and each finishes as
+/// the last of them would; readers on the other chip form their own queue (as for g1/g2). For
+/// each rank, how many share (same chip, other chip); 1 for ordered rounds.
+fn shared_sends(cx: &Ctx, s: &Schedule) -> Vec<[usize; 2]> {
+    (0..s.p)
+        .map(|r| {
+            if s.ordered {
+                return [1, 1];
+            }
+            let last = s.rounds.iter().rposition(|rd| rd.iter().any(|x| x.dst == r && !x.is_local())).map_or(0, |k| k + 1);
+            let sends = s.rounds[last..].iter().flatten().filter(|x| x.src == r && !x.is_local() && x.action != Action::Notify);
+            let mut count = [0, 0];
+            for x in sends {
+                count[cx.cross(x.src, x.dst) as usize] += 1;
+            }
+            [count[0].max(1), count[1].max(1)]
+        })
+        .collect()
+}
+
+/// BIF messages at once in a round: crossing transfers from distinct sources (one source's
+/// readers already queue on its ramp), as in the butterfly benchmark where every source differs.
+fn crossing_sources(cx: &Ctx, round: &[Xfer]) -> u32 {
+    let mut srcs: Vec<usize> = round.iter().filter(|x| x.action != Action::Notify && !x.is_local() && cx.cross(x.src, x.dst)).map(|x| x.src).collect();
+    srcs.sort_unstable();
+    srcs.dedup();
+    srcs.len() as u32
+}
+
+/// Sources read from both chips in a round.
+fn mixed_sources(cx: &Ctx, round: &[Xfer], n: usize) -> Vec<bool> {
+    let mut near = vec![false; n];
+    let mut far = vec![false; n];
+    for x in round.iter().filter(|x| !x.is_local() && x.action != Action::Notify) {
+        if cx.cross(x.src, x.dst) {
+            far[x.src] = true;
+        } else {
+            near[x.src] = true;
+        }
+    }
+    (0..n).map(|r| near[r] && far[r]).collect()
+}
+
+/// The round's receives, in issue order (a reader takes its notes in turn, each once its ADDR
+/// has come): when each reader is done, given when each is `ready` and each transfer's `addr`
+/// arrival. The ramps' queues carry over in `src_free` and `dst_free`.
+fn gets(cx: &mut Ctx, round: &[Xfer], addr: &[f64], ready: &[f64], shared: &[[usize; 2]], src_free: &mut [[f64; 2]], dst_free: &mut [f64]) -> Vec<f64> {
+    let n = ready.len();
+    let crossing = crossing_sources(cx, round);
+    let mixed = mixed_sources(cx, round, n);
+    let mut issue: Vec<(f64, usize)> = Vec::new();
+    let mut next_issue = ready.to_vec();
+    for (i, x) in round.iter().enumerate().filter(|(_, x)| !x.is_local()) {
+        let at = next_issue[x.dst].max(addr[i]);
+        next_issue[x.dst] = at;
+        issue.push((at, i));
+    }
+    issue.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    let mut done = ready.to_vec();
+    for &(at, i) in &issue {
+        let x = round[i];
+        let end = if x.action == Action::Notify {
+            at
+        } else {
+            let cross = cx.cross(x.src, x.dst);
+            let sg = cx.source_gap(x.src, x.dst, mixed[x.src], x.bytes);
+            let mut end = at + cx.get_ns(x.src, x.dst, x.bytes) + (shared[x.src][cross as usize] - 1) as f64 * sg;
+            if cross {
+                end += cx.congestion(x.bytes, crossing);
+            }
+            let kg = {
+                let v = cx.p.g_kielmann_ns.clone();
+                cx.look(&v, x.bytes)
+            };
+            let queue = &mut src_free[x.src][cross as usize];
+            end = end.max(*queue + sg).max(dst_free[x.dst] + kg);
+            *queue = end;
+            dst_free[x.dst] = end;
+            end
+        };
+        done[x.dst] = done[x.dst].max(end);
+    }
+    done
 }
