@@ -155,3 +155,10 @@ def test_a_placement_moves_the_prediction_and_the_choice(measured):
                    "--iterations", "2")
     assert done.returncode == 0, done.stderr
     assert "auto: barrier -> barrier." in done.stdout
+
+
+def test_the_whole_grid_is_predicted_in_well_under_a_second(measured):
+    out, _ = measured
+    timing = model.time_grid((out / "params.toml").read_text())
+    assert timing["points"] > 250
+    assert 0 < timing["predict_s"] < 1.0

@@ -611,6 +611,7 @@ def _bench(args: argparse.Namespace) -> int:
     print(f"cellblade reproduce{' --quick' if reproduce['quick'] else ''}: {reproduce['claims']} "
           f"claims ({reproduce['holding']} hold) in {reproduce['wall_s']:.1f} s "
           "(target for the full form: under 300 s)")
+    print(cli_model.bench_line())
     return 0
 
 

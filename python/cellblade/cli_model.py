@@ -224,3 +224,10 @@ def coll_auto(args: argparse.Namespace, table: Callable) -> int:
              f"{r['latency_ns']:.1f}", "yes" if r["verified"] else "NO") for r in results]
     print(table(("algorithm", "size", "latency (ns)", "verified"), rows, right={1, 2}))
     return 0
+
+
+def bench_line() -> str:
+    """`cellblade bench`'s line for the model: the time to predict the validation grid."""
+    timing = model.time_grid(model.params_for())
+    return (f"model: predicting the {timing['points']}-point validation grid with every model "
+            f"took {timing['predict_s'] * 1000:.0f} ms (target: under 1 s)")

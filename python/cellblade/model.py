@@ -115,6 +115,14 @@ def grid(params_toml: str, machine: cellblade.Machine = "qs20",
     return json.loads(_core.model_grid(json.dumps(request)))
 
 
+def time_grid(params_toml: str, machine: cellblade.Machine = "qs20",
+              overrides: cellblade.Overrides = ()) -> dict[str, Any]:
+    """Wall time to predict the whole validation grid with every model: ``{"points",
+    "predict_s"}``."""
+    request = {"machine_toml": _machine_toml(machine, overrides), "params_toml": params_toml}
+    return json.loads(_core.model_time_grid(json.dumps(request)))
+
+
 def simulate(points: list[dict[str, Any]], machine_toml: str, iterations: int = 10) -> list[float]:
     """Simulated latency (ns) of each point; any split of the list gives the same numbers."""
     request = {"machine_toml": machine_toml, "points": points, "iterations": iterations}

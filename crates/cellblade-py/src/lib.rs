@@ -146,5 +146,5 @@ mod _core {
     #[pymodule_export]
     use super::programs::{PpeHandle, ProgramBlade, PyOp, SpuHandle};
     #[pymodule_export]
-    use super::model::{model_choose, model_grid, model_measure, model_predict, model_price, model_score, model_simulate};
+    use super::model::{model_choose, model_grid, model_measure, model_predict, model_price, model_score, model_simulate, model_time_grid};
 }

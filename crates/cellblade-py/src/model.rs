@@ -47,3 +47,9 @@ pub fn model_price(py: Python<'_>, request_json: &str) -> PyResult<String> {
 pub fn model_choose(py: Python<'_>, request_json: &str) -> PyResult<String> {
     py.detach(|| api::model_choose(request_json)).map_err(to_py)
 }
+
+/// The time to predict the validation grid with every model; JSON.
+#[pyfunction]
+pub fn model_time_grid(py: Python<'_>, request_json: &str) -> PyResult<String> {
+    py.detach(|| api::model_time_grid(request_json)).map_err(to_py)
+}

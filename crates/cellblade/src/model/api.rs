@@ -152,3 +152,16 @@ pub fn model_choose(request: &str) -> Result<String> {
     }
     Ok(to_json(&auto::choose(&p, op, &placement, req.root, req.size, &req.dtype, ls)?))
 }
+
+/// `{machine_toml, params_toml}` -> `{points, predict_s}`: the time to predict the whole
+/// validation grid with every model, without simulating (`cellblade bench` prints it).
+pub fn model_time_grid(request: &str) -> Result<String> {
+    let mut v: Value = parse(request, "time grid")?;
+    let file = machine(&mut v, "time grid")?;
+    let p = params(&mut v, "time grid")?;
+    let points = validate::grid(&file, &p);
+    let t0 = std::time::Instant::now();
+    validate::predict_points(&p, &points)?;
+    let predict_s = t0.elapsed().as_secs_f64();
+    Ok(serde_json::json!({"points": points.len(), "predict_s": predict_s}).to_string())
+}

@@ -148,34 +148,54 @@ fn spread(errors: &[f64]) -> Spread {
     }
 }
 
-/// Score simulated points against the three predictions, and the automatic choice's regret.
-pub fn score(params: &ModelParams, points: &[Point], simulated: &[f64]) -> Result<Validation> {
-    let t0 = std::time::Instant::now();
+/// Every model's prediction of one point (ns).
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct Predictions {
+    pub seed_ns: f64,
+    pub schedule_ns: f64,
+    pub baseline_ns: f64,
+    pub no_contention_ns: f64,
+}
+
+/// Predict every point with every model (no simulation): the model's speed is this function's.
+pub fn predict_points(params: &ModelParams, points: &[Point]) -> Result<Vec<Predictions>> {
     let base = baseline_params(params);
     let flat = no_contention_params(params);
     let gamma = params.gamma_ns_per_byte("int32")?;
+    points
+        .iter()
+        .map(|pt| {
+            let s = algorithms::find(&pt.algorithm)?.schedule(pt.spes, 0, pt.size_bytes)?;
+            let placement: Vec<usize> = (0..pt.spes).collect();
+            Ok(Predictions {
+                seed_ns: equations::predict(params, &pt.algorithm, pt.spes, s.size, gamma)?.latency_ns,
+                baseline_ns: equations::predict(&base, &pt.algorithm, pt.spes, s.size, gamma)?.latency_ns,
+                schedule_ns: price(params, &s, &placement, "int32")?.latency_ns,
+                no_contention_ns: price(&flat, &s, &placement, "int32")?.latency_ns,
+            })
+        })
+        .collect()
+}
+
+/// Score simulated points against every prediction, and the automatic choice's regret.
+pub fn score(params: &ModelParams, points: &[Point], simulated: &[f64]) -> Result<Validation> {
+    let t0 = std::time::Instant::now();
+    let predicted = predict_points(params, points)?;
+    let predict_s = t0.elapsed().as_secs_f64();
     let mut rows = Vec::new();
-    for (pt, &sim) in points.iter().zip(simulated) {
-        let alg = algorithms::find(&pt.algorithm)?;
-        let s = alg.schedule(pt.spes, 0, pt.size_bytes)?;
-        let placement: Vec<usize> = (0..pt.spes).collect();
-        let seed_ns = equations::predict(params, &pt.algorithm, pt.spes, s.size, gamma)?.latency_ns;
-        let baseline_ns = equations::predict(&base, &pt.algorithm, pt.spes, s.size, gamma)?.latency_ns;
-        let schedule_ns = price(params, &s, &placement, "int32")?.latency_ns;
-        let no_contention_ns = price(&flat, &s, &placement, "int32")?.latency_ns;
+    for ((pt, &sim), q) in points.iter().zip(simulated).zip(predicted) {
         rows.push(Scored {
             point: pt.clone(),
             simulated_ns: sim,
-            seed_ns,
-            schedule_ns,
-            baseline_ns,
-            seed_error_pct: error_pct(seed_ns, sim),
-            schedule_error_pct: error_pct(schedule_ns, sim),
-            baseline_error_pct: error_pct(baseline_ns, sim),
-            no_contention_error_pct: error_pct(no_contention_ns, sim),
+            seed_ns: q.seed_ns,
+            schedule_ns: q.schedule_ns,
+            baseline_ns: q.baseline_ns,
+            seed_error_pct: error_pct(q.seed_ns, sim),
+            schedule_error_pct: error_pct(q.schedule_ns, sim),
+            baseline_error_pct: error_pct(q.baseline_ns, sim),
+            no_contention_error_pct: error_pct(q.no_contention_ns, sim),
         });
     }
-    let predict_s = t0.elapsed().as_secs_f64();
     let seed = spread(&rows.iter().map(|r| r.seed_error_pct).collect::<Vec<_>>());
     let schedule = spread(&rows.iter().map(|r| r.schedule_error_pct).collect::<Vec<_>>());
     let baseline = spread(&rows.iter().map(|r| r.baseline_error_pct).collect::<Vec<_>>());
