@@ -162,3 +162,21 @@ def test_the_whole_grid_is_predicted_in_well_under_a_second(measured):
     timing = model.time_grid((out / "params.toml").read_text())
     assert timing["points"] > 250
     assert 0 < timing["predict_s"] < 1.0
+
+
+def test_validate_json_reports_the_schedule_price_at_the_top(measured, tmp_path):
+    out, _ = measured
+    done = run_cli("model", "validate", "--params", str(out / "params.toml"), "--workers", "2",
+                   "--out", str(tmp_path), "--json")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["model"] == "schedule price"
+    assert report["points"] == 299 and report["seed_points"] == 425
+    for key in ("within_5", "within_10", "within_15", "worst_error_pct", "auto_regret_worst_pct",
+                "auto_regret_mean_pct"):
+        assert key in report
+    assert report["within_5"] <= report["within_10"] <= report["within_15"] <= report["points"]
+    assert report["seed_equations"]["within_10"] < report["within_10"]
+    assert (tmp_path / "model-errors.png").stat().st_size > 0
+    rows = json.loads((tmp_path / "validate.json").read_text())["rows"]
+    assert len(rows) == 299

@@ -176,8 +176,8 @@ def _validate(args: argparse.Namespace, table: Callable) -> int:
         return 0
     n = report["points"]
     rows = []
-    for name, s in (("seed 003 equations", report),
-                    ("schedule price", report["schedule"]),
+    for name, s in (("seed 003 equations", report["seed_equations"]),
+                    ("schedule price", report),
                     ("baseline (fig. 11)", report["baseline"])):
         rows.append((name, *(f"{s[key]} ({100 * s[key] / n:.1f}%)"
                               for key in ("within_5", "within_10", "within_15")),
