@@ -27,7 +27,6 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use cellblade::machine::config;
 use cellblade::machine::memory::reg;
 use cellblade::machine::mfc::ListElement;
 use cellblade::ppe::Access;
@@ -610,12 +609,8 @@ impl ProgramBlade {
     #[new]
     #[pyo3(signature = (preset=None, toml=None, set=Vec::new(), trace=false))]
     fn new(preset: Option<&str>, toml: Option<&str>, set: Vec<String>, trace: bool) -> PyResult<Self> {
-        let text = match (preset, toml) {
-            (Some(_), Some(_)) => return Err(ConfigError::new_err("choose a machine preset or a machine file, not both")),
-            (_, Some(t)) => t,
-            (p, None) => config::preset_text(p.unwrap_or("qs20")).map_err(to_py)?,
-        };
-        let file = config::load(text, &set).map_err(to_py)?;
+        let choice = cellblade::request::MachineChoice { preset: preset.map(str::to_string), toml: toml.map(str::to_string), set };
+        let file = choice.resolve().map_err(to_py)?;
         let blade = Blade::new(file, trace);
         let ls_bytes = blade.machine().mem.ls_bytes;
         Ok(ProgramBlade { blade: Some(blade), ls_bytes, ppe_used: false, failure: Failure::default() })

@@ -43,6 +43,7 @@ pub mod error;
 pub mod machine;
 pub mod ppe;
 pub mod reproduce;
+pub mod request;
 pub mod sim;
 pub mod spu;
 pub mod stats;

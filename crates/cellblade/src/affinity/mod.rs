@@ -12,6 +12,7 @@
 pub mod measure;
 pub mod pattern;
 pub mod placement;
+pub mod request;
 pub mod scheduler;
 pub mod search;
 

@@ -14,6 +14,7 @@
 pub mod algorithms;
 pub mod data;
 pub mod lower;
+pub mod request;
 pub mod schedule;
 pub mod verify;
 
