@@ -9,6 +9,8 @@ import pkgutil
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import cellblade
 from cellblade import _core
@@ -238,3 +240,39 @@ def test_results_carry_their_resolved_machine():
     assert stats["machine_toml"] == expected
     placements = cellblade.affinity_run("rd1", ["identity"], trials=1, overrides=overrides)
     assert placements.machine_toml == expected
+
+
+# ---- the handles of Python programs check their integers --------------------------------------
+
+
+def test_negative_or_huge_handle_arguments_are_config_errors_naming_the_argument():
+    from cellblade.programs import Blade, ls_ea
+
+    def program(spu):
+        yield spu.mfc_get(-1, 0, 16, 0)
+
+    with pytest.raises(cellblade.ConfigError) as caught:
+        Blade().spe(0, program).run()
+    assert (caught.value.field, str(caught.value)) == (
+        "lsa", "lsa -1 is not allowed: a whole number from 0 to 4294967295")
+    with pytest.raises(cellblade.ConfigError, match=r"^spe -1 is not allowed: a whole number"):
+        Blade().spe(-1, program)
+    with pytest.raises(cellblade.ConfigError, match=r"^off 4294967296 is not allowed"):
+        ls_ea(0, 2**32)
+
+    def listing(spu):
+        yield spu.mfc_getl(0, 0, [(16, 2**70)], 0)
+
+    with pytest.raises(cellblade.ConfigError, match=r"^list eal 1180591620717411303424 is not"):
+        Blade().spe(0, listing).run()
+    with pytest.raises(TypeError, match="^spe: "):
+        Blade().spe("zero", program)
+
+
+@settings(max_examples=60, deadline=None)
+@given(spes=st.one_of(st.integers(max_value=0), st.integers(min_value=17, max_value=2**80)))
+def test_any_spe_count_out_of_range_is_refused_naming_spes(spes):
+    with pytest.raises(cellblade.ConfigError) as caught:
+        cellblade.coll_run("barrier", spes=spes)
+    assert caught.value.field == "spes"
+    assert str(caught.value) == f"spes {spes} is not allowed: 1 to 16"

@@ -82,4 +82,13 @@ mod tests {
         let e = parse::<StatsParams>(json!({"function": null})).unwrap_err();
         assert_eq!(e.message(), "function null is not allowed: one of mkthread, mailbox, signal, dmaget, dmaput, dmalistget, dmalistput, fetchadd, fetchsub, fetchinc, fetchdec, fetchset");
     }
+
+    proptest::proptest! {
+        #[test]
+        fn every_count_outside_u32_names_the_field_and_the_value(n in proptest::prop_oneof![i64::MIN..0, (u32::MAX as i64 + 1)..i64::MAX]) {
+            let e = parse::<StatsParams>(json!({"iterations": n})).unwrap_err();
+            proptest::prop_assert_eq!(e.field(), Some("iterations"));
+            proptest::prop_assert_eq!(e.message(), format!("iterations {n} is not allowed: 1 to 4294967295"));
+        }
+    }
 }
