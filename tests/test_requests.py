@@ -64,9 +64,19 @@ def test_api_errors_name_the_argument_the_value_and_the_range(call, field, messa
 
 def test_errors_about_no_field_have_field_none():
     with pytest.raises(cellblade.ConfigError) as caught:
-        cellblade.coll_run("scatter")
+        cellblade.run_stats("dmaget", spes=2, placement="ring", placement_file=__file__)
     assert caught.value.field is None
-    assert "unknown operation 'scatter'" in str(caught.value)
+    assert str(caught.value) == "give a placement name or a placement file, not both"
+
+
+def test_unknown_names_are_the_fields_errors():
+    with pytest.raises(cellblade.ConfigError) as caught:
+        cellblade.coll_run("scatter")
+    assert (caught.value.field, str(caught.value)) == (
+        "op", "op scatter is not allowed: one of barrier, broadcast, reduce, allreduce, allgather")
+    done = run_cli("coll", "allgather", "--algos", "spiral")
+    assert done.stderr.startswith(
+        "cellblade: error: --algos allgather.spiral is not allowed: one of barrier.rdb, ")
 
 
 def test_unreadable_machine_and_placement_files_are_config_errors(tmp_path):

@@ -193,7 +193,7 @@ def _add_stats_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, help="seed for anything random")
     parser.add_argument("--placement", metavar="NAME",
                         help="run thread rank i on the SPE a named placement gives it "
-                        "(identity, ring, overlap, evenodd, leap2; seed 001)")
+                        f"({', '.join(AFFINITY['placements'])}; seed 001)")
     parser.add_argument("--placement-file", type=Path, metavar="FILE",
                         help="the same, from a placement file")
     _add_machine_args(parser)

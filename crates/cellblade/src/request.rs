@@ -108,6 +108,16 @@ fn serde_error<R: Request>(e: &serde_path_to_error::Error<serde_json::Error>, fi
     field_err(field, value, R::allowed(field).unwrap_or_else(|| type_words(expected)))
 }
 
+/// An error of a name parser about value `value` of field `field`: an unknown name ("unknown
+/// dtype 'x': allowed a, b") becomes the field's error ("dtype x is not allowed: one of a, b");
+/// any other error passes unchanged.
+pub fn within(field: &str, value: &str, e: Error) -> Error {
+    match (&e, e.message().split_once(": allowed ")) {
+        (Error::Config(m), Some((_, allowed))) if m.starts_with("unknown ") => field_err(field, value, format!("one of {allowed}")),
+        _ => e,
+    }
+}
+
 /// What a Rust type allows, in words.
 pub fn type_words(expected: &str) -> String {
     let whole = |max: u64| format!("a whole number from 0 to {max}");
@@ -191,6 +201,14 @@ mod tests {
         assert_eq!((e.field(), e.message()), (Some("spe"), "spe is not a field of the probe request: allowed spes or sizes"));
         let e = err(json!({}));
         assert_eq!((e.field(), e.message()), (Some("spes"), "spes is missing: the probe request needs it"));
+    }
+
+    #[test]
+    fn unknown_names_become_the_fields_errors() {
+        let e = within("dtype", "int8", config_err("unknown dtype 'int8': allowed int32, float64"));
+        assert_eq!((e.field(), e.message()), (Some("dtype"), "dtype int8 is not allowed: one of int32, float64"));
+        let other = config_err("size 0 is not allowed");
+        assert_eq!(within("dtype", "x", other.clone()), other);
     }
 
     #[test]

@@ -8,7 +8,7 @@ use super::search::{search, Objective, SearchResult};
 use super::{pattern, run, Choice, PlacementResult, REPS};
 use crate::error::{config_err, field_err, Result};
 use crate::machine::config::MachineFile;
-use crate::request::{NameList, Request};
+use crate::request::{within, NameList, Request};
 
 /// Ranks when a request names none: one chip.
 pub const DEFAULT_SPES: usize = 8;
@@ -22,7 +22,6 @@ pub const MAX_TRIALS: u32 = 100;
 pub const DEFAULT_SAMPLES: usize = 40;
 /// The placement name that stands for the default (non-deterministic) scheduler.
 pub const DEFAULT_PLACEMENT: &str = "default";
-pub const OBJECTIVES: [&str; 2] = ["min_bandwidth", "latency"];
 
 fn default_spes() -> usize {
     DEFAULT_SPES
@@ -60,9 +59,9 @@ fn pattern_of(name: &str, spes: usize, size: Option<u32>) -> Result<pattern::Pat
     }
     let size = match size {
         Some(s) => s,
-        None => pattern::default_size(name)?,
+        None => pattern::default_size(name).map_err(|e| within("pattern", name, e))?,
     };
-    pattern::build(name, spes, size)
+    pattern::build(name, spes, size).map_err(|e| within("pattern", name, e))
 }
 
 /// Run a pattern under several placements (seed 001 §5's experiments).
@@ -163,7 +162,7 @@ impl Request for SearchRequest {
             return Err(field_err("default_samples", 0, "at least 1 draw of the default scheduler"));
         }
         let objective = match self.objective.as_deref() {
-            Some(o) => Objective::parse(o)?,
+            Some(o) => Objective::parse(o).map_err(|e| within("objective", o, e))?,
             None if pattern.phases.len() > 1 => Objective::Latency,
             None => Objective::MinBandwidth,
         };

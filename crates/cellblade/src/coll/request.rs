@@ -10,7 +10,7 @@ use crate::affinity::placement::Placement;
 use crate::error::{config_err, field_err, Error, Result};
 use crate::machine::config::MachineFile;
 use crate::machine::topology::SPES;
-use crate::request::{NameList, Request};
+use crate::request::{within, NameList, Request};
 
 /// Ranks when a request names none: one chip.
 pub const DEFAULT_SPES: usize = 8;
@@ -22,8 +22,6 @@ pub const DEFAULT_SIZE: u32 = 1024;
 pub const DEFAULT_ITERATIONS: u32 = 20;
 pub const DEFAULT_DTYPE: &str = "int32";
 pub const DEFAULT_REDUCE_OP: &str = "sum";
-pub const DTYPES: [&str; 3] = ["int32", "float32", "float64"];
-pub const REDUCE_OPS: [&str; 4] = ["sum", "min", "max", "prod"];
 
 /// A placement name, or the physical SPE of each rank.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -71,7 +69,10 @@ fn placement_of(sel: &Option<PlacementSel>, spes: usize) -> Result<Vec<usize>> {
             }
             Ok(Placement::new(v.clone())?.rank_to_spe)
         }
-        Some(PlacementSel::Name(n)) => Ok(Placement::named(n, if spes > 8 { 16 } else { 8 })?.rank_to_spe.into_iter().take(spes).collect()),
+        Some(PlacementSel::Name(n)) => {
+            let placement = Placement::named(n, if spes > 8 { 16 } else { 8 }).map_err(|e| within("placement", n, e))?;
+            Ok(placement.rank_to_spe.into_iter().take(spes).collect())
+        }
     }
 }
 
@@ -84,7 +85,12 @@ fn schedule_value(s: &Schedule, placement: &Option<PlacementSel>) -> Result<Valu
 }
 
 fn dtype_and_op(dtype: &str, reduce_op: &str) -> Result<(Dtype, ReduceOp)> {
-    Ok((Dtype::parse(dtype)?, ReduceOp::parse(reduce_op)?))
+    Ok((Dtype::parse(dtype).map_err(|e| within("dtype", dtype, e))?, ReduceOp::parse(reduce_op).map_err(|e| within("reduce_op", reduce_op, e))?))
+}
+
+/// An algorithm of the registry named in field `field`.
+fn algorithm(field: &str, name: &str) -> Result<&'static algorithms::Algorithm> {
+    algorithms::find(name).map_err(|e| within(field, name, e))
 }
 
 /// One algorithm's schedule, as data and as text.
@@ -114,7 +120,7 @@ impl Request for ScheduleRequest {
     }
 
     fn run(self, _: &MachineFile) -> Result<Value> {
-        let alg = algorithms::find(&self.algorithm)?;
+        let alg = algorithm("algorithm", &self.algorithm)?;
         placement_of(&self.placement, self.spes)?;
         let s = alg.schedule(self.spes, self.root, self.size.unwrap_or(DEFAULT_SIZE))?;
         schedule_value(&s, &self.placement)
@@ -218,11 +224,11 @@ impl Request for RunRequest {
     }
 
     fn run(self, file: &MachineFile) -> Result<Vec<CollResult>> {
-        let op = Op::parse(&self.op)?;
+        let op = Op::parse(&self.op).map_err(|e| within("op", &self.op, e))?;
         let asked = self.algorithms.names();
         let algs = match &asked {
             None => algorithms::REGISTRY.iter().filter(|a| a.op == op && (!a.pow2 || self.spes.is_power_of_two())).collect(),
-            Some(names) => names.iter().map(|n| algorithms::find(n)).collect::<Result<Vec<_>>>()?,
+            Some(names) => names.iter().map(|n| algorithm("algorithms", n)).collect::<Result<Vec<_>>>()?,
         };
         if let Some(a) = algs.iter().find(|a| a.op != op) {
             return Err(wrong_op(a.name, a.op, op));
@@ -280,5 +286,11 @@ mod tests {
         assert_eq!((e.field(), e.message()), (Some("iterations"), "iterations 0 is not allowed: at least 1"));
         let e = err::<ScheduleRequest>(json!({"algorithm": "barrier.rdb", "spes": 4, "placement": [0, 1]}));
         assert_eq!(e.message(), "placement [0, 1] is not allowed: one SPE per rank: it names 2, the run has 4");
+        let e = err::<RunRequest>(json!({"op": "allreduce", "dtype": "int8"}));
+        assert_eq!((e.field(), e.message()), (Some("dtype"), "dtype int8 is not allowed: one of int32, float32, float64"));
+        let e = err::<RunRequest>(json!({"op": "scatter"}));
+        assert_eq!((e.field(), e.message()), (Some("op"), "op scatter is not allowed: one of barrier, broadcast, reduce, allreduce, allgather"));
+        let e = err::<ScheduleRequest>(json!({"algorithm": "barrier.nope"}));
+        assert_eq!(e.field(), Some("algorithm"));
     }
 }
