@@ -286,3 +286,12 @@ def test_any_spe_count_out_of_range_is_refused_naming_spes(spes):
         cellblade.coll_run("barrier", spes=spes)
     assert caught.value.field == "spes"
     assert str(caught.value) == f"spes {spes} is not allowed: 1 to 16"
+
+
+def test_numpy_numbers_are_plain_numbers():
+    np = pytest.importorskip("numpy")
+    rows = cellblade.coll_run("broadcast", spes=np.int64(2), sizes=np.array([16, 32]),
+                              algorithms=["broadcast.cml"], iterations=np.uint32(2))
+    assert [row["size_bytes"] for row in rows] == [16, 32]
+    assert rows == cellblade.coll_run("broadcast", spes=2, sizes=[16, 32],
+                                      algorithms=["broadcast.cml"], iterations=2)

@@ -314,7 +314,7 @@ def _call(program, request: dict[str, Any], machine: Machine, overrides: Overrid
           **required: Any) -> Any:
     """Calls core program `program` with the request's fields (those left at None take the
     core's defaults) and returns its result with the machine it ran on."""
-    fields = {key: value for key, value in request.items() if value is not None}
+    fields = {key: _plain(value) for key, value in request.items() if value is not None}
     answer = program({**required, **fields}, _machine(machine, overrides))
     result, machine_toml = answer["result"], answer["machine_toml"]
     if isinstance(result, list):
@@ -322,6 +322,16 @@ def _call(program, request: dict[str, Any], machine: Machine, overrides: Overrid
     if machine_toml is not None:
         result["machine_toml"] = machine_toml
     return result
+
+
+def _plain(value: Any) -> Any:
+    """`value` as plain Python data for the core: numpy scalars and arrays become numbers and
+    lists (``tolist``), tuples and lists are converted element by element."""
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    if isinstance(value, (list, tuple)):
+        return [_plain(item) for item in value]
+    return value
 
 
 def _generated(generator: schedule.Generator, op: str | None, spes: int | None,
