@@ -295,3 +295,22 @@ def test_numpy_numbers_are_plain_numbers():
     assert [row["size_bytes"] for row in rows] == [16, 32]
     assert rows == cellblade.coll_run("broadcast", spes=2, sizes=[16, 32],
                                       algorithms=["broadcast.cml"], iterations=2)
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: cellblade.run_stats("dmaget", size=2**70),
+         "size 1180591620717411303424 is not allowed: a whole number from 0 to 4294967295"),
+        (lambda: cellblade.run_stats("dmaget", seed=2**64),
+         "seed 18446744073709551616 is not allowed: a whole number from 0 to 18446744073709551615"),
+        (lambda: cellblade.coll_run("broadcast", sizes=[16, 2**70]),
+         "sizes [16, 1180591620717411303424] is not allowed: a whole number from 0 to 4294967295"),
+        (lambda: cellblade.run_stats("dmaget", placement=object),
+         "placement <class 'object'> is not allowed: a string"),
+    ],
+)
+def test_values_python_cannot_hand_over_are_refused_with_the_fields_range(call, message):
+    with pytest.raises(cellblade.ConfigError) as caught:
+        call()
+    assert str(caught.value) == message

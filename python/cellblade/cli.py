@@ -166,12 +166,13 @@ def _add_stats_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-f", "--function", required=True, metavar="FUNCTION", help=FUNCTIONS)
     spes = parser.add_mutually_exclusive_group()
     spes.add_argument("-n", type=_spe_count, dest="shared_spes", metavar="NSPE",
-                      help="NSPE SPEs (1..16) on one shared buffer (default: -n 1)")
+                      help=f"NSPE SPEs (1..{MAX_SPES}) on one shared buffer "
+                      f"(default: -n {CATALOG['stats']['defaults']['spes']})")
     spes.add_argument("-N", type=_spe_count, dest="private_spes", metavar="NSPE",
-                      help="NSPE SPEs (1..16), each on its own private buffer")
-    parser.add_argument("-c", "--cell", type=int, choices=(0, 1), default=0,
+                      help=f"NSPE SPEs (1..{MAX_SPES}), each on its own private buffer")
+    parser.add_argument("-c", "--cell", type=int, choices=range(CATALOG["chips"]), default=0,
                         help="cell of the SPEs (default: 0)")
-    parser.add_argument("-m", "--xdram", type=int, choices=(0, 1), default=0,
+    parser.add_argument("-m", "--xdram", type=int, choices=range(CATALOG["chips"]), default=0,
                         help="XDRAM module of the buffers (default: 0)")
     parser.add_argument("-s", "--spe-target", action="store_true",
                         help="the peer is an SPE (mailbox, signal) or the buffer is in SPE 0's "

@@ -24,7 +24,7 @@ use cellblade::{api, Error, ErrorKind};
 use pyo3::create_exception;
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyDict, PyList, PyTuple};
 use pythonize::{depythonize, pythonize};
 use serde::Serialize;
 
@@ -69,8 +69,8 @@ pub(crate) fn to_py(err: Error) -> PyErr {
     e
 }
 
-/// Python values as data for the core: a value that is not plain data (numbers, strings, lists,
-/// dicts) or an integer beyond 128 bits fails here, reported for its field like a value the
+/// Python values as data for the core. A value that is not plain data (numbers, strings,
+/// lists, dicts) or an integer past 64 bits fails here, reported for its field like a value the
 /// request refuses.
 fn fields_of<R: Request>(request: &Bound<'_, PyDict>) -> PyResult<serde_json::Value> {
     let mut fields = serde_json::Map::new();
@@ -80,12 +80,23 @@ fn fields_of<R: Request>(request: &Bound<'_, PyDict>) -> PyResult<serde_json::Va
             Ok(v) => fields.insert(key, v),
             Err(_) => {
                 let shown = value.repr().map(|r| r.to_string()).unwrap_or_else(|_| "the value".into());
-                let allowed = R::allowed(&key).unwrap_or_else(|| request::type_words("u64"));
-                return Err(to_py(cellblade::error::field_err(&key, shown, allowed)));
+                let listed = value.is_instance_of::<PyList>() || value.is_instance_of::<PyTuple>();
+                return Err(to_py(cellblade::error::field_err(&key, shown, allowed::<R>(&key, listed))));
             }
         };
     }
     Ok(serde_json::Value::Object(fields))
+}
+
+/// What field `field` of request `R` allows, as the request says it for a value out of range
+/// (-1, alone or in a list): the words the core gives for a value it can read.
+fn allowed<R: Request>(field: &str, listed: bool) -> String {
+    let probe = if listed { serde_json::json!([-1]) } else { serde_json::json!(-1) };
+    let refused = request::parse::<R>(serde_json::json!({ field: probe })).err();
+    match refused.as_ref().filter(|e| e.field() == Some(field)).and_then(|e| e.message().split_once(" is not allowed: ")) {
+        Some((_, allowed)) => allowed.to_string(),
+        None => R::allowed(field).unwrap_or_else(|| "plain data: numbers, text, lists".into()),
+    }
 }
 
 fn machine_of(machine: Option<&Bound<'_, PyAny>>) -> PyResult<MachineChoice> {

@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use crate::error::{config_err, Result};
 use crate::machine::config::{self, PRESETS};
-use crate::machine::topology::SPES_PER_CHIP;
+use crate::machine::topology::{CHIPS, SPES_PER_CHIP};
 use crate::request::{self, MachineChoice, Request, DEFAULT_PRESET};
 use crate::stats::{StatsParams, FUNCTIONS};
 use crate::{affinity, coll};
@@ -98,6 +98,8 @@ pub fn affinity_catalog() -> AffinityCatalog {
 pub struct Catalog {
     pub presets: Vec<&'static str>,
     pub default_preset: &'static str,
+    /// Cell chips of the blade, each with its XDRAM module (CellStats -c and -m pick one).
+    pub chips: usize,
     pub spes_per_chip: usize,
     pub stats: StatsCatalog,
     pub coll: CollCatalog,
@@ -145,6 +147,7 @@ pub fn catalog() -> Catalog {
     Catalog {
         presets: PRESETS.to_vec(),
         default_preset: DEFAULT_PRESET,
+        chips: CHIPS,
         spes_per_chip: SPES_PER_CHIP,
         stats: StatsCatalog { functions: FUNCTIONS.to_vec(), max_spes: crate::machine::topology::SPES, defaults: StatsParams::default() },
         coll: CollCatalog {
