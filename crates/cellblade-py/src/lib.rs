@@ -28,6 +28,7 @@ use pyo3::types::{PyDict, PyList, PyTuple};
 use pythonize::{depythonize, pythonize};
 use serde::Serialize;
 
+mod args;
 mod programs;
 
 create_exception!(

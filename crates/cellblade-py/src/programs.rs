@@ -37,7 +37,11 @@ use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedBytes;
 use pyo3::types::{PyBytes, PyDict};
 
+use crate::args::{list_of, unsigned};
 use crate::{to_py, ConfigError, ProgramError};
+
+/// `ls_alloc`'s alignment when none is given: one quadword.
+const LS_ALLOC_ALIGN: u32 = 16;
 
 /// The first Python exception that escaped a program; `run` re-raises it.
 type Failure = Rc<RefCell<Option<PyErr>>>;
@@ -433,50 +437,6 @@ impl SpuHandle {
         let core_cycles = unsigned::<u64>(core_cycles, "core_cycles")?;
         Ok(op(Op::Compute { core_cycles }))
     }
-}
-
-/// A DMA list from `(size, eal)` pairs, each number checked as [`unsigned`] checks arguments.
-fn list_of(list: &Bound<'_, PyAny>) -> PyResult<Vec<ListElement>> {
-    list.try_iter()?
-        .map(|element| {
-            let (size, eal): (Bound<'_, PyAny>, Bound<'_, PyAny>) = element?.extract()?;
-            Ok(ListElement { size: unsigned(&size, "list size")?, eal: unsigned(&eal, "list eal")? })
-        })
-        .collect()
-}
-
-/// `ls_alloc`'s alignment when none is given: one quadword.
-const LS_ALLOC_ALIGN: u32 = 16;
-
-/// An unsigned integer argument of a handle method: a value out of the type's range is a
-/// ConfigError naming the argument, the value and the range (not pyo3's bare OverflowError).
-fn unsigned<T: TryFrom<u64> + Bounded>(value: &Bound<'_, PyAny>, name: &str) -> PyResult<T> {
-    let refused = || {
-        let shown = value.repr().map_or_else(|_| "the value".to_string(), |r| r.to_string());
-        to_py(cellblade::error::field_err(name, shown, format!("a whole number from 0 to {}", T::MAX)))
-    };
-    match value.extract::<u64>() {
-        Ok(n) => T::try_from(n).map_err(|_| refused()),
-        Err(e) if e.is_instance_of::<PyTypeError>(value.py()) => Err(PyTypeError::new_err(format!("{name}: {}", e.value(value.py())))),
-        Err(_) => Err(refused()),
-    }
-}
-
-/// The largest value of an unsigned argument type.
-trait Bounded {
-    const MAX: u64;
-}
-
-impl Bounded for u32 {
-    const MAX: u64 = u32::MAX as u64;
-}
-
-impl Bounded for u64 {
-    const MAX: u64 = u64::MAX;
-}
-
-impl Bounded for usize {
-    const MAX: u64 = usize::MAX as u64;
 }
 
 /// The handle a PPE program receives: `fn(ppe)`.
