@@ -4,12 +4,24 @@ through the command line and the Python API, against the real core."""
 from __future__ import annotations
 
 import json
+import os
+import threading
 from pathlib import Path
 
 import pytest
 
-from cellblade import model
+import cellblade
+from cellblade import _core, model
 from conftest import run_cli, usage_error
+
+
+@pytest.fixture(scope="module", autouse=True)
+def cache(tmp_path_factory):
+    """Measured parameters are cached in a directory of the tests', not the user's."""
+    path = tmp_path_factory.mktemp("cache")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(model.CACHE_ENV, str(path))
+        yield path
 
 
 @pytest.fixture(scope="module")
@@ -82,7 +94,8 @@ def test_bad_input_is_refused_with_its_reason(measured, tmp_path):
     assert "argument OP: invalid choice: 'scatter'" in usage_error("model", "predict", "scatter")
     done = run_cli("model", "predict", "allreduce", "--algo", "nope", "--params", params)
     assert done.returncode == 1
-    assert done.stderr.startswith("cellblade: error: unknown algorithm 'allreduce.nope': allowed ")
+    assert done.stderr.startswith(
+        "cellblade: error: --algo allreduce.nope is not allowed: one of barrier.rdb, ")
     done = run_cli("model", "predict", "allreduce", "--algo", "rdb_mailbox", "--params", params)
     assert done.returncode == 1
     assert "the model is not defined for notifications via mailbox" in done.stderr
@@ -96,7 +109,7 @@ def test_bad_input_is_refused_with_its_reason(measured, tmp_path):
     missing.write_text("\n".join(line for line in (out / "params.toml").read_text().splitlines()
                                  if not line.startswith("g2_ns")))
     done = run_cli("model", "predict", "allreduce", "--params", str(missing))
-    assert done.stderr == "cellblade: error: model parameters: missing field `g2_ns`\n"
+    assert done.stderr == "cellblade: error: --params: model parameters: missing field `g2_ns`\n"
     assert "invalid value '0'" in usage_error("model", "measure", "--iterations", "0")
 
 
@@ -124,10 +137,10 @@ def test_validation_scores_any_split_of_the_grid_alike(measured):
     points = model.grid(text)
     assert len(points) > 250
     assert {p["spes"] for p in points} == {8, 16}
-    machine = model._machine_toml("qs20", ())
     sample = points[:2]
-    whole = model.simulate(sample, machine, iterations=2)
-    parts = model.simulate(sample[:1], machine, 2) + model.simulate(sample[1:], machine, 2)
+    whole = model.simulate(sample, "qs20", iterations=2)
+    parts = (model.simulate(sample[:1], "qs20", iterations=2)
+             + model.simulate(sample[1:], "qs20", iterations=2))
     assert whole == parts
 
 
@@ -182,3 +195,48 @@ def test_validate_json_reports_the_schedule_price_at_the_top(measured, tmp_path)
     assert (tmp_path / "model-errors.png").stat().st_size > 0
     rows = json.loads((tmp_path / "validate.json").read_text())["rows"]
     assert len(rows) == 299
+
+
+def test_model_requests_name_the_field_of_a_bad_value(measured):
+    out, _ = measured
+    text = (out / "params.toml").read_text()
+    with pytest.raises(cellblade.ConfigError) as error:
+        model.choose("allreduce", 8, 64, text, root=8)
+    assert (error.value.field, str(error.value)) == ("root", "root 8 is not allowed: 0 to 7")
+    with pytest.raises(cellblade.ConfigError) as error:
+        model.predict("allreduce", text, spes=17)
+    assert (error.value.field, str(error.value)) == ("spes", "spes 17 is not allowed: 1 to 16")
+    with pytest.raises(cellblade.ConfigError) as error:
+        _core.model_grid({"params_toml": text, "machine_toml": ""})
+    assert error.value.field == "machine_toml"
+    assert str(error.value).startswith("machine_toml is not a field of the model grid request")
+    done = run_cli("model", "predict", "allreduce", "--params", str(out / "params.toml"),
+                   "--dtype", "float32", "--sizes", "6")
+    assert done.stderr == ("cellblade: error: --sizes 6 is not allowed: a positive multiple of "
+                           "the element size (4 bytes)\n")
+
+
+def test_the_cache_is_written_whole_under_the_cache_directory(cache, monkeypatch, tmp_path):
+    monkeypatch.setenv(model.CACHE_ENV, str(tmp_path / "mine"))
+    assert model.cache_dir() == tmp_path / "mine"
+    monkeypatch.delenv(model.CACHE_ENV)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert model.cache_dir() == tmp_path / "xdg" / "cellblade" / "model"
+    target = tmp_path / "whole" / "params.toml"
+    seen: list[str] = []
+    stop = threading.Event()
+
+    def read() -> None:
+        while not stop.is_set():
+            if target.exists():
+                seen.append(target.read_text(encoding="utf-8"))
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    texts = ["a" * 200_000, "b" * 200_000]
+    for i in range(20):
+        model._write_whole(target, texts[i % 2])
+    stop.set()
+    reader.join()
+    assert set(seen) <= set(texts)
+    assert os.listdir(target.parent) == ["params.toml"]

@@ -13,11 +13,20 @@ from cellblade import coll, model
 from cellblade.units import format_size
 
 OUT = Path("out") / "model"
+# Defaults and limits of the model's requests are the core's.
+LIMITS = cellblade.CATALOG["model"]
+# The flag of each model request field (cli.py's tables for the other commands).
+FIELD_FLAGS = {
+    "sizes": "--sizes", "iterations": "--iterations", "spes": "-n", "algorithms": "--algo",
+    "dtype": "--dtype", "placement": "--placement", "params_toml": "--params", "op": "OP",
+}
 
 
 def add_model_args(commands, add_machine_args: Callable, spe_count: Callable,
-                   table: Callable) -> None:
-    """Adds the `model` command to `commands` (cli.py's subparsers)."""
+                   table: Callable, machine_flags: dict[str, str]) -> None:
+    """Adds the `model` command to `commands` (cli.py's subparsers); `machine_flags` maps the
+    machine's fields to their flags."""
+    flags = {**machine_flags, **FIELD_FLAGS}
     parent = commands.add_parser("model", help="the performance model of seed 003",
                                  description="The extended PLogP model of seed 003.")
     actions = parent.add_subparsers(dest="action", required=True, metavar="ACTION")
@@ -26,46 +35,53 @@ def add_model_args(commands, add_machine_args: Callable, spe_count: Callable,
                                  description="Run seed 003's section 3.3 micro-benchmarks.")
     add_machine_args(measure)
     measure.add_argument("--sizes", type=_sizes, default=None, metavar="A:B|LIST",
-                         help="message sizes (default 16:32k)")
+                         help="message sizes (default "
+                         f"{format_size(LIMITS['measure_sizes'][0])}:"
+                         f"{format_size(LIMITS['measure_sizes'][-1])})")
     measure.add_argument("--iterations", type=_positive, default=None, metavar="N",
-                         help="timed repetitions per point (default 32)")
+                         help=f"timed repetitions per point, 1 to {LIMITS['max_iterations']} "
+                         f"(default {LIMITS['default_measure_iterations']})")
     measure.add_argument("--out", type=Path, default=OUT, metavar="DIR",
                          help=f"where to write params.toml and the figures (default {OUT})")
     measure.add_argument("--json", action="store_true", help="print the parameters as JSON")
-    measure.set_defaults(handler=_measure)
+    measure.set_defaults(handler=_measure, flags=flags)
 
     predict = actions.add_parser("predict", help="predicted (and simulated) latencies",
                                  description="Seed equations and schedule price side by side.")
     predict.add_argument("op", choices=coll.OPS, metavar="OP", help=", ".join(coll.OPS))
     predict.add_argument("--algo", default="all", metavar="NAME|all",
                          help="a registry name (with or without the operation) or all")
-    predict.add_argument("-n", "--spes", type=spe_count, default=8, metavar="N")
+    predict.add_argument("-n", "--spes", type=spe_count, default=LIMITS["default_predict_spes"], metavar="N",
+                         help=f"ranks (default {LIMITS['default_predict_spes']})")
     predict.add_argument("--sizes", type=_sizes, default=None, metavar="A:B|LIST",
                          help="message sizes (default 1k)")
-    predict.add_argument("--dtype", default="int32", choices=("int32", "float32", "float64"))
+    predict.add_argument("--dtype", default=None, choices=cellblade.CATALOG["coll"]["dtypes"],
+                         help=f"element type (default {cellblade.CATALOG['coll']['default_dtype']})")
     predict.add_argument("--placement", type=_placement, default=None, metavar="NAME|ID,...",
                          help="a placement name (evenodd, ...) or the physical SPE of each rank "
                          "(default: rank i on SPE i)")
     predict.add_argument("--simulate", action="store_true", help="also run on the simulated blade")
     predict.add_argument("--iterations", type=_positive, default=None, metavar="N",
-                         help="timed calls per simulated point (default 10)")
+                         help="timed calls per simulated point "
+                         f"(default {LIMITS['default_simulate_iterations']})")
     _add_params_arg(predict)
     add_machine_args(predict)
     predict.add_argument("--json", action="store_true", help="print the result as JSON")
-    predict.set_defaults(handler=lambda args: _predict(args, table))
+    predict.set_defaults(handler=lambda args: _predict(args, table), flags=flags)
 
     validate = actions.add_parser("validate", help="the seed's accuracy grid on the blade",
                                   description="Every modelled algorithm, 8 and 16 SPEs, 64 B-32 KB.")
     _add_params_arg(validate)
     add_machine_args(validate)
-    validate.add_argument("--iterations", type=_positive, default=10, metavar="N",
-                          help="timed calls per simulated point (default 10)")
+    validate.add_argument("--iterations", type=_positive, default=None, metavar="N",
+                          help="timed calls per simulated point "
+                          f"(default {LIMITS['default_simulate_iterations']})")
     validate.add_argument("--workers", type=_positive, default=1, metavar="N",
                           help="simulate in N threads (default 1)")
     validate.add_argument("--out", type=Path, default=OUT, metavar="DIR",
                           help=f"where to write validate.json and the figures (default {OUT})")
     validate.add_argument("--json", action="store_true", help="print the summary as JSON")
-    validate.set_defaults(handler=lambda args: _validate(args, table))
+    validate.set_defaults(handler=lambda args: _validate(args, table), flags=flags)
 
 
 def _positive(text: str) -> int:
@@ -89,7 +105,7 @@ def _placement(text: str) -> str | list[int]:
 def _add_params_arg(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--params", type=Path, default=None, metavar="FILE.toml",
                         help="a parameter file (default: measure this machine once, cached "
-                             f"under {model.CACHE_DIR})")
+                             f"under {model.cache_dir()}, or ${model.CACHE_ENV})")
 
 
 def _machine(args: argparse.Namespace) -> dict[str, Any]:

@@ -13,7 +13,8 @@ Parameters travel as the TOML text of a parameter file (``model measure --out`` 
 from __future__ import annotations
 
 import hashlib
-import json
+import os
+import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Callable
@@ -22,126 +23,132 @@ from tqdm import tqdm
 
 import cellblade
 from cellblade import _core
+from cellblade.machine import choice
 
-CACHE_DIR = Path("out") / "model"
+# The environment variable that names the parameter cache's directory.
+CACHE_ENV = "CELLBLADE_CACHE_DIR"
 
 
-def _machine_toml(machine: cellblade.Machine, overrides: cellblade.Overrides) -> str:
-    return cellblade.resolved_machine(machine, overrides)
+def cache_dir() -> Path:
+    """Where measured parameters are cached: $CELLBLADE_CACHE_DIR, else the user's cache
+    directory ($XDG_CACHE_HOME/cellblade, or ~/.cache/cellblade), under ``model``."""
+    if os.environ.get(CACHE_ENV):
+        return Path(os.environ[CACHE_ENV])
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "cellblade" / "model"
+
+
+def _answer(program: Callable, request: dict[str, Any], machine: cellblade.Machine | None = None,
+            overrides: cellblade.Overrides = ()) -> Any:
+    """The result of core program `program` (fields left at None take the core's defaults)."""
+    fields = {key: value for key, value in request.items() if value is not None}
+    return program(fields, choice(machine, overrides))["result"]
 
 
 def measure(machine: cellblade.Machine = "qs20", overrides: cellblade.Overrides = (),
             sizes: list[int] | None = None, iterations: int | None = None) -> dict[str, Any]:
     """Runs the section 3.3 micro-benchmarks: ``{"params": {...}, "toml": text}``."""
-    request: dict[str, Any] = {"machine_toml": _machine_toml(machine, overrides)}
-    if sizes is not None:
-        request["sizes"] = sizes
-    if iterations is not None:
-        request["iterations"] = iterations
-    return json.loads(_core.model_measure(json.dumps(request)))
+    return _answer(_core.model_measure, {"sizes": sizes, "iterations": iterations}, machine,
+                   overrides)
+
+
+def _write_whole(path: Path, text: str) -> None:
+    """Writes `text` to `path` through a temporary file renamed into place, so a concurrent
+    reader sees the old file or the new one, never half of one."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        os.unlink(temporary)
+        raise
 
 
 def params_for(machine: cellblade.Machine = "qs20", overrides: cellblade.Overrides = (),
-               params_file: Path | None = None, cache: Path = CACHE_DIR) -> str:
+               params_file: Path | None = None, cache: Path | None = None) -> str:
     """The parameter TOML: `params_file` if given, else the measurement of this machine, cached
-    under `cache` by a hash of the resolved machine file (a changed machine is re-measured)."""
+    under `cache` (default ``cache_dir()``) by a hash of the resolved machine file (a changed
+    machine is re-measured)."""
     if params_file is not None:
         return Path(params_file).read_text(encoding="utf-8")
-    machine_toml = _machine_toml(machine, overrides)
+    machine_toml = cellblade.resolved_machine(machine, overrides)
     key = hashlib.sha256(machine_toml.encode()).hexdigest()[:16]
-    path = cache / f"params-{key}.toml"
+    path = (cache_dir() if cache is None else Path(cache)) / f"params-{key}.toml"
     if path.exists():
         return path.read_text(encoding="utf-8")
     text = measure(machine, overrides)["toml"]
-    cache.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
+    _write_whole(path, text)
     return text
 
 
-def predict(op: str, params_toml: str, algorithms: list[str] | None = None, spes: int = 8,
-            sizes: list[int] | None = None, placement: list[int] | None = None,
-            dtype: str = "int32", simulate: bool = False, iterations: int | None = None,
+def predict(op: str, params_toml: str, algorithms: list[str] | None = None,
+            spes: int | None = None, sizes: list[int] | None = None,
+            placement: list[int] | None = None, dtype: str | None = None,
+            simulate: bool = False, iterations: int | None = None,
             machine: cellblade.Machine = "qs20", overrides: cellblade.Overrides = ()) -> dict[str, Any]:
     """Seed equation, schedule price and (with `simulate`) simulated latency per algorithm and
     size: ``{"op", "rows": [...], "warnings": [...]}``."""
-    request: dict[str, Any] = {
-        "machine_toml": _machine_toml(machine, overrides),
-        "params_toml": params_toml,
-        "op": op,
-        "algorithms": algorithms or [],
-        "spes": spes,
-        "sizes": sizes or [],
-        "placement": placement,
-        "dtype": dtype,
-        "simulate": simulate,
-    }
-    if iterations is not None:
-        request["iterations"] = iterations
-    return json.loads(_core.model_predict(json.dumps(request)))
+    request = {"params_toml": params_toml, "op": op, "algorithms": algorithms, "spes": spes,
+               "sizes": sizes, "placement": placement, "dtype": dtype, "simulate": simulate,
+               "iterations": iterations}
+    return _answer(_core.model_predict, request, machine, overrides)
 
 
 def price(schedule: dict[str, Any] | Callable, params_toml: str, spes: int = 8, size: int = 1024,
-          root: int = 0, placement: list[int] | None = None, dtype: str = "int32") -> dict[str, Any]:
+          root: int = 0, placement: list[int] | None = None, dtype: str | None = None) -> dict[str, Any]:
     """The price of any schedule (a JSON-form dict, or a Python generator called with
     `spes`, `root` and `size`): ``{"latency_ns", "extrapolated"}``."""
     if callable(schedule):
         schedule = schedule(spes, root, size).to_dict()
-    request = {"params_toml": params_toml, "schedule": schedule, "placement": placement, "dtype": dtype}
-    return json.loads(_core.model_price(json.dumps(request)))
+    request = {"params_toml": params_toml, "schedule": schedule, "placement": placement,
+               "dtype": dtype}
+    return _answer(_core.model_price, request)
 
 
 def choose(op: str, spes: int, size: int, params_toml: str, placement: list[int] | None = None,
-           dtype: str = "int32", root: int = 0, machine: cellblade.Machine = "qs20",
+           dtype: str | None = None, root: int | None = None, machine: cellblade.Machine = "qs20",
            overrides: cellblade.Overrides = ()) -> dict[str, Any]:
     """The algorithm the model picks: ``{"algorithm", "predicted_ns", "candidates"}``;
     `placement` is the physical SPE of each rank (None: rank i on SPE i)."""
-    request = {
-        "machine_toml": _machine_toml(machine, overrides),
-        "params_toml": params_toml,
-        "op": op,
-        "spes": spes,
-        "size": size,
-        "root": root,
-        "placement": placement,
-        "dtype": dtype,
-    }
-    return json.loads(_core.model_choose(json.dumps(request)))
+    request = {"params_toml": params_toml, "op": op, "spes": spes, "size": size, "root": root,
+               "placement": placement, "dtype": dtype}
+    return _answer(_core.model_choose, request, machine, overrides)
 
 
 def grid(params_toml: str, machine: cellblade.Machine = "qs20",
          overrides: cellblade.Overrides = ()) -> list[dict[str, Any]]:
     """The validation grid's points: ``{"algorithm", "spes", "size_bytes"}``."""
-    request = {"machine_toml": _machine_toml(machine, overrides), "params_toml": params_toml}
-    return json.loads(_core.model_grid(json.dumps(request)))
+    return _answer(_core.model_grid, {"params_toml": params_toml}, machine, overrides)
 
 
 def time_grid(params_toml: str, machine: cellblade.Machine = "qs20",
               overrides: cellblade.Overrides = ()) -> dict[str, Any]:
     """Wall time to predict the whole validation grid with every model: ``{"points",
     "predict_s"}``."""
-    request = {"machine_toml": _machine_toml(machine, overrides), "params_toml": params_toml}
-    return json.loads(_core.model_time_grid(json.dumps(request)))
+    return _answer(_core.model_time_grid, {"params_toml": params_toml}, machine, overrides)
 
 
-def simulate(points: list[dict[str, Any]], machine_toml: str, iterations: int = 10) -> list[float]:
+def simulate(points: list[dict[str, Any]], machine: cellblade.Machine = "qs20",
+             overrides: cellblade.Overrides = (), iterations: int | None = None) -> list[float]:
     """Simulated latency (ns) of each point; any split of the list gives the same numbers."""
-    request = {"machine_toml": machine_toml, "points": points, "iterations": iterations}
-    return json.loads(_core.model_simulate(json.dumps(request)))
+    return _answer(_core.model_simulate, {"points": points, "iterations": iterations}, machine,
+                   overrides)
 
 
 def validate(params_toml: str, machine: cellblade.Machine = "qs20",
-             overrides: cellblade.Overrides = (), iterations: int = 10, workers: int = 1,
+             overrides: cellblade.Overrides = (), iterations: int | None = None, workers: int = 1,
              progress: bool = False) -> dict[str, Any]:
     """Simulates the grid (in `workers` threads: the core releases the GIL) and scores it."""
-    machine_toml = _machine_toml(machine, overrides)
     points = grid(params_toml, machine, overrides)
     chunks = [points[i:i + 8] for i in range(0, len(points), 8)]
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-        jobs = pool.map(lambda chunk: simulate(chunk, machine_toml, iterations), chunks)
+        jobs = pool.map(lambda chunk: simulate(chunk, machine, overrides, iterations), chunks)
         simulated = [ns for part in tqdm(jobs, total=len(chunks), desc="validate", unit="chunk",
                                          disable=not progress) for ns in part]
     request = {"params_toml": params_toml, "points": points, "simulated": simulated}
-    return json.loads(_core.model_score(json.dumps(request)))
+    return _answer(_core.model_score, request)
 
 
 # ---- figures shaped like seed 003's ----------------------------------------------------------

@@ -235,3 +235,17 @@ pub fn run_all(file: &MachineFile) -> Result<Vec<Row>> {
     }
     Ok(rows)
 }
+
+/// Every calibration row on the chosen machine: the request has no fields of its own.
+#[derive(Debug, Clone, Default, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CalibrateRequest {}
+
+impl crate::request::Request for CalibrateRequest {
+    const NAME: &'static str = "calibrate";
+    type Output = Vec<Row>;
+
+    fn run(self, machine: &MachineFile) -> Result<Vec<Row>> {
+        run_all(machine)
+    }
+}

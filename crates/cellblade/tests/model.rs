@@ -63,17 +63,18 @@ fn synthetic() -> ModelParams {
 }
 
 fn request(op: &str, algorithms: &[&str], spes: usize, sizes: &[u32]) -> PredictRequest {
-    serde_json::from_value(serde_json::json!({"op": op, "algorithms": algorithms, "spes": spes, "sizes": sizes})).unwrap()
+    serde_json::from_value(serde_json::json!({"params_toml": "", "op": op, "algorithms": algorithms, "spes": spes, "sizes": sizes})).unwrap()
 }
 
 #[test]
 fn an_unknown_algorithm_or_operation_is_refused_with_the_valid_names() {
     let e = predict(&qs20(), &synthetic(), &request("allreduce", &["allreduce.nope"], 8, &[64])).unwrap_err();
-    assert!(e.to_string().starts_with("unknown algorithm 'allreduce.nope': allowed barrier.rdb,"), "{e}");
+    assert_eq!(e.field(), Some("algorithms"));
+    assert!(e.to_string().starts_with("algorithms allreduce.nope is not allowed: one of barrier.rdb,"), "{e}");
     let e = predict(&qs20(), &synthetic(), &request("scatter", &[], 8, &[64])).unwrap_err();
-    assert_eq!(e.to_string(), "unknown operation 'scatter': allowed barrier, broadcast, reduce, allreduce, allgather");
+    assert_eq!((e.field(), e.to_string()), (Some("op"), "op scatter is not allowed: one of barrier, broadcast, reduce, allreduce, allgather".into()));
     let e = predict(&qs20(), &synthetic(), &request("reduce", &["allreduce.rdb"], 8, &[64])).unwrap_err();
-    assert_eq!(e.to_string(), "allreduce.rdb belongs to operation allreduce, not reduce");
+    assert_eq!((e.field(), e.to_string()), (Some("algorithms"), "algorithms: allreduce.rdb belongs to operation allreduce, not reduce".into()));
 }
 
 #[test]

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use super::bench::{burst, half_rtt, note_train, train, Move};
 use super::params::{CongestionRow, GammaRow, ModelParams};
-use crate::error::{config_err, Result};
+use crate::error::{field_err, field_msg, Result};
 use crate::machine::config::{MachineFile, Params};
 
 /// The largest message the micro-benchmarks move: two such buffers and the collectives'
@@ -23,8 +23,14 @@ pub const FAR_READERS: usize = 8;
 fn default_sizes() -> Vec<u32> {
     (4..=15).map(|k| 1u32 << k).collect()
 }
+/// Timed repetitions of every micro-benchmark when a request names none: enough for the
+/// deterministic simulator, whose repetitions differ only by the pipeline's warm-up.
+pub const DEFAULT_ITERATIONS: u32 = 32;
+/// The most repetitions a request may ask for: the seed's own count on hardware (§7.1).
+pub const MAX_ITERATIONS: u32 = 100_000;
+
 fn default_iterations() -> u32 {
-    32
+    DEFAULT_ITERATIONS
 }
 
 /// What to measure. Sizes default to 16 B .. 32 KB in powers of two.
@@ -47,13 +53,13 @@ impl Default for MeasureRequest {
 impl MeasureRequest {
     pub fn check(&self) -> Result<()> {
         if self.sizes.len() < 2 || self.sizes.windows(2).any(|w| w[0] >= w[1]) {
-            return Err(config_err("sizes: at least two rising sizes are needed to interpolate"));
+            return Err(field_msg("sizes", "sizes: at least two rising sizes are needed to interpolate"));
         }
         if let Some(s) = self.sizes.iter().find(|&&s| s == 0 || s % 16 != 0 || s > MAX_SIZE) {
-            return Err(config_err(format!("sizes: {s} is not allowed: a multiple of 16 bytes from 16 to {MAX_SIZE}")));
+            return Err(field_err("sizes", s, format!("a multiple of 16 bytes from 16 to {MAX_SIZE}")));
         }
-        if self.iterations == 0 || self.iterations > 100_000 {
-            return Err(config_err(format!("iterations: {} is not allowed: 1 to 100000", self.iterations)));
+        if self.iterations == 0 || self.iterations > MAX_ITERATIONS {
+            return Err(field_err("iterations", self.iterations, format!("1 to {MAX_ITERATIONS}")));
         }
         Ok(())
     }

@@ -11,10 +11,9 @@
 //! | `predict.rs` | `model predict`: equations, price and simulation side by side |
 //! | `auto.rs` | the automatic algorithm choice of `coll OP --algos auto` |
 //! | `claims.rs` | seed 003's claims as rows of `cellblade reproduce` |
-//! | `api.rs` | JSON text in and out for the Python bindings |
+//! | `request.rs` | the typed requests of the fronts, on the project's request path |
 //! | `validate.rs` | the seed's accuracy grid, error spread, figure 11's baseline, regret |
 
-pub mod api;
 pub mod auto;
 pub mod bench;
 pub mod claims;
@@ -23,6 +22,7 @@ pub mod measure;
 pub mod params;
 pub mod predict;
 pub mod price;
+pub mod request;
 pub mod validate;
 
 pub use measure::{measure, MeasureRequest};

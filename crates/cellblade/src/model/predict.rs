@@ -10,28 +10,27 @@ use crate::coll::algorithms::{self, Algorithm};
 use crate::coll::data::{Dtype, ReduceOp};
 use crate::coll::schedule::Op;
 use crate::coll::{measure as coll_measure, Setup};
-use crate::error::{config_err, Result};
+use super::request::{default_dtype, default_simulate_iterations, DEFAULT_PREDICT_SPES};
+use crate::coll::request::MAX_SPES;
+use crate::error::{field_err, field_msg, Result};
+use crate::request::within;
 use crate::machine::config::MachineFile;
 
-fn eight() -> usize {
-    8
-}
-fn int32() -> String {
-    "int32".into()
-}
-fn iterations() -> u32 {
-    10
+fn default_spes() -> usize {
+    DEFAULT_PREDICT_SPES
 }
 
 /// What to predict.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PredictRequest {
+    /// The text of a parameter file (`model measure` writes one); read by the request's `run`.
+    pub params_toml: String,
     pub op: String,
     /// Registry names, or empty for every algorithm of `op` the schedule model covers.
     #[serde(default)]
     pub algorithms: Vec<String>,
-    #[serde(default = "eight")]
+    #[serde(default = "default_spes")]
     pub spes: usize,
     /// Message sizes in bytes (ignored for barriers; 1024 when empty).
     #[serde(default)]
@@ -39,13 +38,13 @@ pub struct PredictRequest {
     /// Physical SPE of each rank (default 0, 1, ..., as the seed places them).
     #[serde(default)]
     pub placement: Option<Vec<usize>>,
-    #[serde(default = "int32")]
+    #[serde(default = "default_dtype")]
     pub dtype: String,
     /// Also run each point on the simulated blade.
     #[serde(default)]
     pub simulate: bool,
     /// Timed calls per simulated point.
-    #[serde(default = "iterations")]
+    #[serde(default = "default_simulate_iterations")]
     pub iterations: u32,
 }
 
@@ -81,24 +80,29 @@ pub fn error_pct(predicted: f64, simulated: f64) -> f64 {
 
 /// The placement of a request: physical SPEs, 0.. by default.
 pub fn placement_of(p: usize, given: &Option<Vec<usize>>) -> Result<Vec<usize>> {
-    if p == 0 || p > 16 {
-        return Err(config_err(format!("spes: {p} is not allowed: 1 to 16")));
+    if p == 0 || p > MAX_SPES {
+        return Err(field_err("spes", p, format!("1 to {MAX_SPES}")));
     }
     match given {
         None => Ok((0..p).collect()),
         Some(v) => {
             if v.len() != p {
-                return Err(config_err(format!("placement: names {} SPEs, the run has {p}", v.len())));
+                return Err(field_err("placement", format!("{v:?}"), format!("one SPE per rank: it names {}, the run has {p}", v.len())));
             }
-            let mut seen = [false; 16];
+            let mut seen = [false; MAX_SPES];
             for &s in v {
-                if s >= 16 || std::mem::replace(&mut seen[s], true) {
-                    return Err(config_err(format!("placement: spe {s} is out of range or repeated: distinct SPEs 0 to 15")));
+                if s >= MAX_SPES || std::mem::replace(&mut seen[s], true) {
+                    return Err(field_err("placement", format!("{v:?}"), format!("distinct SPEs 0 to {}: {s} is out of range or repeated", MAX_SPES - 1)));
                 }
             }
             Ok(v.clone())
         }
     }
+}
+
+/// The element type named in field `dtype`.
+pub fn check_dtype(name: &str) -> Result<Dtype> {
+    Dtype::parse(name).map_err(|e| within("dtype", name, e))
 }
 
 /// The algorithms a request names, checked against its operation.
@@ -109,9 +113,9 @@ fn chosen(op: Op, names: &[String], p: usize) -> Result<Vec<&'static Algorithm>>
     names
         .iter()
         .map(|n| {
-            let a = algorithms::find(n)?;
+            let a = algorithms::find(n).map_err(|e| within("algorithms", n, e))?;
             if a.op != op {
-                return Err(config_err(format!("{n} belongs to operation {}, not {}", a.op.name(), op.name())));
+                return Err(field_msg("algorithms", format!("algorithms: {n} belongs to operation {}, not {}", a.op.name(), op.name())));
             }
             Ok(a)
         })
@@ -128,17 +132,17 @@ pub fn seed_equation(params: &ModelParams, alg: &str, p: usize, size: u32, gamma
 
 /// Predict (and optionally simulate) every requested algorithm and size.
 pub fn predict(file: &MachineFile, params: &ModelParams, req: &PredictRequest) -> Result<PredictResult> {
-    let op = Op::parse(&req.op)?;
-    let dtype = Dtype::parse(&req.dtype)?;
+    let op = Op::parse(&req.op).map_err(|e| within("op", &req.op, e))?;
+    let dtype = check_dtype(&req.dtype)?;
     let placement = placement_of(req.spes, &req.placement)?;
     let p = req.spes;
     if req.simulate && req.iterations == 0 {
-        return Err(config_err("iterations: 0 is not allowed: at least 1"));
+        return Err(field_err("iterations", 0, "at least 1"));
     }
     let algs = chosen(op, &req.algorithms, p)?;
     let sizes: Vec<u32> = if op == Op::Barrier { vec![0] } else if req.sizes.is_empty() { vec![1024] } else { req.sizes.clone() };
     if let Some(s) = sizes.iter().find(|&&s| op != Op::Barrier && (s == 0 || s % dtype.bytes() != 0)) {
-        return Err(config_err(format!("sizes: {s} is not allowed: a positive multiple of the element size ({} bytes)", dtype.bytes())));
+        return Err(field_err("sizes", s, format!("a positive multiple of the element size ({} bytes)", dtype.bytes())));
     }
     let mut warnings = Vec::new();
     let gamma = params.gamma_ns_per_byte(&req.dtype)?;
