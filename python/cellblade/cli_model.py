@@ -51,12 +51,15 @@ def add_model_args(commands, add_machine_args: Callable, spe_count: Callable,
     predict.add_argument("op", choices=coll.OPS, metavar="OP", help=", ".join(coll.OPS))
     predict.add_argument("--algo", default="all", metavar="NAME|all",
                          help="a registry name (with or without the operation) or all")
-    predict.add_argument("-n", "--spes", type=spe_count, default=LIMITS["default_predict_spes"], metavar="N",
+    predict.add_argument("-n", "--spes", type=spe_count, default=LIMITS["default_predict_spes"],
+                         metavar="N",
                          help=f"ranks (default {LIMITS['default_predict_spes']})")
     predict.add_argument("--sizes", type=_sizes, default=None, metavar="A:B|LIST",
-                         help="message sizes (default 1k)")
+                         help="message sizes (default "
+                         f"{format_size(cellblade.CATALOG['coll']['default_size'])})")
     predict.add_argument("--dtype", default=None, choices=cellblade.CATALOG["coll"]["dtypes"],
-                         help=f"element type (default {cellblade.CATALOG['coll']['default_dtype']})")
+                         help="element type "
+                         f"(default {cellblade.CATALOG['coll']['default_dtype']})")
     predict.add_argument("--placement", type=_placement, default=None, metavar="NAME|ID,...",
                          help="a placement name (evenodd, ...) or the physical SPE of each rank "
                          "(default: rank i on SPE i)")

@@ -87,7 +87,8 @@ def predict(op: str, params_toml: str, algorithms: list[str] | None = None,
             spes: int | None = None, sizes: list[int] | None = None,
             placement: list[int] | None = None, dtype: str | None = None,
             simulate: bool = False, iterations: int | None = None,
-            machine: cellblade.Machine = "qs20", overrides: cellblade.Overrides = ()) -> dict[str, Any]:
+            machine: cellblade.Machine = "qs20",
+            overrides: cellblade.Overrides = ()) -> dict[str, Any]:
     """Seed equation, schedule price and (with `simulate`) simulated latency per algorithm and
     size: ``{"op", "rows": [...], "warnings": [...]}``."""
     request = {"params_toml": params_toml, "op": op, "algorithms": algorithms, "spes": spes,
@@ -97,7 +98,8 @@ def predict(op: str, params_toml: str, algorithms: list[str] | None = None,
 
 
 def price(schedule: dict[str, Any] | Callable, params_toml: str, spes: int = 8, size: int = 1024,
-          root: int = 0, placement: list[int] | None = None, dtype: str | None = None) -> dict[str, Any]:
+          root: int = 0, placement: list[int] | None = None,
+          dtype: str | None = None) -> dict[str, Any]:
     """The price of any schedule (a JSON-form dict, or a Python generator called with
     `spes`, `root` and `size`): ``{"latency_ns", "extrapolated"}``."""
     if callable(schedule):

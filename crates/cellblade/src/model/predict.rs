@@ -11,7 +11,7 @@ use crate::coll::data::{Dtype, ReduceOp};
 use crate::coll::schedule::Op;
 use crate::coll::{measure as coll_measure, Setup};
 use super::request::{default_dtype, default_simulate_iterations, DEFAULT_PREDICT_SPES};
-use crate::coll::request::MAX_SPES;
+use crate::coll::request::{DEFAULT_SIZE, MAX_SPES};
 use crate::error::{field_err, field_msg, Result};
 use crate::request::within;
 use crate::machine::config::MachineFile;
@@ -32,7 +32,7 @@ pub struct PredictRequest {
     pub algorithms: Vec<String>,
     #[serde(default = "default_spes")]
     pub spes: usize,
-    /// Message sizes in bytes (ignored for barriers; 1024 when empty).
+    /// Message sizes in bytes (ignored for barriers; `DEFAULT_SIZE` when empty).
     #[serde(default)]
     pub sizes: Vec<u32>,
     /// Physical SPE of each rank (default 0, 1, ..., as the seed places them).
@@ -140,7 +140,7 @@ pub fn predict(file: &MachineFile, params: &ModelParams, req: &PredictRequest) -
         return Err(field_err("iterations", 0, "at least 1"));
     }
     let algs = chosen(op, &req.algorithms, p)?;
-    let sizes: Vec<u32> = if op == Op::Barrier { vec![0] } else if req.sizes.is_empty() { vec![1024] } else { req.sizes.clone() };
+    let sizes: Vec<u32> = if op == Op::Barrier { vec![0] } else if req.sizes.is_empty() { vec![DEFAULT_SIZE] } else { req.sizes.clone() };
     if let Some(s) = sizes.iter().find(|&&s| op != Op::Barrier && (s == 0 || s % dtype.bytes() != 0)) {
         return Err(field_err("sizes", s, format!("a positive multiple of the element size ({} bytes)", dtype.bytes())));
     }
