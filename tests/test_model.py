@@ -144,10 +144,13 @@ def test_validation_scores_any_split_of_the_grid_alike(measured):
     assert whole == parts
 
 
-def test_coll_auto_picks_a_modelled_algorithm_per_size_and_runs_it():
+def test_coll_auto_picks_a_modelled_algorithm_per_size_and_runs_it(cache):
     done = run_cli("coll", "allreduce", "-n", "8", "--sizes", "64,16k", "--algos", "auto",
                    "--iterations", "2")
     assert done.returncode == 0, done.stderr
+    # The measured parameters are cached in the cache directory, named by the machine's hash.
+    cached = [path.name for path in cache.iterdir()]
+    assert len(cached) == 1 and cached[0].startswith("params-"), cached
     picks = [line for line in done.stdout.splitlines() if line.startswith("auto: ")]
     assert len(picks) == 2
     assert all(" -> allreduce." in line for line in picks)
