@@ -10,7 +10,7 @@ use crate::coll::algorithms::{self, Algorithm};
 use crate::coll::data::{Dtype, ReduceOp};
 use crate::coll::schedule::Op;
 use crate::coll::{measure as coll_measure, Setup};
-use super::request::{default_dtype, default_simulate_iterations, DEFAULT_PREDICT_SPES};
+use super::request::{check_iterations, default_dtype, default_simulate_iterations, DEFAULT_PREDICT_SPES};
 use crate::coll::request::{DEFAULT_SIZE, MAX_SPES};
 use crate::error::{field_err, field_msg, Result};
 use crate::request::within;
@@ -26,10 +26,12 @@ fn default_spes() -> usize {
 pub struct PredictRequest {
     /// The text of a parameter file (`model measure` writes one); read by the request's `run`.
     pub params_toml: String,
+    /// The operation ("allreduce", ...).
     pub op: String,
     /// Registry names, or empty for every algorithm of `op` the schedule model covers.
     #[serde(default)]
     pub algorithms: Vec<String>,
+    /// Ranks, 1 to `MAX_SPES` (`DEFAULT_PREDICT_SPES` when left out).
     #[serde(default = "default_spes")]
     pub spes: usize,
     /// Message sizes in bytes (ignored for barriers; `DEFAULT_SIZE` when empty).
@@ -38,12 +40,13 @@ pub struct PredictRequest {
     /// Physical SPE of each rank (default 0, 1, ..., as the seed places them).
     #[serde(default)]
     pub placement: Option<Vec<usize>>,
+    /// The element type (`DEFAULT_DTYPE` when left out).
     #[serde(default = "default_dtype")]
     pub dtype: String,
     /// Also run each point on the simulated blade.
     #[serde(default)]
     pub simulate: bool,
-    /// Timed calls per simulated point.
+    /// Timed calls per simulated point, 1 to `MAX_ITERATIONS`.
     #[serde(default = "default_simulate_iterations")]
     pub iterations: u32,
 }
@@ -136,8 +139,8 @@ pub fn predict(file: &MachineFile, params: &ModelParams, req: &PredictRequest) -
     let dtype = check_dtype(&req.dtype)?;
     let placement = placement_of(req.spes, &req.placement)?;
     let p = req.spes;
-    if req.simulate && req.iterations == 0 {
-        return Err(field_err("iterations", 0, "at least 1"));
+    if req.simulate {
+        check_iterations(req.iterations)?;
     }
     let algs = chosen(op, &req.algorithms, p)?;
     let sizes: Vec<u32> = if op == Op::Barrier { vec![0] } else if req.sizes.is_empty() { vec![DEFAULT_SIZE] } else { req.sizes.clone() };

@@ -72,7 +72,8 @@ fn params(text: &str) -> Result<ModelParams> {
     ModelParams::from_toml(text).map_err(|e| field_msg("params_toml", format!("params_toml: {e}")))
 }
 
-fn check_iterations(iterations: u32) -> Result<()> {
+/// Timed calls per simulated point: 1 to [`MAX_ITERATIONS`].
+pub(super) fn check_iterations(iterations: u32) -> Result<()> {
     if iterations == 0 || iterations > MAX_ITERATIONS {
         return Err(field_err("iterations", iterations, format!("1 to {MAX_ITERATIONS}")));
     }
@@ -152,6 +153,7 @@ impl Request for GridRequest {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SimulateRequest {
+    /// Points of the grid (`model grid`); any split of the grid gives the same latencies.
     pub points: Vec<Point>,
     /// Timed calls per point.
     #[serde(default = "default_simulate_iterations")]
@@ -177,7 +179,9 @@ impl Request for SimulateRequest {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ScoreRequest {
+    /// The text of a parameter file.
     pub params_toml: String,
+    /// The points simulated (`model grid`).
     pub points: Vec<Point>,
     /// The simulated latency (ns) of each point, in order.
     pub simulated: Vec<f64>,
@@ -210,12 +214,14 @@ impl Request for ScoreRequest {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PriceRequest {
+    /// The text of a parameter file.
     pub params_toml: String,
     /// A schedule in its JSON form (`coll schedule --json`, or a Python generator's).
     pub schedule: Value,
     /// The physical SPE of each rank (rank i on SPE i when left out).
     #[serde(default)]
     pub placement: Option<Vec<usize>>,
+    /// The element type ([`DEFAULT_DTYPE`] when left out).
     #[serde(default = "default_dtype")]
     pub dtype: String,
 }
@@ -242,17 +248,21 @@ impl Request for PriceRequest {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ChooseRequest {
+    /// The text of a parameter file.
     pub params_toml: String,
     /// The operation ("allreduce", ...).
     pub op: String,
+    /// Ranks, 1 to [`MAX_SPES`].
     pub spes: usize,
     /// Message bytes (0 for a barrier).
     pub size: u32,
+    /// The root rank of a broadcast or reduce.
     #[serde(default)]
     pub root: usize,
     /// The physical SPE of each rank (rank i on SPE i when left out).
     #[serde(default)]
     pub placement: Option<Vec<usize>>,
+    /// The element type ([`DEFAULT_DTYPE`] when left out).
     #[serde(default = "default_dtype")]
     pub dtype: String,
 }
@@ -285,9 +295,11 @@ impl Request for ChooseRequest {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TimeGridRequest {
+    /// The text of a parameter file.
     pub params_toml: String,
 }
 
+/// The grid's size and the wall time (s) to predict it with every model.
 #[derive(Debug, Clone, Serialize)]
 pub struct GridTime {
     pub points: usize,
@@ -322,6 +334,11 @@ mod tests {
         MachineChoice::default().resolve().unwrap()
     }
 
+    fn measured_toml() -> String {
+        let quick = MeasureRequest { sizes: vec![64, 1024], iterations: 1 };
+        quick.run(&qs20()).unwrap().toml
+    }
+
     #[test]
     fn defaults_are_the_published_constants() {
         let r: SimulateRequest = parse(json!({"points": []})).unwrap();
@@ -338,6 +355,12 @@ mod tests {
         assert_eq!(e.field(), Some("machine_toml"));
         let e = SimulateRequest { points: vec![], iterations: 0 }.run(&qs20()).unwrap_err();
         assert_eq!((e.field(), e.message()), (Some("iterations"), "iterations 0 is not allowed: 1 to 100000"));
+        let mut predict: PredictRequest = parse(json!({"params_toml": "", "op": "barrier", "simulate": true, "iterations": 100_001})).unwrap();
+        predict.params_toml = measured_toml();
+        let e = predict.clone().run(&qs20()).unwrap_err();
+        assert_eq!(e.message(), "iterations 100001 is not allowed: 1 to 100000");
+        predict.simulate = false;
+        assert_eq!(predict.run(&qs20()).unwrap().rows.len(), 4, "every modelled barrier, not simulated");
         let pt = Point { algorithm: "allreduce.nope".into(), spes: 8, size_bytes: 64 };
         let e = SimulateRequest { points: vec![pt], iterations: 1 }.run(&qs20()).unwrap_err();
         assert_eq!(e.field(), Some("points"));
