@@ -155,6 +155,11 @@ def test_coll_auto_picks_a_modelled_algorithm_per_size_and_runs_it(cache):
     assert len(picks) == 2
     assert all(" -> allreduce." in line for line in picks)
     assert "verified" in done.stdout and "NO" not in done.stdout
+    done = run_cli("coll", "allgather", "-n", "8", "--sizes", "32k", "--algos", "auto")
+    assert done.stderr == (
+        "cellblade: error: --sizes 32768 is not allowed: no modelled allgather algorithm takes it "
+        "on 8 SPEs: each refuses the size or the SPE count, or its buffers pass three quarters of "
+        "the local store\n")
 
 
 def test_a_placement_moves_the_prediction_and_the_choice(measured):

@@ -216,6 +216,8 @@ def coll_auto(args: argparse.Namespace, table: Callable) -> int:
     """`cellblade coll OP --algos auto`: the model picks an algorithm per size, without
     simulating; the picks are then run as `coll OP --algos NAME` would run them."""
     params = model.params_for(args.machine or args.preset, args.overrides)
+    # A size no modelled algorithm takes is one of the --sizes the user typed.
+    args.flags = {**args.flags, "size": "--sizes"}
     # The physical SPE of each rank, a named placement resolved the way the run resolves it.
     placement = cellblade.coll_schedule("barrier.rdb", spes=args.spes, placement=args.placement,
                                         machine=args.machine or args.preset,

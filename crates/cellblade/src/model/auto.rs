@@ -10,7 +10,7 @@ use super::price::price;
 use crate::coll::algorithms;
 use crate::coll::lower::Layout;
 use crate::coll::schedule::Op;
-use crate::error::{config_err, Result};
+use crate::error::{field_err, Result};
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Choice {
@@ -37,6 +37,6 @@ pub fn choose(params: &ModelParams, op: Op, placement: &[usize], root: usize, si
     let (algorithm, predicted_ns) = candidates
         .first()
         .cloned()
-        .ok_or_else(|| config_err(format!("--algos auto: no modelled {} algorithm takes {p} SPEs and {size} bytes", op.name())))?;
+        .ok_or_else(|| field_err("size", size, format!("no modelled {} algorithm takes it on {p} SPEs: each refuses the size or the SPE count, or its buffers pass three quarters of the local store", op.name())))?;
     Ok(Choice { algorithm, predicted_ns, candidates })
 }
