@@ -17,6 +17,7 @@ use pyo3::create_exception;
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
 
+mod mpi;
 mod programs;
 
 create_exception!(
@@ -144,4 +145,6 @@ mod _core {
     };
     #[pymodule_export]
     use super::programs::{PpeHandle, ProgramBlade, PyOp, SpuHandle};
+    #[pymodule_export]
+    use super::mpi::{mpi_max_ranks, mpi_run};
 }

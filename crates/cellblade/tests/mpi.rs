@@ -368,3 +368,86 @@ fn pingpong_figures() {
         "a 0-byte message moves no data in either mode"
     );
 }
+
+mod external {
+    //! Ranks driven over sockets, with threads standing in for the rank processes.
+    use std::io::{Read, Write};
+    use std::os::unix::net::UnixStream;
+
+    use cellblade::mpi::{run_external, wire, ExternalOutcome, Mode};
+
+    fn request(s: &mut UnixStream, op: u32, a: i32, b: i32, c: i32, payload: &[u8], len: u64) -> (wire::Answer, Vec<u8>) {
+        let mut h = Vec::new();
+        for v in [op, a as u32, b as u32, c as u32] {
+            h.extend_from_slice(&v.to_ne_bytes());
+        }
+        h.extend_from_slice(&len.to_ne_bytes());
+        s.write_all(&h).unwrap();
+        s.write_all(payload).unwrap();
+        let mut ans = [0u8; wire::ANSWER_BYTES];
+        s.read_exact(&mut ans).unwrap();
+        let i = |at: usize| i32::from_ne_bytes(ans[at..at + 4].try_into().unwrap());
+        let count = u64::from_ne_bytes(ans[16..24].try_into().unwrap());
+        let value = f64::from_ne_bytes(ans[24..32].try_into().unwrap());
+        let mut data = vec![0u8; count as usize];
+        s.read_exact(&mut data).unwrap();
+        (wire::Answer { err: i(0), source: i(4), tag: i(8), count, value }, data)
+    }
+
+    #[test]
+    fn processes_exchange_bytes_and_read_simulated_time() {
+        let (mut a0, b0) = UnixStream::pair().unwrap();
+        let (mut a1, b1) = UnixStream::pair().unwrap();
+        let t0 = std::thread::spawn(move || {
+            let (init, _) = request(&mut a0, wire::OP_INIT, 0, 0, 0, &[], 0);
+            assert_eq!((init.source, init.tag), (0, 2));
+            assert!((init.value - 1.0 / 14_318_000.0).abs() < 1e-15, "Wtick is the decrementer period");
+            request(&mut a0, wire::OP_SEND, 1, 4, 1, b"hello", 5);
+            let (t, _) = request(&mut a0, wire::OP_WTIME, 0, 0, 0, &[], 0);
+            request(&mut a0, wire::OP_FINALIZE, 0, 0, 0, &[], 0);
+            t.value
+        });
+        let t1 = std::thread::spawn(move || {
+            request(&mut a1, wire::OP_INIT, 0, 0, 0, &[], 0);
+            let (st, data) = request(&mut a1, wire::OP_RECV, -1, -1, 1, &[], 16);
+            request(&mut a1, wire::OP_FINALIZE, 0, 0, 0, &[], 0);
+            (st, data)
+        });
+        let file = super::qs20();
+        let out = run_external(file, None, Mode::Memory, vec![b0, b1]).unwrap();
+        assert!(matches!(out, ExternalOutcome::Finished(_)), "{out:?}");
+        let wtime = t0.join().unwrap();
+        let (st, data) = t1.join().unwrap();
+        assert_eq!((st.err, st.source, st.tag, st.count), (0, 0, 4, 5));
+        assert_eq!(data, b"hello");
+        assert!(wtime > 0.0 && wtime < 1e-5, "{wtime}");
+    }
+
+    #[test]
+    fn a_closed_connection_and_an_abort_are_outcomes() {
+        let (mut a0, b0) = UnixStream::pair().unwrap();
+        let (a1, b1) = UnixStream::pair().unwrap();
+        let t = std::thread::spawn(move || {
+            request(&mut a0, wire::OP_INIT, 0, 0, 0, &[], 0);
+            // Wait in a receive from rank 1, as a real rank would; the answer never comes.
+            let h: Vec<u8> = [wire::OP_RECV, 1, 0, 0].iter().flat_map(|v: &u32| v.to_ne_bytes()).chain(0u64.to_ne_bytes()).collect();
+            a0.write_all(&h).unwrap();
+            let mut ans = [0u8; wire::ANSWER_BYTES];
+            assert!(a0.read_exact(&mut ans).is_err(), "the simulator closes the connection");
+        });
+        drop(a1);
+        let out = run_external(super::qs20(), None, Mode::Memory, vec![b0, b1]).unwrap();
+        t.join().unwrap();
+        assert!(matches!(&out, ExternalOutcome::Lost { rank: 1, after } if after == "none, before MPI_Init"), "{out:?}");
+        let (mut a0, b0) = UnixStream::pair().unwrap();
+        let t = std::thread::spawn(move || {
+            request(&mut a0, wire::OP_INIT, 0, 0, 0, &[], 0);
+            let h: Vec<u8> = [wire::OP_ABORT, 3, 0, 0].iter().flat_map(|v: &u32| v.to_ne_bytes()).chain(0u64.to_ne_bytes()).collect();
+            a0.write_all(&h).unwrap();
+            a0
+        });
+        let out = run_external(super::qs20(), None, Mode::Ls, vec![b0]).unwrap();
+        drop(t.join().unwrap());
+        assert!(matches!(out, ExternalOutcome::Aborted { rank: 0, code: 3 }), "{out:?}");
+    }
+}

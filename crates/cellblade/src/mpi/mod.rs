@@ -21,14 +21,17 @@
 //! synchronous mode cannot let a later message overtake), and `MPI_ANY_SOURCE` scans the
 //! senders round robin.
 
+mod external;
 mod layout;
 mod pingpong;
 mod rank;
 mod startup;
 mod tracker;
 mod transfer;
+pub mod wire;
 mod world;
 
+pub use external::{run_external, ExternalOutcome};
 pub use pingpong::{default_reps, pingpong, PingPong, PingPongRow};
 pub use rank::{Rank, Status};
 pub use world::{MpiWorld, WorldReport};

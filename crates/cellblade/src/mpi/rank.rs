@@ -132,6 +132,20 @@ impl Rank {
         Ok(at)
     }
 
+    /// Release every buffer [`Rank::alloc`] gave out (their addresses become free again).
+    pub fn free_all(&self) {
+        for cell in [&self.heap, &self.ls_heap] {
+            let (_, end) = cell.get();
+            let start = self.heap_start(cell);
+            cell.set((start, end));
+        }
+    }
+
+    fn heap_start(&self, cell: &Cell<(u64, u64)>) -> u64 {
+        let spe = self.spu.spe_id();
+        self.spu.with_machine(|m| if std::ptr::eq(cell, &self.heap) { layout::heap(&m.mem, spe).0 } else { layout::ls_heap(m.p.ls_bytes, spe).0 })
+    }
+
     /// Write `data` to the buffer at `ea` (a host-side copy, taking no simulated time: what a
     /// program computed into its buffer).
     pub fn write(&self, ea: u64, data: &[u8]) -> Result<()> {
@@ -374,6 +388,13 @@ impl Rank {
     /// then releases everyone, each a 0-byte synchronous message.
     pub async fn barrier(&self, comm: u32) -> Result<()> {
         let c = comm | COLL_COMM;
+        self.set_label(Some("MPI_Barrier".into()));
+        let done = self.barrier_steps(c).await;
+        self.set_label(None);
+        done
+    }
+
+    async fn barrier_steps(&self, c: u32) -> Result<()> {
         if self.boot.rank == 0 {
             for r in 1..self.boot.size {
                 self.recv(0, 0, r as i32, BARRIER_TAG, c).await?;

@@ -1,0 +1,162 @@
+"""The project's MPI C tests (tests/mpi/*.c): built with `cellblade mpicc`, run with
+`cellblade mpirun`, each printing "No Errors"; then the faults mpirun must report."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from conftest import run_cli
+
+SOURCES = Path(__file__).parent / "mpi"
+
+pytestmark = pytest.mark.skipif(shutil.which("cc") is None, reason="needs a C compiler")
+
+
+@pytest.fixture(scope="session")
+def build(tmp_path_factory):
+    """Compile tests/mpi/NAME.c once per session; returns the executable's path."""
+    out = tmp_path_factory.mktemp("mpi")
+    built: dict[str, str] = {}
+
+    def make(name: str) -> str:
+        if name not in built:
+            exe = out / name
+            done = run_cli("mpicc", "-O1", "-Wall", "-I", str(SOURCES), str(SOURCES / f"{name}.c"), "-o", str(exe), "-lm")
+            assert done.returncode == 0, done.stderr
+            built[name] = str(exe)
+        return built[name]
+
+    return make
+
+
+@pytest.mark.parametrize(
+    "name, ranks",
+    [("sendrecv_basic", 2), ("sendrecv_basic", 5), ("truncate", 2), ("wtime_barrier", 3)],
+)
+def test_program_passes(build, name, ranks):
+    done = run_cli("mpirun", "-n", str(ranks), build(name))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "No Errors\n"
+    assert done.stderr == ""
+
+
+def test_ls_mode_and_qs22_pass(build):
+    done = run_cli("mpirun", "-n", "4", "--mode", "ls", "--preset", "qs22", build("sendrecv_basic"), "8000")
+    assert (done.returncode, done.stdout) == (0, "No Errors\n"), done.stderr
+
+
+def test_ls_mode_refuses_what_the_local_store_cannot_hold(build):
+    done = run_cli("mpirun", "-n", "2", "--mode", "ls", build("sendrecv_basic"))
+    assert done.returncode == 1
+    assert "does not fit its local store (ls mode keeps message buffers there)" in done.stderr, done.stderr
+
+
+def test_same_program_same_output(build, tmp_path):
+    """Simulated time only: the timing program prints the same bytes on every run."""
+    src = tmp_path / "times.c"
+    src.write_text(
+        '#include <stdio.h>\n#include "mpi.h"\n'
+        "int main(int c, char **v) { int r; char b[4096]; MPI_Init(&c, &v); MPI_Comm_rank(MPI_COMM_WORLD, &r);\n"
+        "double t = MPI_Wtime(); for (int i = 0; i < 20; i++) { if (r == 0) { MPI_Send(b, 4096, MPI_CHAR, 1, 0, MPI_COMM_WORLD);\n"
+        "MPI_Recv(b, 4096, MPI_CHAR, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE); } else { MPI_Recv(b, 4096, MPI_CHAR, 0, 0, MPI_COMM_WORLD,\n"
+        "MPI_STATUS_IGNORE); MPI_Send(b, 4096, MPI_CHAR, 0, 0, MPI_COMM_WORLD); } }\n"
+        'if (r == 0) printf("%.9f\\n", MPI_Wtime() - t); MPI_Finalize(); return 0; }\n'
+    )
+    exe = tmp_path / "times"
+    assert run_cli("mpicc", str(src), "-o", str(exe)).returncode == 0
+    first = run_cli("mpirun", "-n", "2", str(exe))
+    second = run_cli("mpirun", "-n", "2", str(exe))
+    assert first.returncode == 0, first.stderr
+    assert first.stdout == second.stdout
+    assert 1e-6 < float(first.stdout) < 1e-3
+
+
+def test_deadlock_names_every_pending_call(build):
+    done = run_cli("mpirun", "-n", "2", build("fault_deadlock"))
+    assert done.returncode == 1
+    assert done.stdout == ""
+    assert re.fullmatch(
+        r"cellblade: error: deadlock at [0-9.]+ ns: rank 0 waits in MPI_Send to 1, tag 5; "
+        r"rank 1 waits in MPI_Send to 0, tag 5\n", done.stderr), done.stderr
+
+
+def test_crash_names_rank_and_signal(build):
+    done = run_cli("mpirun", "-n", "3", build("fault_crash"))
+    assert done.returncode == 128 + 11
+    assert done.stderr == (
+        "cellblade mpirun: rank 1 was killed by SIGSEGV without calling MPI_Finalize "
+        "(its last call: MPI_Init): the other ranks were ended\n"
+    )
+
+
+def test_exit_without_finalize(build):
+    done = run_cli("mpirun", "-n", "3", build("fault_exit"))
+    assert done.returncode == 1
+    assert done.stderr == (
+        "cellblade mpirun: rank 1 exited with code 0 without calling MPI_Finalize "
+        "(its last call: MPI_Init): the other ranks were ended\n"
+    )
+
+
+def test_abort_ends_the_job_with_its_code(build):
+    done = run_cli("mpirun", "-n", "2", build("fault_abort"))
+    assert done.returncode == 7
+    assert done.stderr == "cellblade mpirun: rank 1 called MPI_Abort with error code 7: the other ranks were ended\n"
+
+
+def test_errors_are_fatal_by_default(build):
+    done = run_cli("mpirun", "-n", "2", build("fault_fatal"))
+    assert done.returncode == 6
+    assert "cellblade mpi: rank 0: MPI_Send: MPI_ERR_RANK: destination rank 9 is invalid: allowed 0 to 1 or MPI_PROC_NULL (MPI_ERRORS_ARE_FATAL)\n" in done.stderr
+    assert "cellblade mpirun: rank " in done.stderr and "called MPI_Abort with error code 6" in done.stderr
+
+
+def test_call_before_init(build):
+    done = run_cli("mpirun", "-n", "1", build("fault_noinit"))
+    assert done.returncode == 1
+    assert done.stderr.startswith("cellblade mpi: MPI_Send: called before MPI_Init\n"), done.stderr
+    assert "rank 0 exited with code 1 without calling MPI_Finalize (its last call: none, before MPI_Init)" in done.stderr
+
+
+@pytest.mark.parametrize(
+    "args, named",
+    [(["-n", "0", "prog"], ["'0'", "1 to 16"]), (["-n", "17", "prog"], ["'17'", "1 to 16"]),
+     (["-n", "2", "--mode", "cache", "prog"], ["--mode", "'cache'"])],
+)
+def test_bad_flags_exit_2(args, named):
+    done = run_cli("mpirun", *args)
+    assert done.returncode == 2
+    for word in named:
+        assert word in done.stderr
+
+
+def test_missing_or_non_executable_program(tmp_path):
+    done = run_cli("mpirun", "-n", "2", str(tmp_path / "nosuch"))
+    assert (done.returncode, done.stderr) == (1, f"cellblade: error: {tmp_path / 'nosuch'}: no such file or directory\n")
+    text = tmp_path / "notes.txt"
+    text.write_text("hi")
+    done = run_cli("mpirun", "-n", "2", str(text))
+    assert done.returncode == 1
+    assert done.stderr.startswith(f"cellblade: error: {text}: permission denied"), done.stderr
+
+
+def test_outside_mpirun_the_library_says_so(build):
+    import subprocess
+
+    done = subprocess.run([build("truncate")], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1
+    assert done.stderr == "cellblade mpi: MPI_Init: this program is not running under `cellblade mpirun` (CELLBLADE_MPI_FD is not set)\n"
+
+
+def test_mpicc_show_adds_header_and_library():
+    done = run_cli("mpicc", "--show", "x.c", "-o", "x")
+    assert done.returncode == 0
+    words = done.stdout.split()
+    assert words[1:3] == ["-I", words[2]] and Path(words[2], "mpi.h").exists()
+    assert words[-1] == "-lcellblade_mpi" and Path(words[2], "libcellblade_mpi.a").exists()
+    compile_only = run_cli("mpicc", "--show", "-c", "x.c").stdout.split()
+    assert "-lcellblade_mpi" not in compile_only
