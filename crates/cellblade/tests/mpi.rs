@@ -369,6 +369,55 @@ fn pingpong_figures() {
     );
 }
 
+#[test]
+fn sendrecv_gets_a_ring_and_a_send_to_oneself_through() {
+    // Every rank sends first to its right neighbour: plain sends would deadlock (§7).
+    for n in [1usize, 2, 5] {
+        let mut w = MpiWorld::new(qs20(), n, None, Mode::Memory).unwrap();
+        let got = Rc::new(RefCell::new(vec![0u8; n]));
+        for rank in 0..n {
+            let g = got.clone();
+            w.rank(rank, move |r| async move {
+                let (s, d) = (r.alloc(8)?, r.alloc(8)?);
+                r.write(s, &[rank as u8; 8])?;
+                let left = ((rank + n - 1) % n) as i32;
+                let (code, st) = r.sendrecv(s, 8, (rank + 1) % n, 2, d, 8, left, 2, 0).await?;
+                assert_eq!((code, st.source as i32, st.bytes), (code::SUCCESS, left, 8));
+                g.borrow_mut()[rank] = r.read(d, 8)?[0];
+                Ok(())
+            })
+            .unwrap();
+        }
+        w.run().unwrap();
+        let want: Vec<u8> = (0..n).map(|r| ((r + n - 1) % n) as u8).collect();
+        assert_eq!(*got.borrow(), want, "{n} ranks");
+    }
+}
+
+#[test]
+fn probe_sees_without_taking_and_iprobe_does_not_wait() {
+    let mut w = MpiWorld::new(qs20(), 2, None, Mode::Memory).unwrap();
+    w.rank(0, |r| async move {
+        let b = r.alloc(24)?;
+        r.spu().compute(10_000).await;
+        r.send(b, 24, 1, 8, 0).await?;
+        Ok(())
+    })
+    .unwrap();
+    w.rank(1, |r| async move {
+        assert_eq!(r.iprobe(ANY_SOURCE, ANY_TAG, 0).await?, None, "nothing sent yet: rank 0 is computing");
+        let st = r.probe(ANY_SOURCE, ANY_TAG, 0).await?;
+        assert_eq!((st.source, st.tag, st.bytes), (0, 8, 24));
+        assert_eq!(r.iprobe(0, 8, 0).await?.map(|s| s.bytes), Some(24), "still there");
+        assert_eq!(r.iprobe(0, 9, 0).await?, None, "another tag does not match");
+        let b = r.alloc(24)?;
+        assert_eq!(r.recv(b, 24, 0, 8, 0).await?.bytes, 24);
+        Ok(())
+    })
+    .unwrap();
+    w.run().unwrap();
+}
+
 mod external {
     //! Ranks driven over sockets, with threads standing in for the rank processes.
     use std::io::{Read, Write};

@@ -116,6 +116,26 @@ async fn serve(r: Rc<Rank>, mut sock: UnixStream, stop: Stop) -> Result<()> {
                 payload = r.read(ea, st.bytes)?;
                 Answer { err: st.error as i32, source: st.source as i32, tag: st.tag, count: st.bytes as u64, value: st.sent as f64 }
             }
+            wire::OP_SENDRECV => {
+                let mut data = vec![0u8; req.len as usize];
+                sock.read_exact(&mut data).map_err(|e| io_err(rank, e))?;
+                let word = |at: usize| i32::from_ne_bytes(data[at..at + 4].try_into().expect("4 bytes"));
+                let (source, rtag) = (word(0), word(4));
+                let cap = u64::from_ne_bytes(data[8..16].try_into().expect("8 bytes"));
+                let sent = &data[16..];
+                let (sea, rea) = bufs.fit(&r, sent.len() as u64, cap)?;
+                r.write(sea, sent)?;
+                let (_, st) = r.sendrecv(sea, sent.len() as u32, req.a as usize, req.b, rea, cap as u32, source, rtag, req.c as u32).await?;
+                payload = r.read(rea, st.bytes)?;
+                Answer { err: st.error as i32, source: st.source as i32, tag: st.tag, count: st.bytes as u64, value: st.sent as f64 }
+            }
+            wire::OP_PROBE | wire::OP_IPROBE => {
+                let st = if req.op == wire::OP_PROBE { Some(r.probe(req.a, req.b, req.c as u32).await?) } else { r.iprobe(req.a, req.b, req.c as u32).await? };
+                match st {
+                    Some(st) => Answer { source: st.source as i32, tag: st.tag, value: st.sent as f64, ..Answer::default() },
+                    None => Answer { source: wire::NO_MATCH, ..Answer::default() },
+                }
+            }
             wire::OP_WTIME => Answer { value: r.wtime(), ..Answer::default() },
             wire::OP_BARRIER => {
                 r.barrier(req.c as u32).await?;
@@ -140,6 +160,9 @@ fn describe(req: &Request) -> String {
         wire::OP_RECV => format!("MPI_Recv from {}, tag {}", req.a, req.b),
         wire::OP_WTIME => "MPI_Wtime".into(),
         wire::OP_BARRIER => "MPI_Barrier".into(),
+        wire::OP_SENDRECV => format!("MPI_Sendrecv to {}, tag {}", req.a, req.b),
+        wire::OP_PROBE => format!("MPI_Probe from {}, tag {}", req.a, req.b),
+        wire::OP_IPROBE => format!("MPI_Iprobe from {}, tag {}", req.a, req.b),
         op => format!("request {op}"),
     }
 }

@@ -214,27 +214,27 @@ impl Rank {
 
     /// Synchronous send of `bytes` at `buf` to `dest`; returns the receiver's error code once
     /// the receiver has copied the message.
-    pub async fn send(
-        &self,
-        buf: u64,
-        bytes: u32,
-        dest: usize,
-        tag: i32,
-        comm: u32,
-    ) -> Result<u32> {
+    pub async fn send(&self, buf: u64, bytes: u32, dest: usize, tag: i32, comm: u32) -> Result<u32> {
+        self.check_send(dest, tag)?;
+        self.enter(format!("MPI_Send to {dest}, tag {tag}"));
+        self.post(buf, bytes, dest, tag, comm).await?;
+        self.tracker.acking(self.boot.rank);
+        self.wait_ack().await
+    }
+
+    fn check_send(&self, dest: usize, tag: i32) -> Result<()> {
         self.check_peer("MPI_Send to", dest)?;
         if tag < 0 {
-            return Err(config_err(format!(
-                "rank {}: MPI_Send tag {tag} is invalid: allowed 0 to {}",
-                self.boot.rank,
-                super::TAG_UB
-            )));
+            return Err(config_err(format!("rank {}: MPI_Send tag {tag} is invalid: allowed 0 to {}", self.boot.rank, super::TAG_UB)));
         }
-        self.enter(format!("MPI_Send to {dest}, tag {tag}"));
+        Ok(())
+    }
+
+    /// The first half of a send: the meta-data entry is in B_ij once this returns.
+    async fn post(&self, buf: u64, bytes: u32, dest: usize, tag: i32, comm: u32) -> Result<()> {
         let me = self.boot.rank;
         let mut e = [0u8; META_BYTES as usize];
-        let mut put =
-            |off: u32, v: u32| e[off as usize..off as usize + 4].copy_from_slice(&v.to_be_bytes());
+        let mut put = |off: u32, v: u32| e[off as usize..off as usize + 4].copy_from_slice(&v.to_be_bytes());
         put(meta::FLAG, 1);
         put(meta::SOURCE, me as u32);
         put(meta::TAG, tag as u32);
@@ -245,30 +245,47 @@ impl Rank {
         put(meta::ERROR, code::SUCCESS);
         self.spu.ls_write(OUT_META, &e);
         let to = Memory::ls_ea(self.boot.spes[dest], layout::entry(me));
-        self.spu
-            .mfc_put(OUT_META, to, META_BYTES, tag::META)
-            .await?;
+        self.spu.mfc_put(OUT_META, to, META_BYTES, tag::META).await?;
         self.spu.mfc_write_tag_mask(1 << tag::META);
         self.spu.mfc_read_tag_status_all().await?;
         // The entry has landed: the receiver must rescan before it can count as stuck.
         self.tracker.running(dest);
-        self.tracker.acking(me);
+        Ok(())
+    }
+
+    /// The second half: the receiver's signal, carrying its error code.
+    async fn wait_ack(&self) -> Result<u32> {
         let code = self.spu.spu_read_signal1().await?;
-        self.tracker.ack_received(me);
+        self.tracker.ack_received(self.boot.rank);
         Ok(code)
+    }
+
+    /// `MPI_Sendrecv` that cannot deadlock in synchronous mode (seed 004 §7): the send's entry
+    /// is posted first, then the receive runs, then the send waits for its acknowledgement, so
+    /// ranks that all call it (pairs, rings, shifts, a send to oneself) all get through.
+    #[allow(clippy::too_many_arguments)]
+    pub async fn sendrecv(&self, sbuf: u64, sbytes: u32, dest: usize, stag: i32, rbuf: u64, cap: u32, source: i32, rtag: i32, comm: u32) -> Result<(u32, Status)> {
+        self.check_send(dest, stag)?;
+        self.check_recv(source, rtag)?;
+        let inner = format!("MPI_Sendrecv to {dest}, tag {stag}, from {}, {}", source_text(source), tag_text(rtag));
+        self.enter(inner);
+        self.post(sbuf, sbytes, dest, stag, comm).await?;
+        let st = self.receive(rbuf, cap, source, rtag, comm).await?;
+        self.tracker.acking(self.boot.rank);
+        let code = self.wait_ack().await?;
+        Ok((code, st))
     }
 
     /// Synchronous receive into `cap` bytes at `buf` from `source` (or `ANY_SOURCE`) with `tag`
     /// (or `ANY_TAG`) on communicator `comm`. A longer message fills the buffer and reports
     /// `ERR_TRUNCATE` in the status (and to the sender, in the signal).
-    pub async fn recv(
-        &self,
-        buf: u64,
-        cap: u32,
-        source: i32,
-        tag: i32,
-        comm: u32,
-    ) -> Result<Status> {
+    pub async fn recv(&self, buf: u64, cap: u32, source: i32, tag: i32, comm: u32) -> Result<Status> {
+        self.check_recv(source, tag)?;
+        self.enter(format!("MPI_Recv from {}, {}", source_text(source), tag_text(tag)));
+        self.receive(buf, cap, source, tag, comm).await
+    }
+
+    fn check_recv(&self, source: i32, tag: i32) -> Result<()> {
         if source != ANY_SOURCE {
             if source < 0 {
                 return Err(config_err(format!("rank {}: MPI_Recv source {source} is invalid: allowed 0 to {} or MPI_ANY_SOURCE", self.boot.rank, self.boot.size - 1)));
@@ -276,23 +293,12 @@ impl Rank {
             self.check_peer("MPI_Recv from", source as usize)?;
         }
         if tag < 0 && tag != ANY_TAG {
-            return Err(config_err(format!(
-                "rank {}: MPI_Recv tag {tag} is invalid: allowed 0 to {} or MPI_ANY_TAG",
-                self.boot.rank,
-                super::TAG_UB
-            )));
+            return Err(config_err(format!("rank {}: MPI_Recv tag {tag} is invalid: allowed 0 to {} or MPI_ANY_TAG", self.boot.rank, super::TAG_UB)));
         }
-        let from = if source == ANY_SOURCE {
-            "any source".to_string()
-        } else {
-            source.to_string()
-        };
-        let tag_text = if tag == ANY_TAG {
-            "any tag".to_string()
-        } else {
-            format!("tag {tag}")
-        };
-        self.enter(format!("MPI_Recv from {from}, {tag_text}"));
+        Ok(())
+    }
+
+    async fn receive(&self, buf: u64, cap: u32, source: i32, tag: i32, comm: u32) -> Result<Status> {
         let sender = self.poll(source, tag, comm).await?;
         self.tracker.running(self.boot.rank);
         let entry = layout::entry(sender);
@@ -302,23 +308,48 @@ impl Rank {
         let status_tag = word(meta::TAG) as i32;
         let n = sent.min(cap);
         transfer::move_data(&self.spu, addr, buf, n).await?;
-        let error = if sent > cap {
-            code::ERR_TRUNCATE
-        } else {
-            code::SUCCESS
-        };
+        let error = if sent > cap { code::ERR_TRUNCATE } else { code::SUCCESS };
         self.spu.ls_write_u32(entry + meta::FLAG, 0);
         // The sender's acknowledgement is on its way: it counts as running from now.
         self.tracker.acknowledged(sender);
         self.signal(sender, error).await?;
         self.tracker.running(self.boot.rank);
-        Ok(Status {
-            source: sender,
-            tag: status_tag,
-            bytes: n,
-            sent,
-            error,
-        })
+        Ok(Status { source: sender, tag: status_tag, bytes: n, sent, error })
+    }
+
+    /// `MPI_Iprobe`: one pass over the entries that can match, taking nothing.
+    pub async fn iprobe(&self, source: i32, tag: i32, comm: u32) -> Result<Option<Status>> {
+        self.check_recv(source, tag)?;
+        let size = self.boot.size;
+        let poll = self.spu.with_machine(|m| m.p.poll);
+        let candidates: Vec<usize> = if source == ANY_SOURCE { (0..size).map(|k| (self.rr.get() + k) % size).collect() } else { vec![source as usize] };
+        for sender in candidates {
+            self.sleep(poll).await;
+            if let Some(st) = self.matching(sender, tag, comm) {
+                return Ok(Some(st));
+            }
+        }
+        Ok(None)
+    }
+
+    /// `MPI_Probe`: wait for a message that matches, taking nothing; a receive from its source
+    /// with its tag then gets it.
+    pub async fn probe(&self, source: i32, tag: i32, comm: u32) -> Result<Status> {
+        self.check_recv(source, tag)?;
+        self.enter(format!("MPI_Probe from {}, {}", source_text(source), tag_text(tag)));
+        let sender = self.poll(source, tag, comm).await?;
+        self.rr.set(sender);
+        self.tracker.running(self.boot.rank);
+        Ok(self.matching(sender, tag, comm).expect("the entry just matched"))
+    }
+
+    /// The status of `sender`'s entry if it is flagged and matches.
+    fn matching(&self, sender: usize, tag: i32, comm: u32) -> Option<Status> {
+        let entry = layout::entry(sender);
+        let word = |off: u32| self.spu.ls_read_u32(entry + off);
+        let (t, size) = (word(meta::TAG) as i32, word(meta::SIZE));
+        (word(meta::FLAG) != 0 && word(meta::COMM) == comm && (tag == ANY_TAG || t == tag))
+            .then_some(Status { source: sender, tag: t, bytes: size, sent: size, error: code::SUCCESS })
     }
 
     /// Poll the entries that can match until one does; returns its sender.
@@ -337,16 +368,11 @@ impl Rank {
                 source as usize
             };
             self.sleep(poll).await;
-            let entry = layout::entry(sender);
-            if self.spu.ls_read_u32(entry + meta::FLAG) != 0 {
-                let t = self.spu.ls_read_u32(entry + meta::TAG) as i32;
-                let c = self.spu.ls_read_u32(entry + meta::COMM);
-                if c == comm && (tag == ANY_TAG || t == tag) {
-                    if source == ANY_SOURCE {
-                        self.rr.set((sender + 1) % size);
-                    }
-                    return Ok(sender);
+            if self.matching(sender, tag, comm).is_some() {
+                if source == ANY_SOURCE {
+                    self.rr.set((sender + 1) % size);
                 }
+                return Ok(sender);
             }
             misses += 1;
             if misses >= candidates {
@@ -412,6 +438,22 @@ impl Rank {
     /// The rank has returned from `MPI_Finalize`.
     pub fn finalize(&self) {
         self.tracker.done(self.boot.rank);
+    }
+}
+
+fn source_text(source: i32) -> String {
+    if source == ANY_SOURCE {
+        "any source".into()
+    } else {
+        source.to_string()
+    }
+}
+
+fn tag_text(tag: i32) -> String {
+    if tag == ANY_TAG {
+        "any tag".into()
+    } else {
+        format!("tag {tag}")
     }
 }
 

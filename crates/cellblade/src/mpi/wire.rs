@@ -22,6 +22,14 @@ pub const OP_WTIME: u32 = 5;
 pub const OP_BARRIER: u32 = 6;
 /// a = error code.
 pub const OP_ABORT: u32 = 7;
+/// a = dest, b = send tag, c = communicator, len = 16 + send bytes; payload: i32 source,
+/// i32 receive tag, u64 capacity, then the message; answer as `OP_RECV`.
+pub const OP_SENDRECV: u32 = 8;
+/// a = source, b = tag, c = communicator; answer: source, tag, value = the message's bytes.
+pub const OP_PROBE: u32 = 9;
+/// As `OP_PROBE`, without waiting: source = `NO_MATCH` when nothing matches.
+pub const OP_IPROBE: u32 = 10;
+pub const NO_MATCH: i32 = -32766;
 
 pub const REQUEST_BYTES: usize = 24;
 pub const ANSWER_BYTES: usize = 32;
