@@ -35,7 +35,9 @@ def build(tmp_path_factory):
 
 @pytest.mark.parametrize(
     "name, ranks",
-    [("sendrecv_basic", 2), ("sendrecv_basic", 5), ("truncate", 2), ("wtime_barrier", 3)],
+    [("sendrecv_basic", 2), ("sendrecv_basic", 5), ("truncate", 2), ("wtime_barrier", 3),
+     ("collectives", 1), ("collectives", 4), ("collectives", 16), ("comm_types_ops", 1), ("comm_types_ops", 5),
+     ("nonblocking_probe", 2), ("nonblocking_probe", 3)],
 )
 def test_program_passes(build, name, ranks):
     done = run_cli("mpirun", "-n", str(ranks), build(name))

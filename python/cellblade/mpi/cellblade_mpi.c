@@ -11,7 +11,7 @@
  * Wait or Waitall reaches it, in the order the requests were given. Programs whose progress
  * needs a send and a receive in flight at once deadlock, and the simulator reports it.
  */
-#include "mpi.h"
+#include "cb_internal.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -21,7 +21,8 @@
 #include <string.h>
 #include <unistd.h>
 
-enum { OP_INIT = 1, OP_FINALIZE, OP_SEND, OP_RECV, OP_WTIME, OP_BARRIER, OP_ABORT };
+enum { OP_INIT = 1, OP_FINALIZE, OP_SEND, OP_RECV, OP_WTIME, OP_BARRIER, OP_ABORT, OP_SENDRECV, OP_PROBE, OP_IPROBE };
+#define NO_MATCH (-32766)
 
 struct request {
     uint32_t op;
@@ -40,7 +41,36 @@ static int fd = -1;
 static int initialized, finalized;
 static int world_rank, world_size;
 static double tick;
-static MPI_Errhandler world_errhandler = MPI_ERRORS_ARE_FATAL;
+
+/* Communicators: handle h is comms[h]; MPI_COMM_WORLD and MPI_COMM_SELF are made in MPI_Init.
+ * Each has a context id agreed by its members; its messages travel on context 2*ctx and its
+ * collectives' on 2*ctx+1, so the two never match each other or another communicator's. */
+#define MAX_COMMS 256
+static struct cb_comm comms[MAX_COMMS];
+static int world_self[1];
+
+struct cb_comm *cb_comm_get(MPI_Comm comm)
+{
+    return comm > 0 && comm < MAX_COMMS && comms[comm].used ? &comms[comm] : NULL;
+}
+
+int cb_world_size(void)
+{
+    return world_size;
+}
+
+int cb_new_comm(int size, int rank, const int *world, int ctx, MPI_Errhandler eh, MPI_Comm *out)
+{
+    for (int h = 3; h < MAX_COMMS; h++)
+        if (!comms[h].used) {
+            int *w = malloc(sizeof(int) * (size_t)size);
+            memcpy(w, world, sizeof(int) * (size_t)size);
+            comms[h] = (struct cb_comm){1, size, rank, ctx, w, eh};
+            *out = h;
+            return MPI_SUCCESS;
+        }
+    return MPI_ERR_INTERN;
+}
 
 /* The launcher closed the connection: it is ending the job and reports why. */
 static void lost(void)
@@ -111,10 +141,11 @@ static void die(const char *call, const char *what)
 }
 
 /* Report `code` from `call` through the communicator's error handler. */
-static int fail(const char *call, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(const char *call, int code, const char *fmt, ...)
+int cb_fail(const char *call, MPI_Comm comm, int code, const char *fmt, ...)
 {
-    if (world_errhandler == MPI_ERRORS_RETURN)
+    struct cb_comm *c = cb_comm_get(comm);
+    MPI_Errhandler eh = c ? c->eh : comms[MPI_COMM_WORLD].eh;
+    if (eh == MPI_ERRORS_RETURN)
         return code;
     char what[200];
     va_list ap;
@@ -127,64 +158,40 @@ static int fail(const char *call, int code, const char *fmt, ...)
     _exit(code);
 }
 
-static int need_init(const char *call)
+void cb_need_init(const char *call)
 {
     if (!initialized)
         die(call, "called before MPI_Init");
     if (finalized)
         die(call, "called after MPI_Finalize");
+}
+
+int cb_check_comm(const char *call, MPI_Comm comm, struct cb_comm **out)
+{
+    struct cb_comm *c = cb_comm_get(comm);
+    if (!c)
+        return cb_fail(call, MPI_COMM_WORLD, MPI_ERR_COMM, "communicator %d is invalid", comm);
+    if (out)
+        *out = c;
     return MPI_SUCCESS;
 }
 
-static int check_comm(const char *call, MPI_Comm comm)
-{
-    if (comm != MPI_COMM_WORLD)
-        return fail(call, MPI_ERR_COMM, "communicator %d is invalid: this library offers MPI_COMM_WORLD", comm);
-    return MPI_SUCCESS;
-}
-
-static int type_size(MPI_Datatype t)
-{
-    int kind = (t >> 8) & 0xff;
-    if (kind < 1 || kind > 0x10 || (t & ~0xffff))
-        return -1;
-    return t & 0xff;
-}
-
-static int check_buffer(const char *call, int count, MPI_Datatype datatype, int *bytes)
-{
-    int size = type_size(datatype);
-    if (size < 0)
-        return fail(call, MPI_ERR_TYPE, "datatype %#x is invalid", (unsigned)datatype);
-    if (count < 0)
-        return fail(call, MPI_ERR_COUNT, "count %d is negative", count);
-    *bytes = count * size;
-    return MPI_SUCCESS;
-}
-
-static int check_peer(const char *call, const char *role, int peer, int any)
+static int check_peer(const char *call, MPI_Comm comm, struct cb_comm *c, const char *role, int peer, int any)
 {
     if (peer == MPI_PROC_NULL || (any && peer == MPI_ANY_SOURCE))
         return MPI_SUCCESS;
-    if (peer < 0 || peer >= world_size)
-        return fail(call, MPI_ERR_RANK, "%s rank %d is invalid: allowed 0 to %d%s", role, peer, world_size - 1,
+    if (peer < 0 || peer >= c->size)
+        return cb_fail(call, comm, MPI_ERR_RANK, "%s rank %d is invalid: allowed 0 to %d%s", role, peer, c->size - 1,
             any ? ", MPI_ANY_SOURCE or MPI_PROC_NULL" : " or MPI_PROC_NULL");
     return MPI_SUCCESS;
 }
 
-static int check_tag(const char *call, int tag, int any)
+static int check_tag(const char *call, MPI_Comm comm, int tag, int any)
 {
-    if ((tag < 0 && !(any && tag == MPI_ANY_TAG)))
-        return fail(call, MPI_ERR_TAG, "tag %d is invalid: allowed 0 to %d%s", tag, MPI_TAG_UB, any ? " or MPI_ANY_TAG" : "");
+    if (tag < 0 && !(any && tag == MPI_ANY_TAG))
+        return cb_fail(call, comm, MPI_ERR_TAG, "tag %d is invalid: allowed 0 to %d%s", tag, MPI_TAG_UB, any ? " or MPI_ANY_TAG" : "");
     return MPI_SUCCESS;
 }
-
-#define CHECK(x)                                                                                 \
-    do {                                                                                         \
-        int rc_ = (x);                                                                           \
-        if (rc_ != MPI_SUCCESS)                                                                  \
-            return rc_;                                                                          \
-    } while (0)
 
 int PMPI_Init(int *argc, char ***argv)
 {
@@ -201,6 +208,13 @@ int PMPI_Init(int *argc, char ***argv)
     world_rank = a.source;
     world_size = a.tag;
     tick = a.value;
+    int *w = malloc(sizeof(int) * (size_t)world_size);
+    for (int r = 0; r < world_size; r++)
+        w[r] = r;
+    comms[MPI_COMM_WORLD] = (struct cb_comm){1, world_size, world_rank, 0, w, MPI_ERRORS_ARE_FATAL};
+    world_self[0] = world_rank;
+    /* Context 1 + rank: messages to oneself on MPI_COMM_SELF match no other rank's. */
+    comms[MPI_COMM_SELF] = (struct cb_comm){1, 1, 0, 1 + world_rank, world_self, MPI_ERRORS_ARE_FATAL};
     return MPI_SUCCESS;
 }
 
@@ -225,7 +239,7 @@ int PMPI_Finalized(int *flag)
 
 int PMPI_Finalize(void)
 {
-    need_init("MPI_Finalize");
+    cb_need_init("MPI_Finalize");
     call(OP_FINALIZE, 0, 0, 0, 0, NULL, NULL);
     finalized = 1;
     close(fd);
@@ -235,7 +249,7 @@ int PMPI_Finalize(void)
 int PMPI_Abort(MPI_Comm comm, int errorcode)
 {
     (void)comm;
-    need_init("MPI_Abort");
+    cb_need_init("MPI_Abort");
     struct request r = {OP_ABORT, errorcode, 0, 0, 0};
     put_all(&r, sizeof r);
     _exit(errorcode ? errorcode : 1);
@@ -243,17 +257,19 @@ int PMPI_Abort(MPI_Comm comm, int errorcode)
 
 int PMPI_Comm_rank(MPI_Comm comm, int *rank)
 {
-    need_init("MPI_Comm_rank");
-    CHECK(check_comm("MPI_Comm_rank", comm));
-    *rank = world_rank;
+    struct cb_comm *c = NULL;
+    cb_need_init("MPI_Comm_rank");
+    CB_CHECK(cb_check_comm("MPI_Comm_rank", comm, &c));
+    *rank = c->rank;
     return MPI_SUCCESS;
 }
 
 int PMPI_Comm_size(MPI_Comm comm, int *size)
 {
-    need_init("MPI_Comm_size");
-    CHECK(check_comm("MPI_Comm_size", comm));
-    *size = world_size;
+    struct cb_comm *c = NULL;
+    cb_need_init("MPI_Comm_size");
+    CB_CHECK(cb_check_comm("MPI_Comm_size", comm, &c));
+    *size = c->size;
     return MPI_SUCCESS;
 }
 
@@ -272,13 +288,13 @@ int PMPI_Get_version(int *version, int *subversion)
 
 double PMPI_Wtime(void)
 {
-    need_init("MPI_Wtime");
+    cb_need_init("MPI_Wtime");
     return call(OP_WTIME, 0, 0, 0, 0, NULL, NULL).value;
 }
 
 double PMPI_Wtick(void)
 {
-    need_init("MPI_Wtick");
+    cb_need_init("MPI_Wtick");
     return tick;
 }
 
@@ -300,19 +316,21 @@ int PMPI_Error_string(int errorcode, char *string, int *resultlen)
 
 int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
 {
-    need_init("MPI_Comm_set_errhandler");
-    CHECK(check_comm("MPI_Comm_set_errhandler", comm));
+    struct cb_comm *c = NULL;
+    cb_need_init("MPI_Comm_set_errhandler");
+    CB_CHECK(cb_check_comm("MPI_Comm_set_errhandler", comm, &c));
     if (errhandler != MPI_ERRORS_ARE_FATAL && errhandler != MPI_ERRORS_RETURN)
-        return fail("MPI_Comm_set_errhandler", MPI_ERR_ARG, "error handler %d is invalid: allowed MPI_ERRORS_ARE_FATAL or MPI_ERRORS_RETURN", errhandler);
-    world_errhandler = errhandler;
+        return cb_fail("MPI_Comm_set_errhandler", comm, MPI_ERR_ARG, "error handler %d is invalid: allowed MPI_ERRORS_ARE_FATAL or MPI_ERRORS_RETURN", errhandler);
+    c->eh = errhandler;
     return MPI_SUCCESS;
 }
 
 int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
 {
-    need_init("MPI_Comm_get_errhandler");
-    CHECK(check_comm("MPI_Comm_get_errhandler", comm));
-    *errhandler = world_errhandler;
+    struct cb_comm *c = NULL;
+    cb_need_init("MPI_Comm_get_errhandler");
+    CB_CHECK(cb_check_comm("MPI_Comm_get_errhandler", comm, &c));
+    *errhandler = c->eh;
     return MPI_SUCCESS;
 }
 
@@ -321,31 +339,140 @@ int PMPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler)
     return PMPI_Comm_set_errhandler(comm, errhandler);
 }
 
-int PMPI_Type_size(MPI_Datatype datatype, int *size)
+static int wire_ctx(struct cb_comm *c, int coll)
 {
-    int s = type_size(datatype);
-    if (s < 0)
-        return fail("MPI_Type_size", MPI_ERR_TYPE, "datatype %#x is invalid", (unsigned)datatype);
-    *size = s;
-    return MPI_SUCCESS;
+    return 2 * c->ctx + coll;
 }
 
-static int send_as(const char *name, const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+static int local_rank(struct cb_comm *c, int world)
 {
-    int bytes;
-    need_init(name);
-    CHECK(check_comm(name, comm));
-    CHECK(check_buffer(name, count, datatype, &bytes));
-    CHECK(check_peer(name, "destination", dest, 0));
-    CHECK(check_tag(name, tag, 0));
+    for (int r = 0; r < c->size; r++)
+        if (c->world[r] == world)
+            return r;
+    return MPI_UNDEFINED;
+}
+
+static void set_status(MPI_Status *st, int source, int tag, int error, int bytes)
+{
+    if (st == MPI_STATUS_IGNORE)
+        return;
+    st->MPI_SOURCE = source;
+    st->MPI_TAG = tag;
+    st->MPI_ERROR = error;
+    st->cb_bytes = bytes;
+}
+
+/* A buffer's bytes, packed when its type is derived; `*tmp` is to be freed. */
+static const char *packed(const void *buf, int count, MPI_Datatype t, size_t bytes, char **tmp)
+{
+    *tmp = NULL;
+    if (t < 0x10000)
+        return buf;
+    *tmp = malloc(bytes ? bytes : 1);
+    cb_pack(buf, count, t, *tmp);
+    return *tmp;
+}
+
+int cb_send(const char *name, struct cb_comm *c, MPI_Comm comm, int coll, const void *buf, int count, MPI_Datatype t, int dest, int tag)
+{
     if (dest == MPI_PROC_NULL)
         return MPI_SUCCESS;
-    struct answer a = call(OP_SEND, dest, tag, comm, (uint64_t)bytes, buf, NULL);
+    size_t bytes = (size_t)count * cb_type_size(t);
+    char *tmp;
+    const char *data = packed(buf, count, t, bytes, &tmp);
+    struct answer a = call(OP_SEND, c->world[dest], tag, wire_ctx(c, coll), bytes, data, NULL);
+    free(tmp);
     /* The acknowledging signal carries the receiver's code (seed 004 §3.3); truncation is the
      * receiver's error in MPI, so the send itself succeeded. */
     if (a.err != MPI_SUCCESS && a.err != MPI_ERR_TRUNCATE)
-        return fail(name, a.err, "the receiver reported an error");
+        return cb_fail(name, comm, a.err, "the receiver reported an error");
     return MPI_SUCCESS;
+}
+
+/* Deliver an answer's bytes (already in `into`, or in the packed `tmp`) and status. */
+static int received(const char *name, struct cb_comm *c, MPI_Comm comm, struct answer a, void *buf, MPI_Datatype t, char *tmp, size_t cap, MPI_Status *st)
+{
+    if (tmp) {
+        cb_unpack(tmp, a.count, t, buf);
+        free(tmp);
+    }
+    set_status(st, local_rank(c, a.source), a.tag, a.err, (int)a.count);
+    if (a.err == MPI_ERR_TRUNCATE)
+        return cb_fail(name, comm, MPI_ERR_TRUNCATE, "a message of %.0f bytes from rank %d (tag %d) does not fit the %zu-byte buffer",
+            a.value, local_rank(c, a.source), a.tag, cap);
+    return a.err;
+}
+
+int cb_recv(const char *name, struct cb_comm *c, MPI_Comm comm, int coll, void *buf, int count, MPI_Datatype t, int source, int tag, MPI_Status *st)
+{
+    if (source == MPI_PROC_NULL) {
+        set_status(st, MPI_PROC_NULL, MPI_ANY_TAG, MPI_SUCCESS, 0);
+        return MPI_SUCCESS;
+    }
+    size_t bytes = (size_t)count * cb_type_size(t);
+    char *tmp = t >= 0x10000 ? malloc(bytes ? bytes : 1) : NULL;
+    int from = source == MPI_ANY_SOURCE ? MPI_ANY_SOURCE : c->world[source];
+    struct answer a = call(OP_RECV, from, tag, wire_ctx(c, coll), bytes, NULL, tmp ? tmp : buf);
+    return received(name, c, comm, a, buf, t, tmp, bytes, st);
+}
+
+int cb_sendrecv(const char *name, struct cb_comm *c, MPI_Comm comm, int coll, const void *sbuf, int scount, MPI_Datatype stype, int dest,
+    int stag, void *rbuf, int rcount, MPI_Datatype rtype, int source, int rtag, MPI_Status *st)
+{
+    if (dest == MPI_PROC_NULL)
+        return cb_recv(name, c, comm, coll, rbuf, rcount, rtype, source, rtag, st);
+    if (source == MPI_PROC_NULL) {
+        set_status(st, MPI_PROC_NULL, MPI_ANY_TAG, MPI_SUCCESS, 0);
+        return cb_send(name, c, comm, coll, sbuf, scount, stype, dest, stag);
+    }
+    size_t sbytes = (size_t)scount * cb_type_size(stype), rbytes = (size_t)rcount * cb_type_size(rtype);
+    char *stmp;
+    const char *data = packed(sbuf, scount, stype, sbytes, &stmp);
+    char *msg = malloc(16 + sbytes);
+    int32_t head[2] = {source == MPI_ANY_SOURCE ? MPI_ANY_SOURCE : c->world[source], rtag};
+    uint64_t cap = rbytes;
+    memcpy(msg, head, 8);
+    memcpy(msg + 8, &cap, 8);
+    memcpy(msg + 16, data, sbytes);
+    free(stmp);
+    char *rtmp = rtype >= 0x10000 ? malloc(rbytes ? rbytes : 1) : NULL;
+    struct answer a = call(OP_SENDRECV, c->world[dest], stag, wire_ctx(c, coll), 16 + sbytes, msg, rtmp ? rtmp : rbuf);
+    free(msg);
+    return received(name, c, comm, a, rbuf, rtype, rtmp, rbytes, st);
+}
+
+int cb_world_barrier(void)
+{
+    call(OP_BARRIER, 0, 0, 0, 0, NULL, NULL);
+    return MPI_SUCCESS;
+}
+
+static int check_send(const char *name, const void *buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm comm, struct cb_comm **c)
+{
+    size_t bytes;
+    (void)buf;
+    cb_need_init(name);
+    CB_CHECK(cb_check_comm(name, comm, c));
+    CB_CHECK(cb_check_buffer(name, comm, count, t, &bytes));
+    CB_CHECK(check_peer(name, comm, *c, "destination", dest, 0));
+    return check_tag(name, comm, tag, 0);
+}
+
+static int check_recv(const char *name, int count, MPI_Datatype t, int source, int tag, MPI_Comm comm, struct cb_comm **c)
+{
+    size_t bytes;
+    cb_need_init(name);
+    CB_CHECK(cb_check_comm(name, comm, c));
+    CB_CHECK(cb_check_buffer(name, comm, count, t, &bytes));
+    CB_CHECK(check_peer(name, comm, *c, "source", source, 1));
+    return check_tag(name, comm, tag, 1);
+}
+
+static int send_as(const char *name, const void *buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm comm)
+{
+    struct cb_comm *c = NULL;
+    CB_CHECK(check_send(name, buf, count, t, dest, tag, comm, &c));
+    return cb_send(name, c, comm, 0, buf, count, t, dest, tag);
 }
 
 int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
@@ -364,33 +491,11 @@ int PMPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
     return send_as("MPI_Rsend", buf, count, datatype, dest, tag, comm);
 }
 
-static void set_status(MPI_Status *st, int source, int tag, int error, int bytes)
+static int recv_as(const char *name, void *buf, int count, MPI_Datatype t, int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
-    if (st == MPI_STATUS_IGNORE)
-        return;
-    st->MPI_SOURCE = source;
-    st->MPI_TAG = tag;
-    st->MPI_ERROR = error;
-    st->cb_bytes = bytes;
-}
-
-static int recv_as(const char *name, void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status)
-{
-    int bytes;
-    need_init(name);
-    CHECK(check_comm(name, comm));
-    CHECK(check_buffer(name, count, datatype, &bytes));
-    CHECK(check_peer(name, "source", source, 1));
-    CHECK(check_tag(name, tag, 1));
-    if (source == MPI_PROC_NULL) {
-        set_status(status, MPI_PROC_NULL, MPI_ANY_TAG, MPI_SUCCESS, 0);
-        return MPI_SUCCESS;
-    }
-    struct answer a = call(OP_RECV, source, tag, comm, (uint64_t)bytes, NULL, buf);
-    set_status(status, a.source, a.tag, a.err, (int)a.count);
-    if (a.err == MPI_ERR_TRUNCATE)
-        return fail(name, MPI_ERR_TRUNCATE, "a message of %.0f bytes from rank %d (tag %d) does not fit the %d-byte buffer", a.value, a.source, a.tag, bytes);
-    return a.err;
+    struct cb_comm *c = NULL;
+    CB_CHECK(check_recv(name, count, t, source, tag, comm, &c));
+    return cb_recv(name, c, comm, 0, buf, count, t, source, tag, status);
 }
 
 int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status)
@@ -398,15 +503,68 @@ int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
     return recv_as("MPI_Recv", buf, count, datatype, source, tag, comm, status);
 }
 
+int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount,
+    MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+    const char *name = "MPI_Sendrecv";
+    struct cb_comm *c = NULL;
+    CB_CHECK(check_send(name, sendbuf, sendcount, sendtype, dest, sendtag, comm, &c));
+    CB_CHECK(check_recv(name, recvcount, recvtype, source, recvtag, comm, &c));
+    return cb_sendrecv(name, c, comm, 0, sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, status);
+}
+
+int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm,
+    MPI_Status *status)
+{
+    const char *name = "MPI_Sendrecv_replace";
+    struct cb_comm *c = NULL;
+    CB_CHECK(check_send(name, buf, count, datatype, dest, sendtag, comm, &c));
+    CB_CHECK(check_recv(name, count, datatype, source, recvtag, comm, &c));
+    size_t bytes = (size_t)count * cb_type_size(datatype);
+    char *copy = malloc(bytes ? bytes : 1);
+    cb_pack(buf, count, datatype, copy);
+    int rc = cb_sendrecv(name, c, comm, 0, copy, (int)bytes, MPI_BYTE, dest, sendtag, buf, count, datatype, source, recvtag, status);
+    free(copy);
+    return rc;
+}
+
+static int probe_as(const char *name, int op, int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
+{
+    struct cb_comm *c = NULL;
+    CB_CHECK(check_recv(name, 0, MPI_BYTE, source, tag, comm, &c));
+    if (source == MPI_PROC_NULL) {
+        *flag = 1;
+        set_status(status, MPI_PROC_NULL, MPI_ANY_TAG, MPI_SUCCESS, 0);
+        return MPI_SUCCESS;
+    }
+    int from = source == MPI_ANY_SOURCE ? MPI_ANY_SOURCE : c->world[source];
+    struct answer a = call(op, from, tag, wire_ctx(c, 0), 0, NULL, NULL);
+    *flag = a.source != NO_MATCH;
+    if (*flag)
+        set_status(status, local_rank(c, a.source), a.tag, MPI_SUCCESS, (int)a.value);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
+{
+    int flag;
+    return probe_as("MPI_Probe", OP_PROBE, source, tag, comm, &flag, status);
+}
+
+int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
+{
+    return probe_as("MPI_Iprobe", OP_IPROBE, source, tag, comm, flag, status);
+}
+
 int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
 {
-    int size = type_size(datatype);
-    if (size < 0)
-        return fail("MPI_Get_count", MPI_ERR_TYPE, "datatype %#x is invalid", (unsigned)datatype);
+    if (!cb_type_valid(datatype))
+        return cb_fail("MPI_Get_count", MPI_COMM_WORLD, MPI_ERR_TYPE, "datatype %#x is invalid", (unsigned)datatype);
+    size_t size = cb_type_size(datatype);
     if (size == 0)
         *count = 0;
     else
-        *count = status->cb_bytes % size ? MPI_UNDEFINED : status->cb_bytes / size;
+        *count = status->cb_bytes % size ? MPI_UNDEFINED : (int)(status->cb_bytes / size);
     return MPI_SUCCESS;
 }
 
@@ -421,22 +579,21 @@ static struct pending {
     MPI_Comm comm;
 } pending[MAX_REQUESTS];
 
-static int defer(const char *name, int is_send, const void *buf, int count, MPI_Datatype datatype, int peer, int tag, MPI_Comm comm, MPI_Request *request)
+static int defer(const char *name, int is_send, const void *buf, int count, MPI_Datatype t, int peer, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    int bytes;
-    need_init(name);
-    CHECK(check_comm(name, comm));
-    CHECK(check_buffer(name, count, datatype, &bytes));
-    CHECK(check_peer(name, is_send ? "destination" : "source", peer, !is_send));
-    CHECK(check_tag(name, tag, !is_send));
+    struct cb_comm *c = NULL;
+    if (is_send)
+        CB_CHECK(check_send(name, buf, count, t, peer, tag, comm, &c));
+    else
+        CB_CHECK(check_recv(name, count, t, peer, tag, comm, &c));
     for (int i = 0; i < MAX_REQUESTS; i++) {
         if (!pending[i].used) {
-            pending[i] = (struct pending){1, is_send, name, (void *)buf, count, peer, tag, datatype, comm};
+            pending[i] = (struct pending){1, is_send, name, (void *)buf, count, peer, tag, t, comm};
             *request = i + 1;
             return MPI_SUCCESS;
         }
     }
-    return fail(name, MPI_ERR_REQUEST, "more than %d requests are pending", MAX_REQUESTS);
+    return cb_fail(name, comm, MPI_ERR_REQUEST, "more than %d requests are pending", MAX_REQUESTS);
 }
 
 int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
@@ -454,23 +611,36 @@ int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
     return defer("MPI_Irecv", 0, buf, count, datatype, source, tag, comm, request);
 }
 
+static struct pending *request_of(const char *name, MPI_Request r)
+{
+    if (r < 1 || r > MAX_REQUESTS || !pending[r - 1].used) {
+        cb_fail(name, MPI_COMM_WORLD, MPI_ERR_REQUEST, "request %d is invalid", r);
+        return NULL;
+    }
+    return &pending[r - 1];
+}
+
 int PMPI_Wait(MPI_Request *request, MPI_Status *status)
 {
-    need_init("MPI_Wait");
+    cb_need_init("MPI_Wait");
     if (*request == MPI_REQUEST_NULL) {
         set_status(status, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0);
         return MPI_SUCCESS;
     }
-    if (*request < 1 || *request > MAX_REQUESTS || !pending[*request - 1].used)
-        return fail("MPI_Wait", MPI_ERR_REQUEST, "request %d is invalid", *request);
-    struct pending p = pending[*request - 1];
-    pending[*request - 1].used = 0;
+    struct pending *q = request_of("MPI_Wait", *request);
+    if (!q)
+        return MPI_ERR_REQUEST;
+    struct pending p = *q;
+    q->used = 0;
     *request = MPI_REQUEST_NULL;
+    struct cb_comm *c = cb_comm_get(p.comm);
+    if (!c)
+        return cb_fail(p.name, MPI_COMM_WORLD, MPI_ERR_COMM, "communicator %d was freed", p.comm);
     if (p.is_send) {
         set_status(status, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0);
-        return send_as(p.name, p.buf, p.count, p.datatype, p.peer, p.tag, p.comm);
+        return cb_send(p.name, c, p.comm, 0, p.buf, p.count, p.datatype, p.peer, p.tag);
     }
-    return recv_as(p.name, p.buf, p.count, p.datatype, p.peer, p.tag, p.comm, status);
+    return cb_recv(p.name, c, p.comm, 0, p.buf, p.count, p.datatype, p.peer, p.tag, status);
 }
 
 int PMPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[])
@@ -484,12 +654,57 @@ int PMPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[])
     return rc;
 }
 
-int PMPI_Barrier(MPI_Comm comm)
+/* Deferred operations complete when tested: a test runs the operation. */
+int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 {
-    need_init("MPI_Barrier");
-    CHECK(check_comm("MPI_Barrier", comm));
-    call(OP_BARRIER, 0, 0, comm, 0, NULL, NULL);
+    *flag = 1;
+    return PMPI_Wait(request, status);
+}
+
+int PMPI_Testall(int count, MPI_Request requests[], int *flag, MPI_Status statuses[])
+{
+    *flag = 1;
+    return PMPI_Waitall(count, requests, statuses);
+}
+
+int PMPI_Waitany(int count, MPI_Request requests[], int *index, MPI_Status *status)
+{
+    for (int i = 0; i < count; i++)
+        if (requests[i] != MPI_REQUEST_NULL) {
+            *index = i;
+            return PMPI_Wait(&requests[i], status);
+        }
+    *index = MPI_UNDEFINED;
+    set_status(status, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0);
     return MPI_SUCCESS;
+}
+
+int PMPI_Testany(int count, MPI_Request requests[], int *index, int *flag, MPI_Status *status)
+{
+    *flag = 1;
+    return PMPI_Waitany(count, requests, index, status);
+}
+
+int PMPI_Request_free(MPI_Request *request)
+{
+    return PMPI_Wait(request, MPI_STATUS_IGNORE);
+}
+
+int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
+{
+    *flag = 1;
+    if (request == MPI_REQUEST_NULL) {
+        set_status(status, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0);
+        return MPI_SUCCESS;
+    }
+    /* Get_status leaves the request to be freed by a wait: run it, keep a finished copy. */
+    struct pending *q = request_of("MPI_Request_get_status", request);
+    if (!q)
+        return MPI_ERR_REQUEST;
+    MPI_Request r = request;
+    int rc = PMPI_Wait(&r, status);
+    *q = (struct pending){1, 1, q->name, NULL, 0, MPI_PROC_NULL, 0, MPI_BYTE, MPI_COMM_WORLD};
+    return rc;
 }
 
 /* The standard names are weak aliases of the profiling names, so a profiling library can
@@ -511,15 +726,23 @@ int PMPI_Barrier(MPI_Comm comm)
 #pragma weak MPI_Comm_set_errhandler = PMPI_Comm_set_errhandler
 #pragma weak MPI_Comm_get_errhandler = PMPI_Comm_get_errhandler
 #pragma weak MPI_Errhandler_set = PMPI_Errhandler_set
-#pragma weak MPI_Type_size = PMPI_Type_size
 #pragma weak MPI_Send = PMPI_Send
 #pragma weak MPI_Ssend = PMPI_Ssend
 #pragma weak MPI_Rsend = PMPI_Rsend
 #pragma weak MPI_Recv = PMPI_Recv
+#pragma weak MPI_Sendrecv = PMPI_Sendrecv
+#pragma weak MPI_Sendrecv_replace = PMPI_Sendrecv_replace
+#pragma weak MPI_Probe = PMPI_Probe
+#pragma weak MPI_Iprobe = PMPI_Iprobe
 #pragma weak MPI_Get_count = PMPI_Get_count
 #pragma weak MPI_Isend = PMPI_Isend
 #pragma weak MPI_Issend = PMPI_Issend
 #pragma weak MPI_Irecv = PMPI_Irecv
 #pragma weak MPI_Wait = PMPI_Wait
 #pragma weak MPI_Waitall = PMPI_Waitall
-#pragma weak MPI_Barrier = PMPI_Barrier
+#pragma weak MPI_Waitany = PMPI_Waitany
+#pragma weak MPI_Test = PMPI_Test
+#pragma weak MPI_Testall = PMPI_Testall
+#pragma weak MPI_Testany = PMPI_Testany
+#pragma weak MPI_Request_free = PMPI_Request_free
+#pragma weak MPI_Request_get_status = PMPI_Request_get_status

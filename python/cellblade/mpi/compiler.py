@@ -34,8 +34,8 @@ def library_dir() -> Path:
     """The directory holding ``mpi.h`` and ``libcellblade_mpi.a``, built if needed."""
     cc = _compiler()
     digest = hashlib.sha256(cc.encode())
-    for name in ("mpi.h", "cellblade_mpi.c"):
-        digest.update((SOURCES / name).read_bytes())
+    for path in _sources():
+        digest.update(path.name.encode() + path.read_bytes())
     target = _cache_root() / f"mpi-{digest.hexdigest()[:16]}"
     if (target / "libcellblade_mpi.a").exists():
         return target
@@ -43,11 +43,15 @@ def library_dir() -> Path:
     with tempfile.TemporaryDirectory(dir=target.parent) as tmp:
         build = Path(tmp)
         shutil.copy(SOURCES / "mpi.h", build / "mpi.h")
-        obj = build / "cellblade_mpi.o"
-        _check([cc, "-std=c99", "-D_POSIX_C_SOURCE=200809L", "-O2", "-fPIC", "-Wall", "-I", str(build),
-                "-c", str(SOURCES / "cellblade_mpi.c"), "-o", str(obj)])
-        _check(["ar", "rcs", str(build / "libcellblade_mpi.a"), str(obj)])
-        obj.unlink()
+        objects = []
+        for source in (p for p in _sources() if p.suffix == ".c"):
+            obj = build / f"{source.stem}.o"
+            _check([cc, "-std=c99", "-D_POSIX_C_SOURCE=200809L", "-O2", "-fPIC", "-Wall", "-I", str(SOURCES),
+                    "-c", str(source), "-o", str(obj)])
+            objects.append(obj)
+        _check(["ar", "rcs", str(build / "libcellblade_mpi.a"), *map(str, objects)])
+        for obj in objects:
+            obj.unlink()
         try:
             os.replace(build, target)
         except OSError:
@@ -55,6 +59,11 @@ def library_dir() -> Path:
                 raise
         build.mkdir(exist_ok=True)  # for TemporaryDirectory's clean-up
     return target
+
+
+def _sources() -> list[Path]:
+    """The header and the library's C files and private headers, in a fixed order."""
+    return sorted(p for p in SOURCES.iterdir() if p.suffix in (".c", ".h"))
 
 
 def _check(command: list[str]) -> None:

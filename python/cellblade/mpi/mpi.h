@@ -56,6 +56,11 @@ typedef struct {
 
 #define MPI_COMM_NULL 0
 #define MPI_COMM_WORLD 1
+#define MPI_COMM_SELF 2
+#define MPI_IDENT 0
+#define MPI_CONGRUENT 1
+#define MPI_SIMILAR 2
+#define MPI_UNEQUAL 3
 #define MPI_REQUEST_NULL 0
 #define MPI_DATATYPE_NULL 0
 #define MPI_ERRHANDLER_NULL 0
@@ -80,6 +85,32 @@ typedef struct {
 #define MPI_DOUBLE ((MPI_Datatype)0x0e08)
 #define MPI_LONG_DOUBLE ((MPI_Datatype)(0x0f00 | sizeof(long double)))
 #define MPI_WCHAR ((MPI_Datatype)(0x1000 | sizeof(wchar_t)))
+/* Pair types for MPI_MAXLOC and MPI_MINLOC: a value and an int index. */
+#define MPI_FLOAT_INT ((MPI_Datatype)(0x1100 | sizeof(struct { float v; int i; })))
+#define MPI_DOUBLE_INT ((MPI_Datatype)(0x1200 | sizeof(struct { double v; int i; })))
+#define MPI_LONG_INT ((MPI_Datatype)(0x1300 | sizeof(struct { long v; int i; })))
+#define MPI_2INT ((MPI_Datatype)(0x1400 | sizeof(struct { int v; int i; })))
+#define MPI_SHORT_INT ((MPI_Datatype)(0x1500 | sizeof(struct { short v; int i; })))
+#define MPI_LONG_DOUBLE_INT ((MPI_Datatype)(0x1600 | sizeof(struct { long double v; int i; })))
+
+/* Predefined reduction operations. */
+#define MPI_OP_NULL ((MPI_Op)0)
+#define MPI_MAX ((MPI_Op)1)
+#define MPI_MIN ((MPI_Op)2)
+#define MPI_SUM ((MPI_Op)3)
+#define MPI_PROD ((MPI_Op)4)
+#define MPI_LAND ((MPI_Op)5)
+#define MPI_BAND ((MPI_Op)6)
+#define MPI_LOR ((MPI_Op)7)
+#define MPI_BOR ((MPI_Op)8)
+#define MPI_LXOR ((MPI_Op)9)
+#define MPI_BXOR ((MPI_Op)10)
+#define MPI_MAXLOC ((MPI_Op)11)
+#define MPI_MINLOC ((MPI_Op)12)
+
+typedef void MPI_User_function(void *invec, void *inoutvec, int *len, MPI_Datatype *datatype);
+
+#define MPI_IN_PLACE ((void *)1)
 
 #define MPI_ANY_SOURCE (-1)
 #define MPI_ANY_TAG (-1)
@@ -127,6 +158,50 @@ CB_DECLARE(int, Irecv, (void *buf, int count, MPI_Datatype datatype, int source,
 CB_DECLARE(int, Wait, (MPI_Request *request, MPI_Status *status))
 CB_DECLARE(int, Waitall, (int count, MPI_Request requests[], MPI_Status statuses[]))
 CB_DECLARE(int, Barrier, (MPI_Comm comm))
+CB_DECLARE(int, Test, (MPI_Request *request, int *flag, MPI_Status *status))
+CB_DECLARE(int, Testall, (int count, MPI_Request requests[], int *flag, MPI_Status statuses[]))
+CB_DECLARE(int, Testany, (int count, MPI_Request requests[], int *index, int *flag, MPI_Status *status))
+CB_DECLARE(int, Waitany, (int count, MPI_Request requests[], int *index, MPI_Status *status))
+CB_DECLARE(int, Request_free, (MPI_Request *request))
+CB_DECLARE(int, Request_get_status, (MPI_Request request, int *flag, MPI_Status *status))
+CB_DECLARE(int, Probe, (int source, int tag, MPI_Comm comm, MPI_Status *status))
+CB_DECLARE(int, Iprobe, (int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status))
+CB_DECLARE(int, Sendrecv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+    void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status))
+CB_DECLARE(int, Sendrecv_replace, (void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source,
+    int recvtag, MPI_Comm comm, MPI_Status *status))
+CB_DECLARE(int, Comm_dup, (MPI_Comm comm, MPI_Comm *newcomm))
+CB_DECLARE(int, Comm_split, (MPI_Comm comm, int color, int key, MPI_Comm *newcomm))
+CB_DECLARE(int, Comm_free, (MPI_Comm *comm))
+CB_DECLARE(int, Comm_compare, (MPI_Comm comm1, MPI_Comm comm2, int *result))
+CB_DECLARE(int, Type_contiguous, (int count, MPI_Datatype oldtype, MPI_Datatype *newtype))
+CB_DECLARE(int, Type_vector, (int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype *newtype))
+CB_DECLARE(int, Type_commit, (MPI_Datatype *datatype))
+CB_DECLARE(int, Type_free, (MPI_Datatype *datatype))
+CB_DECLARE(int, Type_get_extent, (MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent))
+CB_DECLARE(int, Op_create, (MPI_User_function *function, int commute, MPI_Op *op))
+CB_DECLARE(int, Op_free, (MPI_Op *op))
+CB_DECLARE(int, Bcast, (void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm))
+CB_DECLARE(int, Reduce, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm))
+CB_DECLARE(int, Allreduce, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm))
+CB_DECLARE(int, Gather, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+    MPI_Datatype recvtype, int root, MPI_Comm comm))
+CB_DECLARE(int, Gatherv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+    const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm))
+CB_DECLARE(int, Scatter, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+    MPI_Datatype recvtype, int root, MPI_Comm comm))
+CB_DECLARE(int, Scatterv, (const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+    void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm))
+CB_DECLARE(int, Allgather, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+    MPI_Datatype recvtype, MPI_Comm comm))
+CB_DECLARE(int, Allgatherv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+    const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm))
+CB_DECLARE(int, Alltoall, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+    MPI_Datatype recvtype, MPI_Comm comm))
+CB_DECLARE(int, Scan, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm))
+CB_DECLARE(int, Exscan, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm))
+CB_DECLARE(int, Reduce_scatter, (const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
+    MPI_Op op, MPI_Comm comm))
 
 #undef CB_DECLARE
 
