@@ -18,6 +18,19 @@ int main(int argc, char **argv)
     int v = rank;
     MPI_Sendrecv_replace(&v, 1, MPI_INT, right, 2, left, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     CHECK_MSG(v == left, "sendrecv_replace got %d", v);
+    /* The classic exchange: receive and send posted, then one Waitall; and bibw's order, sends
+     * waited before receives. Deferred operations pair a send with a receive, so neither hangs. */
+    int a = rank, b = -1, c = rank * 2, d = -1;
+    MPI_Request rq[4];
+    MPI_Irecv(&b, 1, MPI_INT, left, 3, MPI_COMM_WORLD, &rq[0]);
+    MPI_Isend(&a, 1, MPI_INT, right, 3, MPI_COMM_WORLD, &rq[1]);
+    MPI_Waitall(2, rq, MPI_STATUSES_IGNORE);
+    CHECK_MSG(b == left, "irecv/isend exchange got %d", b);
+    MPI_Irecv(&d, 1, MPI_INT, left, 4, MPI_COMM_WORLD, &rq[2]);
+    MPI_Isend(&c, 1, MPI_INT, right, 4, MPI_COMM_WORLD, &rq[3]);
+    MPI_Wait(&rq[3], MPI_STATUS_IGNORE);
+    MPI_Wait(&rq[2], &st);
+    CHECK_MSG(d == left * 2 && st.MPI_SOURCE == left && st.MPI_TAG == 4, "send waited first: got %d", d);
     if (n >= 2 && rank < 2) {
         enum { W = 16 };
         int buf[W];

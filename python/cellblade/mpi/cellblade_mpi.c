@@ -7,9 +7,10 @@
  * tag, count, datatype or communicator gets its MPI error class under MPI_ERRORS_RETURN and a
  * message naming the call and the value under MPI_ERRORS_ARE_FATAL (the default).
  *
- * Non-blocking calls (Isend, Irecv) are deferred: the operation runs, synchronously, when a
- * Wait or Waitall reaches it, in the order the requests were given. Programs whose progress
- * needs a send and a receive in flight at once deadlock, and the simulator reports it.
+ * Non-blocking calls (Isend, Irecv) are deferred: a Wait or Test runs the pending operations
+ * in the order they were posted until its own is done, a send together with a receive as one
+ * deadlock-free Sendrecv (so Irecv/Isend exchanges get through). Programs whose progress needs
+ * more than that in flight at once deadlock, and the simulator reports it.
  */
 #include "cb_internal.h"
 
@@ -571,13 +572,16 @@ int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
 /* Deferred non-blocking operations (see the top of this file). */
 #define MAX_REQUESTS 4096
 static struct pending {
-    int used, is_send;
+    int used, is_send, done, rc;
+    long order; /* posting order */
     const char *name;
     void *buf;
     int count, peer, tag;
     MPI_Datatype datatype;
     MPI_Comm comm;
+    MPI_Status status;
 } pending[MAX_REQUESTS];
+static long posted;
 
 static int defer(const char *name, int is_send, const void *buf, int count, MPI_Datatype t, int peer, int tag, MPI_Comm comm, MPI_Request *request)
 {
@@ -588,7 +592,7 @@ static int defer(const char *name, int is_send, const void *buf, int count, MPI_
         CB_CHECK(check_recv(name, count, t, peer, tag, comm, &c));
     for (int i = 0; i < MAX_REQUESTS; i++) {
         if (!pending[i].used) {
-            pending[i] = (struct pending){1, is_send, name, (void *)buf, count, peer, tag, t, comm};
+            pending[i] = (struct pending){1, is_send, 0, MPI_SUCCESS, posted++, name, (void *)buf, count, peer, tag, t, comm, {0, 0, 0, 0}};
             *request = i + 1;
             return MPI_SUCCESS;
         }
@@ -620,6 +624,48 @@ static struct pending *request_of(const char *name, MPI_Request r)
     return &pending[r - 1];
 }
 
+/* The oldest pending operation not yet run, of one kind (-1: either). */
+static struct pending *oldest(int is_send)
+{
+    struct pending *best = NULL;
+    for (int i = 0; i < MAX_REQUESTS; i++) {
+        struct pending *p = &pending[i];
+        if (p->used && !p->done && (is_send < 0 || p->is_send == is_send) && (!best || p->order < best->order))
+            best = p;
+    }
+    return best;
+}
+
+/* Run the oldest pending operation; a send and a receive on one communicator run together as
+ * a Sendrecv, so ranks exchanging through Isend and Irecv cannot deadlock. */
+static void progress(void)
+{
+    struct pending *o = oldest(-1), *other = oldest(!o->is_send);
+    struct pending *snd = o->is_send ? o : other, *rcv = o->is_send ? other : o;
+    struct cb_comm *c = cb_comm_get(o->comm);
+    if (!c) {
+        o->done = 1;
+        o->rc = cb_fail(o->name, MPI_COMM_WORLD, MPI_ERR_COMM, "communicator %d was freed", o->comm);
+        return;
+    }
+    if (snd && rcv && snd->comm == rcv->comm && snd->peer != MPI_PROC_NULL && rcv->peer != MPI_PROC_NULL) {
+        int rc = cb_sendrecv(rcv->name, c, o->comm, 0, snd->buf, snd->count, snd->datatype, snd->peer, snd->tag, rcv->buf, rcv->count,
+            rcv->datatype, rcv->peer, rcv->tag, &rcv->status);
+        snd->done = rcv->done = 1;
+        snd->rc = MPI_SUCCESS;
+        rcv->rc = rc;
+        set_status(&snd->status, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0);
+        return;
+    }
+    o->done = 1;
+    if (o->is_send) {
+        set_status(&o->status, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0);
+        o->rc = cb_send(o->name, c, o->comm, 0, o->buf, o->count, o->datatype, o->peer, o->tag);
+    } else {
+        o->rc = cb_recv(o->name, c, o->comm, 0, o->buf, o->count, o->datatype, o->peer, o->tag, &o->status);
+    }
+}
+
 int PMPI_Wait(MPI_Request *request, MPI_Status *status)
 {
     cb_need_init("MPI_Wait");
@@ -630,17 +676,13 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status)
     struct pending *q = request_of("MPI_Wait", *request);
     if (!q)
         return MPI_ERR_REQUEST;
-    struct pending p = *q;
+    while (!q->done)
+        progress();
+    if (status != MPI_STATUS_IGNORE)
+        *status = q->status;
     q->used = 0;
     *request = MPI_REQUEST_NULL;
-    struct cb_comm *c = cb_comm_get(p.comm);
-    if (!c)
-        return cb_fail(p.name, MPI_COMM_WORLD, MPI_ERR_COMM, "communicator %d was freed", p.comm);
-    if (p.is_send) {
-        set_status(status, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0);
-        return cb_send(p.name, c, p.comm, 0, p.buf, p.count, p.datatype, p.peer, p.tag);
-    }
-    return cb_recv(p.name, c, p.comm, 0, p.buf, p.count, p.datatype, p.peer, p.tag, status);
+    return q->rc;
 }
 
 int PMPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[])
@@ -697,14 +739,14 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
         set_status(status, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0);
         return MPI_SUCCESS;
     }
-    /* Get_status leaves the request to be freed by a wait: run it, keep a finished copy. */
     struct pending *q = request_of("MPI_Request_get_status", request);
     if (!q)
         return MPI_ERR_REQUEST;
-    MPI_Request r = request;
-    int rc = PMPI_Wait(&r, status);
-    *q = (struct pending){1, 1, q->name, NULL, 0, MPI_PROC_NULL, 0, MPI_BYTE, MPI_COMM_WORLD};
-    return rc;
+    while (!q->done)
+        progress();
+    if (status != MPI_STATUS_IGNORE)
+        *status = q->status;
+    return MPI_SUCCESS;
 }
 
 /* The standard names are weak aliases of the profiling names, so a profiling library can
