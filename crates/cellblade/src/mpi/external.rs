@@ -10,7 +10,7 @@
 //! DMAs move the program's real data.
 
 use std::cell::RefCell;
-use std::io::{self, Read};
+use std::io::{self, BufReader, Read};
 use std::os::unix::net::UnixStream;
 use std::rc::Rc;
 
@@ -90,8 +90,10 @@ async fn serve(r: Rc<Rank>, mut sock: UnixStream, stop: Stop) -> Result<()> {
     let rank = r.rank();
     let mut last = "none, before MPI_Init".to_string();
     let mut bufs = Buffers { send: (0, 0), recv: (0, 0) };
+    // Buffered reads: a request's header and payload usually come in one system call.
+    let mut rd = BufReader::with_capacity(1 << 16, sock.try_clone().map_err(|e| io_err(rank, e))?);
     loop {
-        let Some(req) = wire::read_request(&mut sock).map_err(|e| io_err(rank, e))? else {
+        let Some(req) = wire::read_request(&mut rd).map_err(|e| io_err(rank, e))? else {
             *stop.borrow_mut() = Some(ExternalOutcome::Lost { rank, after: last.clone() });
             return Err(program_err(format!("rank {rank}: its process ended without MPI_Finalize")));
         };
@@ -104,7 +106,7 @@ async fn serve(r: Rc<Rank>, mut sock: UnixStream, stop: Stop) -> Result<()> {
             }
             wire::OP_SEND => {
                 let mut data = vec![0u8; req.len as usize];
-                sock.read_exact(&mut data).map_err(|e| io_err(rank, e))?;
+                rd.read_exact(&mut data).map_err(|e| io_err(rank, e))?;
                 let (ea, _) = bufs.fit(&r, req.len, 0)?;
                 r.write(ea, &data)?;
                 let code = r.send(ea, req.len as u32, req.a as usize, req.b, req.c as u32).await?;
@@ -118,7 +120,7 @@ async fn serve(r: Rc<Rank>, mut sock: UnixStream, stop: Stop) -> Result<()> {
             }
             wire::OP_SENDRECV => {
                 let mut data = vec![0u8; req.len as usize];
-                sock.read_exact(&mut data).map_err(|e| io_err(rank, e))?;
+                rd.read_exact(&mut data).map_err(|e| io_err(rank, e))?;
                 let word = |at: usize| i32::from_ne_bytes(data[at..at + 4].try_into().expect("4 bytes"));
                 let (source, rtag) = (word(0), word(4));
                 let cap = u64::from_ne_bytes(data[8..16].try_into().expect("8 bytes"));
