@@ -162,3 +162,47 @@ def test_mpicc_show_adds_header_and_library():
     assert words[-1] == "-lcellblade_mpi" and Path(words[2], "libcellblade_mpi.a").exists()
     compile_only = run_cli("mpicc", "--show", "-c", "x.c").stdout.split()
     assert "-lcellblade_mpi" not in compile_only
+
+
+def test_placement_puts_ranks_on_the_named_spes(build):
+    done = run_cli("mpirun", "-n", "2", "--placement", "0,8", build("sendrecv_basic"), "64")
+    assert (done.returncode, done.stdout) == (0, "No Errors\n"), done.stderr
+    done = run_cli("mpirun", "-n", "8", "--placement", "evenodd", build("sendrecv_basic"), "64")
+    assert (done.returncode, done.stdout) == (0, "No Errors\n"), done.stderr
+    done = run_cli("mpirun", "-n", "2", "--placement", "3,3", build("sendrecv_basic"))
+    assert (done.returncode, done.stderr) == (1, "cellblade: error: placement repeats SPE 3 (ranks 0 and 1): it must be a permutation\n")
+    done = run_cli("mpirun", "-n", "3", "--placement", "0,1", build("sendrecv_basic"))
+    assert (done.returncode, done.stderr) == (1, "cellblade: error: --placement names 2 SPEs, the job has 3 ranks\n")
+
+
+def test_cross_chip_messages_take_longer(tmp_path):
+    """The same ping-pong, partner on the other chip: slower (BIF crossing)."""
+    src = tmp_path / "pp.c"
+    src.write_text(
+        '#include <stdio.h>\n#include "mpi.h"\n'
+        "int main(int c, char **v) { int r; char b[8]; MPI_Init(&c, &v); MPI_Comm_rank(MPI_COMM_WORLD, &r);\n"
+        "double t = MPI_Wtime(); for (int i = 0; i < 50; i++) { if (r == 0) { MPI_Send(b, 8, MPI_CHAR, 1, 0, MPI_COMM_WORLD);\n"
+        "MPI_Recv(b, 8, MPI_CHAR, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE); } else { MPI_Recv(b, 8, MPI_CHAR, 0, 0, MPI_COMM_WORLD,\n"
+        "MPI_STATUS_IGNORE); MPI_Send(b, 8, MPI_CHAR, 0, 0, MPI_COMM_WORLD); } }\n"
+        'if (r == 0) printf("%.9f\\n", MPI_Wtime() - t); MPI_Finalize(); return 0; }\n'
+    )
+    exe = tmp_path / "pp"
+    assert run_cli("mpicc", str(src), "-o", str(exe)).returncode == 0
+    near = float(run_cli("mpirun", "-n", "2", str(exe)).stdout)
+    far = float(run_cli("mpirun", "-n", "2", "--placement", "0,8", str(exe)).stdout)
+    assert far > 1.5 * near
+
+
+def test_pingpong_command_prints_the_seed_rows():
+    done = run_cli("pingpong", "--sizes", "0,64k", "--json")
+    assert done.returncode == 0, done.stderr
+    import json
+
+    rows = json.loads(done.stdout)
+    assert [r["bytes"] for r in rows] == [0, 65536]
+    assert rows[0]["reps"] == 1000 and rows[0]["throughput_gbps"] == 0
+    assert 5.0 < rows[1]["throughput_gbps"] < 6.5
+    ls = json.loads(run_cli("pingpong", "--mode", "ls", "--sizes", "64k", "--json").stdout)
+    assert ls[0]["throughput_gbps"] > 3 * rows[1]["throughput_gbps"]
+    bad = run_cli("pingpong", "--reps", "0")
+    assert (bad.returncode, bad.stderr) == (1, "cellblade: error: reps = 0 is out of range: allowed 1 and up\n")

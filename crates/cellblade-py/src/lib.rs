@@ -146,5 +146,5 @@ mod _core {
     #[pymodule_export]
     use super::programs::{PpeHandle, ProgramBlade, PyOp, SpuHandle};
     #[pymodule_export]
-    use super::mpi::{mpi_max_ranks, mpi_run};
+    use super::mpi::{mpi_max_ranks, mpi_pingpong, mpi_run};
 }

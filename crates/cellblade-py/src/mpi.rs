@@ -6,7 +6,8 @@ use std::os::fd::{FromRawFd, OwnedFd};
 use std::os::unix::net::UnixStream;
 
 use cellblade::machine::config;
-use cellblade::mpi::{self, ExternalOutcome, Mode};
+use cellblade::affinity::placement::Placement;
+use cellblade::mpi::{self, ExternalOutcome, Mode, PingPong};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
@@ -21,6 +22,25 @@ fn machine(preset: Option<&str>, toml: Option<&str>, set: &[String]) -> PyResult
     config::load(text, set).map_err(to_py)
 }
 
+/// A placement for `ranks` ranks from its text: a named placement (8 or 16 ranks), or the
+/// SPE ids in rank order (commas or spaces), or a placement file's text.
+fn placement_of(text: &str, ranks: usize) -> PyResult<Vec<usize>> {
+    let ids: Option<Vec<usize>> = (!text.contains('\n')).then(|| text.split([',', ' ']).filter(|w| !w.is_empty()).map(|w| w.parse().ok()).collect()).flatten();
+    let p = if text.chars().next().is_some_and(|c| c.is_ascii_alphabetic()) {
+        Placement::named(text, ranks)
+    } else if let Some(ids) = ids {
+        // One line of ids in rank order (also for 2 ranks, which a placement file would read as
+        // one "rank spe" pair).
+        if ids.len() != ranks {
+            return Err(ConfigError::new_err(format!("--placement names {} SPEs, the job has {ranks} ranks", ids.len())));
+        }
+        Placement::new(ids)
+    } else {
+        Placement::parse(text, ranks)
+    };
+    Ok(p.map_err(to_py)?.rank_to_spe)
+}
+
 /// Run a job whose rank i is the process at the other end of socket `fds[i]` (this call takes
 /// ownership of the descriptors). Returns {"outcome": "finished" | "aborted" | "lost", ...}.
 #[pyfunction]
@@ -29,7 +49,7 @@ pub fn mpi_run<'py>(
     py: Python<'py>,
     fds: Vec<i32>,
     mode: &str,
-    placement: Option<Vec<usize>>,
+    placement: Option<&str>,
     preset: Option<&str>,
     toml: Option<&str>,
     set: Vec<String>,
@@ -38,6 +58,7 @@ pub fn mpi_run<'py>(
     let streams: Vec<UnixStream> = fds.iter().map(|&fd| UnixStream::from(unsafe { OwnedFd::from_raw_fd(fd) })).collect();
     let file = machine(preset, toml, &set)?;
     let mode = Mode::parse(mode).map_err(to_py)?;
+    let placement = placement.map(|t| placement_of(t, streams.len())).transpose()?;
     let outcome = py.detach(|| mpi::run_external(file, placement, mode, streams)).map_err(to_py)?;
     let out = PyDict::new(py);
     match outcome {
@@ -66,4 +87,41 @@ pub fn mpi_run<'py>(
 #[pyfunction]
 pub fn mpi_max_ranks() -> usize {
     mpi::MAX_RANKS
+}
+
+/// Seed 004 §5.1's ping-pong over `sizes` (bytes); `reps` None takes the default per size.
+/// Returns one dict per size: bytes, reps, latency_us, throughput_gbps.
+#[pyfunction]
+#[pyo3(signature = (sizes, mode="memory", congested=false, reps=None, preset=None, toml=None, set=Vec::new()))]
+#[allow(clippy::too_many_arguments)]
+pub fn mpi_pingpong<'py>(
+    py: Python<'py>,
+    sizes: Vec<u32>,
+    mode: &str,
+    congested: bool,
+    reps: Option<u32>,
+    preset: Option<&str>,
+    toml: Option<&str>,
+    set: Vec<String>,
+) -> PyResult<Vec<Bound<'py, PyDict>>> {
+    let file = machine(preset, toml, &set)?;
+    let mode = Mode::parse(mode).map_err(to_py)?;
+    let rows = py
+        .detach(|| {
+            sizes
+                .iter()
+                .map(|&bytes| mpi::pingpong(file.clone(), PingPong { mode, congested, bytes, reps: reps.unwrap_or_else(|| mpi::default_reps(bytes)) }))
+                .collect::<cellblade::Result<Vec<_>>>()
+        })
+        .map_err(to_py)?;
+    rows.into_iter()
+        .map(|r| {
+            let d = PyDict::new(py);
+            d.set_item("bytes", r.bytes)?;
+            d.set_item("reps", r.reps)?;
+            d.set_item("latency_us", r.latency_us)?;
+            d.set_item("throughput_gbps", r.throughput_gbps)?;
+            Ok(d)
+        })
+        .collect()
 }

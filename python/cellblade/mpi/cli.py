@@ -30,9 +30,50 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     group.add_argument("--machine", type=Path, metavar="FILE.toml", help="a machine file")
     run.add_argument("--set", action="append", default=[], dest="overrides", metavar="KEY=VALUE",
                      help="override a machine-file value (repeatable)")
+    run.add_argument("--placement", metavar="NAME|IDS|FILE",
+                     help="each rank's SPE: a named placement (8 or 16 ranks), SPE ids in rank "
+                     "order such as 0,8,1,9, or a placement file (default: rank i on SPE i)")
     run.add_argument("program", help="the MPI program (built with cellblade mpicc)")
     run.add_argument("args", nargs=argparse.REMAINDER, help="the program's arguments")
     run.set_defaults(handler=_mpirun)
+    ping = commands.add_parser("pingpong", help="seed 004's MPI ping-pong (section 5.1)",
+                               description="Seed 004 section 5.1's ping-pong on the simulated "
+                               "blade: time per message and throughput over sizes.")
+    ping.add_argument("--mode", choices=("memory", "ls"), default="memory", help="where buffers live")
+    ping.add_argument("--congested", action="store_true",
+                      help="all 8 SPEs of chip 0 in exchanging pairs, one pair timed")
+    ping.add_argument("--sizes", default="0,1k,4k,16k,64k,256k,1m", type=_sizes, metavar="S,S,...",
+                      help="message sizes in bytes, k=1024 (default: 0,1k,4k,16k,64k,256k,1m)")
+    ping.add_argument("--reps", type=int, default=None, help="repetitions (default: 1000 up to 1 KB, fewer above)")
+    ping.add_argument("--preset", default="qs20", metavar="qs20|qs22", help="preset machine (default: qs20)")
+    ping.add_argument("--set", action="append", default=[], dest="overrides", metavar="KEY=VALUE",
+                      help="override a machine-file value (repeatable)")
+    ping.add_argument("--json", action="store_true", help="print the rows as JSON")
+    ping.set_defaults(handler=_pingpong)
+
+
+def _sizes(text: str) -> list[int]:
+    from cellblade import units
+    try:
+        return [units.parse_size(part) for part in text.split(",") if part.strip()]
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def _pingpong(args: argparse.Namespace) -> int:
+    import json
+
+    from cellblade import _core
+    rows = _core.mpi_pingpong(args.sizes, mode=args.mode, congested=args.congested, reps=args.reps,
+                              preset=args.preset, set=args.overrides)
+    if args.json:
+        print(json.dumps(rows))
+        return 0
+    print(f"# seed 004 section 5.1 ping-pong, mode {args.mode}{', congested' if args.congested else ''}")
+    print(f"{'bytes':>10} {'reps':>6} {'latency (us)':>13} {'throughput (GB/s)':>18}")
+    for r in rows:
+        print(f"{r['bytes']:>10} {r['reps']:>6} {r['latency_us']:>13.3f} {r['throughput_gbps']:>18.3f}")
+    return 0
 
 
 def _ranks(text: str) -> int:
@@ -54,7 +95,8 @@ def _mpicc(args: argparse.Namespace) -> int:
 
 def _mpirun(args: argparse.Namespace) -> int:
     result = launcher.mpirun(args.program, args.args, n=args.ranks, mode=args.mode,
-                             machine=args.machine or args.preset, overrides=args.overrides)
+                             machine=args.machine or args.preset, overrides=args.overrides,
+                             placement=args.placement)
     if result.message:
         print(f"cellblade mpirun: {result.message}", file=sys.stderr)
     return result.exit_code

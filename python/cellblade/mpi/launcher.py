@@ -80,13 +80,18 @@ def mpirun(
     mode: str = "memory",
     machine: str | Path = "qs20",
     overrides: list[str] = (),  # type: ignore[assignment]
+    placement: str | Path | None = None,
 ) -> JobResult:
-    """Run `program ARGS` as `n` ranks; returns when every rank has ended."""
+    """Run `program ARGS` as `n` ranks; returns when every rank has ended. `placement` gives
+    each rank's SPE: a named placement (8 or 16 ranks), SPE ids in rank order ("0,8,1,9") or
+    a placement file."""
     limit = _core.mpi_max_ranks()
     if not 1 <= n <= limit:
         from cellblade import ConfigError
         raise ConfigError(f"ranks = {n} is out of range: allowed 1 to {limit} (one rank per SPE, 8 SPEs per chip, 2 chips; seed 004 §3.2)")
     path = _resolve(program)
+    if placement is not None and os.path.isfile(placement):
+        placement = Path(placement).read_text()
     pairs = [socket.socketpair() for _ in range(n)]
     procs: list[subprocess.Popen] = []
     try:
@@ -95,7 +100,8 @@ def mpirun(
             procs.append(subprocess.Popen([path, *args], env=env, pass_fds=[child.fileno()]))
             child.close()
         fds = [parent.detach() for parent, _ in pairs]
-        report = _core.mpi_run(fds, mode=mode, set=list(overrides), **_machine(machine))
+        report = _core.mpi_run(fds, mode=mode, placement=None if placement is None else str(placement),
+                               set=list(overrides), **_machine(machine))
         return _finish(report, procs)
     finally:
         for parent, child in pairs:

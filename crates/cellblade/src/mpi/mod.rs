@@ -11,6 +11,7 @@
 //!              buffered) and "ls" mode (one SPE-to-SPE DMA per 16 KB)
 //! world.rs     a blade running N ranks with a program per rank; deadlocks reported per rank
 //! pingpong.rs  §5.1's ping-pong (decrementer timing), plain and congested
+//! claims.rs    the ping-pong's published figures as `cellblade reproduce` rows
 //! wire.rs      the request/answer format between a rank process and the simulator
 //! external.rs  ranks driven by OS processes over sockets (`cellblade mpirun`)
 //! ```
@@ -21,6 +22,7 @@
 //! synchronous mode cannot let a later message overtake), and `MPI_ANY_SOURCE` scans the
 //! senders round robin.
 
+mod claims;
 mod external;
 mod layout;
 mod pingpong;
@@ -31,6 +33,7 @@ mod transfer;
 pub mod wire;
 mod world;
 
+pub use claims::claims;
 pub use external::{run_external, ExternalOutcome};
 pub use pingpong::{default_reps, pingpong, PingPong, PingPongRow};
 pub use rank::{Rank, Status};
