@@ -206,3 +206,39 @@ def test_pingpong_command_prints_the_seed_rows():
     assert ls[0]["throughput_gbps"] > 3 * rows[1]["throughput_gbps"]
     bad = run_cli("pingpong", "--reps", "0")
     assert (bad.returncode, bad.stderr) == (1, "cellblade: error: reps = 0 is out of range: allowed 1 and up\n")
+
+
+def test_ctrl_c_ends_every_rank(tmp_path):
+    """SIGINT to mpirun alone, while the simulator waits for ranks that compute forever."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    src = tmp_path / "spin.c"
+    src.write_text('#include <unistd.h>\n#include "mpi.h"\nint main(int c, char **v) { MPI_Init(&c, &v); for (;;) pause(); }\n')
+    exe = tmp_path / "spin"
+    assert run_cli("mpicc", str(src), "-o", str(exe)).returncode == 0
+    job = subprocess.Popen([sys.executable, "-m", "cellblade.cli", "mpirun", "-n", "3", str(exe)],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+
+    def ranks() -> list[int]:
+        found = []
+        for pid in filter(str.isdigit, os.listdir("/proc")):
+            try:
+                if os.readlink(f"/proc/{pid}/exe") == str(exe):
+                    found.append(int(pid))
+            except OSError:
+                pass
+        return found
+
+    deadline = time.time() + 60
+    while len(ranks()) < 3 and time.time() < deadline:
+        time.sleep(0.05)
+    assert len(ranks()) == 3
+    time.sleep(0.3)
+    job.send_signal(signal.SIGINT)
+    out, err = job.communicate(timeout=60)
+    assert job.returncode == 130, err
+    assert ranks() == [], "no rank is left behind"

@@ -14,6 +14,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -100,14 +101,42 @@ def mpirun(
             procs.append(subprocess.Popen([path, *args], env=env, pass_fds=[child.fileno()]))
             child.close()
         fds = [parent.detach() for parent, _ in pairs]
-        report = _core.mpi_run(fds, mode=mode, placement=None if placement is None else str(placement),
-                               set=list(overrides), **_machine(machine))
+        report = _simulate(procs, fds, mode=mode, placement=None if placement is None else str(placement),
+                           set=list(overrides), **_machine(machine))
         return _finish(report, procs)
     finally:
         for parent, child in pairs:
             parent.close()
             child.close()
         _stop(procs)
+
+
+def _simulate(procs: list[subprocess.Popen], fds: list[int], **options: Any) -> dict[str, Any]:
+    """Run the simulation in a thread, so that Ctrl-C reaches this one even while the
+    simulator waits for a rank that computes: then the ranks are ended, which closes their
+    sockets and ends the simulation."""
+    outcome: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            outcome["report"] = _core.mpi_run(fds, **options)
+        except BaseException as error:  # handed to the main thread
+            outcome["error"] = error
+
+    worker = threading.Thread(target=run, name="cellblade-mpirun", daemon=True)
+    worker.start()
+    try:
+        while worker.is_alive():
+            worker.join(0.1)
+    except KeyboardInterrupt:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+        worker.join()
+        raise
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["report"]
 
 
 def _finish(report: dict[str, Any], procs: list[subprocess.Popen]) -> JobResult:
