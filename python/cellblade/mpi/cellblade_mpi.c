@@ -22,7 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
-enum { OP_INIT = 1, OP_FINALIZE, OP_SEND, OP_RECV, OP_WTIME, OP_BARRIER, OP_ABORT, OP_SENDRECV, OP_PROBE, OP_IPROBE };
+enum { OP_INIT = 1, OP_FINALIZE, OP_SEND, OP_RECV, OP_WTIME, OP_BARRIER, OP_ABORT, OP_SENDRECV, OP_PROBE, OP_IPROBE, OP_COMPUTE };
 #define NO_MATCH (-32766)
 
 struct request {
@@ -300,6 +300,25 @@ double PMPI_Wtime(void)
 {
     cb_need_init("MPI_Wtime");
     return call(OP_WTIME, 0, 0, 0, 0, NULL, NULL).value;
+}
+
+static int compute(const char *name, int kind, double count)
+{
+    cb_need_init(name);
+    if (!(count >= 0) || count > 1e18)
+        return cb_fail(name, MPI_COMM_WORLD, MPI_ERR_ARG, "count %g is invalid: allowed 0 to 1e18", count);
+    call(OP_COMPUTE, kind, 0, 0, (uint64_t)count, NULL, NULL);
+    return MPI_SUCCESS;
+}
+
+int MPIX_Compute_cycles(double core_cycles)
+{
+    return compute("MPIX_Compute_cycles", 0, core_cycles);
+}
+
+int MPIX_Compute_dp_fma(double count)
+{
+    return compute("MPIX_Compute_dp_fma", 1, count);
 }
 
 double PMPI_Wtick(void)

@@ -205,6 +205,13 @@ CB_DECLARE(int, Reduce_scatter, (const void *sendbuf, void *recvbuf, const int r
 
 #undef CB_DECLARE
 
+/* cellblade extensions. Computing between MPI calls costs no simulated time; a program that
+ * models its SPU work charges it with these (the rank's simulated clock advances):
+ * MPIX_Compute_cycles: SPU core cycles. MPIX_Compute_dp_fma: scalar double-precision
+ * multiply-adds, each one DP instruction at the machine file's DP issue interval. */
+int MPIX_Compute_cycles(double core_cycles);
+int MPIX_Compute_dp_fma(double count);
+
 #ifdef __cplusplus
 }
 #endif

@@ -138,6 +138,18 @@ async fn serve(r: Rc<Rank>, mut sock: UnixStream, stop: Stop) -> Result<()> {
                     None => Answer { source: wire::NO_MATCH, ..Answer::default() },
                 }
             }
+            wire::OP_COMPUTE => {
+                // A scalar (non-vectorised) double-precision multiply-add is one DP instruction;
+                // the first-generation SPU issues one every `reduce_dp_core_cycles_per_quadword`
+                // cycles (seed 002 §2.1), the loads and stores dual-issued beside it.
+                let per = match req.a {
+                    wire::COMPUTE_CYCLES => 1,
+                    wire::COMPUTE_DP_FMA => r.spu().with_machine(|m| m.p.reduce_dp_cycles_per_quadword),
+                    k => return Err(Error::Internal(format!("rank {rank}: unknown compute kind {k}"))),
+                };
+                r.spu().compute(req.len.saturating_mul(per)).await;
+                Answer::default()
+            }
             wire::OP_WTIME => Answer { value: r.wtime(), ..Answer::default() },
             wire::OP_BARRIER => {
                 r.barrier(req.c as u32).await?;
@@ -161,6 +173,7 @@ fn describe(req: &Request) -> String {
         wire::OP_SEND => format!("MPI_Send to {}, tag {}", req.a, req.b),
         wire::OP_RECV => format!("MPI_Recv from {}, tag {}", req.a, req.b),
         wire::OP_WTIME => "MPI_Wtime".into(),
+        wire::OP_COMPUTE => "MPIX_Compute".into(),
         wire::OP_BARRIER => "MPI_Barrier".into(),
         wire::OP_SENDRECV => format!("MPI_Sendrecv to {}, tag {}", req.a, req.b),
         wire::OP_PROBE => format!("MPI_Probe from {}, tag {}", req.a, req.b),

@@ -30,6 +30,11 @@ pub const OP_PROBE: u32 = 9;
 /// As `OP_PROBE`, without waiting: source = `NO_MATCH` when nothing matches.
 pub const OP_IPROBE: u32 = 10;
 pub const NO_MATCH: i32 = -32766;
+/// Charge the rank's SPU for work its process did: a = `COMPUTE_CYCLES` (len core cycles) or
+/// `COMPUTE_DP_FMA` (len scalar double-precision multiply-adds).
+pub const OP_COMPUTE: u32 = 11;
+pub const COMPUTE_CYCLES: i32 = 0;
+pub const COMPUTE_DP_FMA: i32 = 1;
 
 pub const REQUEST_BYTES: usize = 24;
 pub const ANSWER_BYTES: usize = 32;
