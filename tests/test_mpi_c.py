@@ -272,3 +272,17 @@ def test_compute_extension_charges_simulated_time(tmp_path):
     ms_cycles, ms_fma = map(float, done.stdout.split())
     assert abs(ms_cycles - 1.0) < 1e-3, "3.2 million cycles at 3.2 GHz: 1 ms"
     assert abs(ms_fma - 7e5 / 3.2e6) < 1e-3, "1e5 scalar DP FMAs at one per 7 cycles"
+
+
+def test_matvec_example_scales_with_ranks(tmp_path):
+    exe = tmp_path / "matvec"
+    example = Path(__file__).parent.parent / "examples" / "mpi" / "matvec.c"
+    assert run_cli("mpicc", "-O2", str(example), "-o", str(exe), "-lm").returncode == 0
+    rates = {}
+    for n in (1, 4):
+        done = run_cli("mpirun", "-n", str(n), str(exe), "256", "4")
+        assert done.returncode == 0 and done.stdout.endswith(", verified\n"), done
+        rates[n] = float(re.search(r"([0-9.]+) Gflop/s", done.stdout).group(1))
+    assert rates[4] > 2.5 * rates[1], rates
+    bad = run_cli("mpirun", "-n", "3", str(exe), "256", "1")
+    assert bad.returncode == 2 and "must be a multiple of the rank count (3)" in bad.stderr
