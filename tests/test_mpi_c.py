@@ -286,3 +286,16 @@ def test_matvec_example_scales_with_ranks(tmp_path):
     assert rates[4] > 2.5 * rates[1], rates
     bad = run_cli("mpirun", "-n", "3", str(exe), "256", "1")
     assert bad.returncode == 2 and "must be a multiple of the rank count (3)" in bad.stderr
+
+
+def test_trace_and_out(build, tmp_path):
+    import json
+
+    trace, out = tmp_path / "t.json", tmp_path / "run"
+    done = run_cli("mpirun", "-n", "2", "--trace", str(trace), "--out", str(out), build("sendrecv_basic"), "16")
+    assert done.returncode == 0, done.stderr
+    events = json.loads(trace.read_text())
+    assert events, "a non-empty Chrome trace"
+    result = json.loads((out / "result.json").read_text())
+    assert result["outcome"] == "finished" and result["ranks"] == 2 and result["simulated_ns"] > 0
+    assert "[eib]" in (out / "machine.toml").read_text()

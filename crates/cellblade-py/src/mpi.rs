@@ -44,7 +44,8 @@ fn placement_of(text: &str, ranks: usize) -> PyResult<Vec<usize>> {
 /// Run a job whose rank i is the process at the other end of socket `fds[i]` (this call takes
 /// ownership of the descriptors). Returns {"outcome": "finished" | "aborted" | "lost", ...}.
 #[pyfunction]
-#[pyo3(signature = (fds, mode="memory", placement=None, preset=None, toml=None, set=Vec::new()))]
+#[pyo3(signature = (fds, mode="memory", placement=None, preset=None, toml=None, set=Vec::new(), trace=false))]
+#[allow(clippy::too_many_arguments)]
 pub fn mpi_run<'py>(
     py: Python<'py>,
     fds: Vec<i32>,
@@ -53,14 +54,17 @@ pub fn mpi_run<'py>(
     preset: Option<&str>,
     toml: Option<&str>,
     set: Vec<String>,
+    trace: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
     // SAFETY: the launcher detached these sockets from their Python objects and passes them here once.
     let streams: Vec<UnixStream> = fds.iter().map(|&fd| UnixStream::from(unsafe { OwnedFd::from_raw_fd(fd) })).collect();
     let file = machine(preset, toml, &set)?;
+    let resolved = file.to_toml();
     let mode = Mode::parse(mode).map_err(to_py)?;
     let placement = placement.map(|t| placement_of(t, streams.len())).transpose()?;
-    let outcome = py.detach(|| mpi::run_external(file, placement, mode, streams)).map_err(to_py)?;
+    let outcome = py.detach(|| mpi::run_external(file, placement, mode, trace, streams)).map_err(to_py)?;
     let out = PyDict::new(py);
+    out.set_item("machine_toml", resolved)?;
     match outcome {
         ExternalOutcome::Finished(r) => {
             out.set_item("outcome", "finished")?;
@@ -68,6 +72,7 @@ pub fn mpi_run<'py>(
             out.set_item("events", r.events)?;
             out.set_item("packets", r.packets)?;
             out.set_item("wall_s", r.wall_s)?;
+            out.set_item("trace", r.trace.map(|t| t.to_string()))?;
         }
         ExternalOutcome::Aborted { rank, code } => {
             out.set_item("outcome", "aborted")?;

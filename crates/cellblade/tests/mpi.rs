@@ -463,7 +463,7 @@ mod external {
             (st, data)
         });
         let file = super::qs20();
-        let out = run_external(file, None, Mode::Memory, vec![b0, b1]).unwrap();
+        let out = run_external(file, None, Mode::Memory, false, vec![b0, b1]).unwrap();
         assert!(matches!(out, ExternalOutcome::Finished(_)), "{out:?}");
         let wtime = t0.join().unwrap();
         let (st, data) = t1.join().unwrap();
@@ -485,7 +485,7 @@ mod external {
             assert!(a0.read_exact(&mut ans).is_err(), "the simulator closes the connection");
         });
         drop(a1);
-        let out = run_external(super::qs20(), None, Mode::Memory, vec![b0, b1]).unwrap();
+        let out = run_external(super::qs20(), None, Mode::Memory, false, vec![b0, b1]).unwrap();
         t.join().unwrap();
         assert!(matches!(&out, ExternalOutcome::Lost { rank: 1, after } if after == "none, before MPI_Init"), "{out:?}");
         let (mut a0, b0) = UnixStream::pair().unwrap();
@@ -495,7 +495,7 @@ mod external {
             a0.write_all(&h).unwrap();
             a0
         });
-        let out = run_external(super::qs20(), None, Mode::Ls, vec![b0]).unwrap();
+        let out = run_external(super::qs20(), None, Mode::Ls, true, vec![b0]).unwrap();
         drop(t.join().unwrap());
         assert!(matches!(out, ExternalOutcome::Aborted { rank: 0, code: 3 }), "{out:?}");
     }

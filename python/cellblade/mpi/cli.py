@@ -33,6 +33,10 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     run.add_argument("--placement", metavar="NAME|IDS|FILE",
                      help="each rank's SPE: a named placement (8 or 16 ranks), SPE ids in rank "
                      "order such as 0,8,1,9, or a placement file (default: rank i on SPE i)")
+    run.add_argument("--trace", type=Path, metavar="FILE",
+                     help="write a Chrome/Perfetto trace of the simulated blade to FILE")
+    run.add_argument("--out", type=Path, metavar="DIR",
+                     help="write result.json (the job's report) and the resolved machine.toml into DIR")
     run.add_argument("program", help="the MPI program (built with cellblade mpicc)")
     run.add_argument("args", nargs=argparse.REMAINDER, help="the program's arguments")
     run.set_defaults(handler=_mpirun)
@@ -76,6 +80,23 @@ def _pingpong(args: argparse.Namespace) -> int:
     return 0
 
 
+def _save(args: argparse.Namespace, result: launcher.JobResult) -> None:
+    import json
+
+    report = dict(result.report)
+    trace = report.pop("trace", None)
+    machine = report.pop("machine_toml", None)
+    if args.trace is not None and trace is not None:
+        args.trace.write_text(trace)
+    if args.out is not None:
+        args.out.mkdir(parents=True, exist_ok=True)
+        report.update(exit_code=result.exit_code, message=result.message, ranks=args.ranks, mode=args.mode,
+                      program=args.program, args=args.args)
+        (args.out / "result.json").write_text(json.dumps(report, indent=2) + "\n")
+        if machine is not None:
+            (args.out / "machine.toml").write_text(machine)
+
+
 def _ranks(text: str) -> int:
     if not text.isdecimal() or not 1 <= int(text) <= 16:
         raise argparse.ArgumentTypeError(f"invalid value {text!r}: allowed 1 to 16 ranks (one per SPE)")
@@ -96,7 +117,8 @@ def _mpicc(args: argparse.Namespace) -> int:
 def _mpirun(args: argparse.Namespace) -> int:
     result = launcher.mpirun(args.program, args.args, n=args.ranks, mode=args.mode,
                              machine=args.machine or args.preset, overrides=args.overrides,
-                             placement=args.placement)
+                             placement=args.placement, trace=args.trace is not None)
+    _save(args, result)
     if result.message:
         print(f"cellblade mpirun: {result.message}", file=sys.stderr)
     return result.exit_code

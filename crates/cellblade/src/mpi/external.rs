@@ -34,9 +34,10 @@ pub enum ExternalOutcome {
 
 type Stop = Rc<RefCell<Option<ExternalOutcome>>>;
 
-/// Run a job whose rank i is driven by the process at the other end of `streams[i]`.
-pub fn run_external(file: MachineFile, placement: Option<Vec<usize>>, mode: Mode, streams: Vec<UnixStream>) -> Result<ExternalOutcome> {
-    let mut w = MpiWorld::new(file, streams.len(), placement, mode)?;
+/// Run a job whose rank i is driven by the process at the other end of `streams[i]`; with
+/// `trace`, the finished report carries a Chrome/Perfetto trace.
+pub fn run_external(file: MachineFile, placement: Option<Vec<usize>>, mode: Mode, trace: bool, streams: Vec<UnixStream>) -> Result<ExternalOutcome> {
+    let mut w = MpiWorld::with_trace(file, streams.len(), placement, mode, trace)?;
     let stop: Stop = Rc::default();
     for (rank, stream) in streams.into_iter().enumerate() {
         let stop = stop.clone();

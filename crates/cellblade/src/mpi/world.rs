@@ -44,6 +44,8 @@ pub struct WorldReport {
     pub events: u64,
     pub packets: u64,
     pub wall_s: f64,
+    /// The Chrome/Perfetto trace, when the world was built with one.
+    pub trace: Option<serde_json::Value>,
 }
 
 pub struct MpiWorld {
@@ -137,6 +139,7 @@ impl MpiWorld {
                 events: r.events,
                 packets: r.packets,
                 wall_s: r.wall_s,
+                trace: r.trace,
             }),
             // The engine found every process blocked (senders waiting for signals): say it in
             // MPI terms. Pollers report their own deadlocks already in these terms.
