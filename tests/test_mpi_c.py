@@ -299,3 +299,14 @@ def test_trace_and_out(build, tmp_path):
     result = json.loads((out / "result.json").read_text())
     assert result["outcome"] == "finished" and result["ranks"] == 2 and result["simulated_ns"] > 0
     assert "[eib]" in (out / "machine.toml").read_text()
+
+
+def test_depth_flag(build):
+    import json
+
+    rows = {d: json.loads(run_cli("pingpong", "--sizes", "256k", "--depth", str(d), "--json").stdout)[0] for d in (2, 4)}
+    assert rows[4]["throughput_gbps"] >= 0.99 * rows[2]["throughput_gbps"]
+    bad = run_cli("pingpong", "--depth", "9")
+    assert (bad.returncode, bad.stderr) == (1, "cellblade: error: depth = 9 is out of range: allowed 2 to 8 chunks in flight\n")
+    done = run_cli("mpirun", "-n", "3", "--depth", "8", build("sendrecv_basic"))
+    assert (done.returncode, done.stdout) == (0, "No Errors\n"), done.stderr

@@ -44,7 +44,7 @@ fn placement_of(text: &str, ranks: usize) -> PyResult<Vec<usize>> {
 /// Run a job whose rank i is the process at the other end of socket `fds[i]` (this call takes
 /// ownership of the descriptors). Returns {"outcome": "finished" | "aborted" | "lost", ...}.
 #[pyfunction]
-#[pyo3(signature = (fds, mode="memory", placement=None, preset=None, toml=None, set=Vec::new(), trace=false))]
+#[pyo3(signature = (fds, mode="memory", placement=None, preset=None, toml=None, set=Vec::new(), trace=false, depth=mpi::DEFAULT_DEPTH))]
 #[allow(clippy::too_many_arguments)]
 pub fn mpi_run<'py>(
     py: Python<'py>,
@@ -55,6 +55,7 @@ pub fn mpi_run<'py>(
     toml: Option<&str>,
     set: Vec<String>,
     trace: bool,
+    depth: u32,
 ) -> PyResult<Bound<'py, PyDict>> {
     // SAFETY: the launcher detached these sockets from their Python objects and passes them here once.
     let streams: Vec<UnixStream> = fds.iter().map(|&fd| UnixStream::from(unsafe { OwnedFd::from_raw_fd(fd) })).collect();
@@ -62,7 +63,7 @@ pub fn mpi_run<'py>(
     let resolved = file.to_toml();
     let mode = Mode::parse(mode).map_err(to_py)?;
     let placement = placement.map(|t| placement_of(t, streams.len())).transpose()?;
-    let outcome = py.detach(|| mpi::run_external(file, placement, mode, trace, streams)).map_err(to_py)?;
+    let outcome = py.detach(|| mpi::run_external(file, placement, mode, depth, trace, streams)).map_err(to_py)?;
     let out = PyDict::new(py);
     out.set_item("machine_toml", resolved)?;
     match outcome {
@@ -97,7 +98,7 @@ pub fn mpi_max_ranks() -> usize {
 /// Seed 004 §5.1's ping-pong over `sizes` (bytes); `reps` None takes the default per size.
 /// Returns one dict per size: bytes, reps, latency_us, throughput_gbps.
 #[pyfunction]
-#[pyo3(signature = (sizes, mode="memory", congested=false, reps=None, preset=None, toml=None, set=Vec::new()))]
+#[pyo3(signature = (sizes, mode="memory", congested=false, reps=None, preset=None, toml=None, set=Vec::new(), depth=mpi::DEFAULT_DEPTH))]
 #[allow(clippy::too_many_arguments)]
 pub fn mpi_pingpong<'py>(
     py: Python<'py>,
@@ -108,6 +109,7 @@ pub fn mpi_pingpong<'py>(
     preset: Option<&str>,
     toml: Option<&str>,
     set: Vec<String>,
+    depth: u32,
 ) -> PyResult<Vec<Bound<'py, PyDict>>> {
     let file = machine(preset, toml, &set)?;
     let mode = Mode::parse(mode).map_err(to_py)?;
@@ -115,7 +117,7 @@ pub fn mpi_pingpong<'py>(
         .detach(|| {
             sizes
                 .iter()
-                .map(|&bytes| mpi::pingpong(file.clone(), PingPong { mode, congested, bytes, reps: reps.unwrap_or_else(|| mpi::default_reps(bytes)) }))
+                .map(|&bytes| mpi::pingpong(file.clone(), PingPong { mode, congested, bytes, reps: reps.unwrap_or_else(|| mpi::default_reps(bytes)), depth }))
                 .collect::<cellblade::Result<Vec<_>>>()
         })
         .map_err(to_py)?;

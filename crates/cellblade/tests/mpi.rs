@@ -306,11 +306,30 @@ fn same_job_same_times() {
                 congested: true,
                 bytes: 4096,
                 reps: 20,
-            },
+            depth: mpi::DEFAULT_DEPTH },
         )
         .unwrap()
     };
     assert_eq!(run(), run());
+}
+
+#[test]
+fn more_chunks_in_flight_move_the_same_bytes_no_slower() {
+    // Seed 004 §5.1: "having more DMAs simultaneously in flight may enable ... a factor of two".
+    // On the simulated blade it does not: one MFC keeps at most `mfc.outstanding_packets` (16)
+    // transfers in flight, which two 16 KB chunks already fill (README, MPI section).
+    let run = |depth| pingpong(qs20(), PingPong { mode: Mode::Memory, congested: false, bytes: 1 << 20, reps: 8, depth }).unwrap().throughput_gbps;
+    let (two, four) = (run(2), run(4));
+    println!("1 MB ping-pong: depth 2 {two:.2} GB/s, depth 4 {four:.2} GB/s");
+    assert!(four >= 0.99 * two, "{two} -> {four}");
+    let mut w = MpiWorld::new(qs20(), 2, None, Mode::Memory).unwrap();
+    assert_eq!(w.set_depth(9).unwrap_err().to_string(), "depth = 9 is out of range: allowed 2 to 8 chunks in flight");
+    let (data, _) = {
+        w.set_depth(8).unwrap();
+        drop(w);
+        one_message(40000, Mode::Memory, None)
+    };
+    assert_eq!(data, pattern(40000, 7));
 }
 
 /// Seed 004 §5.1 / Table 1, printed beside the simulation (`cargo test -p cellblade --test mpi
@@ -331,7 +350,7 @@ fn pingpong_figures() {
                         congested,
                         bytes: b,
                         reps: mpi::default_reps(b).min(64),
-                    },
+                    depth: mpi::DEFAULT_DEPTH },
                 )
                 .unwrap()
             })
@@ -463,7 +482,7 @@ mod external {
             (st, data)
         });
         let file = super::qs20();
-        let out = run_external(file, None, Mode::Memory, false, vec![b0, b1]).unwrap();
+        let out = run_external(file, None, Mode::Memory, 2, false, vec![b0, b1]).unwrap();
         assert!(matches!(out, ExternalOutcome::Finished(_)), "{out:?}");
         let wtime = t0.join().unwrap();
         let (st, data) = t1.join().unwrap();
@@ -485,7 +504,7 @@ mod external {
             assert!(a0.read_exact(&mut ans).is_err(), "the simulator closes the connection");
         });
         drop(a1);
-        let out = run_external(super::qs20(), None, Mode::Memory, false, vec![b0, b1]).unwrap();
+        let out = run_external(super::qs20(), None, Mode::Memory, 2, false, vec![b0, b1]).unwrap();
         t.join().unwrap();
         assert!(matches!(&out, ExternalOutcome::Lost { rank: 1, after } if after == "none, before MPI_Init"), "{out:?}");
         let (mut a0, b0) = UnixStream::pair().unwrap();
@@ -495,7 +514,7 @@ mod external {
             a0.write_all(&h).unwrap();
             a0
         });
-        let out = run_external(super::qs20(), None, Mode::Ls, true, vec![b0]).unwrap();
+        let out = run_external(super::qs20(), None, Mode::Ls, 2, true, vec![b0]).unwrap();
         drop(t.join().unwrap());
         assert!(matches!(out, ExternalOutcome::Aborted { rank: 0, code: 3 }), "{out:?}");
     }

@@ -25,6 +25,8 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
                      help="number of ranks, 1 to 16 (one per SPE)")
     run.add_argument("--mode", choices=("memory", "ls"), default="memory",
                      help="message buffers in main memory (the seed's default) or local store")
+    run.add_argument("--depth", type=int, default=2, metavar="N",
+                     help="16 KB chunks in flight in memory mode, 2 to 8 (default 2: the seed's double buffering)")
     group = run.add_mutually_exclusive_group()
     group.add_argument("--preset", default="qs20", metavar="qs20|qs22", help="preset machine (default: qs20)")
     group.add_argument("--machine", type=Path, metavar="FILE.toml", help="a machine file")
@@ -44,6 +46,8 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
                                description="Seed 004 section 5.1's ping-pong on the simulated "
                                "blade: time per message and throughput over sizes.")
     ping.add_argument("--mode", choices=("memory", "ls"), default="memory", help="where buffers live")
+    ping.add_argument("--depth", type=int, default=2, metavar="N",
+                      help="16 KB chunks in flight in memory mode, 2 to 8 (default 2: the seed's double buffering)")
     ping.add_argument("--congested", action="store_true",
                       help="all 8 SPEs of chip 0 in exchanging pairs, one pair timed")
     ping.add_argument("--sizes", default="0,1k,4k,16k,64k,256k,1m", type=_sizes, metavar="S,S,...",
@@ -69,7 +73,7 @@ def _pingpong(args: argparse.Namespace) -> int:
 
     from cellblade import _core
     rows = _core.mpi_pingpong(args.sizes, mode=args.mode, congested=args.congested, reps=args.reps,
-                              preset=args.preset, set=args.overrides)
+                              preset=args.preset, set=args.overrides, depth=args.depth)
     if args.json:
         print(json.dumps(rows))
         return 0
@@ -117,7 +121,8 @@ def _mpicc(args: argparse.Namespace) -> int:
 def _mpirun(args: argparse.Namespace) -> int:
     result = launcher.mpirun(args.program, args.args, n=args.ranks, mode=args.mode,
                              machine=args.machine or args.preset, overrides=args.overrides,
-                             placement=args.placement, trace=args.trace is not None)
+                             placement=args.placement, trace=args.trace is not None,
+                             depth=args.depth)
     _save(args, result)
     if result.message:
         print(f"cellblade mpirun: {result.message}", file=sys.stderr)

@@ -83,6 +83,7 @@ def mpirun(
     overrides: list[str] = (),  # type: ignore[assignment]
     placement: str | Path | None = None,
     trace: bool = False,
+    depth: int = 2,
 ) -> JobResult:
     """Run `program ARGS` as `n` ranks; returns when every rank has ended. `placement` gives
     each rank's SPE: a named placement (8 or 16 ranks), SPE ids in rank order ("0,8,1,9") or
@@ -103,7 +104,7 @@ def mpirun(
             child.close()
         fds = [parent.detach() for parent, _ in pairs]
         report = _simulate(procs, fds, mode=mode, placement=None if placement is None else str(placement),
-                           set=list(overrides), trace=trace, **_machine(machine))
+                           set=list(overrides), trace=trace, depth=depth, **_machine(machine))
         return _finish(report, procs)
     finally:
         for parent, child in pairs:

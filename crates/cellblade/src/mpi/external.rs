@@ -36,8 +36,9 @@ type Stop = Rc<RefCell<Option<ExternalOutcome>>>;
 
 /// Run a job whose rank i is driven by the process at the other end of `streams[i]`; with
 /// `trace`, the finished report carries a Chrome/Perfetto trace.
-pub fn run_external(file: MachineFile, placement: Option<Vec<usize>>, mode: Mode, trace: bool, streams: Vec<UnixStream>) -> Result<ExternalOutcome> {
+pub fn run_external(file: MachineFile, placement: Option<Vec<usize>>, mode: Mode, depth: u32, trace: bool, streams: Vec<UnixStream>) -> Result<ExternalOutcome> {
     let mut w = MpiWorld::with_trace(file, streams.len(), placement, mode, trace)?;
+    w.set_depth(depth)?;
     let stop: Stop = Rc::default();
     for (rank, stream) in streams.into_iter().enumerate() {
         let stop = stop.clone();

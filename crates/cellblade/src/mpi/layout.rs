@@ -8,8 +8,8 @@
 //!               0x0800  the outgoing meta-data entry (staged here, then DMAed into B_ij)
 //!               0x0880  signal scratch quadword
 //!               0x0900  the boot structure, once read
-//!               0x1000  two 16 KB staging chunks (memory mode's double buffering)
-//!               0x9000  the rank's local-store heap (ls mode buffers) up to the end
+//!               0x1000  16 KB staging chunks, 2 by default (memory mode's double buffering)
+//!               after   the rank's local-store heap (ls mode buffers) up to the end
 //! XDRAM0        0x0000  boot structures, 256 B per rank
 //! XDRAM(chip)   0x10000 + (spe % 8) * heap   the rank's main-memory heap
 //! ```
@@ -30,8 +30,15 @@ pub const BOOT_BYTES: u32 = 256;
 /// One staging chunk: the largest single DMA (MFC_MAX_DMA_SIZE).
 pub const CHUNK_BYTES: u32 = 16384;
 pub const CHUNKS: u32 = 0x1000;
-/// What the layer reserves at the bottom of every rank's local store.
-pub const RESERVED_LS: u32 = CHUNKS + 2 * CHUNK_BYTES;
+/// Staging chunks in flight in memory mode: the seed double buffers (2); §5.1 names more DMAs
+/// in flight as the way to more throughput, up to this many.
+pub const DEFAULT_DEPTH: u32 = 2;
+pub const MAX_DEPTH: u32 = 8;
+
+/// What the layer reserves at the bottom of every rank's local store with `depth` chunks.
+pub fn reserved_ls(depth: u32) -> u32 {
+    CHUNKS + depth * CHUNK_BYTES
+}
 
 /// Main-memory offset of the rank heaps within each XDRAM module (the boot structures are below).
 const HEAP_BASE: u64 = 0x10000;
@@ -53,8 +60,8 @@ pub mod meta {
 pub mod tag {
     pub const META: u32 = 1;
     pub const SIGNAL: u32 = 2;
-    /// Chunk k uses CHUNK0 + k % 2.
-    pub const CHUNK0: u32 = 3;
+    /// Chunk k uses CHUNK0 + k % depth.
+    pub const CHUNK0: u32 = 16;
     pub const BOOT: u32 = 5;
     pub const DIRECT: u32 = 6;
 }
@@ -80,10 +87,10 @@ pub fn heap(mem: &Memory, spe: usize) -> (u64, u64) {
 }
 
 /// The local-store heap of the rank on SPE `spe` as effective addresses: first and size.
-pub fn ls_heap(ls_bytes: u32, spe: usize) -> (u64, u64) {
+pub fn ls_heap(ls_bytes: u32, spe: usize, depth: u32) -> (u64, u64) {
     (
-        Memory::ls_ea(spe, RESERVED_LS),
-        (ls_bytes - RESERVED_LS) as u64,
+        Memory::ls_ea(spe, reserved_ls(depth)),
+        (ls_bytes - reserved_ls(depth)) as u64,
     )
 }
 
@@ -95,7 +102,8 @@ mod tests {
     fn areas_do_not_overlap_and_are_aligned() {
         assert_eq!(OUT_META, 0x800);
         assert!(BOOT_LS + BOOT_BYTES <= CHUNKS);
-        assert_eq!(RESERVED_LS, 0x9000);
+        assert_eq!(reserved_ls(DEFAULT_DEPTH), 0x9000);
+        assert!(tag::CHUNK0 + MAX_DEPTH <= 32, "chunk tags are tag groups");
         assert!(boot_ea(MAX_RANKS) <= HEAP_BASE);
         let mem = Memory::new(512 << 20, 262144, 16);
         let (a, n) = heap(&mem, 7);

@@ -23,6 +23,8 @@ pub struct PingPong {
     pub congested: bool,
     pub bytes: u32,
     pub reps: u32,
+    /// Staging chunks in flight in memory mode (2: the seed's double buffering).
+    pub depth: u32,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -52,6 +54,7 @@ pub fn pingpong(file: MachineFile, p: PingPong) -> Result<PingPongRow> {
     }
     let ranks = if p.congested { 8 } else { 2 };
     let mut w = MpiWorld::new(file, ranks, None, p.mode)?;
+    w.set_depth(p.depth)?;
     let timed = Rc::new(RefCell::new(None));
     for rank in 0..ranks {
         let timed = timed.clone();

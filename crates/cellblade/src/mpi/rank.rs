@@ -50,23 +50,24 @@ impl Rank {
     /// `MPI_Init` (§3.2): read the boot structure's address from the inbound mailbox, DMA the
     /// structure into the local store and take the rank, size, mode and signal addresses from it.
     pub(crate) async fn init(spu: Spu, tracker: Rc<Tracker>) -> Result<Rank> {
-        let at = spu.ls_alloc(layout::RESERVED_LS, 128)?;
+        // The boot structure lands inside the area reserved below, once its size is known.
+        let ea = spu.spu_read_in_mbox().await? as u64;
+        spu.mfc_get(BOOT_LS, ea, BOOT_BYTES, tag::BOOT).await?;
+        spu.mfc_write_tag_mask(1 << tag::BOOT);
+        spu.mfc_read_tag_status_all().await?;
+        let boot = Boot::decode(&spu.ls_read(BOOT_LS, BOOT_BYTES));
+        let at = spu.ls_alloc(layout::reserved_ls(boot.depth), 128)?;
         if at != 0 {
             return Err(program_err(format!(
                 "spe {}: MPI_Init must come before any local-store allocation",
                 spu.spe_id()
             )));
         }
-        let ea = spu.spu_read_in_mbox().await? as u64;
-        spu.mfc_get(BOOT_LS, ea, BOOT_BYTES, tag::BOOT).await?;
-        spu.mfc_write_tag_mask(1 << tag::BOOT);
-        spu.mfc_read_tag_status_all().await?;
-        let boot = Boot::decode(&spu.ls_read(BOOT_LS, BOOT_BYTES));
         let spe = spu.spe_id();
         let (heap, ls_heap) = spu.with_machine(|m| {
             (
                 layout::heap(&m.mem, spe),
-                layout::ls_heap(m.p.ls_bytes, spe),
+                layout::ls_heap(m.p.ls_bytes, spe, boot.depth),
             )
         });
         Ok(Rank {
@@ -143,7 +144,7 @@ impl Rank {
 
     fn heap_start(&self, cell: &Cell<(u64, u64)>) -> u64 {
         let spe = self.spu.spe_id();
-        self.spu.with_machine(|m| if std::ptr::eq(cell, &self.heap) { layout::heap(&m.mem, spe).0 } else { layout::ls_heap(m.p.ls_bytes, spe).0 })
+        self.spu.with_machine(|m| if std::ptr::eq(cell, &self.heap) { layout::heap(&m.mem, spe).0 } else { layout::ls_heap(m.p.ls_bytes, spe, self.boot.depth).0 })
     }
 
     /// Write `data` to the buffer at `ea` (a host-side copy, taking no simulated time: what a
@@ -307,7 +308,7 @@ impl Rank {
         let addr = ((word(meta::ADDR_HI) as u64) << 32) | word(meta::ADDR_LO) as u64;
         let status_tag = word(meta::TAG) as i32;
         let n = sent.min(cap);
-        transfer::move_data(&self.spu, addr, buf, n).await?;
+        transfer::move_data(&self.spu, addr, buf, n, self.boot.depth).await?;
         let error = if sent > cap { code::ERR_TRUNCATE } else { code::SUCCESS };
         self.spu.ls_write_u32(entry + meta::FLAG, 0);
         // The sender's acknowledgement is on its way: it counts as running from now.

@@ -26,6 +26,8 @@ pub struct Boot {
     pub mode: Mode,
     pub spes: Vec<usize>,
     pub signal_ea: Vec<u64>,
+    /// Staging chunks in flight in memory mode.
+    pub depth: u32,
 }
 
 impl Boot {
@@ -40,6 +42,7 @@ impl Boot {
                 .to_be_bytes(),
         );
         b[12..16].copy_from_slice(&MAGIC.to_be_bytes());
+        b[48..52].copy_from_slice(&self.depth.to_be_bytes());
         for (r, &spe) in self.spes.iter().enumerate() {
             b[16 + r] = spe as u8;
             b[64 + 8 * r..72 + 8 * r].copy_from_slice(&self.signal_ea[r].to_be_bytes());
@@ -59,12 +62,13 @@ impl Boot {
             signal_ea: (0..size)
                 .map(|r| u64::from_be_bytes(b[64 + 8 * r..72 + 8 * r].try_into().expect("8 bytes")))
                 .collect(),
+            depth: word(48),
         }
     }
 }
 
 /// Store every rank's boot structure in XDRAM0 (before the run: the PPE's own stores).
-pub fn store_boot(m: &mut Machine, spes: &[usize], mode: Mode) {
+pub fn store_boot(m: &mut Machine, spes: &[usize], mode: Mode, depth: u32) {
     for rank in 0..spes.len() {
         let boot = Boot {
             rank,
@@ -75,6 +79,7 @@ pub fn store_boot(m: &mut Machine, spes: &[usize], mode: Mode) {
                 .iter()
                 .map(|&s| Memory::mmio_ea(s, reg::SIGNOTIFY1))
                 .collect(),
+            depth,
         };
         m.mem.write_mem(boot_ea(rank), &boot.encode());
     }
@@ -101,6 +106,7 @@ mod tests {
             mode: Mode::Ls,
             spes: vec![0, 2, 9, 15],
             signal_ea: vec![1, 2, 3, u64::MAX],
+            depth: 5,
         };
         assert_eq!(Boot::decode(&b.encode()), b);
     }

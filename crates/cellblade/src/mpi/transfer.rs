@@ -34,15 +34,16 @@ fn max_dma(spu: &Spu) -> u32 {
     spu.with_machine(|m| m.p.max_dma_bytes).min(CHUNK_BYTES)
 }
 
-/// Move `len` bytes from effective address `src` to `dst`.
-pub async fn move_data(spu: &Spu, src: u64, dst: u64, len: u32) -> Result<()> {
+/// Move `len` bytes from effective address `src` to `dst`, with `depth` staging chunks in
+/// flight when it goes through the local store.
+pub async fn move_data(spu: &Spu, src: u64, dst: u64, len: u32, depth: u32) -> Result<()> {
     if len == 0 {
         return Ok(());
     }
     let own = spu.with_machine(|m| m.mem.resolve(dst, len))?;
     match own {
         Loc::Ls { spe, off } if spe == spu.spe_id() => direct(spu, src, off, len).await,
-        _ => staged(spu, src, dst, len).await,
+        _ => staged(spu, src, dst, len, depth).await,
     }
 }
 
@@ -57,9 +58,9 @@ async fn direct(spu: &Spu, src: u64, dst: u32, len: u32) -> Result<()> {
     Ok(())
 }
 
-async fn get_chunk(spu: &Spu, src: u64, k: u32, len: u32, fenced: bool) -> Result<()> {
+async fn get_chunk(spu: &Spu, src: u64, k: u32, len: u32, depth: u32, fenced: bool) -> Result<()> {
     let chunk = CHUNK_BYTES.min(len - k * CHUNK_BYTES);
-    let (buf, t) = (CHUNKS + (k % 2) * CHUNK_BYTES, tag::CHUNK0 + k % 2);
+    let (buf, t) = (CHUNKS + (k % depth) * CHUNK_BYTES, tag::CHUNK0 + k % depth);
     let from = src + (k * CHUNK_BYTES) as u64;
     for (at, n) in pieces(chunk, max_dma(spu)) {
         if fenced {
@@ -71,14 +72,15 @@ async fn get_chunk(spu: &Spu, src: u64, k: u32, len: u32, fenced: bool) -> Resul
     Ok(())
 }
 
-/// Through the two staging chunks of the local store, double buffered.
-async fn staged(spu: &Spu, src: u64, dst: u64, len: u32) -> Result<()> {
+/// Through `depth` staging chunks of the local store: chunk k+depth is fetched into the buffer
+/// chunk k leaves, fenced behind its put (the seed's double buffering is depth 2).
+async fn staged(spu: &Spu, src: u64, dst: u64, len: u32, depth: u32) -> Result<()> {
     let chunks = len.div_ceil(CHUNK_BYTES);
-    for k in 0..chunks.min(2) {
-        get_chunk(spu, src, k, len, false).await?;
+    for k in 0..chunks.min(depth) {
+        get_chunk(spu, src, k, len, depth, false).await?;
     }
     for k in 0..chunks {
-        let (buf, t) = (CHUNKS + (k % 2) * CHUNK_BYTES, tag::CHUNK0 + k % 2);
+        let (buf, t) = (CHUNKS + (k % depth) * CHUNK_BYTES, tag::CHUNK0 + k % depth);
         spu.mfc_write_tag_mask(1 << t);
         spu.mfc_read_tag_status_all().await?;
         let chunk = CHUNK_BYTES.min(len - k * CHUNK_BYTES);
@@ -86,11 +88,11 @@ async fn staged(spu: &Spu, src: u64, dst: u64, len: u32) -> Result<()> {
         for (at, n) in pieces(chunk, max_dma(spu)) {
             spu.mfc_put(buf + at, to + at as u64, n, t).await?;
         }
-        if k + 2 < chunks {
-            get_chunk(spu, src, k + 2, len, true).await?;
+        if k + depth < chunks {
+            get_chunk(spu, src, k + depth, len, depth, true).await?;
         }
     }
-    spu.mfc_write_tag_mask((1 << tag::CHUNK0) | (1 << (tag::CHUNK0 + 1)));
+    spu.mfc_write_tag_mask(((1u32 << depth) - 1) << tag::CHUNK0);
     spu.mfc_read_tag_status_all().await?;
     Ok(())
 }

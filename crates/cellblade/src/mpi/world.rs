@@ -32,6 +32,7 @@ use crate::error::{config_err, Error, Result};
 use crate::machine::config::MachineFile;
 use crate::sim::Time;
 
+use super::layout::{DEFAULT_DEPTH, MAX_DEPTH};
 use super::rank::Rank;
 use super::startup;
 use super::tracker::Tracker;
@@ -51,6 +52,7 @@ pub struct WorldReport {
 pub struct MpiWorld {
     blade: Blade,
     spes: Vec<usize>,
+    mode: Mode,
     tracker: Rc<Tracker>,
     given: Vec<bool>,
 }
@@ -85,7 +87,7 @@ impl MpiWorld {
             Some(p) => Placement::new(p)?.rank_to_spe,
         };
         let mut blade = Blade::new(file, trace);
-        startup::store_boot(&mut blade.machine(), &spes, mode);
+        startup::store_boot(&mut blade.machine(), &spes, mode, DEFAULT_DEPTH);
         let launch = spes.clone();
         blade.ppe(move |ppe| startup::launch(ppe, launch));
         Ok(MpiWorld {
@@ -93,7 +95,18 @@ impl MpiWorld {
             tracker: Rc::new(Tracker::new(ranks)),
             given: vec![false; ranks],
             spes,
+            mode,
         })
+    }
+
+    /// Keep `depth` staging chunks in flight in memory mode (2, the seed's double buffering, by
+    /// default; seed 004 §5.1 names more DMAs in flight as the way to more throughput).
+    pub fn set_depth(&mut self, depth: u32) -> Result<()> {
+        if !(DEFAULT_DEPTH..=MAX_DEPTH).contains(&depth) {
+            return Err(config_err(format!("depth = {depth} is out of range: allowed {DEFAULT_DEPTH} to {MAX_DEPTH} chunks in flight")));
+        }
+        startup::store_boot(&mut self.blade.machine(), &self.spes, self.mode, depth);
+        Ok(())
     }
 
     /// The physical SPE of each rank.
