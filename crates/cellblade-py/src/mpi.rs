@@ -5,17 +5,25 @@
 use std::os::fd::{FromRawFd, OwnedFd};
 use std::os::unix::net::UnixStream;
 
-use cellblade::machine::config;
 use cellblade::affinity::placement::Placement;
+use cellblade::machine::config;
 use cellblade::mpi::{self, ExternalOutcome, Mode, PingPong};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use crate::{to_py, ConfigError};
 
-fn machine(preset: Option<&str>, toml: Option<&str>, set: &[String]) -> PyResult<config::MachineFile> {
+fn machine(
+    preset: Option<&str>,
+    toml: Option<&str>,
+    set: &[String],
+) -> PyResult<config::MachineFile> {
     let text = match (preset, toml) {
-        (Some(_), Some(_)) => return Err(ConfigError::new_err("choose a machine preset or a machine file, not both")),
+        (Some(_), Some(_)) => {
+            return Err(ConfigError::new_err(
+                "choose a machine preset or a machine file, not both",
+            ))
+        }
         (_, Some(t)) => t,
         (p, None) => config::preset_text(p.unwrap_or("qs20")).map_err(to_py)?,
     };
@@ -25,14 +33,24 @@ fn machine(preset: Option<&str>, toml: Option<&str>, set: &[String]) -> PyResult
 /// A placement for `ranks` ranks from its text: a named placement (8 or 16 ranks), or the
 /// SPE ids in rank order (commas or spaces), or a placement file's text.
 fn placement_of(text: &str, ranks: usize) -> PyResult<Vec<usize>> {
-    let ids: Option<Vec<usize>> = (!text.contains('\n')).then(|| text.split([',', ' ']).filter(|w| !w.is_empty()).map(|w| w.parse().ok()).collect()).flatten();
+    let ids: Option<Vec<usize>> = (!text.contains('\n'))
+        .then(|| {
+            text.split([',', ' '])
+                .filter(|w| !w.is_empty())
+                .map(|w| w.parse().ok())
+                .collect()
+        })
+        .flatten();
     let p = if text.chars().next().is_some_and(|c| c.is_ascii_alphabetic()) {
         Placement::named(text, ranks)
     } else if let Some(ids) = ids {
         // One line of ids in rank order (also for 2 ranks, which a placement file would read as
         // one "rank spe" pair).
         if ids.len() != ranks {
-            return Err(ConfigError::new_err(format!("--placement names {} SPEs, the job has {ranks} ranks", ids.len())));
+            return Err(ConfigError::new_err(format!(
+                "--placement names {} SPEs, the job has {ranks} ranks",
+                ids.len()
+            )));
         }
         Placement::new(ids)
     } else {
@@ -58,12 +76,19 @@ pub fn mpi_run<'py>(
     depth: u32,
 ) -> PyResult<Bound<'py, PyDict>> {
     // SAFETY: the launcher detached these sockets from their Python objects and passes them here once.
-    let streams: Vec<UnixStream> = fds.iter().map(|&fd| UnixStream::from(unsafe { OwnedFd::from_raw_fd(fd) })).collect();
+    let streams: Vec<UnixStream> = fds
+        .iter()
+        .map(|&fd| UnixStream::from(unsafe { OwnedFd::from_raw_fd(fd) }))
+        .collect();
     let file = machine(preset, toml, &set)?;
     let resolved = file.to_toml();
     let mode = Mode::parse(mode).map_err(to_py)?;
-    let placement = placement.map(|t| placement_of(t, streams.len())).transpose()?;
-    let outcome = py.detach(|| mpi::run_external(file, placement, mode, depth, trace, streams)).map_err(to_py)?;
+    let placement = placement
+        .map(|t| placement_of(t, streams.len()))
+        .transpose()?;
+    let outcome = py
+        .detach(|| mpi::run_external(file, placement, mode, depth, trace, streams))
+        .map_err(to_py)?;
     let out = PyDict::new(py);
     out.set_item("machine_toml", resolved)?;
     match outcome {
@@ -117,7 +142,18 @@ pub fn mpi_pingpong<'py>(
         .detach(|| {
             sizes
                 .iter()
-                .map(|&bytes| mpi::pingpong(file.clone(), PingPong { mode, congested, bytes, reps: reps.unwrap_or_else(|| mpi::default_reps(bytes)), depth }))
+                .map(|&bytes| {
+                    mpi::pingpong(
+                        file.clone(),
+                        PingPong {
+                            mode,
+                            congested,
+                            bytes,
+                            reps: reps.unwrap_or_else(|| mpi::default_reps(bytes)),
+                            depth,
+                        },
+                    )
+                })
                 .collect::<cellblade::Result<Vec<_>>>()
         })
         .map_err(to_py)?;

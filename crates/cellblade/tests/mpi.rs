@@ -306,7 +306,8 @@ fn same_job_same_times() {
                 congested: true,
                 bytes: 4096,
                 reps: 20,
-            depth: mpi::DEFAULT_DEPTH },
+                depth: mpi::DEFAULT_DEPTH,
+            },
         )
         .unwrap()
     };
@@ -318,12 +319,28 @@ fn more_chunks_in_flight_move_the_same_bytes_no_slower() {
     // Seed 004 §5.1: "having more DMAs simultaneously in flight may enable ... a factor of two".
     // On the simulated blade it does not: one MFC keeps at most `mfc.outstanding_packets` (16)
     // transfers in flight, which two 16 KB chunks already fill (README, MPI section).
-    let run = |depth| pingpong(qs20(), PingPong { mode: Mode::Memory, congested: false, bytes: 1 << 20, reps: 8, depth }).unwrap().throughput_gbps;
+    let run = |depth| {
+        pingpong(
+            qs20(),
+            PingPong {
+                mode: Mode::Memory,
+                congested: false,
+                bytes: 1 << 20,
+                reps: 8,
+                depth,
+            },
+        )
+        .unwrap()
+        .throughput_gbps
+    };
     let (two, four) = (run(2), run(4));
     println!("1 MB ping-pong: depth 2 {two:.2} GB/s, depth 4 {four:.2} GB/s");
     assert!(four >= 0.99 * two, "{two} -> {four}");
     let mut w = MpiWorld::new(qs20(), 2, None, Mode::Memory).unwrap();
-    assert_eq!(w.set_depth(9).unwrap_err().to_string(), "depth = 9 is out of range: allowed 2 to 8 chunks in flight");
+    assert_eq!(
+        w.set_depth(9).unwrap_err().to_string(),
+        "depth = 9 is out of range: allowed 2 to 8 chunks in flight"
+    );
     let (data, _) = {
         w.set_depth(8).unwrap();
         drop(w);
@@ -350,7 +367,8 @@ fn pingpong_figures() {
                         congested,
                         bytes: b,
                         reps: mpi::default_reps(b).min(64),
-                    depth: mpi::DEFAULT_DEPTH },
+                        depth: mpi::DEFAULT_DEPTH,
+                    },
                 )
                 .unwrap()
             })
@@ -400,7 +418,9 @@ fn sendrecv_gets_a_ring_and_a_send_to_oneself_through() {
                 let (s, d) = (r.alloc(8)?, r.alloc(8)?);
                 r.write(s, &[rank as u8; 8])?;
                 let left = ((rank + n - 1) % n) as i32;
-                let (code, st) = r.sendrecv(s, 8, (rank + 1) % n, 2, d, 8, left, 2, 0).await?;
+                let (code, st) = r
+                    .sendrecv(s, 8, (rank + 1) % n, 2, d, 8, left, 2, 0)
+                    .await?;
                 assert_eq!((code, st.source as i32, st.bytes), (code::SUCCESS, left, 8));
                 g.borrow_mut()[rank] = r.read(d, 8)?[0];
                 Ok(())
@@ -424,10 +444,18 @@ fn probe_sees_without_taking_and_iprobe_does_not_wait() {
     })
     .unwrap();
     w.rank(1, |r| async move {
-        assert_eq!(r.iprobe(ANY_SOURCE, ANY_TAG, 0).await?, None, "nothing sent yet: rank 0 is computing");
+        assert_eq!(
+            r.iprobe(ANY_SOURCE, ANY_TAG, 0).await?,
+            None,
+            "nothing sent yet: rank 0 is computing"
+        );
         let st = r.probe(ANY_SOURCE, ANY_TAG, 0).await?;
         assert_eq!((st.source, st.tag, st.bytes), (0, 8, 24));
-        assert_eq!(r.iprobe(0, 8, 0).await?.map(|s| s.bytes), Some(24), "still there");
+        assert_eq!(
+            r.iprobe(0, 8, 0).await?.map(|s| s.bytes),
+            Some(24),
+            "still there"
+        );
         assert_eq!(r.iprobe(0, 9, 0).await?, None, "another tag does not match");
         let b = r.alloc(24)?;
         assert_eq!(r.recv(b, 24, 0, 8, 0).await?.bytes, 24);
@@ -444,7 +472,15 @@ mod external {
 
     use cellblade::mpi::{run_external, wire, ExternalOutcome, Mode};
 
-    fn request(s: &mut UnixStream, op: u32, a: i32, b: i32, c: i32, payload: &[u8], len: u64) -> (wire::Answer, Vec<u8>) {
+    fn request(
+        s: &mut UnixStream,
+        op: u32,
+        a: i32,
+        b: i32,
+        c: i32,
+        payload: &[u8],
+        len: u64,
+    ) -> (wire::Answer, Vec<u8>) {
         let mut h = Vec::new();
         for v in [op, a as u32, b as u32, c as u32] {
             h.extend_from_slice(&v.to_ne_bytes());
@@ -459,7 +495,16 @@ mod external {
         let value = f64::from_ne_bytes(ans[24..32].try_into().unwrap());
         let mut data = vec![0u8; count as usize];
         s.read_exact(&mut data).unwrap();
-        (wire::Answer { err: i(0), source: i(4), tag: i(8), count, value }, data)
+        (
+            wire::Answer {
+                err: i(0),
+                source: i(4),
+                tag: i(8),
+                count,
+                value,
+            },
+            data,
+        )
     }
 
     #[test]
@@ -469,7 +514,10 @@ mod external {
         let t0 = std::thread::spawn(move || {
             let (init, _) = request(&mut a0, wire::OP_INIT, 0, 0, 0, &[], 0);
             assert_eq!((init.source, init.tag), (0, 2));
-            assert!((init.value - 1.0 / 14_318_000.0).abs() < 1e-15, "Wtick is the decrementer period");
+            assert!(
+                (init.value - 1.0 / 14_318_000.0).abs() < 1e-15,
+                "Wtick is the decrementer period"
+            );
             request(&mut a0, wire::OP_SEND, 1, 4, 1, b"hello", 5);
             let (t, _) = request(&mut a0, wire::OP_WTIME, 0, 0, 0, &[], 0);
             request(&mut a0, wire::OP_FINALIZE, 0, 0, 0, &[], 0);
@@ -498,24 +546,41 @@ mod external {
         let t = std::thread::spawn(move || {
             request(&mut a0, wire::OP_INIT, 0, 0, 0, &[], 0);
             // Wait in a receive from rank 1, as a real rank would; the answer never comes.
-            let h: Vec<u8> = [wire::OP_RECV, 1, 0, 0].iter().flat_map(|v: &u32| v.to_ne_bytes()).chain(0u64.to_ne_bytes()).collect();
+            let h: Vec<u8> = [wire::OP_RECV, 1, 0, 0]
+                .iter()
+                .flat_map(|v: &u32| v.to_ne_bytes())
+                .chain(0u64.to_ne_bytes())
+                .collect();
             a0.write_all(&h).unwrap();
             let mut ans = [0u8; wire::ANSWER_BYTES];
-            assert!(a0.read_exact(&mut ans).is_err(), "the simulator closes the connection");
+            assert!(
+                a0.read_exact(&mut ans).is_err(),
+                "the simulator closes the connection"
+            );
         });
         drop(a1);
         let out = run_external(super::qs20(), None, Mode::Memory, 2, false, vec![b0, b1]).unwrap();
         t.join().unwrap();
-        assert!(matches!(&out, ExternalOutcome::Lost { rank: 1, after } if after == "none, before MPI_Init"), "{out:?}");
+        assert!(
+            matches!(&out, ExternalOutcome::Lost { rank: 1, after } if after == "none, before MPI_Init"),
+            "{out:?}"
+        );
         let (mut a0, b0) = UnixStream::pair().unwrap();
         let t = std::thread::spawn(move || {
             request(&mut a0, wire::OP_INIT, 0, 0, 0, &[], 0);
-            let h: Vec<u8> = [wire::OP_ABORT, 3, 0, 0].iter().flat_map(|v: &u32| v.to_ne_bytes()).chain(0u64.to_ne_bytes()).collect();
+            let h: Vec<u8> = [wire::OP_ABORT, 3, 0, 0]
+                .iter()
+                .flat_map(|v: &u32| v.to_ne_bytes())
+                .chain(0u64.to_ne_bytes())
+                .collect();
             a0.write_all(&h).unwrap();
             a0
         });
         let out = run_external(super::qs20(), None, Mode::Ls, 2, true, vec![b0]).unwrap();
         drop(t.join().unwrap());
-        assert!(matches!(out, ExternalOutcome::Aborted { rank: 0, code: 3 }), "{out:?}");
+        assert!(
+            matches!(out, ExternalOutcome::Aborted { rank: 0, code: 3 }),
+            "{out:?}"
+        );
     }
 }

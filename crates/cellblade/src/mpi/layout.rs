@@ -94,16 +94,17 @@ pub fn ls_heap(ls_bytes: u32, spe: usize, depth: u32) -> (u64, u64) {
     )
 }
 
+// The areas of the local store follow each other, and the chunk tags are tag groups.
+const _: () = assert!(OUT_META == 0x800 && BOOT_LS + BOOT_BYTES <= CHUNKS);
+const _: () = assert!(tag::CHUNK0 + MAX_DEPTH <= 32);
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn areas_do_not_overlap_and_are_aligned() {
-        assert_eq!(OUT_META, 0x800);
-        assert!(BOOT_LS + BOOT_BYTES <= CHUNKS);
         assert_eq!(reserved_ls(DEFAULT_DEPTH), 0x9000);
-        assert!(tag::CHUNK0 + MAX_DEPTH <= 32, "chunk tags are tag groups");
         assert!(boot_ea(MAX_RANKS) <= HEAP_BASE);
         let mem = Memory::new(512 << 20, 262144, 16);
         let (a, n) = heap(&mem, 7);

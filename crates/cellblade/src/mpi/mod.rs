@@ -35,9 +35,9 @@ mod world;
 
 pub use claims::claims;
 pub use external::{run_external, ExternalOutcome};
+pub use layout::{DEFAULT_DEPTH, MAX_DEPTH};
 pub use pingpong::{default_reps, pingpong, PingPong, PingPongRow};
 pub use rank::{Rank, Status};
-pub use layout::{DEFAULT_DEPTH, MAX_DEPTH};
 pub use world::{MpiWorld, WorldReport};
 
 use crate::error::{config_err, Result};

@@ -144,7 +144,13 @@ impl Rank {
 
     fn heap_start(&self, cell: &Cell<(u64, u64)>) -> u64 {
         let spe = self.spu.spe_id();
-        self.spu.with_machine(|m| if std::ptr::eq(cell, &self.heap) { layout::heap(&m.mem, spe).0 } else { layout::ls_heap(m.p.ls_bytes, spe, self.boot.depth).0 })
+        self.spu.with_machine(|m| {
+            if std::ptr::eq(cell, &self.heap) {
+                layout::heap(&m.mem, spe).0
+            } else {
+                layout::ls_heap(m.p.ls_bytes, spe, self.boot.depth).0
+            }
+        })
     }
 
     /// Write `data` to the buffer at `ea` (a host-side copy, taking no simulated time: what a
@@ -215,7 +221,14 @@ impl Rank {
 
     /// Synchronous send of `bytes` at `buf` to `dest`; returns the receiver's error code once
     /// the receiver has copied the message.
-    pub async fn send(&self, buf: u64, bytes: u32, dest: usize, tag: i32, comm: u32) -> Result<u32> {
+    pub async fn send(
+        &self,
+        buf: u64,
+        bytes: u32,
+        dest: usize,
+        tag: i32,
+        comm: u32,
+    ) -> Result<u32> {
         self.check_send(dest, tag)?;
         self.enter(format!("MPI_Send to {dest}, tag {tag}"));
         self.post(buf, bytes, dest, tag, comm).await?;
@@ -226,7 +239,11 @@ impl Rank {
     fn check_send(&self, dest: usize, tag: i32) -> Result<()> {
         self.check_peer("MPI_Send to", dest)?;
         if tag < 0 {
-            return Err(config_err(format!("rank {}: MPI_Send tag {tag} is invalid: allowed 0 to {}", self.boot.rank, super::TAG_UB)));
+            return Err(config_err(format!(
+                "rank {}: MPI_Send tag {tag} is invalid: allowed 0 to {}",
+                self.boot.rank,
+                super::TAG_UB
+            )));
         }
         Ok(())
     }
@@ -235,7 +252,8 @@ impl Rank {
     async fn post(&self, buf: u64, bytes: u32, dest: usize, tag: i32, comm: u32) -> Result<()> {
         let me = self.boot.rank;
         let mut e = [0u8; META_BYTES as usize];
-        let mut put = |off: u32, v: u32| e[off as usize..off as usize + 4].copy_from_slice(&v.to_be_bytes());
+        let mut put =
+            |off: u32, v: u32| e[off as usize..off as usize + 4].copy_from_slice(&v.to_be_bytes());
         put(meta::FLAG, 1);
         put(meta::SOURCE, me as u32);
         put(meta::TAG, tag as u32);
@@ -246,7 +264,9 @@ impl Rank {
         put(meta::ERROR, code::SUCCESS);
         self.spu.ls_write(OUT_META, &e);
         let to = Memory::ls_ea(self.boot.spes[dest], layout::entry(me));
-        self.spu.mfc_put(OUT_META, to, META_BYTES, tag::META).await?;
+        self.spu
+            .mfc_put(OUT_META, to, META_BYTES, tag::META)
+            .await?;
         self.spu.mfc_write_tag_mask(1 << tag::META);
         self.spu.mfc_read_tag_status_all().await?;
         // The entry has landed: the receiver must rescan before it can count as stuck.
@@ -265,10 +285,25 @@ impl Rank {
     /// is posted first, then the receive runs, then the send waits for its acknowledgement, so
     /// ranks that all call it (pairs, rings, shifts, a send to oneself) all get through.
     #[allow(clippy::too_many_arguments)]
-    pub async fn sendrecv(&self, sbuf: u64, sbytes: u32, dest: usize, stag: i32, rbuf: u64, cap: u32, source: i32, rtag: i32, comm: u32) -> Result<(u32, Status)> {
+    pub async fn sendrecv(
+        &self,
+        sbuf: u64,
+        sbytes: u32,
+        dest: usize,
+        stag: i32,
+        rbuf: u64,
+        cap: u32,
+        source: i32,
+        rtag: i32,
+        comm: u32,
+    ) -> Result<(u32, Status)> {
         self.check_send(dest, stag)?;
         self.check_recv(source, rtag)?;
-        let inner = format!("MPI_Sendrecv to {dest}, tag {stag}, from {}, {}", source_text(source), tag_text(rtag));
+        let inner = format!(
+            "MPI_Sendrecv to {dest}, tag {stag}, from {}, {}",
+            source_text(source),
+            tag_text(rtag)
+        );
         self.enter(inner);
         self.post(sbuf, sbytes, dest, stag, comm).await?;
         let st = self.receive(rbuf, cap, source, rtag, comm).await?;
@@ -280,9 +315,20 @@ impl Rank {
     /// Synchronous receive into `cap` bytes at `buf` from `source` (or `ANY_SOURCE`) with `tag`
     /// (or `ANY_TAG`) on communicator `comm`. A longer message fills the buffer and reports
     /// `ERR_TRUNCATE` in the status (and to the sender, in the signal).
-    pub async fn recv(&self, buf: u64, cap: u32, source: i32, tag: i32, comm: u32) -> Result<Status> {
+    pub async fn recv(
+        &self,
+        buf: u64,
+        cap: u32,
+        source: i32,
+        tag: i32,
+        comm: u32,
+    ) -> Result<Status> {
         self.check_recv(source, tag)?;
-        self.enter(format!("MPI_Recv from {}, {}", source_text(source), tag_text(tag)));
+        self.enter(format!(
+            "MPI_Recv from {}, {}",
+            source_text(source),
+            tag_text(tag)
+        ));
         self.receive(buf, cap, source, tag, comm).await
     }
 
@@ -294,12 +340,23 @@ impl Rank {
             self.check_peer("MPI_Recv from", source as usize)?;
         }
         if tag < 0 && tag != ANY_TAG {
-            return Err(config_err(format!("rank {}: MPI_Recv tag {tag} is invalid: allowed 0 to {} or MPI_ANY_TAG", self.boot.rank, super::TAG_UB)));
+            return Err(config_err(format!(
+                "rank {}: MPI_Recv tag {tag} is invalid: allowed 0 to {} or MPI_ANY_TAG",
+                self.boot.rank,
+                super::TAG_UB
+            )));
         }
         Ok(())
     }
 
-    async fn receive(&self, buf: u64, cap: u32, source: i32, tag: i32, comm: u32) -> Result<Status> {
+    async fn receive(
+        &self,
+        buf: u64,
+        cap: u32,
+        source: i32,
+        tag: i32,
+        comm: u32,
+    ) -> Result<Status> {
         let sender = self.poll(source, tag, comm).await?;
         self.tracker.running(self.boot.rank);
         let entry = layout::entry(sender);
@@ -309,13 +366,23 @@ impl Rank {
         let status_tag = word(meta::TAG) as i32;
         let n = sent.min(cap);
         transfer::move_data(&self.spu, addr, buf, n, self.boot.depth).await?;
-        let error = if sent > cap { code::ERR_TRUNCATE } else { code::SUCCESS };
+        let error = if sent > cap {
+            code::ERR_TRUNCATE
+        } else {
+            code::SUCCESS
+        };
         self.spu.ls_write_u32(entry + meta::FLAG, 0);
         // The sender's acknowledgement is on its way: it counts as running from now.
         self.tracker.acknowledged(sender);
         self.signal(sender, error).await?;
         self.tracker.running(self.boot.rank);
-        Ok(Status { source: sender, tag: status_tag, bytes: n, sent, error })
+        Ok(Status {
+            source: sender,
+            tag: status_tag,
+            bytes: n,
+            sent,
+            error,
+        })
     }
 
     /// `MPI_Iprobe`: one pass over the entries that can match, taking nothing.
@@ -323,7 +390,11 @@ impl Rank {
         self.check_recv(source, tag)?;
         let size = self.boot.size;
         let poll = self.spu.with_machine(|m| m.p.poll);
-        let candidates: Vec<usize> = if source == ANY_SOURCE { (0..size).map(|k| (self.rr.get() + k) % size).collect() } else { vec![source as usize] };
+        let candidates: Vec<usize> = if source == ANY_SOURCE {
+            (0..size).map(|k| (self.rr.get() + k) % size).collect()
+        } else {
+            vec![source as usize]
+        };
         for sender in candidates {
             self.sleep(poll).await;
             if let Some(st) = self.matching(sender, tag, comm) {
@@ -337,11 +408,17 @@ impl Rank {
     /// with its tag then gets it.
     pub async fn probe(&self, source: i32, tag: i32, comm: u32) -> Result<Status> {
         self.check_recv(source, tag)?;
-        self.enter(format!("MPI_Probe from {}, {}", source_text(source), tag_text(tag)));
+        self.enter(format!(
+            "MPI_Probe from {}, {}",
+            source_text(source),
+            tag_text(tag)
+        ));
         let sender = self.poll(source, tag, comm).await?;
         self.rr.set(sender);
         self.tracker.running(self.boot.rank);
-        Ok(self.matching(sender, tag, comm).expect("the entry just matched"))
+        Ok(self
+            .matching(sender, tag, comm)
+            .expect("the entry just matched"))
     }
 
     /// The status of `sender`'s entry if it is flagged and matches.
@@ -350,7 +427,13 @@ impl Rank {
         let word = |off: u32| self.spu.ls_read_u32(entry + off);
         let (t, size) = (word(meta::TAG) as i32, word(meta::SIZE));
         (word(meta::FLAG) != 0 && word(meta::COMM) == comm && (tag == ANY_TAG || t == tag))
-            .then_some(Status { source: sender, tag: t, bytes: size, sent: size, error: code::SUCCESS })
+            .then_some(Status {
+                source: sender,
+                tag: t,
+                bytes: size,
+                sent: size,
+                error: code::SUCCESS,
+            })
     }
 
     /// Poll the entries that can match until one does; returns its sender.

@@ -35,12 +35,8 @@ impl Boot {
         let mut b = [0u8; BOOT_BYTES as usize];
         b[0..4].copy_from_slice(&(self.rank as u32).to_be_bytes());
         b[4..8].copy_from_slice(&(self.size as u32).to_be_bytes());
-        b[8..12].copy_from_slice(
-            &(self.mode == Mode::Ls)
-                .then_some(1u32)
-                .unwrap_or(0)
-                .to_be_bytes(),
-        );
+        let mode: u32 = if self.mode == Mode::Ls { 1 } else { 0 };
+        b[8..12].copy_from_slice(&mode.to_be_bytes());
         b[12..16].copy_from_slice(&MAGIC.to_be_bytes());
         b[48..52].copy_from_slice(&self.depth.to_be_bytes());
         for (r, &spe) in self.spes.iter().enumerate() {
