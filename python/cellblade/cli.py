@@ -26,6 +26,7 @@ from typing import Any
 
 import cellblade
 from cellblade import affinity, coll, schedule, sweep, units
+import cellblade.mpi.cli
 
 # Names, defaults and limits are the core's.
 CATALOG = cellblade.CATALOG
@@ -91,6 +92,7 @@ def main(argv: list[str] | None = None) -> int:
     bench.add_argument("--json", action="store_true", help="print the result as JSON")
     bench.add_argument("--quick", action="store_true", help="short workloads")
     bench.set_defaults(handler=_bench)
+    cellblade.mpi.cli.add_commands(commands)
     return _run(parser, argv)
 
 

@@ -29,6 +29,7 @@ use pythonize::{depythonize, pythonize};
 use serde::Serialize;
 
 mod args;
+mod mpi;
 mod programs;
 
 create_exception!(
@@ -214,6 +215,8 @@ mod _core {
     };
     #[pymodule_export]
     use super::programs::{PpeHandle, ProgramBlade, PyOp, SpuHandle};
+    #[pymodule_export]
+    use super::mpi::{mpi_max_ranks, mpi_pingpong, mpi_run};
 
     #[pymodule_init]
     fn init(m: &Bound<'_, PyModule>) -> PyResult<()> {

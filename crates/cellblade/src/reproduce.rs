@@ -61,6 +61,7 @@ fn claim(claim: &str, source: &str, published: &str, simulated: String, holds: b
 pub fn run_all(file: &MachineFile, quick: bool) -> Result<Vec<Claim>> {
     let mut out = collectives(file, quick)?;
     out.extend(affinity(file, quick)?);
+    out.extend(crate::mpi::claims(file, quick)?);
     Ok(out)
 }
 

@@ -69,6 +69,12 @@ impl Spu {
         self.sh.world.borrow_mut().ls_alloc(self.spe, size, align)
     }
 
+    /// Host-side access to the machine, taking no simulated time: the MPI layer moves a rank
+    /// process's bytes in and out of its simulated buffers with it.
+    pub(crate) fn with_machine<R>(&self, f: impl FnOnce(&mut Machine) -> R) -> R {
+        f(&mut self.sh.world.borrow_mut())
+    }
+
     pub fn ls_write(&self, off: u32, data: &[u8]) {
         self.sh.world.borrow_mut().mem.ls[self.spe][off as usize..off as usize + data.len()].copy_from_slice(data);
     }
