@@ -17,6 +17,7 @@ use pyo3::create_exception;
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
 
+mod interrupt;
 mod programs;
 
 create_exception!(
@@ -51,6 +52,7 @@ fn to_py(err: Error) -> PyErr {
         ErrorKind::Program => ProgramError::new_err(message),
         ErrorKind::Deadlock => DeadlockError::new_err(message),
         ErrorKind::Internal => CellbladeError::new_err(message),
+        ErrorKind::Interrupted => interrupt::to_py(message),
     }
 }
 
@@ -144,4 +146,10 @@ mod _core {
     };
     #[pymodule_export]
     use super::programs::{PpeHandle, ProgramBlade, PyOp, SpuHandle};
+
+    #[pymodule_init]
+    fn init(_m: &pyo3::Bound<'_, pyo3::types::PyModule>) -> pyo3::PyResult<()> {
+        super::interrupt::install();
+        Ok(())
+    }
 }
