@@ -301,15 +301,14 @@ impl SpuHandle {
     fn ls_write(&self, off: u32, data: PyBackedBytes) -> PyResult<()> {
         let spu = self.spu()?;
         self.check_ls("ls_write", off, data.len())?;
-        spu.ls_write(off, &data);
-        Ok(())
+        spu.ls_write(off, &data).map_err(to_py)
     }
 
     /// Read `n` bytes of this SPE's local store from `off` (takes no simulated time).
     fn ls_read<'py>(&self, py: Python<'py>, off: u32, n: u32) -> PyResult<Bound<'py, PyBytes>> {
         let spu = self.spu()?;
         self.check_ls("ls_read", off, n as usize)?;
-        Ok(PyBytes::new(py, &spu.ls_read(off, n)))
+        Ok(PyBytes::new(py, &spu.ls_read(off, n).map_err(to_py)?))
     }
 
     /// Set the tag-group mask used by the tag-status reads.

@@ -96,10 +96,10 @@ pub fn measure_schedule(file: &MachineFile, sched: &Schedule, setup: &Setup) -> 
             let layout = Layout::alloc(&spu, &sched)?;
             let mut me = Rank::new(spu.clone(), rank, spes, layout, dtype, rop, costs, counters);
             // One checked call on the reference data, then the timed calls.
-            spu.ls_write(layout.buf, &input);
+            spu.ls_write(layout.buf, &input)?;
             me.run(&sched).await?;
             if let Some(w) = want {
-                if spu.ls_read(layout.buf, w.len() as u32) != w {
+                if spu.ls_read(layout.buf, w.len() as u32)? != w {
                     ok.set(false);
                 }
             }

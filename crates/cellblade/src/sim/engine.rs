@@ -123,7 +123,7 @@ impl<E> Scheduler<E> {
         self.fail(if time < self.now {
             Error::Internal(format!("{what} was scheduled in the past: at {time}, the time being {}", self.now))
         } else {
-            overflow(&format!("{what} was scheduled at tick {} (from {})", time.0, self.now))
+            overflow(&format!("{what} at tick {} (from {})", time.0, self.now))
         });
     }
 
@@ -214,10 +214,8 @@ impl<W: World> Shared<W> {
 
 /// The error for an operation (`what`) that would pass the last representable simulated time.
 pub fn overflow(what: &str) -> Error {
-    Error::Program(format!(
-        "simulated time overflow: {what}, at or past {}, the end of the simulated time the engine represents (2^62 ticks, about 5.7 years)",
-        Time::HORIZON
-    ))
+    debug_assert_eq!(Time::HORIZON.0, 1 << 62);
+    Error::Program(format!("simulated time overflow: {what} would end at or past tick 2^62 (about 5.7 years), the end of the simulated time the engine represents"))
 }
 
 /// Future returned by [`Shared::suspend`].
@@ -479,7 +477,7 @@ mod tests {
             let err = e.run().unwrap_err();
             assert_eq!(err.kind(), crate::error::ErrorKind::Program);
             let msg = err.to_string();
-            assert!(msg.starts_with(&format!("simulated time overflow: spe3 waits {} ticks from 0.273 ns, at or past ", dt.0)), "{msg}");
+            assert_eq!(msg, format!("simulated time overflow: spe3 waits {} ticks from 0.273 ns would end at or past tick 2^62 (about 5.7 years), the end of the simulated time the engine represents", dt.0));
             assert_eq!(e.now(), Time(7), "the run stops where the overflow happened");
         }
         // A wake-up (not a sleep) past the horizon names the process woken.
@@ -491,7 +489,7 @@ mod tests {
             Ok(())
         });
         let msg = e.run().unwrap_err().to_string();
-        assert!(msg.starts_with(&format!("simulated time overflow: waking ppe was scheduled at tick {} (from 0.000 ns)", u64::MAX)), "{msg}");
+        assert!(msg.starts_with(&format!("simulated time overflow: waking ppe at tick {} (from 0.000 ns) would end at or past tick 2^62", u64::MAX)), "{msg}");
     }
 
     thread_local! {
