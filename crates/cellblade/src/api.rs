@@ -331,10 +331,11 @@ struct CollCheckReq {
 pub fn coll_check(request_json: &str) -> Result<String> {
     use crate::coll::{schedule::Schedule, verify::verify};
     let mut v: Value = parse(request_json, "coll check")?;
-    let _ = machine_of(&mut v)?;
+    let file = machine_of(&mut v)?;
     let req: CollCheckReq = serde_json::from_value(v).map_err(|e| config_err(format!("coll check request: {e}")))?;
     let s = Schedule::from_value(req.schedule)?;
     let (dtype, rop) = dtype_and_op(&req.dtype, &req.reduce_op)?;
+    crate::coll::check_fits(&s, file.spu.ls_bytes)?;
     verify(&s, dtype, rop)?;
     schedule_json(&s, &req.placement)
 }

@@ -92,7 +92,7 @@ fn bad_requests_say_why() {
     assert!(err(r#"{"op": "allgather", "algorithms": ["allgather.spiral"]}"#).contains("unknown algorithm 'allgather.spiral': allowed"));
     assert!(err(r#"{"op": "allgather", "spes": 6, "algorithms": ["allgather.rdb"]}"#).contains("needs a power-of-two number of SPEs, got 6"));
     assert!(err(r#"{"op": "allgather", "algorithms": ["reduce.binomial"]}"#).contains("reduce.binomial belongs to operation reduce, not allgather"));
-    assert!(err(r#"{"op": "broadcast", "sizes": [262144], "algorithms": ["broadcast.ota"]}"#).contains("broadcast.ota: needs 262656 bytes of local store on spe"));
+    assert!(err(r#"{"op": "broadcast", "sizes": [262144], "algorithms": ["broadcast.ota"]}"#).contains("broadcast.ota: does not fit: needs 262656 bytes, the local store has 262144"));
     assert!(err(r#"{"op": "scatter"}"#).contains("unknown operation 'scatter'"));
     assert!(err(r#"{"op": "reduce", "sizes": [0]}"#).contains("size 0 is not allowed: at least one element"));
     assert!(err(r#"{"op": "barrier", "iterations": 0}"#).contains("--iterations 0 is not allowed: at least 1"));
@@ -104,7 +104,7 @@ fn the_largest_message_that_fits_runs_and_one_more_quadword_fails_clearly() {
     let file = load(preset_text("qs20").unwrap(), &[]).unwrap();
     let setup = Setup { root: 0, placement: (0..8).collect(), dtype: Dtype::Int32, rop: ReduceOp::Sum, iterations: 1 };
     for a in REGISTRY.iter().filter(|a| a.op != cellblade::coll::schedule::Op::Barrier) {
-        let fits = |size: u32| Layout::footprint(&a.schedule(8, 0, size).unwrap()) <= file.spu.ls_bytes;
+        let fits = |size: u32| Layout::footprint(&a.schedule(8, 0, size).unwrap()) <= u64::from(file.spu.ls_bytes);
         // The largest multiple of 128 bytes (a whole segment for every algorithm on 8 SPEs) that fits.
         let (mut lo, mut hi) = (128u32, file.spu.ls_bytes);
         while hi - lo > 128 {
@@ -115,6 +115,7 @@ fn the_largest_message_that_fits_runs_and_one_more_quadword_fails_clearly() {
         let r = measure(&file, a, lo, &setup).unwrap();
         assert!(r.verified, "{} at its largest size {lo} B", a.name);
         let err = measure(&file, a, hi, &setup).unwrap_err().to_string();
-        assert!(err.contains(&format!("{}: needs", a.name)) && err.contains("bytes of local store"), "{}: {err}", a.name);
+        let need = Layout::footprint(&a.schedule(8, 0, hi).unwrap());
+        assert_eq!(err, format!("{}: does not fit: needs {need} bytes, the local store has 262144", a.name));
     }
 }

@@ -72,11 +72,11 @@ impl Layout {
 
     /// Local-store bytes schedule `s` takes on each SPE: the buffer, a scratch buffer of the
     /// same size if it reduces, and the notification arrays.
-    pub fn footprint(s: &Schedule) -> u32 {
-        let buffer = s.buffer.max(16).next_multiple_of(128);
+    pub fn footprint(s: &Schedule) -> u64 {
+        let buffer = u64::from(s.buffer.max(16)).next_multiple_of(128);
         let scratch = if s.reduces() { buffer } else { 0 };
         let line = if s.uses(Via::Atomic) { 128 } else { 0 };
-        buffer + scratch + 4 * 16 * s.p as u32 + line
+        buffer + scratch + 4 * 16 * s.p as u64 + line
     }
 
     /// Allocate the layout for `s` on `spu`; a collective that does not fit fails here.

@@ -23,7 +23,7 @@ use std::rc::Rc;
 use serde::Serialize;
 
 use crate::blade::Blade;
-use crate::error::{config_err, Result};
+use crate::error::{config_err, program_err, Result};
 use crate::machine::config::MachineFile;
 use algorithms::Algorithm;
 use data::{expected, inputs, Dtype, ReduceOp};
@@ -52,9 +52,25 @@ pub struct Setup {
     pub iterations: u32,
 }
 
+/// Refuse schedule `s` if its local-store footprint on each SPE exceeds `ls_bytes`: checked
+/// before any buffer is built (the reference data and the interpreter's take `p` buffers each).
+pub fn check_fits(s: &Schedule, ls_bytes: u32) -> Result<()> {
+    fits(&s.algorithm, Layout::footprint(s), ls_bytes)
+}
+
+fn fits(what: &str, need: u64, ls_bytes: u32) -> Result<()> {
+    if need > u64::from(ls_bytes) {
+        return Err(program_err(format!("{what}: does not fit: needs {need} bytes, the local store has {ls_bytes}")));
+    }
+    Ok(())
+}
+
 /// Run `alg` on `setup.placement.len()` ranks with messages of `size` bytes.
 /// The result names the size asked for; the run moves it padded to whole quadwords.
 pub fn measure(file: &MachineFile, alg: &Algorithm, size: u32, setup: &Setup) -> Result<CollResult> {
+    // Every rank's buffer holds at least the message: a size past the local store is refused
+    // before its schedule is built.
+    fits(alg.name, u64::from(size), file.spu.ls_bytes)?;
     let mut r = measure_schedule(file, &alg.schedule(setup.placement.len(), setup.root, size)?, setup)?;
     if alg.op != Op::Barrier {
         r.size_bytes = size;
@@ -68,7 +84,8 @@ pub fn measure_schedule(file: &MachineFile, sched: &Schedule, setup: &Setup) -> 
     if sched.p != p || sched.root != setup.root {
         return Err(config_err(format!("{}: the schedule is for {} SPEs and root {}, the run has {p} and root {}", sched.algorithm, sched.p, sched.root, setup.root)));
     }
-    let model_ok = verify::verify(&sched, setup.dtype, setup.rop).is_ok();
+    check_fits(sched, file.spu.ls_bytes)?;
+    let model_ok = verify::verify(sched, setup.dtype, setup.rop).is_ok();
     let barrier = algorithms::find("barrier.rdb")?.schedule(p, 0, 0)?;
     let inputs = inputs(sched.op, p, sched.root, sched.size, setup.dtype);
     let want = expected(sched.op, p, sched.root, sched.size, setup.dtype, setup.rop);
