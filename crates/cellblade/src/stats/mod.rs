@@ -50,7 +50,8 @@ pub struct StatsParams {
     pub warmup: u32,
     /// Mailbox/signal from the PPE through the library call instead of direct MMIO.
     pub syscall: bool,
-    pub trace: bool,
+    /// --trace: the file a Chrome/Perfetto trace of the run streams to.
+    pub trace: Option<String>,
     pub seed: u64,
     /// Thread ranks onto physical SPEs: a named placement (seed 001 §5) ...
     pub placement: Option<String>,
@@ -73,7 +74,7 @@ impl Default for StatsParams {
             iterations: 100,
             warmup: 10,
             syscall: false,
-            trace: false,
+            trace: None,
             seed: 0,
             placement: None,
             placement_file: None,
@@ -99,6 +100,9 @@ pub struct StatsResult {
     pub latency_ns: f64,
     pub per_spe: Vec<PerSpe>,
     pub aggregate_bandwidth_gbps: Option<f64>,
+    /// With a trace: events it dropped past its limit (the front says so on the console).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trace_dropped_events: Option<u64>,
     #[serde(skip)]
     pub report: Option<RunReport>,
 }
@@ -278,7 +282,10 @@ pub(crate) async fn timed_loop(spu: &Spu, warmup: u32, iterations: u32, mut op: 
 /// Run one CellStats measurement.
 pub fn run(file: MachineFile, p: &StatsParams) -> Result<StatsResult> {
     p.validate(file.spu.ls_bytes)?;
-    let mut blade = Blade::new(file, p.trace);
+    let mut blade = match &p.trace {
+        Some(path) => Blade::with_trace_file(file, std::path::Path::new(path))?,
+        None => Blade::new(file, false),
+    };
     let results = std::rc::Rc::new(std::cell::RefCell::new(Vec::<PerSpe>::new()));
     match p.function.as_str() {
         "mkthread" => sync::mkthread(&mut blade, p, results.clone())?,
@@ -298,6 +305,7 @@ pub fn run(file: MachineFile, p: &StatsParams) -> Result<StatsResult> {
         latency_ns: per_spe.iter().map(|r| r.latency_ns).sum::<f64>() / n,
         aggregate_bandwidth_gbps: per_spe.iter().map(|r| r.bandwidth_gbps).sum(),
         per_spe,
+        trace_dropped_events: p.trace.as_ref().map(|_| report.trace_dropped),
         report: Some(report),
     })
 }
