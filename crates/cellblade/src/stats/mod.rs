@@ -138,7 +138,7 @@ impl StatsParams {
             return Err(bad("spes", self.spes, "at least 2 SPEs with spe_target (SPE 0 is the partner or target)"));
         }
         let f = self.function.as_str();
-        if self.syscall && !(matches!(f, "mailbox" | "signal") && !self.spe_target) {
+        if self.syscall && (!matches!(f, "mailbox" | "signal") || self.spe_target) {
             return Err(unused("syscall", "only the PPE's mailbox and signal writes go through the library call"));
         }
         match self.list_elements {
@@ -221,14 +221,14 @@ impl StatsParams {
     /// them, or thread rank i on the placement's SPE for rank i.
     pub fn workers(&self) -> Result<Vec<usize>> {
         let placed = match (&self.placement, &self.placement_file) {
-            (Some(_), Some(_)) => return Err(config_err("give a placement name or a placement file, not both")),
+            (Some(_), Some(_)) => return Err(config_err("placement and placement_file are not allowed together: give a placement name or a placement file")),
             (Some(name), None) => Some(Placement::named(name, if self.spes > 8 { 16 } else { 8 })?),
             (None, Some(text)) => Some(Placement::parse(text, self.spes)?),
             (None, None) => None,
         };
         if let Some(pl) = placed {
             if self.spe_target {
-                return Err(config_err("--placement does not combine with -s (SPE 0 is the partner or target)"));
+                return Err(config_err("placement is not allowed with spe_target: SPE 0 is the partner or target"));
             }
             // A one-chip placement on cell 1 runs on SPEs 8-15.
             let shift = if self.spes <= 8 { self.cell * SPES_PER_CHIP } else { 0 };
@@ -336,7 +336,7 @@ mod tests {
         assert_eq!(params(16, 0, Some("evenodd")).workers().unwrap()[8..10], [8, 12]);
         let mut p = params(2, 0, Some("ring"));
         p.spe_target = true;
-        assert!(p.workers().unwrap_err().to_string().contains("does not combine with -s"));
+        assert_eq!(p.workers().unwrap_err().to_string(), "placement is not allowed with spe_target: SPE 0 is the partner or target");
         assert!(params(2, 0, Some("zigzag")).workers().unwrap_err().to_string().contains("unknown placement 'zigzag'"));
     }
 
