@@ -273,6 +273,12 @@ impl Spu {
         1e9 / self.sh.world.borrow().p.decrementer_hz as f64
     }
 
+    /// The longest interval the 32-bit decrementer times before it wraps (about 300 s at
+    /// 14.318 MHz): a program timing a longer one would read a wrong, plausible count.
+    pub fn decrementer_span_ns(&self) -> f64 {
+        self.decrementer_period_ns() * 2f64.powi(32)
+    }
+
     /// mfc_getllar: load the 128-byte line at `ea` into `lsa` and reserve it.
     pub async fn mfc_getllar(&self, lsa: u32, ea: u64) -> Result<()> {
         self.check_line(lsa, ea, "mfc_getllar")?;

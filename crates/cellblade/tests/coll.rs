@@ -99,6 +99,22 @@ fn bad_requests_say_why() {
 }
 
 #[test]
+fn a_timed_run_longer_than_the_decrementer_counts_is_refused() {
+    // A 1 GHz decrementer wraps after 4.29 s; with 31 us atomic hits an atomic barrier takes
+    // about 90 us, so some 50000 calls pass it (few events each: the test stays quick).
+    let sets = r#"["clock.decrementer_hz=1000000000", "atomic.hit_core_cycles=100000", "eib.command_phase_bus_cycles=10000", "mfc.tag_update_bus_cycles=10000", "mfc.issue_core_cycles=10000", "spu.channel_core_cycles=1000", "spu.poll_core_cycles=1000"]"#;
+    let req = |iterations: u32| format!(r#"{{"op": "barrier", "spes": 2, "algorithms": ["barrier.atomic"], "iterations": {iterations}, "set": {sets}}}"#);
+    let ok: serde_json::Value = serde_json::from_str(&coll_run(&req(20)).unwrap()).unwrap();
+    let per_call = ok[0]["latency_ns"].as_f64().unwrap();
+    let n = (5e9 / per_call).ceil() as u32;
+    let e = coll_run(&req(n)).unwrap_err().to_string();
+    assert!(e.starts_with(&format!("iterations {n} is not allowed: rank ")) && e.ends_with("longer than its 32-bit decrementer counts before it wraps (4.3 s)"), "{per_call} {e}");
+    // Within the span the run is measured (a shorter first estimate: no more warm-up share).
+    let lat: serde_json::Value = serde_json::from_str(&coll_run(&req((3.8e9 / per_call) as u32)).unwrap()).unwrap();
+    assert!((lat[0]["latency_ns"].as_f64().unwrap() - per_call).abs() < 0.1 * per_call, "{lat}");
+}
+
+#[test]
 fn the_largest_message_that_fits_runs_and_one_more_quadword_fails_clearly() {
     use cellblade::coll::lower::Layout;
     let file = load(preset_text("qs20").unwrap(), &[]).unwrap();

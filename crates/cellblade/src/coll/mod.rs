@@ -121,12 +121,20 @@ pub fn measure_schedule(file: &MachineFile, sched: &Schedule, setup: &Setup) -> 
                 }
             }
             me.run(&barrier).await?;
-            let d0 = spu.spu_read_decrementer();
+            let (d0, t0) = (spu.spu_read_decrementer(), spu.now());
             for _ in 0..iterations {
                 me.run(&sched).await?;
                 if with_barrier {
                     me.run(&barrier).await?;
                 }
+            }
+            let elapsed_ns = (spu.now() - t0).as_ns();
+            if elapsed_ns >= spu.decrementer_span_ns() {
+                return Err(config_err(format!(
+                    "iterations {iterations} is not allowed: rank {rank} would time them over {:.1} s of simulated time, longer than its 32-bit decrementer counts before it wraps ({:.1} s)",
+                    elapsed_ns / 1e9,
+                    spu.decrementer_span_ns() / 1e9
+                )));
             }
             let ticks = d0.wrapping_sub(spu.spu_read_decrementer());
             let ns = ticks as f64 * spu.decrementer_period_ns() / iterations as f64;

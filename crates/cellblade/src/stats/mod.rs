@@ -261,7 +261,7 @@ pub(crate) async fn timed_loop(spu: &Spu, warmup: u32, iterations: u32, mut op: 
     for _ in 0..iterations {
         op().await?;
     }
-    let span_ns = spu.decrementer_period_ns() * 2f64.powi(32);
+    let span_ns = spu.decrementer_span_ns();
     let elapsed_ns = (spu.now() - t0).as_ns();
     if elapsed_ns >= span_ns {
         return Err(bad(
