@@ -55,7 +55,7 @@ impl Rank {
         spu.mfc_get(BOOT_LS, ea, BOOT_BYTES, tag::BOOT).await?;
         spu.mfc_write_tag_mask(1 << tag::BOOT);
         spu.mfc_read_tag_status_all().await?;
-        let boot = Boot::decode(&spu.ls_read(BOOT_LS, BOOT_BYTES));
+        let boot = Boot::decode(&spu.ls_read(BOOT_LS, BOOT_BYTES)?);
         let at = spu.ls_alloc(layout::reserved_ls(boot.depth), 128)?;
         if at != 0 {
             return Err(program_err(format!(
@@ -262,7 +262,7 @@ impl Rank {
         put(meta::ADDR_LO, buf as u32);
         put(meta::COMM, comm);
         put(meta::ERROR, code::SUCCESS);
-        self.spu.ls_write(OUT_META, &e);
+        self.spu.ls_write(OUT_META, &e)?;
         let to = Memory::ls_ea(self.boot.spes[dest], layout::entry(me));
         self.spu
             .mfc_put(OUT_META, to, META_BYTES, tag::META)
@@ -360,7 +360,7 @@ impl Rank {
         let sender = self.poll(source, tag, comm).await?;
         self.tracker.running(self.boot.rank);
         let entry = layout::entry(sender);
-        let word = |off: u32| self.spu.ls_read_u32(entry + off);
+        let word = |off: u32| self.spu.ls_read_u32(entry + off).expect("meta-data entries lie inside the local store");
         let sent = word(meta::SIZE);
         let addr = ((word(meta::ADDR_HI) as u64) << 32) | word(meta::ADDR_LO) as u64;
         let status_tag = word(meta::TAG) as i32;
@@ -371,7 +371,7 @@ impl Rank {
         } else {
             code::SUCCESS
         };
-        self.spu.ls_write_u32(entry + meta::FLAG, 0);
+        self.spu.ls_write_u32(entry + meta::FLAG, 0)?;
         // The sender's acknowledgement is on its way: it counts as running from now.
         self.tracker.acknowledged(sender);
         self.signal(sender, error).await?;
@@ -424,7 +424,7 @@ impl Rank {
     /// The status of `sender`'s entry if it is flagged and matches.
     fn matching(&self, sender: usize, tag: i32, comm: u32) -> Option<Status> {
         let entry = layout::entry(sender);
-        let word = |off: u32| self.spu.ls_read_u32(entry + off);
+        let word = |off: u32| self.spu.ls_read_u32(entry + off).expect("meta-data entries lie inside the local store");
         let (t, size) = (word(meta::TAG) as i32, word(meta::SIZE));
         (word(meta::FLAG) != 0 && word(meta::COMM) == comm && (tag == ANY_TAG || t == tag))
             .then_some(Status {
@@ -490,7 +490,7 @@ impl Rank {
         self.spu.mfc_read_tag_status_all().await?;
         let ea = self.boot.signal_ea[sender];
         let lsa = SIG_SCRATCH + (ea % 16) as u32;
-        self.spu.ls_write_u32(lsa, error);
+        self.spu.ls_write_u32(lsa, error)?;
         self.spu.mfc_sndsig(lsa, ea, tag::SIGNAL).await
     }
 
