@@ -66,7 +66,6 @@ def test_flags_become_the_core_request(fake_core, capsys):
             "iterations": 1_000_000,
             "warmup": 1000,
             "syscall": False,
-            "trace": False,
             "seed": 7,
             "machine": {"preset": "qs20"},
             "set": ["a.b=2", "c=3"],
@@ -85,7 +84,6 @@ def test_defaults_leave_per_function_values_to_the_core(fake_core):
         "xdram": 0,
         "spe_target": False,
         "syscall": True,
-        "trace": False,
         "machine": {"preset": "qs22"},
         "set": [],
     }

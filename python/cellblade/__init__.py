@@ -96,7 +96,7 @@ def run_stats(
     iterations: int | None = None,
     warmup: int | None = None,
     syscall: bool | None = None,
-    trace: bool | None = None,
+    trace: str | os.PathLike | None = None,
     seed: int | None = None,
     placement: str | None = None,
     placement_file: str | os.PathLike | None = None,
@@ -108,7 +108,9 @@ def run_stats(
     ``shared`` picks one buffer for all SPEs (CellStats -n) or one each (-N); ``spe_target``
     is -s (the peer is an SPE, or the buffer is in SPE 0's local store); ``syscall`` makes the
     PPE use the library call instead of a direct MMIO write for mailboxes and signals;
-    ``placement`` (a name) or ``placement_file`` puts thread rank i on the placement's SPE.
+    ``placement`` (a name) or ``placement_file`` puts thread rank i on the placement's SPE;
+    ``trace`` is a file the run's Chrome/Perfetto trace streams to (the result's
+    ``trace_dropped_events`` counts events past its limit).
     """
     request = {
         "spes": spes,
@@ -122,7 +124,7 @@ def run_stats(
         "iterations": iterations,
         "warmup": warmup,
         "syscall": syscall,
-        "trace": trace,
+        "trace": None if trace is None else os.fspath(trace),
         "seed": seed,
         "placement": placement,
         "placement_file": _read(placement_file, "placement_file"),

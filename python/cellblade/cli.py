@@ -26,6 +26,7 @@ from typing import Any
 
 import cellblade
 from cellblade import affinity, cli_model, coll, schedule, sweep, units
+import cellblade.mpi.cli
 
 # Names, defaults and limits are the core's.
 CATALOG = cellblade.CATALOG
@@ -92,6 +93,7 @@ def main(argv: list[str] | None = None) -> int:
     bench.add_argument("--json", action="store_true", help="print the result as JSON")
     bench.add_argument("--quick", action="store_true", help="short workloads")
     bench.set_defaults(handler=_bench)
+    cellblade.mpi.cli.add_commands(commands)
     return _run(parser, argv)
 
 
@@ -396,10 +398,11 @@ def _stats(args: argparse.Namespace) -> int:
     if args.sweep:
         return _sweep(args)
     parameters = _stats_parameters(args)
-    result = cellblade.run_stats(args.function, trace=args.trace is not None, **parameters)
+    result = cellblade.run_stats(args.function, trace=args.trace, **parameters)
     summary = {key: value for key, value in result.items() if key not in ("machine_toml", "trace")}
-    if args.trace is not None:
-        _write_json(args.trace, result["trace"])
+    if result.get("trace_dropped_events"):
+        print(f"warning: the trace {args.trace} is cut: {result['trace_dropped_events']} events past "
+              "its limit were dropped (trace fewer iterations or SPEs)", file=sys.stderr)
     if args.out is not None:
         args.out.mkdir(parents=True, exist_ok=True)
         _write_json(args.out / "result.json", dict(summary, parameters=parameters))

@@ -29,6 +29,8 @@ use pythonize::{depythonize, pythonize};
 use serde::Serialize;
 
 mod args;
+mod interrupt;
+mod mpi;
 mod programs;
 
 create_exception!(
@@ -63,6 +65,7 @@ pub(crate) fn to_py(err: Error) -> PyErr {
         ErrorKind::Program => ProgramError::new_err(message),
         ErrorKind::Deadlock => DeadlockError::new_err(message),
         ErrorKind::Internal => CellbladeError::new_err(message),
+        ErrorKind::Interrupted => interrupt::to_py(message),
     };
     if let Some(field) = err.field() {
         Python::attach(|py| e.value(py).setattr("field", field)).expect("an exception takes attributes");
@@ -250,9 +253,12 @@ mod _core {
     };
     #[pymodule_export]
     use super::programs::{PpeHandle, ProgramBlade, PyOp, SpuHandle};
+    #[pymodule_export]
+    use super::mpi::{mpi_max_ranks, mpi_pingpong, mpi_run};
 
     #[pymodule_init]
     fn init(m: &Bound<'_, PyModule>) -> PyResult<()> {
+        super::interrupt::install();
         // Every error has a `field`: the request field it is about, or None.
         m.py().get_type::<CellbladeError>().setattr("field", m.py().None())
     }

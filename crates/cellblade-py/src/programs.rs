@@ -309,8 +309,7 @@ impl SpuHandle {
         let off = unsigned::<u32>(off, "off")?;
         let spu = self.spu()?;
         self.check_ls("ls_write", off, data.len())?;
-        spu.ls_write(off, &data);
-        Ok(())
+        spu.ls_write(off, &data).map_err(to_py)
     }
 
     /// Read `n` bytes of this SPE's local store from `off` (takes no simulated time).
@@ -318,7 +317,7 @@ impl SpuHandle {
         let (off, n) = (unsigned::<u32>(off, "off")?, unsigned::<u32>(n, "n")?);
         let spu = self.spu()?;
         self.check_ls("ls_read", off, n as usize)?;
-        Ok(PyBytes::new(py, &spu.ls_read(off, n)))
+        Ok(PyBytes::new(py, &spu.ls_read(off, n).map_err(to_py)?))
     }
 
     /// Set the tag-group mask used by the tag-status reads.

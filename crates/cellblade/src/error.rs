@@ -14,6 +14,8 @@ pub enum ErrorKind {
     Deadlock,
     /// A bug in cellblade itself.
     Internal,
+    /// The caller asked the run to stop (Ctrl-C): see [`crate::sim::interrupt`].
+    Interrupted,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -25,6 +27,7 @@ pub enum Error {
     Program(String),
     Deadlock(String),
     Internal(String),
+    Interrupted(String),
 }
 
 impl Error {
@@ -34,12 +37,13 @@ impl Error {
             Error::Program(_) => ErrorKind::Program,
             Error::Deadlock(_) => ErrorKind::Deadlock,
             Error::Internal(_) => ErrorKind::Internal,
+            Error::Interrupted(_) => ErrorKind::Interrupted,
         }
     }
 
     pub fn message(&self) -> &str {
         match self {
-            Error::Config(m) | Error::Program(m) | Error::Deadlock(m) | Error::Internal(m) => m,
+            Error::Config(m) | Error::Program(m) | Error::Deadlock(m) | Error::Internal(m) | Error::Interrupted(m) => m,
             Error::Field { message, .. } => message,
         }
     }

@@ -9,6 +9,7 @@
 //! bench.rs      simulator speed benchmark
 //! stats/        CellStats (seed 002 §3): the workloads behind `cellstats -f ...`
 //! coll/         the collective library of seed 000: schedules, algorithms, verifier, lowering
+//! mpi/          seed 004's synchronous-mode MPI on the SPEs, and ranks driven by OS processes
 //! affinity/     thread-to-SPE placements, patterns and the placement search (seed 001)
 //! reproduce.rs  the seeds' findings as claims, re-checked on the simulated blade
 //! blade.rs      building and running a blade with SPE and PPE programs
@@ -43,6 +44,7 @@ pub mod coll;
 pub mod error;
 pub mod machine;
 pub mod model;
+pub mod mpi;
 pub mod ppe;
 pub mod reproduce;
 pub mod request;

@@ -62,6 +62,7 @@ pub fn run_all(file: &MachineFile, quick: bool) -> Result<Vec<Claim>> {
     let mut out = collectives(file, quick)?;
     out.extend(affinity(file, quick)?);
     out.extend(crate::model::claims::claims(file, quick)?);
+    out.extend(crate::mpi::claims(file, quick)?);
     Ok(out)
 }
 
@@ -136,7 +137,7 @@ fn sweep(file: &MachineFile, p: usize, names: &[&str], sizes: &[u32], iterations
     for name in names {
         let alg = find(name)?;
         for &size in sizes {
-            let fits = |s: &crate::coll::schedule::Schedule| crate::coll::lower::Layout::footprint(s) <= file.spu.ls_bytes;
+            let fits = |s: &crate::coll::schedule::Schedule| crate::coll::lower::Layout::footprint(s) <= u64::from(file.spu.ls_bytes);
             if alg.schedule(p, 0, size).is_ok_and(|s| fits(&s)) {
                 out.insert((name.to_string(), size), measure(file, alg, size, &setup)?.latency_ns);
             }

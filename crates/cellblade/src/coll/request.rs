@@ -151,9 +151,10 @@ impl Request for CheckRequest {
         allowed(field)
     }
 
-    fn run(self, _: &MachineFile) -> Result<Value> {
+    fn run(self, file: &MachineFile) -> Result<Value> {
         let s = Schedule::from_value(self.schedule)?;
         let (dtype, rop) = dtype_and_op(&self.dtype, &self.reduce_op)?;
+        super::check_fits(&s, file.spu.ls_bytes)?;
         super::verify::verify(&s, dtype, rop)?;
         schedule_value(&s, &self.placement)
     }

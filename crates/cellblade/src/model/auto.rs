@@ -26,7 +26,7 @@ pub fn choose(params: &ModelParams, op: Op, placement: &[usize], root: usize, si
     let mut candidates = Vec::new();
     for alg in algorithms::REGISTRY.iter().filter(|a| a.op == op) {
         let Ok(s) = alg.schedule(p, root, size) else { continue };
-        if Layout::footprint(&s) > ls_bytes * 3 / 4 {
+        if Layout::footprint(&s) > u64::from(ls_bytes) * 3 / 4 {
             continue;
         }
         if let Ok(pr) = price(params, &s, placement, dtype) {

@@ -45,7 +45,7 @@ async fn get_all(spu: &Spu, dst: u32, peer: usize, src: u32, bytes: u32) -> Resu
 async fn put_note(spu: &Spu, word: u32, peer: usize, note: u32, i: u32) -> Result<()> {
     spu.mfc_write_tag_mask(1 << NOTE_TAG);
     spu.mfc_read_tag_status_all().await?;
-    spu.ls_write_u32(word, i);
+    spu.ls_write_u32(word, i)?;
     spu.mfc_put(word, Spu::ls_ea(peer, note), 16, NOTE_TAG).await
 }
 
@@ -214,7 +214,7 @@ pub fn note_train(file: &MachineFile, from: usize, peers: &[usize], iterations: 
         let d0 = spu.spu_read_decrementer();
         for i in 0..iterations {
             for (k, &q) in peers.iter().enumerate() {
-                spu.ls_write_u32(words + 16 * k as u32, i);
+                spu.ls_write_u32(words + 16 * k as u32, i)?;
                 spu.mfc_put(words + 16 * k as u32, Spu::ls_ea(q, note), 16, NOTE_TAG).await?;
             }
             spu.mfc_read_tag_status_all().await?;

@@ -99,7 +99,7 @@ pub fn grid(file: &MachineFile, params: &ModelParams) -> Vec<Point> {
             let sizes = if alg.op == Op::Barrier { vec![0] } else { grid_sizes() };
             for size in sizes {
                 // Room for the program's own data besides the collective: a quarter of the store.
-                let fits = alg.schedule(spes, 0, size).is_ok_and(|s| Layout::footprint(&s) <= ls * 3 / 4);
+                let fits = alg.schedule(spes, 0, size).is_ok_and(|s| Layout::footprint(&s) <= u64::from(ls) * 3 / 4);
                 let modelled = equations::predict(params, name, spes, size, 0.0).is_ok();
                 if fits && modelled {
                     out.push(Point { algorithm: name.to_string(), spes, size_bytes: size });
