@@ -104,6 +104,7 @@ pub struct Catalog {
     pub stats: StatsCatalog,
     pub coll: CollCatalog,
     pub affinity: AffinityLimits,
+    pub mpi: crate::mpi::request::MpiCatalog,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -172,6 +173,7 @@ pub fn catalog() -> Catalog {
             default_placement: a::DEFAULT_PLACEMENT,
             collective_default_size: affinity::pattern::COLLECTIVE_DEFAULT_SIZE,
         },
+        mpi: crate::mpi::request::catalog(),
     }
 }
 

@@ -14,6 +14,7 @@
 //! claims.rs    the ping-pong's published figures as `cellblade reproduce` rows
 //! wire.rs      the request/answer format between a rank process and the simulator
 //! external.rs  ranks driven by OS processes over sockets (`cellblade mpirun`)
+//! request.rs   the typed requests of `mpirun` and `pingpong`, their defaults and limits
 //! ```
 //!
 //! Contract (seed 004 §4): per (sender, receiver) pair one message is in flight at a time, so
@@ -27,6 +28,7 @@ mod external;
 mod layout;
 mod pingpong;
 mod rank;
+pub mod request;
 mod startup;
 mod tracker;
 mod transfer;

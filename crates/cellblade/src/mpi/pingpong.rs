@@ -27,7 +27,7 @@ pub struct PingPong {
     pub depth: u32,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
 pub struct PingPongRow {
     pub bytes: u32,
     pub reps: u32,
