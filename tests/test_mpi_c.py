@@ -332,3 +332,20 @@ def test_the_job_and_pingpong_requests_name_their_fields():
     assert answer["result"][0]["bytes"] == 0 and "qs22" in answer["machine_toml"].lower()
     bad = run_cli("mpirun", "-n", "2", "--mode", "ls", "--depth", "1", "/bin/true")
     assert (bad.returncode, bad.stderr) == (1, "cellblade: error: --depth 1 is not allowed: 2 to 8 chunks in flight\n")
+
+
+def test_bench_mpi_workload_matches_the_in_simulator_pingpong():
+    """`cellblade bench`'s MPI workload (examples/mpi/latency.c through the launcher): its
+    simulated latencies are the core's ping-pong's, and it reports its wall-time figures."""
+    from cellblade import _core
+    from cellblade.mpi import bench
+    r = bench.run(quick=True)
+    sizes = [s["bytes"] for s in r["sizes"]]
+    assert sizes == [0] + [1 << k for k in range(17)]
+    core = {row["bytes"]: row["latency_us"] for row in _core.mpi_pingpong({"sizes": [0, 1, 1024, 65536]})["result"]}
+    for s in r["sizes"]:
+        if s["bytes"] in core:
+            assert s["latency_us"] == pytest.approx(core[s["bytes"]], rel=0.01, abs=0.002), s
+    assert len(r["roundtrip_batches_us"]) == 5 and r["roundtrip_us"] > 0 and r["packets"] > 0
+    assert r["packets_per_second"] == pytest.approx(r["packets"] / r["simulator_wall_s"])
+    assert "round trip, rank process to simulator" in bench.describe(r)
