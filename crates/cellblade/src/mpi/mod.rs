@@ -42,7 +42,7 @@ pub use pingpong::{default_reps, pingpong, PingPong, PingPongRow};
 pub use rank::{Rank, Status};
 pub use world::{MpiWorld, WorldReport};
 
-use crate::error::{config_err, Result};
+use crate::error::{config_err, field_err, Result};
 use crate::machine::topology::SPES;
 
 /// At most one rank per SPE, so 16 on a blade (seed 004 §3.2).
@@ -90,12 +90,28 @@ impl Mode {
     }
 }
 
+/// What a rank count may be, in words.
+pub(crate) fn rank_words() -> String {
+    format!("1 to {MAX_RANKS} (one rank per SPE, 8 SPEs per chip, 2 chips; seed 004 §3.2)")
+}
+
+/// What a pipeline depth may be, in words.
+pub(crate) fn depth_words() -> String {
+    format!("{DEFAULT_DEPTH} to {MAX_DEPTH} chunks in flight")
+}
+
 /// Check a rank count: 1 to 16.
 pub fn check_ranks(n: usize) -> Result<()> {
     if n == 0 || n > MAX_RANKS {
-        return Err(config_err(format!(
-            "ranks = {n} is out of range: allowed 1 to {MAX_RANKS} (one rank per SPE, 8 SPEs per chip, 2 chips; seed 004 §3.2)"
-        )));
+        return Err(field_err("ranks", n, rank_words()));
+    }
+    Ok(())
+}
+
+/// Check the staging chunks in flight of memory mode: 2 to 8.
+pub fn check_depth(depth: u32) -> Result<()> {
+    if !(DEFAULT_DEPTH..=MAX_DEPTH).contains(&depth) {
+        return Err(field_err("depth", depth, depth_words()));
     }
     Ok(())
 }

@@ -5,10 +5,13 @@ use std::os::unix::net::UnixStream;
 
 use serde::{Deserialize, Serialize};
 
-use super::{external, layout, pingpong, Mode, PingPong, PingPongRow, MAX_RANKS};
+use super::{
+    check_depth, check_ranks, depth_words, external, layout, pingpong, rank_words, Mode, PingPong,
+    PingPongRow, MAX_RANKS,
+};
 use crate::affinity::placement::Placement;
 use crate::coll::request::{placement_of, PlacementSel};
-use crate::error::{config_err, field_err, Result};
+use crate::error::{config_err, Result};
 use crate::machine::config::MachineFile;
 use crate::request::{within, Request};
 use crate::sim::Time;
@@ -30,17 +33,6 @@ fn default_sizes() -> Vec<u32> {
     DEFAULT_SIZES.to_vec()
 }
 
-fn rank_words() -> String {
-    format!("1 to {MAX_RANKS} (one rank per SPE, 8 SPEs per chip, 2 chips; seed 004 §3.2)")
-}
-fn depth_words() -> String {
-    format!(
-        "{} to {} chunks in flight",
-        layout::DEFAULT_DEPTH,
-        layout::MAX_DEPTH
-    )
-}
-
 fn allowed(field: &str) -> Option<String> {
     match field {
         "ranks" => Some(rank_words()),
@@ -57,13 +49,6 @@ fn allowed(field: &str) -> Option<String> {
 
 fn mode_of(text: &str) -> Result<Mode> {
     Mode::parse(text).map_err(|e| within("mode", text, e))
-}
-
-fn check_depth(depth: u32) -> Result<u32> {
-    if !(layout::DEFAULT_DEPTH..=layout::MAX_DEPTH).contains(&depth) {
-        return Err(field_err("depth", depth, depth_words()));
-    }
-    Ok(depth)
 }
 
 /// A job of `ranks` rank processes, each at the other end of one of `streams`.
@@ -133,9 +118,7 @@ impl Request for JobRequest {
     }
 
     fn run(self, file: &MachineFile) -> Result<JobOutcome> {
-        if self.ranks == 0 || self.ranks > MAX_RANKS {
-            return Err(field_err("ranks", self.ranks, rank_words()));
-        }
+        check_ranks(self.ranks)?;
         if self.streams.len() != self.ranks {
             return Err(config_err(format!(
                 "mpirun: {} rank connections for {} ranks",
@@ -144,7 +127,8 @@ impl Request for JobRequest {
             )));
         }
         let mode = mode_of(&self.mode)?;
-        let depth = check_depth(self.depth)?;
+        check_depth(self.depth)?;
+        let depth = self.depth;
         let placement = self.placement()?;
         Ok(
             match external::run_external(
@@ -202,10 +186,8 @@ impl Request for PingPongRequest {
 
     fn run(self, file: &MachineFile) -> Result<Vec<PingPongRow>> {
         let mode = mode_of(&self.mode)?;
-        let depth = check_depth(self.depth)?;
-        if self.reps == Some(0) {
-            return Err(field_err("reps", 0, format!("1 to {}", u32::MAX)));
-        }
+        check_depth(self.depth)?;
+        let depth = self.depth;
         self.sizes
             .iter()
             .map(|&bytes| {
