@@ -327,7 +327,7 @@ def test_the_job_and_pingpong_requests_name_their_fields():
     assert refused.value.field == "np"
     with pytest.raises(cellblade.ConfigError) as refused:
         _core.mpi_pingpong({"sizes": [0], "mode": "shm"})
-    assert (refused.value.field, str(refused.value)) == ("mode", "mode shm is not allowed: one of memory or ls")
+    assert (refused.value.field, str(refused.value)) == ("mode", "mode shm is not allowed: one of memory, ls")
     answer = _core.mpi_pingpong({"sizes": [0]}, {"preset": "qs22"})
     assert answer["result"][0]["bytes"] == 0 and "qs22" in answer["machine_toml"].lower()
     bad = run_cli("mpirun", "-n", "2", "--mode", "ls", "--depth", "1", "/bin/true")

@@ -254,7 +254,7 @@ fn bad_requests_are_clear_errors() {
     assert!(e.to_string().contains("repeats SPE 3"), "{e}");
     assert_eq!(
         Mode::parse("cache").unwrap_err().to_string(),
-        "unknown MPI mode 'cache': allowed memory or ls"
+        "unknown MPI mode 'cache': allowed memory, ls"
     );
     let mut w = MpiWorld::new(qs20(), 2, None, Mode::Memory).unwrap();
     w.rank(

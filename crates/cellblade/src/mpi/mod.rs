@@ -72,20 +72,25 @@ pub enum Mode {
 }
 
 impl Mode {
+    /// Every mode's name, in the order of the variants.
+    pub const NAMES: [&'static str; 2] = ["memory", "ls"];
+
     pub fn parse(text: &str) -> Result<Mode> {
-        match text {
-            "memory" => Ok(Mode::Memory),
-            "ls" => Ok(Mode::Ls),
-            other => Err(config_err(format!(
-                "unknown MPI mode '{other}': allowed memory or ls"
-            ))),
-        }
+        [Mode::Memory, Mode::Ls]
+            .into_iter()
+            .find(|m| m.name() == text)
+            .ok_or_else(|| {
+                config_err(format!(
+                    "unknown MPI mode '{text}': allowed {}",
+                    Mode::NAMES.join(", ")
+                ))
+            })
     }
 
     pub fn name(self) -> &'static str {
         match self {
-            Mode::Memory => "memory",
-            Mode::Ls => "ls",
+            Mode::Memory => Mode::NAMES[0],
+            Mode::Ls => Mode::NAMES[1],
         }
     }
 }

@@ -18,8 +18,6 @@ use crate::sim::Time;
 
 /// Where message buffers live when a request names no mode (the seed's default).
 pub const DEFAULT_MODE: &str = "memory";
-/// The modes a request may name.
-pub const MODES: [&str; 2] = ["memory", "ls"];
 /// Message sizes of a ping-pong that names none: seed 004 Fig. 5's range.
 pub const DEFAULT_SIZES: [u32; 7] = [0, 1 << 10, 4 << 10, 16 << 10, 64 << 10, 256 << 10, 1 << 20];
 
@@ -38,7 +36,7 @@ fn allowed(field: &str) -> Option<String> {
         "ranks" => Some(rank_words()),
         "depth" => Some(depth_words()),
         "reps" => Some(format!("1 to {}", u32::MAX)),
-        "mode" => Some(format!("one of {}", MODES.join(", "))),
+        "mode" => Some(format!("one of {}", Mode::NAMES.join(", "))),
         "placement" => Some(format!(
             "a placement name or the physical SPE (0 to {}) of each rank",
             MAX_RANKS - 1
@@ -221,7 +219,7 @@ pub struct MpiCatalog {
 pub fn catalog() -> MpiCatalog {
     MpiCatalog {
         max_ranks: MAX_RANKS,
-        modes: MODES.to_vec(),
+        modes: Mode::NAMES.to_vec(),
         default_mode: DEFAULT_MODE,
         default_depth: layout::DEFAULT_DEPTH,
         max_depth: layout::MAX_DEPTH,
@@ -255,7 +253,7 @@ mod tests {
         .unwrap_err();
         assert_eq!(
             (e.field(), e.message()),
-            (Some("mode"), "mode shm is not allowed: one of memory or ls")
+            (Some("mode"), "mode shm is not allowed: one of memory, ls")
         );
         let e = answer(
             &MachineChoice::default(),
