@@ -172,7 +172,7 @@ def test_placement_puts_ranks_on_the_named_spes(build):
     done = run_cli("mpirun", "-n", "2", "--placement", "3,3", build("sendrecv_basic"))
     assert (done.returncode, done.stderr) == (1, "cellblade: error: placement repeats SPE 3 (ranks 0 and 1): it must be a permutation\n")
     done = run_cli("mpirun", "-n", "3", "--placement", "0,1", build("sendrecv_basic"))
-    assert (done.returncode, done.stderr) == (1, "cellblade: error: --placement names 2 SPEs, the job has 3 ranks\n")
+    assert (done.returncode, done.stderr) == (1, "cellblade: error: --placement [0, 1] is not allowed: one SPE per rank: it names 2, the run has 3\n")
 
 
 def test_cross_chip_messages_take_longer(tmp_path):
@@ -205,7 +205,7 @@ def test_pingpong_command_prints_the_seed_rows():
     ls = json.loads(run_cli("pingpong", "--mode", "ls", "--sizes", "64k", "--json").stdout)
     assert ls[0]["throughput_gbps"] > 3 * rows[1]["throughput_gbps"]
     bad = run_cli("pingpong", "--reps", "0")
-    assert (bad.returncode, bad.stderr) == (1, "cellblade: error: reps = 0 is out of range: allowed 1 and up\n")
+    assert (bad.returncode, bad.stderr) == (1, "cellblade: error: --reps 0 is not allowed: 1 to 4294967295\n")
 
 
 def test_ctrl_c_ends_every_rank(tmp_path):
@@ -307,6 +307,45 @@ def test_depth_flag(build):
     rows = {d: json.loads(run_cli("pingpong", "--sizes", "256k", "--depth", str(d), "--json").stdout)[0] for d in (2, 4)}
     assert rows[4]["throughput_gbps"] >= 0.99 * rows[2]["throughput_gbps"]
     bad = run_cli("pingpong", "--depth", "9")
-    assert (bad.returncode, bad.stderr) == (1, "cellblade: error: depth = 9 is out of range: allowed 2 to 8 chunks in flight\n")
+    assert (bad.returncode, bad.stderr) == (1, "cellblade: error: --depth 9 is not allowed: 2 to 8 chunks in flight\n")
     done = run_cli("mpirun", "-n", "3", "--depth", "8", build("sendrecv_basic"))
     assert (done.returncode, done.stdout) == (0, "No Errors\n"), done.stderr
+
+
+def test_the_job_and_pingpong_requests_name_their_fields():
+    import cellblade
+    from cellblade import _core
+    from cellblade.mpi import launcher
+    limit = cellblade.catalog()["mpi"]["max_ranks"]
+    assert limit == 16
+    with pytest.raises(cellblade.ConfigError) as refused:
+        launcher.mpirun("/bin/true", n=limit + 1)  # refused before any process starts
+    assert (refused.value.field, str(refused.value)) == (
+        "ranks", "ranks 17 is not allowed: 1 to 16 (one rank per SPE, 8 SPEs per chip, 2 chips; seed 004 §3.2)")
+    with pytest.raises(cellblade.ConfigError) as refused:
+        _core.mpi_pingpong({"sizes": [0], "np": 2})
+    assert refused.value.field == "np"
+    with pytest.raises(cellblade.ConfigError) as refused:
+        _core.mpi_pingpong({"sizes": [0], "mode": "shm"})
+    assert (refused.value.field, str(refused.value)) == ("mode", "mode shm is not allowed: one of memory, ls")
+    answer = _core.mpi_pingpong({"sizes": [0]}, {"preset": "qs22"})
+    assert answer["result"][0]["bytes"] == 0 and "qs22" in answer["machine_toml"].lower()
+    bad = run_cli("mpirun", "-n", "2", "--mode", "ls", "--depth", "1", "/bin/true")
+    assert (bad.returncode, bad.stderr) == (1, "cellblade: error: --depth 1 is not allowed: 2 to 8 chunks in flight\n")
+
+
+def test_bench_mpi_workload_matches_the_in_simulator_pingpong():
+    """`cellblade bench`'s MPI workload (examples/mpi/latency.c through the launcher): its
+    simulated latencies are the core's ping-pong's, and it reports its wall-time figures."""
+    from cellblade import _core
+    from cellblade.mpi import bench
+    r = bench.run(quick=True)
+    sizes = [s["bytes"] for s in r["sizes"]]
+    assert sizes == [0] + [1 << k for k in range(17)]
+    core = {row["bytes"]: row["latency_us"] for row in _core.mpi_pingpong({"sizes": [0, 1, 1024, 65536]})["result"]}
+    for s in r["sizes"]:
+        if s["bytes"] in core:
+            assert s["latency_us"] == pytest.approx(core[s["bytes"]], rel=0.01, abs=0.002), s
+    assert len(r["roundtrip_batches_us"]) == 5 and r["roundtrip_us"] > 0 and r["packets"] > 0
+    assert r["packets_per_second"] == pytest.approx(r["packets"] / r["simulator_wall_s"])
+    assert "round trip, rank process to simulator" in bench.describe(r)

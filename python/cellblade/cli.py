@@ -26,6 +26,7 @@ from typing import Any
 
 import cellblade
 from cellblade import affinity, cli_model, coll, schedule, sweep, units
+import cellblade.mpi.bench
 import cellblade.mpi.cli
 
 # Names, defaults and limits are the core's.
@@ -640,6 +641,7 @@ def _demo(args: argparse.Namespace) -> int:
 
 def _bench(args: argparse.Namespace) -> int:
     result = cellblade.bench(quick=args.quick)
+    result["mpi"] = cellblade.mpi.bench.run(quick=args.quick)
     if args.json:
         print(json.dumps(result))
         return 0
@@ -657,6 +659,7 @@ def _bench(args: argparse.Namespace) -> int:
           f"claims ({reproduce['holding']} hold) in {reproduce['wall_s']:.1f} s "
           "(target for the full form: under 300 s)")
     print(cli_model.bench_line())
+    print(cellblade.mpi.bench.describe(result["mpi"]))
     return 0
 
 

@@ -76,7 +76,7 @@ pub(crate) fn to_py(err: Error) -> PyErr {
 /// Python values as data for the core. A value that is not plain data (numbers, strings,
 /// lists, dicts) or an integer past 64 bits fails here, reported for its field like a value the
 /// request refuses.
-fn fields_of<R: Request>(request: &Bound<'_, PyDict>) -> PyResult<serde_json::Value> {
+pub(crate) fn fields_of<R: Request>(request: &Bound<'_, PyDict>) -> PyResult<serde_json::Value> {
     let mut fields = serde_json::Map::new();
     for (key, value) in request.iter() {
         let key: String = key.extract()?;
@@ -103,14 +103,14 @@ fn allowed<R: Request>(field: &str, listed: bool) -> String {
     }
 }
 
-fn machine_of(machine: Option<&Bound<'_, PyAny>>) -> PyResult<MachineChoice> {
+pub(crate) fn machine_of(machine: Option<&Bound<'_, PyAny>>) -> PyResult<MachineChoice> {
     match machine {
         None => Ok(MachineChoice::default()),
         Some(m) => depythonize(m).map_err(|e| ConfigError::new_err(format!("machine selection: {e}"))),
     }
 }
 
-fn to_python<T: Serialize>(py: Python<'_>, value: &T) -> PyResult<Py<PyAny>> {
+pub(crate) fn to_python<T: Serialize>(py: Python<'_>, value: &T) -> PyResult<Py<PyAny>> {
     Ok(pythonize(py, value)?.unbind())
 }
 
@@ -236,6 +236,10 @@ program!(
     /// The time to predict the validation grid with every model.
     model_time_grid => cellblade::model::request::TimeGridRequest
 );
+program!(
+    /// Seed 004 §5.1's MPI ping-pong over message sizes.
+    mpi_pingpong => cellblade::mpi::request::PingPongRequest
+);
 
 #[pymodule]
 mod _core {
@@ -254,7 +258,7 @@ mod _core {
     #[pymodule_export]
     use super::programs::{PpeHandle, ProgramBlade, PyOp, SpuHandle};
     #[pymodule_export]
-    use super::mpi::{mpi_max_ranks, mpi_pingpong, mpi_run};
+    use super::{mpi::mpi_run, mpi_pingpong};
 
     #[pymodule_init]
     fn init(m: &Bound<'_, PyModule>) -> PyResult<()> {

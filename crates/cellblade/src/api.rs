@@ -105,6 +105,7 @@ pub struct Catalog {
     pub coll: CollCatalog,
     pub affinity: AffinityLimits,
     pub model: crate::model::request::ModelCatalog,
+    pub mpi: crate::mpi::request::MpiCatalog,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -174,6 +175,7 @@ pub fn catalog() -> Catalog {
             collective_default_size: affinity::pattern::COLLECTIVE_DEFAULT_SIZE,
         },
         model: crate::model::request::catalog(),
+        mpi: crate::mpi::request::catalog(),
     }
 }
 

@@ -246,7 +246,7 @@ fn receiving_from_a_finished_rank_is_a_deadlock() {
 #[test]
 fn bad_requests_are_clear_errors() {
     let e = MpiWorld::new(qs20(), 17, None, Mode::Memory).err().unwrap();
-    assert_eq!(e.to_string(), "ranks = 17 is out of range: allowed 1 to 16 (one rank per SPE, 8 SPEs per chip, 2 chips; seed 004 §3.2)");
+    assert_eq!(e.to_string(), "ranks 17 is not allowed: 1 to 16 (one rank per SPE, 8 SPEs per chip, 2 chips; seed 004 §3.2)");
     assert!(MpiWorld::new(qs20(), 0, None, Mode::Memory).is_err());
     let e = MpiWorld::new(qs20(), 2, Some(vec![3, 3]), Mode::Memory)
         .err()
@@ -254,7 +254,7 @@ fn bad_requests_are_clear_errors() {
     assert!(e.to_string().contains("repeats SPE 3"), "{e}");
     assert_eq!(
         Mode::parse("cache").unwrap_err().to_string(),
-        "unknown MPI mode 'cache': allowed memory or ls"
+        "unknown MPI mode 'cache': allowed memory, ls"
     );
     let mut w = MpiWorld::new(qs20(), 2, None, Mode::Memory).unwrap();
     w.rank(
@@ -339,7 +339,7 @@ fn more_chunks_in_flight_move_the_same_bytes_no_slower() {
     let mut w = MpiWorld::new(qs20(), 2, None, Mode::Memory).unwrap();
     assert_eq!(
         w.set_depth(9).unwrap_err().to_string(),
-        "depth = 9 is out of range: allowed 2 to 8 chunks in flight"
+        "depth 9 is not allowed: 2 to 8 chunks in flight"
     );
     let (data, _) = {
         w.set_depth(8).unwrap();

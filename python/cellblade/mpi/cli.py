@@ -6,7 +6,24 @@ import argparse
 import sys
 from pathlib import Path
 
+from cellblade import CATALOG
 from cellblade.mpi import compiler, launcher
+
+MPI = CATALOG["mpi"]
+# The flag of each request field (crates/cellblade/src/mpi/request.rs): the core's errors name
+# the field, the CLI the flag the user typed.
+MACHINE_FLAGS = {"machine": "--machine", "preset": "--preset", "set": "--set"}
+MPIRUN_FLAGS = {
+    **MACHINE_FLAGS, "ranks": "-n", "mode": "--mode", "depth": "--depth", "placement": "--placement",
+    "placement_file": "--placement", "trace": "--trace",
+}
+PINGPONG_FLAGS = {
+    **MACHINE_FLAGS, "sizes": "--sizes", "mode": "--mode", "depth": "--depth", "reps": "--reps",
+    "congested": "--congested",
+}
+_DEPTH_HELP = (f"16 KB chunks in flight in memory mode, {MPI['default_depth']} to {MPI['max_depth']} "
+               f"(default {MPI['default_depth']}: the seed's double buffering)")
+_MODE_HELP = f"where message buffers live (default {MPI['default_mode']}: main memory, the seed's)"
 
 
 def add_commands(commands: argparse._SubParsersAction) -> None:
@@ -22,17 +39,15 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
                               description="Run PROGRAM as N ranks, each an OS process driving "
                               "one simulated SPE (seed 004). MPI_Wtime is simulated time.")
     run.add_argument("-n", "-np", dest="ranks", type=_ranks, required=True, metavar="N",
-                     help="number of ranks, 1 to 16 (one per SPE)")
-    run.add_argument("--mode", choices=("memory", "ls"), default="memory",
-                     help="message buffers in main memory (the seed's default) or local store")
-    run.add_argument("--depth", type=int, default=2, metavar="N",
-                     help="16 KB chunks in flight in memory mode, 2 to 8 (default 2: the seed's double buffering)")
+                     help=f"number of ranks, 1 to {MPI['max_ranks']} (one per SPE)")
+    run.add_argument("--mode", choices=MPI["modes"], help=_MODE_HELP)
+    run.add_argument("--depth", type=int, metavar="N", help=_DEPTH_HELP)
     group = run.add_mutually_exclusive_group()
     group.add_argument("--preset", default="qs20", metavar="qs20|qs22", help="preset machine (default: qs20)")
     group.add_argument("--machine", type=Path, metavar="FILE.toml", help="a machine file")
     run.add_argument("--set", action="append", default=[], dest="overrides", metavar="KEY=VALUE",
                      help="override a machine-file value (repeatable)")
-    run.add_argument("--placement", metavar="NAME|IDS|FILE",
+    run.add_argument("--placement", type=_placement, metavar="NAME|IDS|FILE",
                      help="each rank's SPE: a named placement (8 or 16 ranks), SPE ids in rank "
                      "order such as 0,8,1,9, or a placement file (default: rank i on SPE i)")
     run.add_argument("--trace", type=Path, metavar="FILE",
@@ -41,23 +56,23 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
                      help="write result.json (the job's report) and the resolved machine.toml into DIR")
     run.add_argument("program", help="the MPI program (built with cellblade mpicc)")
     run.add_argument("args", nargs=argparse.REMAINDER, help="the program's arguments")
-    run.set_defaults(handler=_mpirun)
+    run.set_defaults(handler=_mpirun, flags=MPIRUN_FLAGS)
     ping = commands.add_parser("pingpong", help="seed 004's MPI ping-pong (section 5.1)",
                                description="Seed 004 section 5.1's ping-pong on the simulated "
                                "blade: time per message and throughput over sizes.")
-    ping.add_argument("--mode", choices=("memory", "ls"), default="memory", help="where buffers live")
-    ping.add_argument("--depth", type=int, default=2, metavar="N",
-                      help="16 KB chunks in flight in memory mode, 2 to 8 (default 2: the seed's double buffering)")
+    ping.add_argument("--mode", choices=MPI["modes"], help=_MODE_HELP)
+    ping.add_argument("--depth", type=int, metavar="N", help=_DEPTH_HELP)
     ping.add_argument("--congested", action="store_true",
                       help="all 8 SPEs of chip 0 in exchanging pairs, one pair timed")
-    ping.add_argument("--sizes", default="0,1k,4k,16k,64k,256k,1m", type=_sizes, metavar="S,S,...",
-                      help="message sizes in bytes, k=1024 (default: 0,1k,4k,16k,64k,256k,1m)")
+    ping.add_argument("--sizes", type=_sizes, metavar="S,S,...",
+                      help="message sizes in bytes, k=1024 (default: "
+                      + ",".join(str(s) for s in MPI["default_sizes"]) + ")")
     ping.add_argument("--reps", type=int, default=None, help="repetitions (default: 1000 up to 1 KB, fewer above)")
     ping.add_argument("--preset", default="qs20", metavar="qs20|qs22", help="preset machine (default: qs20)")
     ping.add_argument("--set", action="append", default=[], dest="overrides", metavar="KEY=VALUE",
                       help="override a machine-file value (repeatable)")
     ping.add_argument("--json", action="store_true", help="print the rows as JSON")
-    ping.set_defaults(handler=_pingpong)
+    ping.set_defaults(handler=_pingpong, flags=PINGPONG_FLAGS)
 
 
 def _sizes(text: str) -> list[int]:
@@ -68,16 +83,28 @@ def _sizes(text: str) -> list[int]:
         raise argparse.ArgumentTypeError(str(error)) from None
 
 
+def _placement(text: str) -> str | list[int]:
+    """SPE ids in rank order ("0,8,1,9" or "0 8 1 9") as a list; a name or a file as given."""
+    words = text.replace(",", " ").split()
+    return [int(w) for w in words] if words and all(w.isdecimal() for w in words) else text
+
+
+def _given(args: argparse.Namespace, fields: tuple[str, ...]) -> dict:
+    """The request fields the user gave; the others take the core's defaults."""
+    return {f: getattr(args, f) for f in fields if getattr(args, f) is not None}
+
+
 def _pingpong(args: argparse.Namespace) -> int:
     import json
 
     from cellblade import _core
-    rows = _core.mpi_pingpong(args.sizes, mode=args.mode, congested=args.congested, reps=args.reps,
-                              preset=args.preset, set=args.overrides, depth=args.depth)
+    request = {**_given(args, ("sizes", "mode", "reps", "depth")), "congested": args.congested}
+    rows = _core.mpi_pingpong(request, {"preset": args.preset, "set": args.overrides})["result"]
     if args.json:
         print(json.dumps(rows))
         return 0
-    print(f"# seed 004 section 5.1 ping-pong, mode {args.mode}{', congested' if args.congested else ''}")
+    mode = args.mode or MPI["default_mode"]
+    print(f"# seed 004 section 5.1 ping-pong, mode {mode}{', congested' if args.congested else ''}")
     print(f"{'bytes':>10} {'reps':>6} {'latency (us)':>13} {'throughput (GB/s)':>18}")
     for r in rows:
         print(f"{r['bytes']:>10} {r['reps']:>6} {r['latency_us']:>13.3f} {r['throughput_gbps']:>18.3f}")
@@ -94,7 +121,8 @@ def _save(args: argparse.Namespace, result: launcher.JobResult) -> None:
         args.trace.write_text(trace)
     if args.out is not None:
         args.out.mkdir(parents=True, exist_ok=True)
-        report.update(exit_code=result.exit_code, message=result.message, ranks=args.ranks, mode=args.mode,
+        report.update(exit_code=result.exit_code, message=result.message, ranks=args.ranks,
+                      mode=args.mode or MPI["default_mode"],
                       program=args.program, args=args.args)
         (args.out / "result.json").write_text(json.dumps(report, indent=2) + "\n")
         if machine is not None:
@@ -102,8 +130,8 @@ def _save(args: argparse.Namespace, result: launcher.JobResult) -> None:
 
 
 def _ranks(text: str) -> int:
-    if not text.isdecimal() or not 1 <= int(text) <= 16:
-        raise argparse.ArgumentTypeError(f"invalid value {text!r}: allowed 1 to 16 ranks (one per SPE)")
+    if not text.isdecimal() or not 1 <= int(text) <= MPI["max_ranks"]:
+        raise argparse.ArgumentTypeError(f"invalid value {text!r}: allowed 1 to {MPI['max_ranks']} ranks (one per SPE)")
     return int(text)
 
 

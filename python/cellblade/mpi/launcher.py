@@ -43,11 +43,27 @@ def _resolve(program: str) -> str:
     return path
 
 
-def _machine(machine: str | Path) -> dict[str, Any]:
+def _machine(machine: str | Path, overrides: list[str]) -> dict[str, Any]:
     text = str(machine)
     if isinstance(machine, Path) or text.endswith(".toml"):
-        return {"toml": Path(machine).read_text()}
-    return {"preset": text}
+        return {"toml": Path(machine).read_text(), "set": overrides}
+    return {"preset": text, "set": overrides}
+
+
+def _request(n: int, mode: str | None, placement: str | Path | list[int] | None, trace: bool,
+             depth: int | None) -> dict[str, Any]:
+    """The job's request (crates/cellblade/src/mpi/request.rs); fields left out take the core's
+    defaults. A placement that names a file is the file's text."""
+    request: dict[str, Any] = {"ranks": n, "trace": trace}
+    if mode is not None:
+        request["mode"] = mode
+    if depth is not None:
+        request["depth"] = depth
+    if isinstance(placement, Path) or (isinstance(placement, str) and os.path.isfile(placement)):
+        request["placement_file"] = Path(placement).read_text()
+    elif placement is not None:
+        request["placement"] = placement
+    return request
 
 
 def _ended(proc: subprocess.Popen) -> str:
@@ -78,23 +94,21 @@ def mpirun(
     program: str,
     args: list[str] = (),  # type: ignore[assignment]
     n: int = 1,
-    mode: str = "memory",
+    mode: str | None = None,
     machine: str | Path = "qs20",
     overrides: list[str] = (),  # type: ignore[assignment]
-    placement: str | Path | None = None,
+    placement: str | Path | list[int] | None = None,
     trace: bool = False,
-    depth: int = 2,
+    depth: int | None = None,
 ) -> JobResult:
     """Run `program ARGS` as `n` ranks; returns when every rank has ended. `placement` gives
-    each rank's SPE: a named placement (8 or 16 ranks), SPE ids in rank order ("0,8,1,9") or
-    a placement file."""
-    limit = _core.mpi_max_ranks()
-    if not 1 <= n <= limit:
-        from cellblade import ConfigError
-        raise ConfigError(f"ranks = {n} is out of range: allowed 1 to {limit} (one rank per SPE, 8 SPEs per chip, 2 chips; seed 004 §3.2)")
+    each rank's SPE: a named placement, the SPE ids in rank order ([0, 8, 1, 9]) or a
+    placement file. `mode` and `depth` left out are the core's defaults (``catalog()["mpi"]``)."""
+    request = _request(n, mode, placement, trace, depth)
+    chosen = _machine(machine, list(overrides))
+    if not 1 <= n <= _core.catalog()["mpi"]["max_ranks"]:
+        _core.mpi_run([], request, chosen)  # the core refuses the count, naming the field
     path = _resolve(program)
-    if placement is not None and os.path.isfile(placement):
-        placement = Path(placement).read_text()
     pairs = [socket.socketpair() for _ in range(n)]
     procs: list[subprocess.Popen] = []
     try:
@@ -103,8 +117,7 @@ def mpirun(
             procs.append(subprocess.Popen([path, *args], env=env, pass_fds=[child.fileno()]))
             child.close()
         fds = [parent.detach() for parent, _ in pairs]
-        report = _simulate(procs, fds, mode=mode, placement=None if placement is None else str(placement),
-                           set=list(overrides), trace=trace, depth=depth, **_machine(machine))
+        report = _simulate(procs, fds, request, chosen)
         return _finish(report, procs)
     finally:
         for parent, child in pairs:
@@ -113,15 +126,17 @@ def mpirun(
         _stop(procs)
 
 
-def _simulate(procs: list[subprocess.Popen], fds: list[int], **options: Any) -> dict[str, Any]:
+def _simulate(procs: list[subprocess.Popen], fds: list[int], request: dict[str, Any],
+              machine: dict[str, Any]) -> dict[str, Any]:
     """Run the simulation in a thread, so that Ctrl-C reaches this one even while the
     simulator waits for a rank that computes: then the ranks are ended, which closes their
-    sockets and ends the simulation."""
+    sockets and ends the simulation. The report is the job's outcome with its machine_toml."""
     outcome: dict[str, Any] = {}
 
     def run() -> None:
         try:
-            outcome["report"] = _core.mpi_run(fds, **options)
+            answer = _core.mpi_run(fds, request, machine)
+            outcome["report"] = {**answer["result"], "machine_toml": answer["machine_toml"]}
         except BaseException as error:  # handed to the main thread
             outcome["error"] = error
 

@@ -57,7 +57,7 @@ fn allowed(field: &str) -> Option<String> {
 }
 
 /// The physical SPE of each of `spes` ranks (rank i on SPE i when no placement is given).
-fn placement_of(sel: &Option<PlacementSel>, spes: usize) -> Result<Vec<usize>> {
+pub(crate) fn placement_of(sel: &Option<PlacementSel>, spes: usize) -> Result<Vec<usize>> {
     if spes == 0 || spes > MAX_SPES {
         return Err(field_err("spes", spes, format!("1 to {MAX_SPES}")));
     }

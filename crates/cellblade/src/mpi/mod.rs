@@ -14,6 +14,7 @@
 //! claims.rs    the ping-pong's published figures as `cellblade reproduce` rows
 //! wire.rs      the request/answer format between a rank process and the simulator
 //! external.rs  ranks driven by OS processes over sockets (`cellblade mpirun`)
+//! request.rs   the typed requests of `mpirun` and `pingpong`, their defaults and limits
 //! ```
 //!
 //! Contract (seed 004 §4): per (sender, receiver) pair one message is in flight at a time, so
@@ -27,6 +28,7 @@ mod external;
 mod layout;
 mod pingpong;
 mod rank;
+pub mod request;
 mod startup;
 mod tracker;
 mod transfer;
@@ -40,7 +42,7 @@ pub use pingpong::{default_reps, pingpong, PingPong, PingPongRow};
 pub use rank::{Rank, Status};
 pub use world::{MpiWorld, WorldReport};
 
-use crate::error::{config_err, Result};
+use crate::error::{config_err, field_err, Result};
 use crate::machine::topology::SPES;
 
 /// At most one rank per SPE, so 16 on a blade (seed 004 §3.2).
@@ -70,30 +72,51 @@ pub enum Mode {
 }
 
 impl Mode {
+    /// Every mode's name, in the order of the variants.
+    pub const NAMES: [&'static str; 2] = ["memory", "ls"];
+
     pub fn parse(text: &str) -> Result<Mode> {
-        match text {
-            "memory" => Ok(Mode::Memory),
-            "ls" => Ok(Mode::Ls),
-            other => Err(config_err(format!(
-                "unknown MPI mode '{other}': allowed memory or ls"
-            ))),
-        }
+        [Mode::Memory, Mode::Ls]
+            .into_iter()
+            .find(|m| m.name() == text)
+            .ok_or_else(|| {
+                config_err(format!(
+                    "unknown MPI mode '{text}': allowed {}",
+                    Mode::NAMES.join(", ")
+                ))
+            })
     }
 
     pub fn name(self) -> &'static str {
         match self {
-            Mode::Memory => "memory",
-            Mode::Ls => "ls",
+            Mode::Memory => Mode::NAMES[0],
+            Mode::Ls => Mode::NAMES[1],
         }
     }
+}
+
+/// What a rank count may be, in words.
+pub(crate) fn rank_words() -> String {
+    format!("1 to {MAX_RANKS} (one rank per SPE, 8 SPEs per chip, 2 chips; seed 004 §3.2)")
+}
+
+/// What a pipeline depth may be, in words.
+pub(crate) fn depth_words() -> String {
+    format!("{DEFAULT_DEPTH} to {MAX_DEPTH} chunks in flight")
 }
 
 /// Check a rank count: 1 to 16.
 pub fn check_ranks(n: usize) -> Result<()> {
     if n == 0 || n > MAX_RANKS {
-        return Err(config_err(format!(
-            "ranks = {n} is out of range: allowed 1 to {MAX_RANKS} (one rank per SPE, 8 SPEs per chip, 2 chips; seed 004 §3.2)"
-        )));
+        return Err(field_err("ranks", n, rank_words()));
+    }
+    Ok(())
+}
+
+/// Check the staging chunks in flight of memory mode: 2 to 8.
+pub fn check_depth(depth: u32) -> Result<()> {
+    if !(DEFAULT_DEPTH..=MAX_DEPTH).contains(&depth) {
+        return Err(field_err("depth", depth, depth_words()));
     }
     Ok(())
 }

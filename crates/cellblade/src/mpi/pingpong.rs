@@ -27,7 +27,7 @@ pub struct PingPong {
     pub depth: u32,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
 pub struct PingPongRow {
     pub bytes: u32,
     pub reps: u32,
@@ -50,8 +50,10 @@ pub fn default_reps(bytes: u32) -> u32 {
 /// Run one ping-pong on a fresh blade.
 pub fn pingpong(file: MachineFile, p: PingPong) -> Result<PingPongRow> {
     if p.reps == 0 {
-        return Err(crate::error::config_err(
-            "reps = 0 is out of range: allowed 1 and up",
+        return Err(crate::error::field_err(
+            "reps",
+            0,
+            format!("1 to {}", u32::MAX),
         ));
     }
     let ranks = if p.congested { 8 } else { 2 };

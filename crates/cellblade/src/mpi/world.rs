@@ -32,11 +32,11 @@ use crate::error::{config_err, Error, Result};
 use crate::machine::config::MachineFile;
 use crate::sim::Time;
 
-use super::layout::{DEFAULT_DEPTH, MAX_DEPTH};
+use super::layout::DEFAULT_DEPTH;
 use super::rank::Rank;
 use super::startup;
 use super::tracker::Tracker;
-use super::{check_ranks, Mode};
+use super::{check_depth, check_ranks, Mode};
 
 /// What a finished job measured about itself.
 #[derive(Debug, Clone)]
@@ -102,9 +102,7 @@ impl MpiWorld {
     /// Keep `depth` staging chunks in flight in memory mode (2, the seed's double buffering, by
     /// default; seed 004 §5.1 names more DMAs in flight as the way to more throughput).
     pub fn set_depth(&mut self, depth: u32) -> Result<()> {
-        if !(DEFAULT_DEPTH..=MAX_DEPTH).contains(&depth) {
-            return Err(config_err(format!("depth = {depth} is out of range: allowed {DEFAULT_DEPTH} to {MAX_DEPTH} chunks in flight")));
-        }
+        check_depth(depth)?;
         startup::store_boot(&mut self.blade.machine(), &self.spes, self.mode, depth);
         Ok(())
     }

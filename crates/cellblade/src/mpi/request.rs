@@ -1,0 +1,300 @@
+//! The MPI programs' requests (a job of rank processes, `cellblade mpirun`; seed 004 §5.1's
+//! ping-pong, `cellblade pingpong`), with their defaults and limits.
+
+use std::os::unix::net::UnixStream;
+
+use serde::{Deserialize, Serialize};
+
+use super::{
+    check_depth, check_ranks, depth_words, external, layout, pingpong, rank_words, Mode, PingPong,
+    PingPongRow, MAX_RANKS,
+};
+use crate::affinity::placement::Placement;
+use crate::coll::request::{placement_of, PlacementSel};
+use crate::error::{config_err, Result};
+use crate::machine::config::MachineFile;
+use crate::request::{within, Request};
+use crate::sim::Time;
+
+/// Where message buffers live when a request names no mode (the seed's default).
+pub const DEFAULT_MODE: &str = "memory";
+/// Message sizes of a ping-pong that names none: seed 004 Fig. 5's range.
+pub const DEFAULT_SIZES: [u32; 7] = [0, 1 << 10, 4 << 10, 16 << 10, 64 << 10, 256 << 10, 1 << 20];
+
+fn default_mode() -> String {
+    DEFAULT_MODE.into()
+}
+fn default_depth() -> u32 {
+    layout::DEFAULT_DEPTH
+}
+fn default_sizes() -> Vec<u32> {
+    DEFAULT_SIZES.to_vec()
+}
+
+fn allowed(field: &str) -> Option<String> {
+    match field {
+        "ranks" => Some(rank_words()),
+        "depth" => Some(depth_words()),
+        "reps" => Some(format!("1 to {}", u32::MAX)),
+        "mode" => Some(format!("one of {}", Mode::NAMES.join(", "))),
+        "placement" => Some(format!(
+            "a placement name or the physical SPE (0 to {}) of each rank",
+            MAX_RANKS - 1
+        )),
+        _ => None,
+    }
+}
+
+fn mode_of(text: &str) -> Result<Mode> {
+    Mode::parse(text).map_err(|e| within("mode", text, e))
+}
+
+/// A job of `ranks` rank processes, each at the other end of one of `streams`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JobRequest {
+    /// Rank processes, one per SPE.
+    pub ranks: usize,
+    /// "memory" (buffers in main memory) or "ls" (in the local stores).
+    #[serde(default = "default_mode")]
+    pub mode: String,
+    /// A placement name, or the physical SPE of each rank (rank i on SPE i when left out).
+    #[serde(default)]
+    pub placement: Option<PlacementSel>,
+    /// The text of a placement file (the seed's initialization file), instead of `placement`.
+    #[serde(default)]
+    pub placement_file: Option<String>,
+    /// 16 KB staging chunks in flight in memory mode (2: the seed's double buffering).
+    #[serde(default = "default_depth")]
+    pub depth: u32,
+    /// Whether the finished report carries a Chrome/Perfetto trace.
+    #[serde(default)]
+    pub trace: bool,
+    /// The simulator's ends of the rank processes' sockets, rank order: not request data, the
+    /// front that started the processes hands them over.
+    #[serde(skip)]
+    pub streams: Vec<UnixStream>,
+}
+
+/// How a job ended.
+#[derive(Debug, Serialize)]
+#[serde(tag = "outcome", rename_all = "lowercase")]
+pub enum JobOutcome {
+    /// Every rank called `MPI_Finalize`.
+    Finished {
+        simulated_ns: f64,
+        events: u64,
+        packets: u64,
+        wall_s: f64,
+        trace: Option<String>,
+    },
+    /// A rank called `MPI_Abort` with error code `code`.
+    Aborted { rank: usize, code: i32 },
+    /// A rank's process closed its connection without `MPI_Finalize`; `after` is its last call.
+    Lost { rank: usize, after: String },
+}
+
+impl JobRequest {
+    fn placement(&self) -> Result<Option<Vec<usize>>> {
+        match (&self.placement, &self.placement_file) {
+            (Some(_), Some(_)) => Err(config_err(
+                "choose a placement or a placement file, not both",
+            )),
+            (None, Some(text)) => Ok(Some(Placement::parse(text, self.ranks)?.rank_to_spe)),
+            (Some(_), None) => placement_of(&self.placement, self.ranks).map(Some),
+            (None, None) => Ok(None),
+        }
+    }
+}
+
+impl Request for JobRequest {
+    const NAME: &'static str = "mpirun";
+    type Output = JobOutcome;
+
+    fn allowed(field: &str) -> Option<String> {
+        allowed(field)
+    }
+
+    fn run(self, file: &MachineFile) -> Result<JobOutcome> {
+        check_ranks(self.ranks)?;
+        if self.streams.len() != self.ranks {
+            return Err(config_err(format!(
+                "mpirun: {} rank connections for {} ranks",
+                self.streams.len(),
+                self.ranks
+            )));
+        }
+        let mode = mode_of(&self.mode)?;
+        check_depth(self.depth)?;
+        let depth = self.depth;
+        let placement = self.placement()?;
+        Ok(
+            match external::run_external(
+                file.clone(),
+                placement,
+                mode,
+                depth,
+                self.trace,
+                self.streams,
+            )? {
+                external::ExternalOutcome::Finished(r) => JobOutcome::Finished {
+                    simulated_ns: Time::as_ns(r.simulated),
+                    events: r.events,
+                    packets: r.packets,
+                    wall_s: r.wall_s,
+                    trace: r.trace.map(|t| t.to_string()),
+                },
+                external::ExternalOutcome::Aborted { rank, code } => {
+                    JobOutcome::Aborted { rank, code }
+                }
+                external::ExternalOutcome::Lost { rank, after } => JobOutcome::Lost { rank, after },
+            },
+        )
+    }
+}
+
+/// Seed 004 §5.1's ping-pong over message sizes.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PingPongRequest {
+    /// Message sizes in bytes.
+    #[serde(default = "default_sizes")]
+    pub sizes: Vec<u32>,
+    /// "memory" or "ls".
+    #[serde(default = "default_mode")]
+    pub mode: String,
+    /// All 8 SPEs of chip 0 in exchanging pairs, the pair 0-1 timed.
+    #[serde(default)]
+    pub congested: bool,
+    /// Round trips per size ([`pingpong::default_reps`] when left out).
+    #[serde(default)]
+    pub reps: Option<u32>,
+    /// 16 KB staging chunks in flight in memory mode.
+    #[serde(default = "default_depth")]
+    pub depth: u32,
+}
+
+impl Request for PingPongRequest {
+    const NAME: &'static str = "pingpong";
+    type Output = Vec<PingPongRow>;
+
+    fn allowed(field: &str) -> Option<String> {
+        allowed(field)
+    }
+
+    fn run(self, file: &MachineFile) -> Result<Vec<PingPongRow>> {
+        let mode = mode_of(&self.mode)?;
+        check_depth(self.depth)?;
+        let depth = self.depth;
+        self.sizes
+            .iter()
+            .map(|&bytes| {
+                let reps = self.reps.unwrap_or_else(|| pingpong::default_reps(bytes));
+                pingpong::pingpong(
+                    file.clone(),
+                    PingPong {
+                        mode,
+                        congested: self.congested,
+                        bytes,
+                        reps,
+                        depth,
+                    },
+                )
+            })
+            .collect()
+    }
+}
+
+/// The MPI requests' names, defaults and limits, for the fronts.
+#[derive(Debug, Clone, Serialize)]
+pub struct MpiCatalog {
+    pub max_ranks: usize,
+    pub modes: Vec<&'static str>,
+    pub default_mode: &'static str,
+    pub default_depth: u32,
+    pub max_depth: u32,
+    pub default_sizes: Vec<u32>,
+}
+
+pub fn catalog() -> MpiCatalog {
+    MpiCatalog {
+        max_ranks: MAX_RANKS,
+        modes: Mode::NAMES.to_vec(),
+        default_mode: DEFAULT_MODE,
+        default_depth: layout::DEFAULT_DEPTH,
+        max_depth: layout::MAX_DEPTH,
+        default_sizes: DEFAULT_SIZES.to_vec(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::request::{answer, parse, MachineChoice};
+    use serde_json::json;
+
+    #[test]
+    fn bad_fields_are_named_with_what_is_allowed() {
+        let e = parse::<PingPongRequest>(json!({"depth": 9}))
+            .unwrap()
+            .run(&MachineChoice::default().resolve().unwrap())
+            .unwrap_err();
+        assert_eq!(
+            (e.field(), e.message()),
+            (
+                Some("depth"),
+                "depth 9 is not allowed: 2 to 8 chunks in flight"
+            )
+        );
+        let e = answer(
+            &MachineChoice::default(),
+            parse::<PingPongRequest>(json!({"mode": "shm"})).unwrap(),
+        )
+        .unwrap_err();
+        assert_eq!(
+            (e.field(), e.message()),
+            (Some("mode"), "mode shm is not allowed: one of memory, ls")
+        );
+        let e = answer(
+            &MachineChoice::default(),
+            parse::<PingPongRequest>(json!({"reps": 0})).unwrap(),
+        )
+        .unwrap_err();
+        assert_eq!(e.message(), "reps 0 is not allowed: 1 to 4294967295");
+        let e = parse::<JobRequest>(json!({"ranks": 2, "np": 2})).unwrap_err();
+        assert_eq!(e.field(), Some("np"));
+        let e = answer(
+            &MachineChoice::default(),
+            parse::<JobRequest>(json!({"ranks": 17})).unwrap(),
+        )
+        .unwrap_err();
+        assert_eq!(
+            e.message(),
+            format!("ranks 17 is not allowed: {}", rank_words())
+        );
+    }
+
+    #[test]
+    fn a_job_reuses_the_collectives_placements() {
+        let job = |p: serde_json::Value| {
+            parse::<JobRequest>(json!({"ranks": 2, "placement": p}))
+                .unwrap()
+                .placement()
+        };
+        assert_eq!(job(json!([0, 8])).unwrap(), Some(vec![0, 8]));
+        assert_eq!(
+            job(json!([0, 1, 2])).unwrap_err().field(),
+            Some("placement")
+        );
+        let file =
+            parse::<JobRequest>(json!({"ranks": 2, "placement_file": "# pairs\n0 9\n1 3\n"}))
+                .unwrap();
+        assert_eq!(file.placement().unwrap(), Some(vec![9, 3]));
+    }
+
+    #[test]
+    fn the_default_ping_pong_is_the_seeds_figure_range() {
+        let r = parse::<PingPongRequest>(json!({})).unwrap();
+        assert_eq!((r.sizes.len(), r.mode.as_str(), r.depth), (7, "memory", 2));
+    }
+}
