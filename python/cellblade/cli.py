@@ -402,8 +402,8 @@ def _calibrate(args: argparse.Namespace) -> int:
             ("< " if p["kind"] == "upper_bound" else "") + f"{p['published']:.5g} {p['unit']}",
             p["source"],
             f"{p['simulated']:.5g} {p['unit']}",
-            f"{100 * p['error']:+.1f}%",
-            "fitted" if p["fitted"] else "prediction",
+            f"{100 * p['error']:+.1f}" + (" pt" if p["kind"] == "loss" else "%"),
+            ("fitted" if p["fitted"] else "prediction") + (f" (same as: {p['same_as']})" if p["same_as"] else ""),
             check if p["holds"] else "no",
             p["note"],
         )
@@ -411,10 +411,13 @@ def _calibrate(args: argparse.Namespace) -> int:
     ]
     header = ("name", "published", "source", "simulated", "error", "kind", "", "note")
     print(_table(header, rows, right={1, 3, 4}))
-    fitted = [p for p in points if p["fitted"]]
-    predicted = [p for p in points if not p["fitted"]]
+    # A row measuring the same simulated quantity as another is counted once, under that row.
+    distinct = [p for p in points if not p["same_as"]]
+    fitted = [p for p in distinct if p["fitted"]]
+    predicted = [p for p in distinct if not p["fitted"]]
     print(
-        f"{len(points)} rows, {sum(map(_holds, points))} hold (within 10%, or under a published bound): "
+        f"{len(distinct)} distinct rows ({len(points)} shown), {sum(map(_holds, distinct))} hold "
+        "(values within 10%, under a published bound, or losses within 2.5 points): "
         f"fitted {sum(map(_holds, fitted))}/{len(fitted)}, "
         f"predictions {sum(map(_holds, predicted))}/{len(predicted)}; "
         "README 'Calibration' explains each row that does not hold"

@@ -43,14 +43,14 @@ impl Ppe {
         }
     }
 
-    /// The PPE's own cost of one access to `spe`'s registers.
-    async fn cost(&self, spe: usize, access: Access) {
+    /// The PPE's own cost of one access to `spe`'s registers (the same for either chip: the
+    /// crossing to the other chip is the bus's non-cacheable BIF path).
+    async fn cost(&self, access: Access) {
         let dt = {
             let m = self.sh.world.borrow();
-            let remote = if spe / crate::machine::topology::SPES_PER_CHIP != self.chip { m.p.ppe_remote_mmio } else { Time::ZERO };
             match access {
-                Access::Mmio => m.p.ppe_mmio + remote,
-                Access::Syscall => m.p.syscall + m.p.ppe_mmio + remote,
+                Access::Mmio => m.p.ppe_mmio,
+                Access::Syscall => m.p.syscall + m.p.ppe_mmio,
             }
         };
         self.sh.sleep(self.pid, dt).await;
@@ -59,7 +59,7 @@ impl Ppe {
     /// A store to a problem-state register (posted: the PPE goes on once it is issued).
     pub async fn mmio_write(&self, spe: usize, register: u64, value: u32) -> Result<()> {
         Self::check_spe(spe)?;
-        self.cost(spe, Access::Mmio).await;
+        self.cost(Access::Mmio).await;
         self.sh.with(|m, s| m.ppe_mmio_write(s, self.chip, spe, register, value));
         Ok(())
     }
@@ -67,7 +67,7 @@ impl Ppe {
     /// A load from a problem-state register: blocks for the round trip.
     pub async fn mmio_read(&self, spe: usize, register: u64) -> Result<u32> {
         Self::check_spe(spe)?;
-        self.cost(spe, Access::Mmio).await;
+        self.cost(Access::Mmio).await;
         self.sh.with(|m, s| m.ppe_mmio_read(s, self.chip, self.pid, spe, register));
         Ok(self.sh.suspend(self.pid).await? as u32)
     }
@@ -92,7 +92,7 @@ impl Ppe {
             }
             Access::Syscall => {
                 Self::check_spe(spe)?;
-                self.cost(spe, Access::Syscall).await;
+                self.cost(Access::Syscall).await;
                 self.sh.with(|m, s| m.ppe_mmio_write(s, self.chip, spe, reg::SPU_IN_MBOX, value));
                 Ok(())
             }
@@ -109,8 +109,8 @@ impl Ppe {
         };
         if access == Access::Syscall {
             Self::check_spe(spe)?;
-            self.cost(spe, Access::Syscall).await;
-            self.cost(spe, Access::Syscall).await;
+            self.cost(Access::Syscall).await;
+            self.cost(Access::Syscall).await;
             self.sh.with(|m, s| m.ppe_mmio_write(s, self.chip, spe, r, value));
             return Ok(());
         }

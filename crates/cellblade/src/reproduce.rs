@@ -144,6 +144,12 @@ fn sweep(file: &MachineFile, p: usize, names: &[&str], sizes: &[u32], iterations
     Ok(out)
 }
 
+/// Seed 002 §5.2's signal barriers on 16 SPEs: (one root, a root per chip), in ns.
+pub fn signal_barriers(file: &MachineFile, iterations: u32) -> Result<(f64, f64)> {
+    let t = sweep(file, 16, &["barrier.ota_signal", "barrier.two_root_signal"], &[0], iterations)?;
+    Ok((t[&("barrier.ota_signal".to_string(), 0)], t[&("barrier.two_root_signal".to_string(), 0)]))
+}
+
 /// The fastest of `names` at `size`.
 fn best_at(t: &BTreeMap<(String, u32), f64>, names: &[&str], size: u32) -> (String, f64) {
     names
@@ -205,8 +211,7 @@ fn collectives(file: &MachineFile, quick: bool) -> Result<Vec<Claim>> {
     let (r15, k15) = (b15[&("barrier.rdb".to_string(), 0)], b15[&("barrier.bruck".to_string(), 0)]);
     out.push(claim("barrier, 15 SPEs: Bruck and rdb take the same time", s4, "bruck = rdb", format!("rdb {r15:.0} ns, bruck {k15:.0} ns"), (r15 / k15 - 1.0).abs() <= 0.10, "same: within 10%"));
     let s52 = "seed 002 §5.2";
-    let sig16 = sweep(file, 16, &["barrier.ota_signal", "barrier.two_root_signal"], &[0], it * 5)?;
-    let (one_root, two_root) = (sig16[&("barrier.ota_signal".to_string(), 0)], sig16[&("barrier.two_root_signal".to_string(), 0)]);
+    let (one_root, two_root) = signal_barriers(file, it * 5)?;
     out.push(claim("signal barrier, 16 SPEs, one root: about 2700 ns", s52, "about 2700 ns", format!("{one_root:.0} ns"), near(one_root, 2700.0),
         "about: within 15%; all eight chip-1 signals cross the BIF to one SPE, which the simulated BIF carries side by side"));
     out.push(claim("signal barrier, 16 SPEs, a root per chip: about 700 ns", s52, "about 700 ns", format!("{two_root:.0} ns"), near(two_root, 700.0), "about: within 15%"));

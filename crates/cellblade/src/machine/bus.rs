@@ -38,6 +38,18 @@ use super::trace::Tracer;
 
 pub type TxnId = usize;
 
+/// How a transaction's target is mapped, which decides what crossing the chips costs it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Storage {
+    /// Main memory and lock lines: coherent traffic over the BIF.
+    Coherent,
+    /// Another SPE's local store: its effective-address alias is cache-inhibited.
+    CacheInhibited,
+    /// Problem-state registers (mailboxes, signals): cache-inhibited and guarded, so performed
+    /// one at a time and in order.
+    Guarded,
+}
+
 /// A transaction leg that is ready for the data arbiter from `at` on: its command phase (and for
 /// memory, the XDR access) is over, or it has crossed the BIF. It carries what the arbiter needs,
 /// so that a step does not look up the transaction.
@@ -198,6 +210,9 @@ pub struct Bus<C> {
     bif_time: [Time; PACKET_SIZES],
     /// Next free time of the BIF link in each direction (index: source chip).
     bif_free: [Time; CHIPS],
+    /// When the BIF next takes a guarded access to the other chip's registers, in each
+    /// direction (index: the initiator's chip).
+    guarded_free: [Time; CHIPS],
     /// Transactions whose data is on its way to the destination, by arrival time, then grant;
     /// one queue per granting chip, as the arbiters run ahead of each other.
     deliveries: [Fifo<Delivery>; CHIPS],
@@ -240,18 +255,26 @@ impl<C: Copy> Bus<C> {
             ring_time: std::array::from_fn(|b| Time((b as u64).div_ceil(p.beat_bytes as u64) * p.bus_cycle.0)),
             bif_time: std::array::from_fn(|b| Time((b as u64 * p.bif_ticks_per_kib).div_ceil(1024))),
             bif_free: [Time::ZERO; CHIPS],
+            guarded_free: [Time::ZERO; CHIPS],
             deliveries: Default::default(),
-            lookahead: p.command_phase.min(p.bif_crossing),
+            // A packet granted on the other chip from now on spends at least one bus cycle on
+            // the ring and a byte's time on the link before its crossing.
+            lookahead: p.command_phase.min(p.bus_cycle + Time((p.bif_ticks_per_kib).div_ceil(1024)) + p.bif_crossing),
             packets: 0,
         }
     }
 
     /// Start a transaction of `bytes` (1..=128) from `src` to `dst`, requested by an element on
-    /// `initiator_chip`. The command takes the next free command-bus slot. Inlined so that the
+    /// `initiator_chip`, to storage of kind `storage`. The command takes the next free
+    /// command-bus slot. When the other chip is involved, a coherent command adds
+    /// `bif.crossing_latency_ns`, a cache-inhibited one `bif.noncacheable_crossing_ns`, and a
+    /// guarded one (problem-state registers) also waits for the previous guarded access in its
+    /// direction to finish crossing: one at a time, each holding the path for the whole
+    /// crossing (seed 002 Tables 1-2 and §5.2). Inlined so that the
     /// caller's `client` is written straight into the transaction slot rather than passed
     /// through the stack, where reading it back stalled on store forwarding.
     #[inline(always)]
-    pub fn start(&mut self, now: Time, src: Element, dst: Element, bytes: u32, initiator_chip: usize, client: C) -> TxnId {
+    pub fn start(&mut self, now: Time, src: Element, dst: Element, bytes: u32, initiator_chip: usize, storage: Storage, client: C) -> TxnId {
         debug_assert!(bytes <= self.p.packet_bytes);
         let txn = Txn { bytes, client };
         let id = match self.free_ids.pop() {
@@ -269,7 +292,16 @@ impl<C: Copy> Bus<C> {
         let slot = now.align_up(bus).max(eib.command_free);
         eib.command_free = slot + bus;
         let remote = src.chip() != initiator_chip || dst.chip() != initiator_chip;
-        let done = slot + self.p.command_phase + if remote { self.p.bif_crossing } else { Time::ZERO };
+        let done = match (remote, storage) {
+            (false, _) => slot + self.p.command_phase,
+            (true, Storage::Coherent) => slot + self.p.command_phase + self.p.bif_crossing,
+            (true, Storage::CacheInhibited) => slot + self.p.command_phase + self.p.bif_noncacheable_crossing,
+            (true, Storage::Guarded) => {
+                let begin = (slot + self.p.command_phase).max(self.guarded_free[initiator_chip]);
+                self.guarded_free[initiator_chip] = begin + self.p.bif_noncacheable_crossing;
+                begin + self.p.bif_noncacheable_crossing
+            }
+        };
         let ready = if src.index() == MIC {
             // One XDR access per burst time, in command order; data is ready after the read latency.
             let eib = &mut self.eibs[src.chip()];

@@ -58,7 +58,11 @@ pub struct EibCfg {
 pub struct BifCfg {
     pub element: String,
     pub data_gbps: f64,
+    /// Coherent traffic (DMA to and from memory and local stores): command and data crossing.
     pub crossing_latency_ns: f64,
+    /// A cache-inhibited access to the other chip's local stores or problem-state registers;
+    /// guarded ones (the registers) one at a time in each direction, each for this long.
+    pub noncacheable_crossing_ns: f64,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -72,7 +76,6 @@ pub struct MicCfg {
 #[serde(deny_unknown_fields)]
 pub struct MfcCfg {
     pub queue_depth: u32,
-    pub proxy_queue_depth: u32,
     pub tag_groups: u32,
     pub issue_core_cycles: u64,
     pub tag_update_bus_cycles: u64,
@@ -97,6 +100,8 @@ pub struct SpuCfg {
 #[serde(deny_unknown_fields)]
 pub struct AtomicCfg {
     pub hit_core_cycles: u64,
+    /// How long a new holder keeps a handed-over line before the next hand-over may start.
+    pub guard_core_cycles: u64,
     pub line_bytes: u32,
 }
 
@@ -104,7 +109,6 @@ pub struct AtomicCfg {
 #[serde(deny_unknown_fields)]
 pub struct PpeCfg {
     pub mmio_ns: f64,
-    pub remote_mmio_ns: f64,
     pub syscall_ns: f64,
     pub thread_create_us: f64,
 }
@@ -211,11 +215,11 @@ impl MachineFile {
         check(["IOIF0", "IOIF1"].contains(&self.bif.element.as_str()), "bif.element", &self.bif.element, "IOIF0 or IOIF1")?;
         check(self.bif.data_gbps > 0.1 && self.bif.data_gbps <= 100.0, "bif.data_gbps", self.bif.data_gbps, "0.1 to 100")?;
         check((0.0..=100_000.0).contains(&self.bif.crossing_latency_ns), "bif.crossing_latency_ns", self.bif.crossing_latency_ns, "0 to 100000")?;
+        check((0.0..=100_000.0).contains(&self.bif.noncacheable_crossing_ns), "bif.noncacheable_crossing_ns", self.bif.noncacheable_crossing_ns, "0 to 100000")?;
         check((1..=1024).contains(&self.mic.access_bus_cycles), "mic.access_bus_cycles", self.mic.access_bus_cycles, "1 to 1024")?;
         check((0.0..=100_000.0).contains(&self.mic.read_latency_ns), "mic.read_latency_ns", self.mic.read_latency_ns, "0 to 100000")?;
         let m = &self.mfc;
         check((1..=64).contains(&m.queue_depth), "mfc.queue_depth", m.queue_depth, "1 to 64")?;
-        check((1..=64).contains(&m.proxy_queue_depth), "mfc.proxy_queue_depth", m.proxy_queue_depth, "1 to 64")?;
         check((1..=32).contains(&m.tag_groups), "mfc.tag_groups", m.tag_groups, "1 to 32")?;
         check((1..=256).contains(&m.outstanding_packets), "mfc.outstanding_packets", m.outstanding_packets, "1 to 256")?;
         check((1..=2048).contains(&m.max_list_elements), "mfc.max_list_elements", m.max_list_elements, "1 to 2048")?;
@@ -231,8 +235,9 @@ impl MachineFile {
         ] {
             check((1..=1000).contains(&v), key, v, "1 to 1000")?;
         }
+        check(self.atomic.guard_core_cycles <= 100_000, "atomic.guard_core_cycles", self.atomic.guard_core_cycles, "0 to 100000")?;
         check(self.atomic.line_bytes == 128, "atomic.line_bytes", self.atomic.line_bytes, "128")?;
-        check(self.ppe.mmio_ns >= 0.0 && self.ppe.remote_mmio_ns >= 0.0 && self.ppe.syscall_ns >= 0.0 && self.ppe.thread_create_us >= 0.0, "ppe.*", "a negative value", "values >= 0")?;
+        check(self.ppe.mmio_ns >= 0.0 && self.ppe.syscall_ns >= 0.0 && self.ppe.thread_create_us >= 0.0, "ppe.*", "a negative value", "values >= 0")?;
         check(self.memory.xdram_bytes >= 1 << 20 && self.memory.xdram_bytes <= 1 << 36 && self.memory.xdram_bytes % 65536 == 0, "memory.xdram_bytes", self.memory.xdram_bytes, "a multiple of 64 KiB from 1 MiB to 64 GiB")?;
         Ok(())
     }
@@ -263,10 +268,10 @@ pub struct Params {
     /// Ticks per byte on the BIF, as a rational `num / 1024` to keep sub-tick rates exact enough.
     pub bif_ticks_per_kib: u64,
     pub bif_crossing: Time,
+    pub bif_noncacheable_crossing: Time,
     pub mic_access: Time,
     pub mic_read_latency: Time,
     pub mfc_queue_depth: usize,
-    pub mfc_proxy_queue_depth: usize,
     pub tag_groups: u32,
     pub mfc_issue: Time,
     pub tag_update: Time,
@@ -281,8 +286,8 @@ pub struct Params {
     pub reduce_dp_cycles_per_quadword: u64,
     pub copy_cycles_per_quadword: u64,
     pub atomic_hit: Time,
+    pub atomic_guard: Time,
     pub ppe_mmio: Time,
-    pub ppe_remote_mmio: Time,
     pub syscall: Time,
     pub thread_create: Time,
     pub xdram_bytes: u64,
@@ -314,10 +319,10 @@ impl Params {
             bif_element: bif_idx,
             bif_ticks_per_kib: (1024.0 * TICKS_PER_SECOND as f64 / (f.bif.data_gbps * 1e9)).round() as u64,
             bif_crossing: Time::from_ns(f.bif.crossing_latency_ns),
+            bif_noncacheable_crossing: Time::from_ns(f.bif.noncacheable_crossing_ns),
             mic_access: Time(bus_cycle.0 * f.mic.access_bus_cycles),
             mic_read_latency: Time::from_ns(f.mic.read_latency_ns),
             mfc_queue_depth: f.mfc.queue_depth as usize,
-            mfc_proxy_queue_depth: f.mfc.proxy_queue_depth as usize,
             tag_groups: f.mfc.tag_groups,
             mfc_issue: Time(core_cycle.0 * f.mfc.issue_core_cycles),
             tag_update: Time(bus_cycle.0 * f.mfc.tag_update_bus_cycles),
@@ -332,8 +337,8 @@ impl Params {
             reduce_dp_cycles_per_quadword: f.spu.reduce_dp_core_cycles_per_quadword,
             copy_cycles_per_quadword: f.spu.copy_core_cycles_per_quadword,
             atomic_hit: Time(core_cycle.0 * f.atomic.hit_core_cycles),
+            atomic_guard: Time(core_cycle.0 * f.atomic.guard_core_cycles),
             ppe_mmio: Time::from_ns(f.ppe.mmio_ns),
-            ppe_remote_mmio: Time::from_ns(f.ppe.remote_mmio_ns),
             syscall: Time::from_ns(f.ppe.syscall_ns),
             thread_create: Time::from_ns(f.ppe.thread_create_us * 1000.0),
             xdram_bytes: f.memory.xdram_bytes,
