@@ -635,12 +635,14 @@ def _print_stats(summary: dict[str, Any]) -> None:
 def _print_claims(claims: list[dict[str, Any]]) -> None:
     check = _check_mark()
     rows = [
-        (c["claim"], c["source"], c["published"], c["simulated"], check if c["holds"] else "no",
-         c["note"])
+        (c["claim"], c["source"], c["published"], c["simulated"],
+         check if c["holds"] else c["status"].replace("does not hold", "no"), c["note"])
         for c in claims
     ]
     print(_table(("claim", "source", "published", "simulated", "holds", "note"), rows, right=set()))
-    print(f"{len(claims)} claims, {sum(map(_holds, claims))} hold")
+    counted = [c for c in claims if c["status"] in ("holds", "does not hold")]
+    print(f"{len(counted)} claims counted, {sum(map(_holds, counted))} hold; "
+          f"{len(claims) - len(counted)} not counted (not modelled or unverified)")
 
 
 def _gbps(value: float | None) -> str:

@@ -6,6 +6,6 @@ fn main() {
         std::process::exit(1)
     });
     for r in serde_json::from_str::<Vec<serde_json::Value>>(&out).unwrap() {
-        println!("{} {:<75} | {}", if r["holds"].as_bool().unwrap() { "ok  " } else { "FAIL" }, r["claim"].as_str().unwrap(), r["simulated"].as_str().unwrap());
+        println!("{:<13} {:<75} | {}", r["status"].as_str().unwrap(), r["claim"].as_str().unwrap(), r["simulated"].as_str().unwrap());
     }
 }
