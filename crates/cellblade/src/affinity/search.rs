@@ -192,7 +192,7 @@ pub fn search(file: &MachineFile, pattern: &Pattern, spes: usize, objective: Obj
     };
     let evenodd = Placement::named("evenodd", spes)?.rank_to_spe;
     let evenodd = Scored { value: ev.value(&evenodd)?, placement: evenodd };
-    let mut sched = DefaultScheduler::new(seed, spes);
+    let mut sched = DefaultScheduler::new(file, seed, spes);
     let mut samples = Vec::new();
     for _ in 0..default_samples.max(1) {
         samples.push(ev.value(&sched.next_placement().rank_to_spe)?);

@@ -29,6 +29,7 @@ pub struct MachineFile {
     pub atomic: AtomicCfg,
     pub ppe: PpeCfg,
     pub memory: MemoryCfg,
+    pub scheduler: SchedulerCfg,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -117,6 +118,16 @@ pub struct PpeCfg {
 #[serde(deny_unknown_fields)]
 pub struct MemoryCfg {
     pub xdram_bytes: u64,
+}
+
+/// The default thread-to-SPE scheduler of seed 001 §3 (see `affinity::scheduler`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SchedulerCfg {
+    /// A trial keeps the previous trial's assignment with this probability.
+    pub keep_probability: f64,
+    /// A fresh assignment makes one more random swap with this probability (a geometric count).
+    pub more_swaps_probability: f64,
 }
 
 /// The text of a built-in preset.
@@ -238,6 +249,9 @@ impl MachineFile {
         check(self.atomic.guard_core_cycles <= 100_000, "atomic.guard_core_cycles", self.atomic.guard_core_cycles, "0 to 100000")?;
         check(self.atomic.line_bytes == 128, "atomic.line_bytes", self.atomic.line_bytes, "128")?;
         check(self.ppe.mmio_ns >= 0.0 && self.ppe.syscall_ns >= 0.0 && self.ppe.thread_create_us >= 0.0, "ppe.*", "a negative value", "values >= 0")?;
+        let sc = &self.scheduler;
+        check((0.0..=1.0).contains(&sc.keep_probability), "scheduler.keep_probability", sc.keep_probability, "0 to 1")?;
+        check((0.0..1.0).contains(&sc.more_swaps_probability), "scheduler.more_swaps_probability", sc.more_swaps_probability, "0 to less than 1")?;
         check(self.memory.xdram_bytes >= 1 << 20 && self.memory.xdram_bytes <= 1 << 36 && self.memory.xdram_bytes % 65536 == 0, "memory.xdram_bytes", self.memory.xdram_bytes, "a multiple of 64 KiB from 1 MiB to 64 GiB")?;
         Ok(())
     }
