@@ -742,4 +742,130 @@ mod tests {
         assert_eq!((end_ahead, packets_ahead), (end_in_turn, packets_in_turn));
         assert!(ahead == in_turn, "operation times or data differ between running ahead and stepping in turn");
     }
+
+    /// The arbiter's rules, each in a small scenario on chip 0 whose delivery times are worked
+    /// out by hand from the machine file: `cp` command phase, `pkt` a 128-byte packet's 8 beats,
+    /// `hop` one ramp. Ring positions (qs20): PPE 0, SPE1 1, SPE3 2, SPE5 3, SPE7 4, IOIF1 5,
+    /// IOIF0 6, SPE6 7, SPE4 8, SPE2 9, SPE0 10, MIC 11.
+    mod arbiter {
+        use super::super::*;
+        use crate::machine::config::{load, preset_text, Params};
+        use crate::machine::topology::Element;
+        use crate::machine::trace::Tracer;
+
+        struct Run {
+            delivered: Vec<u64>,
+            /// (from -> to, ring) of every grant on chip 0 (its EIB is trace process 1).
+            grants: Vec<(String, u64)>,
+            p: Params,
+        }
+
+        /// Start each (time, src, dst) as a 128-byte coherent transaction from chip 0 at its
+        /// time, and step the bus to the end.
+        fn drive(set: &[&str], starts: &[(u64, Element, Element)]) -> Run {
+            let set: Vec<String> = set.iter().map(|s| s.to_string()).collect();
+            let p = Params::resolve(&load(preset_text("qs20").unwrap(), &set).unwrap());
+            let mut bus: Bus<usize> = Bus::new(&p);
+            let mut tr = Tracer::new(true);
+            let mut delivered = vec![0; starts.len()];
+            let mut next = 0;
+            loop {
+                let step = bus.next_step();
+                match starts.get(next) {
+                    Some(&(t, src, dst)) if step.is_none_or(|s| Time(t) <= s) => {
+                        bus.start(Time(t), src, dst, 128, 0, Storage::Coherent, next);
+                        next += 1;
+                    }
+                    _ => match step {
+                        Some(t) => {
+                            if let (_, Some(txn)) = bus.step(t, &mut tr) {
+                                delivered[txn.client] = t.0;
+                            }
+                        }
+                        None => break,
+                    },
+                }
+            }
+            let trace = tr.finish().unwrap();
+            let grants = trace["traceEvents"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|e| e["ph"] == "X" && e["pid"] == 1)
+                .map(|e| (e["name"].as_str().unwrap().to_string(), e["tid"].as_u64().unwrap()))
+                .collect();
+            Run { delivered, grants, p }
+        }
+
+        fn units(p: &Params) -> (u64, u64, u64, u64) {
+            (p.command_phase.0, 8 * p.bus_cycle.0, p.hop_latency.0, p.bus_cycle.0)
+        }
+
+        #[test]
+        fn the_mic_goes_first() {
+            let p = Params::resolve(&load(preset_text("qs20").unwrap(), &[]).unwrap());
+            let (cp, pkt, hop, bus) = units(&p);
+            // The MIC's leg is ready after the command phase and the XDR read; SPE1's transfer
+            // is started so that its leg is ready at the same arbiter step. Both want SPE0's
+            // off-ramp; round-robin alone would pick SPE1 (index 2 < MIC's 9).
+            let ready = (cp + p.mic_read_latency.0).div_ceil(bus) * bus;
+            let r = drive(&[], &[(0, Element::mic(0), Element::spe(0)), (ready - cp, Element::spe(1), Element::spe(0))]);
+            // MIC -> SPE0 is one hop; SPE1 -> SPE0 three (counter-clockwise through the MIC's
+            // ramp), granted when the off-ramp is free again, one packet later.
+            assert_eq!(r.delivered, vec![ready + pkt + hop, ready + pkt + pkt + 3 * hop]);
+        }
+
+        #[test]
+        fn sources_are_served_round_robin() {
+            let p = Params::resolve(&load(preset_text("qs20").unwrap(), &[]).unwrap());
+            let (cp, pkt, hop, bus) = units(&p);
+            // SPE0 and SPE2 send two packets each to SPE1, started one command-bus slot apart:
+            // SPE0 A, SPE0 B, SPE2 A, SPE2 B. The off-ramp takes one packet at a time; after
+            // each grant the round-robin moves past the granted source, so the second grant goes
+            // to SPE2 although SPE0's second packet was ready first.
+            let (s0, s1, s2) = (Element::spe(0), Element::spe(1), Element::spe(2));
+            let r = drive(&[], &[(0, s0, s1), (bus, s0, s1), (2 * bus, s2, s1), (3 * bus, s2, s1)]);
+            // SPE0 -> SPE1: 3 hops clockwise; SPE2 -> SPE1: 4.
+            let grant = |k: u64| cp + k * pkt;
+            assert_eq!(r.delivered, vec![grant(0) + pkt + 3 * hop, grant(2) + pkt + 3 * hop, grant(1) + pkt + 4 * hop, grant(3) + pkt + 4 * hop]);
+        }
+
+        #[test]
+        fn a_ring_carries_at_most_three_transfers() {
+            // One ring each way and no start interval, so only the per-ring limit can delay.
+            // Four one-hop clockwise transfers on disjoint segments, ready one bus cycle apart:
+            // SPE1 -> SPE3, SPE5 -> SPE7, SPE6 -> SPE4, SPE2 -> SPE0.
+            let set = ["eib.rings_per_direction=1", "eib.ring_start_interval_bus_cycles=1"];
+            let starts: Vec<(u64, Element, Element)> = [(1, 3), (5, 7), (6, 4), (2, 0)].iter().enumerate().map(|(k, &(a, b))| (16 * k as u64, Element::spe(a), Element::spe(b))).collect();
+            let r = drive(&set, &starts);
+            let (cp, pkt, hop, bus) = units(&r.p);
+            let first3: Vec<u64> = (0..3).map(|k| cp + k * bus + pkt + hop).collect();
+            // The fourth waits for the first transfer to leave the ring.
+            assert_eq!(r.delivered, [first3, vec![cp + pkt + pkt + hop]].concat());
+            // With room for four, it goes when it is ready.
+            let set4 = [set[0], set[1], "eib.max_transfers_per_ring=4"];
+            assert_eq!(drive(&set4, &starts).delivered[3], cp + 3 * bus + pkt + hop);
+        }
+
+        #[test]
+        fn a_half_way_transfer_avoids_the_direction_with_traffic_on_its_path() {
+            // SPE1 -> SPE6 is six hops either way. A clockwise transfer on its clockwise path
+            // (SPE3 -> SPE5, granted first) leaves a clockwise ring free, so either way is open;
+            // the rule takes the way with fewer transfers crossing the path: counter-clockwise.
+            let starts = [(0, Element::spe(3), Element::spe(5)), (16, Element::spe(1), Element::spe(6)), (5000, Element::spe(1), Element::spe(6))];
+            let r = drive(&[], &starts);
+            let (cp, pkt, hop, bus) = units(&r.p);
+            let n = r.p.rings_per_direction as u64;
+            let ring_of = |name: &str| r.grants.iter().filter(|g| g.0 == name).map(|g| g.1).collect::<Vec<_>>();
+            assert_eq!(ring_of("SPE3 -> SPE5"), vec![0]);
+            // Both packets of the half-way stream go counter-clockwise: the second keeps the
+            // direction of the first although the clockwise path is empty by then.
+            assert!(ring_of("SPE1 -> SPE6").iter().all(|&ring| ring >= n), "{:?}", r.grants);
+            assert_eq!(r.delivered[1], cp + bus + pkt + 6 * hop);
+            // Alone, the same transfer goes clockwise (the rule's tie-break).
+            let alone = drive(&[], &starts[1..2]);
+            assert!(alone.grants.iter().all(|g| g.1 < n), "{:?}", alone.grants);
+        }
+    }
 }
+
