@@ -1,11 +1,17 @@
 //! Print the calibration table: `cargo run --release --example calibrate [-- key=value ...]`
-//! (machine-file overrides, as `--set` takes them).
+//! (machine-file overrides, as `--set` takes them); `-- --json` prints the rows as JSON.
 fn main() {
-    let set: Vec<String> = std::env::args().skip(1).collect();
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let json = args.iter().any(|a| a == "--json");
+    let set: Vec<String> = args.into_iter().filter(|a| a != "--json").collect();
     let out = cellblade::api::calibrate(&serde_json::json!({ "set": set }).to_string()).unwrap_or_else(|e| {
         eprintln!("error: {e}");
         std::process::exit(1)
     });
+    if json {
+        println!("{out}");
+        return;
+    }
     let rows: Vec<cellblade::calibrate::Row> = serde_json::from_str::<Vec<serde_json::Value>>(&out)
         .unwrap()
         .into_iter()
