@@ -99,8 +99,9 @@ impl Ppe {
         }
     }
 
-    /// spe_signal_write to register `which` (1 or 2). The library path enters the kernel twice:
-    /// seed 002 Table 1 shows it costing about twice the mailbox call (18,000 vs 10,000 ns).
+    /// spe_signal_write to register `which` (1 or 2). The library path is charged two kernel
+    /// entries, a choice made to fit seed 002 Table 1's Signal-sc (18,000 vs 10,000 ns for the
+    /// mailbox call) for which no source was found: the calibration row is marked fitted.
     pub async fn spe_signal_write(&self, spe: usize, which: u32, value: u32, access: Access) -> Result<()> {
         let r = match which {
             1 => reg::SIGNOTIFY1,
