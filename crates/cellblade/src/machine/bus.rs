@@ -882,6 +882,35 @@ mod tests {
             let alone = drive(&[], &starts[1..2]);
             assert!(alone.grants.iter().all(|g| g.1 < n), "{:?}", alone.grants);
         }
+
+        /// Two 4-byte writes from SPE 8 (chip 1) to SPE 0, started one command slot apart, as
+        /// each kind of storage: guarded ones cross one at a time, the second a whole crossing
+        /// after the first; cache-inhibited ones overlap (one slot apart); coherent ones pay no
+        /// crossing latency at all.
+        #[test]
+        fn crossing_costs_follow_how_the_target_is_mapped() {
+            let p = Params::resolve(&load(preset_text("qs20").unwrap(), &[]).unwrap());
+            let run = |storage: Storage| {
+                let mut bus: Bus<usize> = Bus::new(&p);
+                let mut tr = Tracer::new(false);
+                for k in 0..2 {
+                    bus.start(Time::ZERO, Element::spe(8), Element::spe(0), 4, 1, storage, k);
+                }
+                let mut at = [0u64; 2];
+                while let Some(t) = bus.next_step() {
+                    if let (_, Some(txn)) = bus.step(t, &mut tr) {
+                        at[txn.client] = t.0;
+                    }
+                }
+                at
+            };
+            let (m, bus_cycle) = (p.bif_noncacheable_crossing.0, p.bus_cycle.0);
+            let (guarded, inhibited, coherent) = (run(Storage::Guarded), run(Storage::CacheInhibited), run(Storage::Coherent));
+            assert_eq!(guarded[0], inhibited[0]);
+            assert_eq!(guarded[1] - guarded[0], m);
+            assert_eq!(inhibited[1] - inhibited[0], bus_cycle);
+            assert_eq!(inhibited[0] - coherent[0], m - p.bif_crossing.0);
+            assert_eq!(coherent[1] - coherent[0], bus_cycle);
+        }
     }
 }
-
