@@ -4,19 +4,16 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let json = args.iter().any(|a| a == "--json");
     let set: Vec<String> = args.into_iter().filter(|a| a != "--json").collect();
-    let out = cellblade::api::calibrate(&serde_json::json!({ "set": set }).to_string()).unwrap_or_else(|e| {
+    let out = cellblade::api::run_json::<cellblade::calibrate::CalibrateRequest>(&serde_json::json!({ "set": set }).to_string()).unwrap_or_else(|e| {
         eprintln!("error: {e}");
         std::process::exit(1)
     });
+    let answer: serde_json::Value = serde_json::from_str(&out).unwrap();
     if json {
-        println!("{out}");
+        println!("{}", answer["result"]);
         return;
     }
-    let rows: Vec<cellblade::calibrate::Row> = serde_json::from_str::<Vec<serde_json::Value>>(&out)
-        .unwrap()
-        .into_iter()
-        .map(|r| serde_json::from_value(r).unwrap())
-        .collect();
+    let rows: Vec<cellblade::calibrate::Row> = serde_json::from_value(answer["result"].clone()).unwrap();
     for r in &rows {
         println!(
             "{:<62} {:>10.3} {:>10.3} {:<8} {:>+7.1}{} {} {}{}",

@@ -357,3 +357,17 @@ fn table1_rows(file: &MachineFile) -> Result<Vec<Row>> {
 fn fmt_list(v: &[f64], decimals: usize) -> String {
     v.iter().map(|x| format!("{x:.decimals$}")).collect::<Vec<_>>().join(", ")
 }
+
+/// Every calibration row on the chosen machine: the request has no fields of its own.
+#[derive(Debug, Clone, Default, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CalibrateRequest {}
+
+impl crate::request::Request for CalibrateRequest {
+    const NAME: &'static str = "calibrate";
+    type Output = Vec<Row>;
+
+    fn run(self, machine: &MachineFile) -> Result<Vec<Row>> {
+        run_all(machine)
+    }
+}

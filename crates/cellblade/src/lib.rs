@@ -3,7 +3,8 @@
 //! Where things are (layers, bottom up; a layer uses only those below it):
 //!
 //! ```text
-//! api.rs        JSON-in/JSON-out facade used by the Python bindings
+//! request.rs    the one path of every program's typed request: parse, machine, run, answer
+//! api.rs        the fronts' door: requests from JSON text, the catalog of names and limits
 //! calibrate.rs  published measurements re-run on the simulated blade
 //! bench.rs      simulator speed benchmark
 //! stats/        CellStats (seed 002 §3): the workloads behind `cellstats -f ...`
@@ -43,6 +44,7 @@ pub mod error;
 pub mod machine;
 pub mod ppe;
 pub mod reproduce;
+pub mod request;
 pub mod sim;
 pub mod spu;
 pub mod stats;

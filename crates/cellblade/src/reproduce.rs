@@ -468,3 +468,20 @@ fn reductions(file: &MachineFile, quick: bool) -> Result<Vec<Claim>> {
 
 /// Why the CML speedups cannot be reproduced.
 const CML_NOTE: &str = "the seed names only \"additional data copies\" as CML's cost; the CML-style rows add a staging copy per send and per received message at the SPU's copy rate, which costs a fraction of the transfer, not 10-19 times it";
+
+/// The seeds' findings re-checked on the chosen machine.
+#[derive(Debug, Clone, Default, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ReproduceRequest {
+    /// Fewer trials and repetitions: the same claims, checked faster and less precisely.
+    pub quick: bool,
+}
+
+impl crate::request::Request for ReproduceRequest {
+    const NAME: &'static str = "reproduce";
+    type Output = Vec<Claim>;
+
+    fn run(self, machine: &MachineFile) -> Result<Vec<Claim>> {
+        run_all(machine, self.quick)
+    }
+}

@@ -2,7 +2,6 @@
 //! interpreter over SPE counts, roots and sizes, and on the simulated blade (real bytes through
 //! the notification protocol) over placements; bad requests fail with their reason.
 
-use cellblade::api::coll_run;
 use cellblade::coll::algorithms::REGISTRY;
 use cellblade::coll::data::{Dtype, ReduceOp};
 use cellblade::coll::verify::verify;
@@ -85,17 +84,17 @@ fn every_algorithm_verifies_on_the_simulated_blade() {
 
 #[test]
 fn bad_requests_say_why() {
-    let err = |req: &str| coll_run(req).unwrap_err().to_string();
-    assert!(err(r#"{"op": "allgather", "spes": 17}"#).contains("--spes 17 is not allowed: 1 to 16"));
-    assert!(err(r#"{"op": "reduce", "spes": 8, "root": 8, "algorithms": ["reduce.binomial"]}"#).contains("--root 8 is out of range: allowed 0 to 7"));
-    assert!(err(r#"{"op": "allreduce", "spes": 8, "sizes": [20], "dtype": "float64"}"#).contains("size 20 is not a multiple of the element size (8 bytes)"));
-    assert!(err(r#"{"op": "allgather", "algorithms": ["allgather.spiral"]}"#).contains("unknown algorithm 'allgather.spiral': allowed"));
+    let err = |req: &str| cellblade::api::run_json::<cellblade::coll::request::RunRequest>(req).unwrap_err().to_string();
+    assert!(err(r#"{"op": "allgather", "spes": 17}"#).contains("spes 17 is not allowed: 1 to 16"));
+    assert!(err(r#"{"op": "reduce", "spes": 8, "root": 8, "algorithms": ["reduce.binomial"]}"#).contains("root 8 is not allowed: 0 to 7"));
+    assert!(err(r#"{"op": "allreduce", "spes": 8, "sizes": [20], "dtype": "float64"}"#).contains("sizes 20 is not allowed: a multiple of the element size (8 bytes)"));
+    assert!(err(r#"{"op": "allgather", "algorithms": ["allgather.spiral"]}"#).contains("algorithms allgather.spiral is not allowed: one of barrier.rdb,"));
     assert!(err(r#"{"op": "allgather", "spes": 6, "algorithms": ["allgather.rdb"]}"#).contains("needs a power-of-two number of SPEs, got 6"));
     assert!(err(r#"{"op": "allgather", "algorithms": ["reduce.binomial"]}"#).contains("reduce.binomial belongs to operation reduce, not allgather"));
     assert!(err(r#"{"op": "broadcast", "sizes": [262144], "algorithms": ["broadcast.ota"]}"#).contains("broadcast.ota: needs 262656 bytes of local store on spe"));
-    assert!(err(r#"{"op": "scatter"}"#).contains("unknown operation 'scatter'"));
-    assert!(err(r#"{"op": "reduce", "sizes": [0]}"#).contains("size 0 is not allowed: at least one element"));
-    assert!(err(r#"{"op": "barrier", "iterations": 0}"#).contains("--iterations 0 is not allowed: at least 1"));
+    assert!(err(r#"{"op": "scatter"}"#).contains("op scatter is not allowed: one of barrier, broadcast"));
+    assert!(err(r#"{"op": "reduce", "sizes": [0]}"#).contains("sizes 0 is not allowed: at least one element"));
+    assert!(err(r#"{"op": "barrier", "iterations": 0}"#).contains("iterations 0 is not allowed: at least 1"));
 }
 
 #[test]

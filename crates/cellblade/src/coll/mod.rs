@@ -7,6 +7,7 @@
 //! | `data.rs` | element types, reductions, reference inputs and expected results |
 //! | `verify.rs` | the data-only interpreter that checks a schedule's result |
 //! | `lower.rs` | the notification protocol that runs a schedule on SPEs |
+//! | `request.rs` | the run, schedule and check requests: fields, defaults, limits |
 //!
 //! Measuring follows seed 000 §4: each rank times many calls with its decrementer; a broadcast
 //! is followed by a barrier whose cost is included; the reported latency is the slowest rank's.
@@ -14,6 +15,7 @@
 pub mod algorithms;
 pub mod data;
 pub mod lower;
+pub mod request;
 pub mod schedule;
 pub mod verify;
 

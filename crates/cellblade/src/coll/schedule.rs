@@ -184,10 +184,10 @@ fn ordered_by_default() -> bool {
 /// (except for barriers) a message of whole quadwords.
 pub fn check_call(algorithm: &str, op: Op, p: usize, root: usize, size: u32) -> Result<()> {
     if p == 0 || p > 16 {
-        return Err(config_err(format!("--spes {p} is not allowed: 1 to 16")));
+        return Err(crate::error::field_err("spes", p, "1 to 16"));
     }
     if root >= p {
-        return Err(config_err(format!("--root {root} is out of range: allowed 0 to {}", p - 1)));
+        return Err(crate::error::field_err("root", root, format!("0 to {}", p - 1)));
     }
     if op != Op::Barrier && (size == 0 || size % 16 != 0) {
         return Err(config_err(format!("size {size} is not allowed for {algorithm}: a multiple of 16 bytes (a quadword)")));

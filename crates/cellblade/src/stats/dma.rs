@@ -7,7 +7,7 @@ use std::rc::Rc;
 
 use super::{gbps, timed_loop, PerSpe, StatsParams};
 use crate::blade::Blade;
-use crate::error::{config_err, Result};
+use crate::error::Result;
 use crate::machine::mfc::ListElement;
 use crate::spu::Spu;
 
@@ -23,7 +23,7 @@ pub fn setup(blade: &mut Blade, p: &StatsParams, out: Rc<RefCell<Vec<PerSpe>>>) 
         let need = if p.shared { bytes as u64 } else { stride * workers.len() as u64 };
         let ls = blade.machine().p.ls_bytes as u64;
         let base = blade.machine().ls_alloc(0, need.min(u32::MAX as u64) as u32, 128).map_err(|_| {
-            config_err(format!("-s with {} private buffers {stride} bytes apart needs {need} bytes of SPE 0's {ls}-byte local store", workers.len()))
+            crate::error::field_msg("spe_target", format!("spe_target with {} private buffers {stride} bytes apart needs {need} bytes of SPE 0's {ls}-byte local store", workers.len()))
         })?;
         Spu::ls_ea(0, base)
     } else {

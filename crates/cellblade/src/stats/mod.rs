@@ -9,6 +9,8 @@
 mod atomic;
 mod dma;
 pub mod pattern;
+mod request;
+pub use request::{SimFigures, StatsAnswer};
 mod sync;
 
 use serde::{Deserialize, Serialize};
@@ -102,49 +104,50 @@ pub struct StatsResult {
     pub report: Option<RunReport>,
 }
 
-fn bad(flag: &str, value: impl std::fmt::Display, allowed: &str) -> crate::error::Error {
-    config_err(format!("{flag} {value} is not allowed: {allowed}"))
+/// A field's value that is not allowed; fronts put their own name for the field (a CLI flag).
+fn bad(field: &str, value: impl std::fmt::Display, allowed: &str) -> crate::error::Error {
+    crate::error::field_err(field, value, allowed)
 }
 
 impl StatsParams {
     pub fn validate(&self, ls_bytes: u32) -> Result<()> {
         if !FUNCTIONS.contains(&self.function.as_str()) {
-            return Err(bad("-f", &self.function, &format!("one of {}", FUNCTIONS.join(", "))));
+            return Err(bad("function", &self.function, &format!("one of {}", FUNCTIONS.join(", "))));
         }
         if self.spes == 0 || self.spes > SPES {
-            return Err(bad("-n/-N", self.spes, "1 to 16 SPEs"));
+            return Err(bad("spes", self.spes, "1 to 16 SPEs"));
         }
         if self.cell > 1 {
-            return Err(bad("-c", self.cell, "cell 0 or 1"));
+            return Err(bad("cell", self.cell, "cell 0 or 1"));
         }
         if self.xdram > 1 {
-            return Err(bad("-m", self.xdram, "XDRAM module 0 or 1"));
+            return Err(bad("xdram", self.xdram, "XDRAM module 0 or 1"));
         }
         if self.iterations == 0 {
-            return Err(bad("-i", 0, "at least 1 iteration"));
+            return Err(bad("iterations", 0, "at least 1 iteration"));
         }
         if self.spe_target && self.spes < 2 && self.function != "mkthread" {
-            return Err(bad("-n/-N", self.spes, "at least 2 SPEs with -s (SPE 0 is the partner or target)"));
+            return Err(bad("spes", self.spes, "at least 2 SPEs with spe_target (SPE 0 is the partner or target)"));
         }
         let f = self.function.as_str();
         if f.starts_with("dmalist") && (self.list_elements == 0 || self.list_elements > 2048) {
-            return Err(bad("-l", self.list_elements, "1 to 2048 list elements"));
+            return Err(bad("list_elements", self.list_elements, "1 to 2048 list elements"));
         }
         if f.starts_with("fetch") {
             if self.spe_target {
-                return Err(bad("-s", "", "atomic operations work on main memory only (seed 002 §3.1.5)"));
+                return Err(bad("spe_target", true, "atomic operations work on main memory only (seed 002 §3.1.5)"));
             }
             if !(4..=128).contains(&self.size()) || self.size() % 4 != 0 {
-                return Err(bad("-b", self.size(), "4 to 128 bytes, a multiple of 4, for atomic variables"));
+                return Err(bad("size", self.size(), "4 to 128 bytes, a multiple of 4, for atomic variables"));
             }
         }
         if f.starts_with("dma") {
             let total = self.transfer_bytes() as u64;
             if total > ls_bytes as u64 / 2 {
-                return Err(bad("-b", self.size(), &format!("a transfer of at most {} bytes (half the local store); this one moves {total}", ls_bytes / 2)));
+                return Err(bad("size", self.size(), &format!("a transfer of at most {} bytes (half the local store); this one moves {total}", ls_bytes / 2)));
             }
             if !self.shared && self.stride != 0 && self.stride < self.transfer_bytes() {
-                return Err(bad("-t", self.stride, &format!("a stride of at least the buffer size ({} bytes) for private buffers", self.transfer_bytes())));
+                return Err(bad("stride", self.stride, &format!("a stride of at least the buffer size ({} bytes) for private buffers", self.transfer_bytes())));
             }
         }
         Ok(())
@@ -189,7 +192,7 @@ impl StatsParams {
         };
         if let Some(pl) = placed {
             if self.spe_target {
-                return Err(config_err("--placement does not combine with -s (SPE 0 is the partner or target)"));
+                return Err(crate::error::field_msg("placement", "placement does not combine with spe_target (SPE 0 is the partner or target)"));
             }
             // A one-chip placement on cell 1 runs on SPEs 8-15.
             let shift = if self.spes <= 8 { self.cell * SPES_PER_CHIP } else { 0 };
@@ -270,7 +273,7 @@ mod tests {
         assert_eq!(params(16, 0, Some("evenodd")).workers().unwrap()[8..10], [8, 12]);
         let mut p = params(2, 0, Some("ring"));
         p.spe_target = true;
-        assert!(p.workers().unwrap_err().to_string().contains("does not combine with -s"));
+        assert!(p.workers().unwrap_err().to_string().contains("does not combine with spe_target"));
         assert!(params(2, 0, Some("zigzag")).workers().unwrap_err().to_string().contains("unknown placement 'zigzag'"));
     }
 }
