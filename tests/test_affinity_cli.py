@@ -207,7 +207,9 @@ def test_reproduce_json_rows_are_claims():
     claims = json.loads(done.stdout)
     assert claims
     for c in claims:
-        assert set(c) == {"claim", "source", "published", "simulated", "holds", "note"}
+        assert set(c) == {"claim", "source", "published", "simulated", "holds", "status", "note"}
+        assert c["status"] in {"holds", "does not hold", "not modelled", "unverified"}
+        assert c["holds"] == (c["status"] == "holds")
         assert isinstance(c["published"], str) and isinstance(c["simulated"], str)
         assert isinstance(c["holds"], bool)
 
@@ -216,9 +218,9 @@ def test_demo_prints_calibration_then_claims():
     done = run_cli("demo")
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
-    calibration = [i for i, line in enumerate(lines) if re.match(r"\d+ rows, \d+ hold", line)]
+    calibration = [i for i, line in enumerate(lines) if re.match(r"\d+ distinct rows \(\d+ shown\), \d+ hold", line)]
     assert len(calibration) == 1 and calibration[0] < len(lines) - 2
-    assert re.fullmatch(r"\d+ claims, \d+ hold", lines[-1])
+    assert re.fullmatch(r"\d+ claims counted, \d+ hold; \d+ not counted \(not modelled or unverified\)", lines[-1])
 
 
 def test_a_collective_schedule_is_a_pattern():

@@ -449,8 +449,8 @@ def _calibrate(args: argparse.Namespace) -> int:
             ("< " if p["kind"] == "upper_bound" else "") + f"{p['published']:.5g} {p['unit']}",
             p["source"],
             f"{p['simulated']:.5g} {p['unit']}",
-            f"{100 * p['error']:+.1f}%",
-            "fitted" if p["fitted"] else "prediction",
+            f"{100 * p['error']:+.1f}" + (" pt" if p["kind"] == "loss" else "%"),
+            ("fitted" if p["fitted"] else "prediction") + (f" (same as: {p['same_as']})" if p["same_as"] else ""),
             check if p["holds"] else "no",
             p["note"],
         )
@@ -458,10 +458,13 @@ def _calibrate(args: argparse.Namespace) -> int:
     ]
     header = ("name", "published", "source", "simulated", "error", "kind", "", "note")
     print(_table(header, rows, right={1, 3, 4}))
-    fitted = [p for p in points if p["fitted"]]
-    predicted = [p for p in points if not p["fitted"]]
+    # A row measuring the same simulated quantity as another is counted once, under that row.
+    distinct = [p for p in points if not p["same_as"]]
+    fitted = [p for p in distinct if p["fitted"]]
+    predicted = [p for p in distinct if not p["fitted"]]
     print(
-        f"{len(points)} rows, {sum(map(_holds, points))} hold (within 10%, or under a published bound): "
+        f"{len(distinct)} distinct rows ({len(points)} shown), {sum(map(_holds, distinct))} hold "
+        "(values within 10%, under a published bound, or losses within 2.5 points): "
         f"fitted {sum(map(_holds, fitted))}/{len(fitted)}, "
         f"predictions {sum(map(_holds, predicted))}/{len(predicted)}; "
         "README 'Calibration' explains each row that does not hold"
@@ -684,12 +687,14 @@ def _print_stats(summary: dict[str, Any]) -> None:
 def _print_claims(claims: list[dict[str, Any]]) -> None:
     check = _check_mark()
     rows = [
-        (c["claim"], c["source"], c["published"], c["simulated"], check if c["holds"] else "no",
-         c["note"])
+        (c["claim"], c["source"], c["published"], c["simulated"],
+         check if c["holds"] else c["status"].replace("does not hold", "no"), c["note"])
         for c in claims
     ]
     print(_table(("claim", "source", "published", "simulated", "holds", "note"), rows, right=set()))
-    print(f"{len(claims)} claims, {sum(map(_holds, claims))} hold")
+    counted = [c for c in claims if c["status"] in ("holds", "does not hold")]
+    print(f"{len(counted)} claims counted, {sum(map(_holds, counted))} hold; "
+          f"{len(claims) - len(counted)} not counted (not modelled or unverified)")
 
 
 def _gbps(value: float | None) -> str:

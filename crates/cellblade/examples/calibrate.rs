@@ -1,21 +1,41 @@
-//! Print the calibration table: `cargo run --release --example calibrate`.
+//! Print the calibration table: `cargo run --release --example calibrate [-- key=value ...]`
+//! (machine-file overrides, as `--set` takes them); `-- --json` prints the rows as JSON.
 fn main() {
-    let out = cellblade::api::run_json::<cellblade::calibrate::CalibrateRequest>("{}").unwrap_or_else(|e| {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let json = args.iter().any(|a| a == "--json");
+    let set: Vec<String> = args.into_iter().filter(|a| a != "--json").collect();
+    let out = cellblade::api::run_json::<cellblade::calibrate::CalibrateRequest>(&serde_json::json!({ "set": set }).to_string()).unwrap_or_else(|e| {
         eprintln!("error: {e}");
         std::process::exit(1)
     });
     let answer: serde_json::Value = serde_json::from_str(&out).unwrap();
-    let rows = answer["result"].as_array().unwrap().clone();
-    for r in rows {
+    if json {
+        println!("{}", answer["result"]);
+        return;
+    }
+    let rows: Vec<cellblade::calibrate::Row> = serde_json::from_value(answer["result"].clone()).unwrap();
+    for r in &rows {
         println!(
-            "{:<48} {:>10.2} {:>10.2} {:<5} {:>+7.1}% {} {}",
-            r["name"].as_str().unwrap(),
-            r["published"].as_f64().unwrap(),
-            r["simulated"].as_f64().unwrap(),
-            r["unit"].as_str().unwrap(),
-            100.0 * r["error"].as_f64().unwrap(),
-            if r["holds"].as_bool().unwrap() { "ok  " } else { "FAIL" },
-            if r["fitted"].as_bool().unwrap() { "fitted" } else { "" }
+            "{:<62} {:>10.3} {:>10.3} {:<8} {:>+7.1}{} {} {}{}",
+            r.name,
+            r.published,
+            r.simulated,
+            r.unit,
+            100.0 * r.error,
+            if r.kind == "loss" { "pt" } else { "% " },
+            if r.holds { "ok  " } else { "FAIL" },
+            if r.fitted { "fitted" } else { "" },
+            r.same_as.as_ref().map(|s| format!(" (same as: {s})")).unwrap_or_default()
         );
     }
+    let c = cellblade::calibrate::counts(&rows);
+    println!(
+        "{} rows shown, {} distinct: {} fitted ({} hold), {} predictions ({} hold)",
+        rows.len(),
+        c.rows,
+        c.fitted,
+        c.fitted_hold,
+        c.predictions,
+        c.predictions_hold
+    );
 }

@@ -6,7 +6,7 @@ fn main() {
         eprintln!("error: {e}");
         std::process::exit(1)
     });
-    for r in serde_json::to_value(claims).unwrap().as_array().unwrap() {
-        println!("{} {:<75} | {}", if r["holds"].as_bool().unwrap() { "ok  " } else { "FAIL" }, r["claim"].as_str().unwrap(), r["simulated"].as_str().unwrap());
+    for r in &claims {
+        println!("{:<13} {:<75} | {}", r.status, r.claim, r.simulated);
     }
 }

@@ -135,3 +135,30 @@ fn the_largest_message_that_fits_runs_and_one_more_quadword_fails_clearly() {
         assert_eq!(err, format!("{}: does not fit: needs {need} bytes, the local store has 262144", a.name));
     }
 }
+
+/// Every collective on the simulated blade (real bytes through the notification protocol), for
+/// every SPE count it accepts from 1 to 16 and two roots: the first rank and the last. Small
+/// messages and one iteration keep it fast. An algorithm that only takes root 0 must say so.
+#[test]
+fn every_collective_runs_on_the_blade_for_every_spe_count_and_two_roots() {
+    let file = load(preset_text("qs20").unwrap(), &[]).unwrap();
+    let mut runs = 0;
+    for a in REGISTRY {
+        for p in (1..=16).filter(|&p| applicable(a, p)) {
+            for root in [0, p - 1] {
+                let size = 16 * p as u32;
+                if let Err(e) = a.schedule(p, root, size) {
+                    assert!(root != 0 && e.to_string().contains("root"), "{} p={p} root={root}: {e}", a.name);
+                    continue;
+                }
+                let setup = Setup { root, placement: (0..p).collect(), dtype: Dtype::Int32, rop: ReduceOp::Sum, iterations: 1 };
+                let r = measure(&file, a, size, &setup).unwrap_or_else(|e| panic!("{} p={p} root={root}: {e}", a.name));
+                // One SPE has nobody to talk to; more take time.
+                assert!(r.verified && (r.latency_ns > 0.0) == (p > 1), "{} p={p} root={root}: {} ns", a.name, r.latency_ns);
+                runs += 1;
+            }
+        }
+    }
+    // Most algorithms take any root: the loop must not have skipped its way to a pass.
+    assert!(runs > 600, "{runs} runs");
+}

@@ -4,9 +4,12 @@
 //! the 8! permutations, and strongly correlated over short periods (eight trials produced only
 //! two distinct assignments). The model, as a seeded distribution:
 //! - a fresh assignment starts from the natural order (thread i on the i-th SPE of the chip)
-//!   and applies a geometric number (mean 3) of random transpositions, so assignments near the
+//!   and applies a geometric number of random transpositions (one more with probability
+//!   `scheduler.more_swaps_probability`, 3/4 in the presets: mean 4), so assignments near the
 //!   natural order are the most likely and every permutation is possible;
-//! - each later trial keeps the previous assignment with probability 3/4.
+//! - each later trial keeps the previous assignment with probability
+//!   `scheduler.keep_probability` (3/4 in the presets). Both values are unpublished (the
+//!   machine files say so).
 //!
 //! Same seed, same sequence of assignments.
 
@@ -14,20 +17,21 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use super::placement::Placement;
+use crate::machine::config::MachineFile;
 use crate::machine::topology::SPES_PER_CHIP;
 
 pub struct DefaultScheduler {
     rng: ChaCha8Rng,
     spes: usize,
     last: Option<Placement>,
+    keep: f64,
+    more_swaps: f64,
 }
 
-const KEEP: f64 = 0.75;
-const MORE_SWAPS: f64 = 0.75;
-
 impl DefaultScheduler {
-    pub fn new(seed: u64, spes: usize) -> Self {
-        DefaultScheduler { rng: ChaCha8Rng::seed_from_u64(seed), spes, last: None }
+    pub fn new(file: &MachineFile, seed: u64, spes: usize) -> Self {
+        let (keep, more_swaps) = (file.scheduler.keep_probability, file.scheduler.more_swaps_probability);
+        DefaultScheduler { rng: ChaCha8Rng::seed_from_u64(seed), spes, last: None, keep, more_swaps }
     }
 
     fn fresh(&mut self) -> Placement {
@@ -38,7 +42,7 @@ impl DefaultScheduler {
             let a = chip * SPES_PER_CHIP + self.rng.gen_range(0..SPES_PER_CHIP);
             let b = chip * SPES_PER_CHIP + self.rng.gen_range(0..SPES_PER_CHIP);
             m.swap(a, b);
-            if !self.rng.gen_bool(MORE_SWAPS) {
+            if !self.rng.gen_bool(self.more_swaps) {
                 break;
             }
         }
@@ -48,7 +52,7 @@ impl DefaultScheduler {
     /// The assignment of the next trial.
     pub fn next_placement(&mut self) -> Placement {
         let p = match &self.last {
-            Some(last) if self.rng.gen_bool(KEEP) => last.clone(),
+            Some(last) if self.rng.gen_bool(self.keep) => last.clone(),
             _ => self.fresh(),
         };
         self.last = Some(p.clone());
@@ -60,10 +64,32 @@ impl DefaultScheduler {
 mod tests {
     use super::*;
 
+    fn file(set: &[&str]) -> MachineFile {
+        let set: Vec<String> = set.iter().map(|s| s.to_string()).collect();
+        crate::machine::config::load(crate::machine::config::preset_text("qs20").unwrap(), &set).unwrap()
+    }
+
+    #[test]
+    fn the_machine_file_sets_the_probabilities() {
+        let draw = |f: &MachineFile| {
+            let mut s = DefaultScheduler::new(f, 1, 8);
+            (0..100).map(|_| s.next_placement()).collect::<Vec<_>>()
+        };
+        // Never keeping and never swapping twice: consecutive trials rarely repeat.
+        let fresh = draw(&file(&["scheduler.keep_probability=0", "scheduler.more_swaps_probability=0"]));
+        assert!(fresh.windows(2).filter(|w| w[0] == w[1]).count() < 30);
+        // Always keeping: one assignment throughout.
+        let kept = draw(&file(&["scheduler.keep_probability=1"]));
+        assert!(kept.iter().all(|p| *p == kept[0]));
+        let e = crate::machine::config::load(crate::machine::config::preset_text("qs20").unwrap(), &["scheduler.more_swaps_probability=1".into()]).unwrap_err();
+        assert_eq!(e.to_string(), "machine key 'scheduler.more_swaps_probability' = 1 is out of range: allowed 0 to less than 1");
+    }
+
     #[test]
     fn seeded_correlated_and_not_uniform() {
+        let f = file(&[]);
         let draw = |seed| {
-            let mut s = DefaultScheduler::new(seed, 8);
+            let mut s = DefaultScheduler::new(&f, seed, 8);
             (0..200).map(|_| s.next_placement()).collect::<Vec<_>>()
         };
         let a = draw(7);

@@ -194,7 +194,7 @@ pub fn search(file: &MachineFile, pattern: &Pattern, spes: usize, objective: Obj
     };
     let evenodd = Placement::named("evenodd", spes)?.rank_to_spe;
     let evenodd = Scored { value: ev.value(&evenodd)?, placement: evenodd };
-    let mut sched = DefaultScheduler::new(seed, spes);
+    let mut sched = DefaultScheduler::new(file, seed, spes);
     let mut samples = Vec::new();
     for _ in 0..default_samples.max(1) {
         samples.push(ev.value(&sched.next_placement().rank_to_spe)?);
@@ -290,9 +290,14 @@ fn exhaustive(ev: &mut Evaluator, seed: u64) -> Result<(Scored, Scored, Vec<Stri
 
 /// Hill climbing over swaps of two ranks from EvenOdd and random starts.
 fn climb(ev: &mut Evaluator, spes: usize, seed: u64) -> Result<(Scored, Scored)> {
+    climb_from(ev, spes, seed, true)
+}
+
+/// The climb, from EvenOdd (if `evenodd`) and random starts, `RESTARTS` in all.
+fn climb_from(ev: &mut Evaluator, spes: usize, seed: u64, evenodd: bool) -> Result<(Scored, Scored)> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let mut starts = vec![Placement::named("evenodd", spes)?.rank_to_spe];
-    for _ in 1..RESTARTS {
+    let mut starts = if evenodd { vec![Placement::named("evenodd", spes)?.rank_to_spe] } else { Vec::new() };
+    while starts.len() < RESTARTS {
         let mut v: Vec<usize> = (0..spes).collect();
         v.shuffle(&mut rng);
         starts.push(v);
@@ -371,6 +376,8 @@ mod search_tests {
         load(preset_text("qs20").unwrap(), &[]).unwrap()
     }
 
+    /// EvenOdd is optimal on both patterns, so the climb starts from random placements only:
+    /// it must reach the exhaustive optimum itself, from starts that are far from it.
     #[test]
     fn the_hill_climb_finds_the_exhaustive_optimum_on_one_chip() {
         let f = file();
@@ -378,9 +385,13 @@ mod search_tests {
             let pattern = build(name, 8, 65536).unwrap();
             let exact = search(&f, &pattern, 8, Objective::MinBandwidth, 3, 4).unwrap();
             let mut ev = Evaluator { file: &f, pattern: &pattern, objective: Objective::MinBandwidth, cache: HashMap::new() };
-            let (best, _) = climb(&mut ev, 8, 3).unwrap();
-            assert!(best.value >= 0.95 * exact.best.value, "{name}: climb {} vs exhaustive {}", best.value, exact.best.value);
-            assert!(exact.best.value >= exact.evenodd.value && exact.worst.value <= exact.default.min, "{name}: {exact:?}");
+            let (best, worst) = climb_from(&mut ev, 8, 3, false).unwrap();
+            // Within 0.1%: the exhaustive search scores one placement per symmetry class, and
+            // the arbiter's tie-breaks make members of a class differ slightly (rd1: 0.03%).
+            assert!((best.value - exact.best.value).abs() <= 1e-3 * exact.best.value, "{name}: climb {} vs exhaustive {}", best.value, exact.best.value);
+            // The climb saw placements well below the optimum on its way.
+            assert!(worst.value < 0.75 * exact.best.value, "{name}: worst seen {}", worst.value);
+            assert_eq!(ev.value(&best.placement).unwrap(), best.value);
         }
     }
 
@@ -397,11 +408,20 @@ mod search_tests {
         }
     }
 
+    /// On two chips the climb from random starts alone reaches what EvenOdd gives, and the
+    /// reported best is a placement whose re-evaluation gives the reported value.
     #[test]
     fn two_chips_use_the_heuristic() {
-        let r = search(&file(), &build("rd1", 16, 16384).unwrap(), 16, Objective::MinBandwidth, 1, 3).unwrap();
+        let f = file();
+        let pattern = build("rd1", 16, 16384).unwrap();
+        let r = search(&f, &pattern, 16, Objective::MinBandwidth, 1, 3).unwrap();
         assert_eq!(r.method, "heuristic");
-        assert_eq!(r.best.placement.len(), 16);
-        assert!(r.best.value >= r.evenodd.value);
+        let mut sorted = r.best.placement.clone();
+        sorted.sort();
+        assert_eq!(sorted, (0..16).collect::<Vec<_>>());
+        let mut ev = Evaluator { file: &f, pattern: &pattern, objective: Objective::MinBandwidth, cache: HashMap::new() };
+        assert_eq!(ev.value(&r.best.placement).unwrap(), r.best.value);
+        let (random_only, _) = climb_from(&mut ev, 16, 5, false).unwrap();
+        assert!(random_only.value >= r.evenodd.value, "random starts reached {}, EvenOdd gives {}", random_only.value, r.evenodd.value);
     }
 }

@@ -38,6 +38,18 @@ use super::trace::Tracer;
 
 pub type TxnId = usize;
 
+/// How a transaction's target is mapped, which decides what crossing the chips costs it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Storage {
+    /// Main memory and lock lines: coherent traffic over the BIF.
+    Coherent,
+    /// Another SPE's local store: its effective-address alias is cache-inhibited.
+    CacheInhibited,
+    /// Problem-state registers (mailboxes, signals): cache-inhibited and guarded, so performed
+    /// one at a time and in order.
+    Guarded,
+}
+
 /// A transaction leg that is ready for the data arbiter from `at` on: its command phase (and for
 /// memory, the XDR access) is over, or it has crossed the BIF. It carries what the arbiter needs,
 /// so that a step does not look up the transaction.
@@ -198,11 +210,17 @@ pub struct Bus<C> {
     bif_time: [Time; PACKET_SIZES],
     /// Next free time of the BIF link in each direction (index: source chip).
     bif_free: [Time; CHIPS],
+    /// When the BIF next takes a guarded access to the other chip's registers, in each
+    /// direction (index: the initiator's chip).
+    guarded_free: [Time; CHIPS],
     /// Transactions whose data is on its way to the destination, by arrival time, then grant;
     /// one queue per granting chip, as the arbiters run ahead of each other.
     deliveries: [Fifo<Delivery>; CHIPS],
-    /// How far an arbiter may run ahead of the event loop (see [`Bus::step`]).
-    lookahead: Time,
+    /// The least time from the other chip's grant of a packet to its leg being ready here: one
+    /// bus cycle on the ring, one byte on the link, the coherent crossing (see [`Bus::step`]).
+    min_crossing: Time,
+    /// Whether arbiters run ahead of the event loop (off only in a test that checks they may).
+    run_ahead: bool,
     pub packets: u64,
 }
 
@@ -240,18 +258,25 @@ impl<C: Copy> Bus<C> {
             ring_time: std::array::from_fn(|b| Time((b as u64).div_ceil(p.beat_bytes as u64) * p.bus_cycle.0)),
             bif_time: std::array::from_fn(|b| Time((b as u64 * p.bif_ticks_per_kib).div_ceil(1024))),
             bif_free: [Time::ZERO; CHIPS],
+            guarded_free: [Time::ZERO; CHIPS],
             deliveries: Default::default(),
-            lookahead: p.command_phase.min(p.bif_crossing),
+            min_crossing: p.bus_cycle + Time(p.bif_ticks_per_kib.div_ceil(1024)) + p.bif_crossing,
+            run_ahead: true,
             packets: 0,
         }
     }
 
     /// Start a transaction of `bytes` (1..=128) from `src` to `dst`, requested by an element on
-    /// `initiator_chip`. The command takes the next free command-bus slot. Inlined so that the
+    /// `initiator_chip`, to storage of kind `storage`. The command takes the next free
+    /// command-bus slot. When the other chip is involved, a coherent command adds
+    /// `bif.crossing_latency_ns`, a cache-inhibited one `bif.noncacheable_crossing_ns`, and a
+    /// guarded one (problem-state registers) also waits for the previous guarded access in its
+    /// direction to finish crossing: one at a time, each holding the path for the whole
+    /// crossing (seed 002 Tables 1-2 and §5.2). Inlined so that the
     /// caller's `client` is written straight into the transaction slot rather than passed
     /// through the stack, where reading it back stalled on store forwarding.
     #[inline(always)]
-    pub fn start(&mut self, now: Time, src: Element, dst: Element, bytes: u32, initiator_chip: usize, client: C) -> TxnId {
+    pub fn start(&mut self, now: Time, src: Element, dst: Element, bytes: u32, initiator_chip: usize, storage: Storage, client: C) -> TxnId {
         debug_assert!(bytes <= self.p.packet_bytes);
         let txn = Txn { bytes, client };
         let id = match self.free_ids.pop() {
@@ -269,7 +294,16 @@ impl<C: Copy> Bus<C> {
         let slot = now.align_up(bus).max(eib.command_free);
         eib.command_free = slot + bus;
         let remote = src.chip() != initiator_chip || dst.chip() != initiator_chip;
-        let done = slot + self.p.command_phase + if remote { self.p.bif_crossing } else { Time::ZERO };
+        let done = match (remote, storage) {
+            (false, _) => slot + self.p.command_phase,
+            (true, Storage::Coherent) => slot + self.p.command_phase + self.p.bif_crossing,
+            (true, Storage::CacheInhibited) => slot + self.p.command_phase + self.p.bif_noncacheable_crossing,
+            (true, Storage::Guarded) => {
+                let begin = (slot + self.p.command_phase).max(self.guarded_free[initiator_chip]);
+                self.guarded_free[initiator_chip] = begin + self.p.bif_noncacheable_crossing;
+                begin + self.p.bif_noncacheable_crossing
+            }
+        };
         let ready = if src.index() == MIC {
             // One XDR access per burst time, in command order; data is ready after the read latency.
             let eib = &mut self.eibs[src.chip()];
@@ -296,7 +330,7 @@ impl<C: Copy> Bus<C> {
     /// decide the same).
     #[cfg(test)]
     pub(crate) fn without_run_ahead(&mut self) {
-        self.lookahead = Time::ZERO;
+        self.run_ahead = false;
     }
 
     /// The first delivery due, and the queue it is in.
@@ -313,10 +347,13 @@ impl<C: Copy> Bus<C> {
     /// arbiter steps of one chip (chip 0's first when both are due). Returns how many steps it
     /// took too.
     ///
-    /// An arbiter runs ahead of the event loop, through its steps up to `lookahead` from now: a
-    /// leg that is not known yet cannot be ready before then (a new transaction's first leg is
-    /// ready a command phase after it starts at the earliest, a leg from the other chip a BIF
-    /// crossing after its grant), and nothing else the loop does in the meantime touches the
+    /// An arbiter runs ahead of the event loop, through its steps up to a horizon before which no
+    /// leg it does not know yet can be ready: a new transaction's first leg is ready a command
+    /// phase after it starts at the earliest, and a leg from the other chip `min_crossing` after
+    /// that chip's grant, which comes at its next step at the earliest (a leg arriving there
+    /// only adds contention, and new transactions come a command phase from now). With coherent
+    /// traffic crossing at no added latency, the other arbiter's next step is what keeps the
+    /// horizon away from now. Nothing else the loop does in the meantime touches the
     /// arbiter's ramps and rings, so those steps decide what they would decide in turn (a test
     /// checks it). Running them in one go keeps the arbiter's code and state hot: 7 to 9% more
     /// packets a second on the bench workloads, for 1% more instructions. A leg that arrives
@@ -331,7 +368,7 @@ impl<C: Copy> Bus<C> {
         }
         let chip = if self.eibs[0].step_at == now { 0 } else { 1 };
         debug_assert_eq!(self.eibs[chip].step_at, now, "stepped at the wrong time");
-        let horizon = now + self.lookahead;
+        let horizon = self.horizon(now, chip);
         let (mut at, mut steps) = (now, 0);
         loop {
             self.eibs[chip].step_at = NEVER;
@@ -342,6 +379,17 @@ impl<C: Copy> Bus<C> {
                 return (steps, None);
             }
         }
+    }
+
+    /// See [`Bus::step`].
+    #[inline]
+    fn horizon(&self, now: Time, chip: usize) -> Time {
+        if !self.run_ahead {
+            return now;
+        }
+        let fresh = now + self.p.command_phase;
+        let other = self.eibs[1 - chip].step_at.max(now).min(fresh);
+        fresh.min(other + self.min_crossing)
     }
 
     /// One arbitration step at a bus-cycle boundary: grant up to `data_grants_per_bus_cycle`
@@ -709,5 +757,160 @@ mod tests {
         assert_eq!(ahead.len(), 16 * 3 * 5);
         assert_eq!((end_ahead, packets_ahead), (end_in_turn, packets_in_turn));
         assert!(ahead == in_turn, "operation times or data differ between running ahead and stepping in turn");
+    }
+
+    /// The arbiter's rules, each in a small scenario on chip 0 whose delivery times are worked
+    /// out by hand from the machine file: `cp` command phase, `pkt` a 128-byte packet's 8 beats,
+    /// `hop` one ramp. Ring positions (qs20): PPE 0, SPE1 1, SPE3 2, SPE5 3, SPE7 4, IOIF1 5,
+    /// IOIF0 6, SPE6 7, SPE4 8, SPE2 9, SPE0 10, MIC 11.
+    mod arbiter {
+        use super::super::*;
+        use crate::machine::config::{load, preset_text, Params};
+        use crate::machine::topology::Element;
+        use crate::machine::trace::Tracer;
+
+        struct Run {
+            delivered: Vec<u64>,
+            /// (from -> to, ring) of every grant on chip 0 (its EIB is trace process 1).
+            grants: Vec<(String, u64)>,
+            p: Params,
+        }
+
+        /// Start each (time, src, dst) as a 128-byte coherent transaction from chip 0 at its
+        /// time, and step the bus to the end.
+        fn drive(set: &[&str], starts: &[(u64, Element, Element)]) -> Run {
+            let set: Vec<String> = set.iter().map(|s| s.to_string()).collect();
+            let p = Params::resolve(&load(preset_text("qs20").unwrap(), &set).unwrap());
+            let mut bus: Bus<usize> = Bus::new(&p);
+            let mut tr = Tracer::new(true);
+            let mut delivered = vec![0; starts.len()];
+            let mut next = 0;
+            loop {
+                let step = bus.next_step();
+                match starts.get(next) {
+                    Some(&(t, src, dst)) if step.is_none_or(|s| Time(t) <= s) => {
+                        bus.start(Time(t), src, dst, 128, 0, Storage::Coherent, next);
+                        next += 1;
+                    }
+                    _ => match step {
+                        Some(t) => {
+                            if let (_, Some(txn)) = bus.step(t, &mut tr) {
+                                delivered[txn.client] = t.0;
+                            }
+                        }
+                        None => break,
+                    },
+                }
+            }
+            let trace = tr.finish().unwrap().trace.expect("an in-memory trace");
+            let grants = trace["traceEvents"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|e| e["ph"] == "X" && e["pid"] == 1)
+                .map(|e| (e["name"].as_str().unwrap().to_string(), e["tid"].as_u64().unwrap()))
+                .collect();
+            Run { delivered, grants, p }
+        }
+
+        fn units(p: &Params) -> (u64, u64, u64, u64) {
+            (p.command_phase.0, 8 * p.bus_cycle.0, p.hop_latency.0, p.bus_cycle.0)
+        }
+
+        #[test]
+        fn the_mic_goes_first() {
+            let p = Params::resolve(&load(preset_text("qs20").unwrap(), &[]).unwrap());
+            let (cp, pkt, hop, bus) = units(&p);
+            // The MIC's leg is ready after the command phase and the XDR read; SPE1's transfer
+            // is started so that its leg is ready at the same arbiter step. Both want SPE0's
+            // off-ramp; round-robin alone would pick SPE1 (index 2 < MIC's 9).
+            let ready = (cp + p.mic_read_latency.0).div_ceil(bus) * bus;
+            let r = drive(&[], &[(0, Element::mic(0), Element::spe(0)), (ready - cp, Element::spe(1), Element::spe(0))]);
+            // MIC -> SPE0 is one hop; SPE1 -> SPE0 three (counter-clockwise through the MIC's
+            // ramp), granted when the off-ramp is free again, one packet later.
+            assert_eq!(r.delivered, vec![ready + pkt + hop, ready + pkt + pkt + 3 * hop]);
+        }
+
+        #[test]
+        fn sources_are_served_round_robin() {
+            let p = Params::resolve(&load(preset_text("qs20").unwrap(), &[]).unwrap());
+            let (cp, pkt, hop, bus) = units(&p);
+            // SPE0 and SPE2 send two packets each to SPE1, started one command-bus slot apart:
+            // SPE0 A, SPE0 B, SPE2 A, SPE2 B. The off-ramp takes one packet at a time; after
+            // each grant the round-robin moves past the granted source, so the second grant goes
+            // to SPE2 although SPE0's second packet was ready first.
+            let (s0, s1, s2) = (Element::spe(0), Element::spe(1), Element::spe(2));
+            let r = drive(&[], &[(0, s0, s1), (bus, s0, s1), (2 * bus, s2, s1), (3 * bus, s2, s1)]);
+            // SPE0 -> SPE1: 3 hops clockwise; SPE2 -> SPE1: 4.
+            let grant = |k: u64| cp + k * pkt;
+            assert_eq!(r.delivered, vec![grant(0) + pkt + 3 * hop, grant(2) + pkt + 3 * hop, grant(1) + pkt + 4 * hop, grant(3) + pkt + 4 * hop]);
+        }
+
+        #[test]
+        fn a_ring_carries_at_most_three_transfers() {
+            // One ring each way and no start interval, so only the per-ring limit can delay.
+            // Four one-hop clockwise transfers on disjoint segments, ready one bus cycle apart:
+            // SPE1 -> SPE3, SPE5 -> SPE7, SPE6 -> SPE4, SPE2 -> SPE0.
+            let set = ["eib.rings_per_direction=1", "eib.ring_start_interval_bus_cycles=1"];
+            let starts: Vec<(u64, Element, Element)> = [(1, 3), (5, 7), (6, 4), (2, 0)].iter().enumerate().map(|(k, &(a, b))| (16 * k as u64, Element::spe(a), Element::spe(b))).collect();
+            let r = drive(&set, &starts);
+            let (cp, pkt, hop, bus) = units(&r.p);
+            let first3: Vec<u64> = (0..3).map(|k| cp + k * bus + pkt + hop).collect();
+            // The fourth waits for the first transfer to leave the ring.
+            assert_eq!(r.delivered, [first3, vec![cp + pkt + pkt + hop]].concat());
+            // With room for four, it goes when it is ready.
+            let set4 = [set[0], set[1], "eib.max_transfers_per_ring=4"];
+            assert_eq!(drive(&set4, &starts).delivered[3], cp + 3 * bus + pkt + hop);
+        }
+
+        #[test]
+        fn a_half_way_transfer_avoids_the_direction_with_traffic_on_its_path() {
+            // SPE1 -> SPE6 is six hops either way. A clockwise transfer on its clockwise path
+            // (SPE3 -> SPE5, granted first) leaves a clockwise ring free, so either way is open;
+            // the rule takes the way with fewer transfers crossing the path: counter-clockwise.
+            let starts = [(0, Element::spe(3), Element::spe(5)), (16, Element::spe(1), Element::spe(6)), (5000, Element::spe(1), Element::spe(6))];
+            let r = drive(&[], &starts);
+            let (cp, pkt, hop, bus) = units(&r.p);
+            let n = r.p.rings_per_direction as u64;
+            let ring_of = |name: &str| r.grants.iter().filter(|g| g.0 == name).map(|g| g.1).collect::<Vec<_>>();
+            assert_eq!(ring_of("SPE3 -> SPE5"), vec![0]);
+            // Both packets of the half-way stream go counter-clockwise: the second keeps the
+            // direction of the first although the clockwise path is empty by then.
+            assert!(ring_of("SPE1 -> SPE6").iter().all(|&ring| ring >= n), "{:?}", r.grants);
+            assert_eq!(r.delivered[1], cp + bus + pkt + 6 * hop);
+            // Alone, the same transfer goes clockwise (the rule's tie-break).
+            let alone = drive(&[], &starts[1..2]);
+            assert!(alone.grants.iter().all(|g| g.1 < n), "{:?}", alone.grants);
+        }
+
+        /// Two 4-byte writes from SPE 8 (chip 1) to SPE 0, started one command slot apart, as
+        /// each kind of storage: guarded ones cross one at a time, the second a whole crossing
+        /// after the first; cache-inhibited ones overlap (one slot apart); coherent ones pay no
+        /// crossing latency at all.
+        #[test]
+        fn crossing_costs_follow_how_the_target_is_mapped() {
+            let p = Params::resolve(&load(preset_text("qs20").unwrap(), &[]).unwrap());
+            let run = |storage: Storage| {
+                let mut bus: Bus<usize> = Bus::new(&p);
+                let mut tr = Tracer::new(false);
+                for k in 0..2 {
+                    bus.start(Time::ZERO, Element::spe(8), Element::spe(0), 4, 1, storage, k);
+                }
+                let mut at = [0u64; 2];
+                while let Some(t) = bus.next_step() {
+                    if let (_, Some(txn)) = bus.step(t, &mut tr) {
+                        at[txn.client] = t.0;
+                    }
+                }
+                at
+            };
+            let (m, bus_cycle) = (p.bif_noncacheable_crossing.0, p.bus_cycle.0);
+            let (guarded, inhibited, coherent) = (run(Storage::Guarded), run(Storage::CacheInhibited), run(Storage::Coherent));
+            assert_eq!(guarded[0], inhibited[0]);
+            assert_eq!(guarded[1] - guarded[0], m);
+            assert_eq!(inhibited[1] - inhibited[0], bus_cycle);
+            assert_eq!(inhibited[0] - coherent[0], m - p.bif_crossing.0);
+            assert_eq!(coherent[1] - coherent[0], bus_cycle);
+        }
     }
 }

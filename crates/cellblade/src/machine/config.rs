@@ -38,6 +38,7 @@ pub struct MachineFile {
     pub atomic: AtomicCfg,
     pub ppe: PpeCfg,
     pub memory: MemoryCfg,
+    pub scheduler: SchedulerCfg,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -88,13 +89,18 @@ impl EibCfg {
 pub struct BifCfg {
     pub element: String,
     pub data_gbps: f64,
+    /// Coherent traffic (DMA to and from memory and local stores): command and data crossing.
     pub crossing_latency_ns: f64,
+    /// A cache-inhibited access to the other chip's local stores or problem-state registers;
+    /// guarded ones (the registers) one at a time in each direction, each for this long.
+    pub noncacheable_crossing_ns: f64,
 }
 
 impl BifCfg {
     const LIMITS: Limits = &[
         ("data_gbps", 0.1, 100.0),
         ("crossing_latency_ns", 0.0, 100_000.0),
+        ("noncacheable_crossing_ns", 0.0, 100_000.0),
     ];
 }
 
@@ -116,7 +122,6 @@ impl MicCfg {
 #[serde(deny_unknown_fields)]
 pub struct MfcCfg {
     pub queue_depth: u32,
-    pub proxy_queue_depth: u32,
     pub tag_groups: u32,
     pub issue_core_cycles: u64,
     pub tag_update_bus_cycles: u64,
@@ -129,7 +134,6 @@ pub struct MfcCfg {
 impl MfcCfg {
     const LIMITS: Limits = &[
         ("queue_depth", 1.0, 64.0),
-        ("proxy_queue_depth", 1.0, 64.0),
         ("tag_groups", 1.0, 32.0),
         ("issue_core_cycles", 0.0, 10_000.0),
         ("tag_update_bus_cycles", 0.0, 10_000.0),
@@ -166,12 +170,15 @@ impl SpuCfg {
 #[serde(deny_unknown_fields)]
 pub struct AtomicCfg {
     pub hit_core_cycles: u64,
+    /// How long a new holder keeps a handed-over line before the next hand-over may start.
+    pub guard_core_cycles: u64,
     pub line_bytes: u32,
 }
 
 impl AtomicCfg {
     const LIMITS: Limits = &[
         ("hit_core_cycles", 0.0, 100_000.0),
+        ("guard_core_cycles", 0.0, 100_000.0),
         ("line_bytes", 128.0, 128.0),
     ];
 }
@@ -180,7 +187,6 @@ impl AtomicCfg {
 #[serde(deny_unknown_fields)]
 pub struct PpeCfg {
     pub mmio_ns: f64,
-    pub remote_mmio_ns: f64,
     pub syscall_ns: f64,
     pub thread_create_us: f64,
 }
@@ -188,7 +194,6 @@ pub struct PpeCfg {
 impl PpeCfg {
     const LIMITS: Limits = &[
         ("mmio_ns", 0.0, 1_000_000.0),
-        ("remote_mmio_ns", 0.0, 1_000_000.0),
         ("syscall_ns", 0.0, 1_000_000.0),
         ("thread_create_us", 0.0, 1_000_000.0),
     ];
@@ -203,6 +208,24 @@ pub struct MemoryCfg {
 impl MemoryCfg {
     const LIMITS: Limits = &[
         ("xdram_bytes", 1_048_576.0, 68_719_476_736.0),
+    ];
+}
+
+/// The default thread-to-SPE scheduler of seed 001 §3 (see `affinity::scheduler`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SchedulerCfg {
+    /// A trial keeps the previous trial's assignment with this probability.
+    pub keep_probability: f64,
+    /// A fresh assignment makes one more random swap with this probability (a geometric count;
+    /// below 1, or it never ends).
+    pub more_swaps_probability: f64,
+}
+
+impl SchedulerCfg {
+    const LIMITS: Limits = &[
+        ("keep_probability", 0.0, 1.0),
+        ("more_swaps_probability", 0.0, 0.99),
     ];
 }
 
@@ -301,7 +324,7 @@ pub const RING_ELEMENTS: [&str; 12] =
 
 impl MachineFile {
     /// Each section's name and numeric limits.
-    const SECTIONS: [(&'static str, Limits); 9] = [
+    const SECTIONS: [(&'static str, Limits); 10] = [
         ("clock", ClockCfg::LIMITS),
         ("eib", EibCfg::LIMITS),
         ("bif", BifCfg::LIMITS),
@@ -311,6 +334,7 @@ impl MachineFile {
         ("atomic", AtomicCfg::LIMITS),
         ("ppe", PpeCfg::LIMITS),
         ("memory", MemoryCfg::LIMITS),
+        ("scheduler", SchedulerCfg::LIMITS),
     ];
 
     fn validate(&self) -> Result<()> {
@@ -377,10 +401,10 @@ pub struct Params {
     /// Ticks per byte on the BIF, as a rational `num / 1024` to keep sub-tick rates exact enough.
     pub bif_ticks_per_kib: u64,
     pub bif_crossing: Time,
+    pub bif_noncacheable_crossing: Time,
     pub mic_access: Time,
     pub mic_read_latency: Time,
     pub mfc_queue_depth: usize,
-    pub mfc_proxy_queue_depth: usize,
     pub tag_groups: u32,
     pub mfc_issue: Time,
     pub tag_update: Time,
@@ -395,8 +419,8 @@ pub struct Params {
     pub reduce_dp_cycles_per_quadword: u64,
     pub copy_cycles_per_quadword: u64,
     pub atomic_hit: Time,
+    pub atomic_guard: Time,
     pub ppe_mmio: Time,
-    pub ppe_remote_mmio: Time,
     pub syscall: Time,
     pub thread_create: Time,
     pub xdram_bytes: u64,
@@ -428,10 +452,10 @@ impl Params {
             bif_element: bif_idx,
             bif_ticks_per_kib: (1024.0 * TICKS_PER_SECOND as f64 / (f.bif.data_gbps * 1e9)).round() as u64,
             bif_crossing: Time::from_ns(f.bif.crossing_latency_ns),
+            bif_noncacheable_crossing: Time::from_ns(f.bif.noncacheable_crossing_ns),
             mic_access: Time(bus_cycle.0 * f.mic.access_bus_cycles),
             mic_read_latency: Time::from_ns(f.mic.read_latency_ns),
             mfc_queue_depth: f.mfc.queue_depth as usize,
-            mfc_proxy_queue_depth: f.mfc.proxy_queue_depth as usize,
             tag_groups: f.mfc.tag_groups,
             mfc_issue: Time(core_cycle.0 * f.mfc.issue_core_cycles),
             tag_update: Time(bus_cycle.0 * f.mfc.tag_update_bus_cycles),
@@ -446,8 +470,8 @@ impl Params {
             reduce_dp_cycles_per_quadword: f.spu.reduce_dp_core_cycles_per_quadword,
             copy_cycles_per_quadword: f.spu.copy_core_cycles_per_quadword,
             atomic_hit: Time(core_cycle.0 * f.atomic.hit_core_cycles),
+            atomic_guard: Time(core_cycle.0 * f.atomic.guard_core_cycles),
             ppe_mmio: Time::from_ns(f.ppe.mmio_ns),
-            ppe_remote_mmio: Time::from_ns(f.ppe.remote_mmio_ns),
             syscall: Time::from_ns(f.ppe.syscall_ns),
             thread_create: Time::from_ns(f.ppe.thread_create_us * 1000.0),
             xdram_bytes: f.memory.xdram_bytes,

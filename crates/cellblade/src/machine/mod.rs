@@ -25,7 +25,7 @@ use crate::error::{program_err, Result};
 use crate::sim::{Pid, Scheduler, Time, World};
 
 use atomic::{line_of, Atomic};
-use bus::{Bus, Txn};
+use bus::{Bus, Storage, Txn};
 use channels::Channels;
 use config::{MachineFile, Params};
 use memory::{reg, Loc, Memory};
@@ -100,7 +100,18 @@ impl Machine {
 
     #[inline(always)]
     fn start(&mut self, s: &mut Sched, src: Element, dst: Element, bytes: u32, initiator_chip: usize, c: Client) {
-        self.bus.start(s.now(), src, dst, bytes, initiator_chip, c);
+        // How the target is mapped (Linux spufs maps a local store cache-inhibited, and the
+        // problem-state registers cache-inhibited and guarded).
+        let storage = match c {
+            Client::MfcPacket { spe, src, dst, .. } => match (src, dst) {
+                (Loc::Mmio { .. }, _) | (_, Loc::Mmio { .. }) => Storage::Guarded,
+                (Loc::Ls { spe: a, .. }, Loc::Ls { spe: b, .. }) if a != spe || b != spe => Storage::CacheInhibited,
+                _ => Storage::Coherent,
+            },
+            Client::MmioWrite { .. } | Client::MmioRead { .. } => Storage::Guarded,
+            Client::AtomicWriteback { .. } | Client::AtomicFetch { .. } => Storage::Coherent,
+        };
+        self.bus.start(s.now(), src, dst, bytes, initiator_chip, storage, c);
     }
 
     // ----- MFC -----
@@ -375,7 +386,7 @@ impl Machine {
                 self.atomic.reservation[spe] = Some(line);
                 // The new holder keeps the line long enough for its putllc to land: one
                 // atomic-cache access plus a few cycles for the modify.
-                let guard = self.p.atomic_hit + Time(16 * self.p.core_cycle.0);
+                let guard = self.p.atomic_hit + self.p.atomic_guard;
                 s.schedule(s.now() + guard, Event::AtomicRelease(line));
                 s.wake(pid, Ok(0));
             }

@@ -7,11 +7,7 @@ use super::params::ModelParams;
 use super::validate::{grid, score, simulate_points, Validation};
 use crate::error::Result;
 use crate::machine::config::MachineFile;
-use crate::reproduce::Claim;
-
-fn claim(claim: &str, source: &str, published: &str, simulated: String, holds: bool, note: &str) -> Claim {
-    Claim { claim: claim.into(), source: source.into(), published: published.into(), simulated, holds, note: note.into() }
-}
+use crate::reproduce::{claim, Claim};
 
 fn row(p: &ModelParams, n: u32, m: u32) -> f64 {
     p.congestion.iter().find(|r| r.bif_messages == n && r.size_bytes == m).map_or(f64::NAN, |r| r.latency_ns)

@@ -5,7 +5,7 @@
 
 use crate::error::Result;
 use crate::machine::config::MachineFile;
-use crate::reproduce::Claim;
+use crate::reproduce::{claim, Claim};
 
 use super::{default_reps, pingpong, Mode, PingPong, DEFAULT_DEPTH};
 
@@ -39,16 +39,10 @@ fn best(
     Ok(top)
 }
 
-fn value(claim: &str, published: f64, simulated: f64, unit: &str, note: &str) -> Claim {
+fn value(text: &str, published: f64, simulated: f64, unit: &str, note: &str) -> Claim {
     let err = simulated / published - 1.0;
-    Claim {
-        claim: claim.into(),
-        source: SOURCE.into(),
-        published: format!("{published} {unit}"),
-        simulated: format!("{simulated:.3} {unit} ({:+.0}%)", 100.0 * err),
-        holds: err.abs() <= TOLERANCE,
-        note: note.into(),
-    }
+    let shown = format!("{simulated:.3} {unit} ({:+.0}%)", 100.0 * err);
+    claim(text, SOURCE, &format!("{published} {unit}"), shown, err.abs() <= TOLERANCE, note)
 }
 
 /// The ping-pong rows: 0-byte latency, and the best throughput in memory, congested and
