@@ -10,6 +10,10 @@
 
 Bad input prints one line, `<program>: error: ...`, and exits with 2 for bad usage or 1 when
 the simulator refuses the run; set CELLBLADE_BACKTRACE=1 to get the Python traceback as well.
+Ctrl-C exits with 130 and a closed pipe (`| head`) with 141, quietly, as other Unix tools do;
+neither leaves a half-written result (see `cellblade.outputs`). Sweeps run their simulations
+on every core, or on a Dask cluster with --scheduler (see `cellblade.parallel`); progress bars
+go to stderr on a terminal only, never with --json.
 Only what argparse must know is checked here (types, multipliers, exclusive flags, small
 ranges); everything else is checked by the core and reported as a ConfigError.
 """
@@ -20,12 +24,14 @@ import argparse
 import json
 import os
 import sys
+import time
+import traceback
 from pathlib import Path
 from collections.abc import Callable
 from typing import Any
 
 import cellblade
-from cellblade import affinity, coll, schedule, sweep, units
+from cellblade import affinity, coll, outputs, parallel, schedule, sweep, units
 
 MAX_SPES = 16  # two cells of eight SPEs
 AFFINITY_SPES = (8, 16)  # one chip, or both with the same placement on each
@@ -65,6 +71,8 @@ def main(argv: list[str] | None = None) -> int:
             command.add_argument("--json", action="store_true", help="print the list as JSON")
         if name == "reproduce":
             command.add_argument("--quick", action="store_true", help="fewer trials")
+        if name != "calibrate":
+            _add_parallel_args(command)
         command.set_defaults(handler=handler, json=False)
     bench = commands.add_parser("bench", help="the simulator's own speed")
     bench.add_argument("--json", action="store_true", help="print the result as JSON")
@@ -80,22 +88,44 @@ def cellstats_main(argv: list[str] | None = None) -> int:
     return _run(parser, argv)
 
 
+INTERRUPTED = 130  # 128 + SIGINT, what a shell reports for a command ended by Ctrl-C
+BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for `yes | head -1`'s yes
+
+
 def _run(parser: argparse.ArgumentParser, argv: list[str] | None) -> int:
-    args = parser.parse_args(argv)
     program = parser.prog
     try:
+        args = parser.parse_args(argv)
         return args.handler(args)
     except KeyboardInterrupt:
-        return 130
+        return _interrupted()
+    except BrokenPipeError:
+        # The reader has gone: stop quietly, and keep Python's exit flush from failing again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return BROKEN_PIPE
     except Exception as error:
         if os.environ.get("CELLBLADE_BACKTRACE") == "1":
             raise
         print(f"{program}: error: {_describe(error)}", file=sys.stderr)
-        return 2 if isinstance(error, UsageError) else 1
+        return 2 if isinstance(error, (UsageError, outputs.OutputError)) else 1
+
+
+def _interrupted() -> int:
+    """Ctrl-C: exit 130 with no traceback. Simulations still running in worker threads cannot
+    be stopped from Python and would hold the exit, so then the process ends at once (every
+    result file is written whole or not at all, so nothing is left half-written)."""
+    if parallel.busy():
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except OSError:
+                pass
+        os._exit(INTERRUPTED)
+    return INTERRUPTED
 
 
 def _describe(error: Exception) -> str:
-    if isinstance(error, (UsageError, cellblade.CellbladeError)):
+    if isinstance(error, (UsageError, cellblade.CellbladeError, outputs.OutputError)):
         return str(error)
     if isinstance(error, OSError) and error.filename is not None:
         return f"{error.filename}: {error.strerror.lower()}"
@@ -173,6 +203,8 @@ def _add_stats_args(parser: argparse.ArgumentParser) -> None:
                         help="vary the size and the SPE count (1, 2, 4, 8, 16); -n/-N only pick "
                         "shared or private buffers; writes sweep.csv, sweep.json and sweep.png "
                         "into --out (default: out/stats-FUNCTION)")
+    _add_force_arg(output)
+    _add_parallel_args(parser, "the --sweep points")
     parser.set_defaults(handler=_stats)
 
 
@@ -214,6 +246,8 @@ def _add_affinity_args(commands) -> None:
                      help="trials per placement (default: 8)")
     run.add_argument("--out", type=Path, metavar="DIR",
                      help="directory of the files (default: out/affinity-PATTERN)")
+    _add_force_arg(run)
+    _add_parallel_args(run, "the placements")
     run.set_defaults(handler=_affinity_run)
     search.add_argument("--objective", choices=("min_bandwidth", "latency"),
                         help="what to optimise (default: latency for patterns of several "
@@ -237,10 +271,28 @@ def _sizes(text: str) -> list[int]:
 
 
 def _generator(text: str) -> Callable:
+    path = text.rpartition(":")[0]
     try:
         return schedule.load(text)
-    except ValueError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
+    except SyntaxError as error:
+        raise argparse.ArgumentTypeError(
+            f"invalid value {text!r}: {error.filename}, line {error.lineno}: syntax error: "
+            f"{error.msg}") from None
+    except Exception as error:
+        line = _line_in(error, path)
+        if line is None and isinstance(error, ValueError):  # schedule.load's own words
+            raise argparse.ArgumentTypeError(str(error)) from None
+        # The user's module failed while it was imported: where, and what it raised.
+        where = path if line is None else f"{path}, line {line}"
+        raise argparse.ArgumentTypeError(
+            f"invalid value {text!r}: {where}: raises {type(error).__name__}: {error}") from None
+
+
+def _line_in(error: BaseException, path: str) -> int | None:
+    """The line of the deepest frame of `error`'s traceback in the file `path`, if any."""
+    frames = [frame for frame in traceback.extract_tb(error.__traceback__)
+              if os.path.abspath(frame.filename) == os.path.abspath(path)]
+    return frames[-1].lineno if frames else None
 
 
 def _coll_placement(text: str) -> str | list[int]:
@@ -289,6 +341,8 @@ def _add_coll_args(commands) -> None:
         run.add_argument("--json", action="store_true", help="print only the results as JSON")
         run.add_argument("--out", type=Path, metavar="DIR",
                          help=f"directory of the files (default: out/coll-{op}-N)")
+        _add_force_arg(run)
+        _add_parallel_args(run, "the cells (algorithm and size)")
     listing = actions.add_parser("list", help="the algorithms")
     listing.set_defaults(handler=_coll_list)
     show = actions.add_parser("show", help="an algorithm's schedule as text")
@@ -307,9 +361,62 @@ def _add_coll_args(commands) -> None:
         command.add_argument("--placement", type=_coll_placement, metavar="NAME|ID,...",
                              help="placement of the ranks, as for `coll OP`")
     show.set_defaults(handler=_coll_show)
-    draw.add_argument("--out", type=Path, metavar="FILE.png",
-                      help="the picture (default: out/coll-draw-NAME-N.png)")
+    draw.add_argument("--out", type=Path, metavar="FILE.png|DIR",
+                      help="the picture, or a directory to put coll-draw-NAME-N.png in "
+                      "(default: out/coll-draw-NAME-N.png)")
     draw.set_defaults(handler=_coll_draw)
+
+
+def _jobs(text: str) -> int:
+    if not text.isdecimal() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"invalid value {text!r}: allowed 1 or more")
+    return int(text)
+
+
+def _add_parallel_args(parser: argparse.ArgumentParser, what: str = "the simulations") -> None:
+    group = parser.add_argument_group("parallel runs (see cellblade.parallel)")
+    where = group.add_mutually_exclusive_group()
+    where.add_argument("--jobs", type=_jobs, metavar="N",
+                       help=f"run {what} N at a time on this machine (default: every core, "
+                       f"here {parallel.default_jobs()})")
+    where.add_argument("--scheduler", metavar="tcp://HOST:PORT",
+                       help=f"run {what} on a Dask cluster (default: ${parallel.SCHEDULER_VARIABLE}"
+                       " when set and --jobs is not given)")
+
+
+def _add_force_arg(parser) -> None:
+    parser.add_argument("--force", action="store_true",
+                        help="replace the files of an earlier run in --out (default: refuse)")
+
+
+def _parallel(args: argparse.Namespace) -> dict[str, Any]:
+    """How to run a sweep: jobs, scheduler and whether to show progress."""
+    scheduler = args.scheduler or (None if args.jobs else parallel.scheduler_address(None))
+    return {"jobs": args.jobs, "scheduler": scheduler, "progress": _progress(args)}
+
+
+def _progress(args: argparse.Namespace) -> bool:
+    """Progress bars only for a person watching: stderr is a terminal and no --json."""
+    return sys.stderr.isatty() and not getattr(args, "json", False)
+
+
+def _with_progress(args: argparse.Namespace, call: str, desc: str, **kwargs: Any) -> Any:
+    """One long core call, with a progress bar whose clock runs while it works."""
+    (result,) = parallel.run([parallel.Call(call, kwargs)], jobs=1, desc=desc,
+                             progress=_progress(args))
+    if isinstance(result, parallel.Failed):
+        raise result.error()
+    return result
+
+
+def _out_dir(args: argparse.Namespace, default: Path, names: list[str]) -> tuple[Path, bool]:
+    """The output directory and whether it may replace files, checked before any run. An
+    explicit --out refuses to replace an earlier result without --force; the default directory
+    under out/ holds the latest run."""
+    out = args.out if args.out is not None else default
+    force = args.force or args.out is None
+    outputs.check_dir("--out", out, names, force=force)
+    return out, force
 
 
 def _add_machine_args(parser: argparse.ArgumentParser) -> None:
@@ -349,18 +456,26 @@ def _stats_parameters(args: argparse.Namespace) -> dict[str, Any]:
 # ---- commands ------------------------------------------------------------------------------
 
 
+STATS_FILES = ["result.json", "machine.toml"]
+
+
 def _stats(args: argparse.Namespace) -> int:
     if args.sweep:
         return _sweep(args)
+    if args.trace is not None:
+        outputs.check_file("--trace", args.trace)
+    if args.out is not None:
+        outputs.check_dir("--out", args.out, STATS_FILES, force=args.force)
     parameters = _stats_parameters(args)
-    result = cellblade.run_stats(args.function, trace=args.trace is not None, **parameters)
+    result = _with_progress(args, "run_stats", args.function, function=args.function,
+                            trace=args.trace is not None, **parameters)
     summary = {key: value for key, value in result.items() if key not in ("machine_toml", "trace")}
     if args.trace is not None:
-        _write_json(args.trace, result["trace"])
+        outputs.write_file("--trace", args.trace, lambda path: _write_json(path, result["trace"]))
     if args.out is not None:
-        args.out.mkdir(parents=True, exist_ok=True)
-        _write_json(args.out / "result.json", dict(summary, parameters=parameters))
-        (args.out / "machine.toml").write_text(result["machine_toml"], encoding="utf-8")
+        with outputs.staged("--out", args.out, STATS_FILES, force=args.force) as staging:
+            _write_json(staging / "result.json", dict(summary, parameters=parameters))
+            (staging / "machine.toml").write_text(result["machine_toml"], encoding="utf-8")
     if args.json:
         print(json.dumps(summary))
     else:
@@ -378,11 +493,13 @@ def _sweep(args: argparse.Namespace) -> int:
         sweep.points(args.function)
     except ValueError as error:
         raise UsageError(f"--sweep: {error}") from None
+    out, force = _out_dir(args, Path("out") / f"stats-{args.function}", list(sweep.FILES))
     parameters = _stats_parameters(args)
     for varied in ("spes", "size", "list_elements"):
         del parameters[varied]
-    result = sweep.run(args.function, progress=True, **parameters)
-    paths = sweep.write(result, args.out or Path("out") / f"stats-{args.function}")
+    result = sweep.run(args.function, **_parallel(args), **parameters)
+    with outputs.staged("--out", out, sweep.FILES, force=force) as staging:
+        paths = [out / path.name for path in sweep.write(result, staging)]
     if args.json:
         print(json.dumps(result.rows))
     else:
@@ -391,7 +508,7 @@ def _sweep(args: argparse.Namespace) -> int:
 
 
 def _calibrate(args: argparse.Namespace) -> int:
-    points = cellblade.calibrate(**_machine(args))
+    points = _with_progress(args, "calibrate", "calibrating", **_machine(args))
     if args.json:
         print(json.dumps(points))
         return 0
@@ -433,13 +550,18 @@ def _affinity_run(args: argparse.Namespace) -> int:
         "placement_file": args.placement_file,
         **_machine(args),
     }
-    results = cellblade.affinity_run(**parameters)
+    stem = f"affinity-{args.pattern}"
+    names = [f"{stem}.csv", f"{stem}.json", f"{stem}.png", "machine.toml"]
+    out, force = _out_dir(args, Path("out") / stem, names)
+    if args.placement_file is not None:
+        args.placement_file.read_bytes()  # a missing file is named before any placement runs
+    results = _affinity_placements(args, parameters)
     title = affinity.title(args.pattern, args.size, args.spes, args.trials)
-    out = args.out or Path("out") / f"affinity-{args.pattern}"
-    paths = affinity.write(results, parameters, out, title=title)
-    machine_file = out / "machine.toml"
-    machine_file.write_text(cellblade.resolved_machine(**_machine(args)), encoding="utf-8")
-    paths.append(machine_file)
+    with outputs.staged("--out", out, names, force=force) as staging:
+        affinity.write(results, parameters, staging, title=title)
+        (staging / "machine.toml").write_text(cellblade.resolved_machine(**_machine(args)),
+                                              encoding="utf-8")
+    paths = [out / name for name in names]
     if args.json:
         print(json.dumps(results))
         return 0
@@ -464,9 +586,29 @@ def _affinity_run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _affinity_placements(args: argparse.Namespace, parameters: dict[str, Any]) -> list[Any]:
+    """`cellblade.affinity_run` split into one call per placement (each is run with the same
+    seed whether alone or in a list, so the rows are the same), the file's placement last."""
+    names = args.placements
+    if names == "all":
+        names = [p["name"] for p in cellblade.affinity_catalog()["placements"]] + ["default"]
+    calls = [parallel.Call("affinity_run", dict(parameters, placements=[name], placement_file=None),
+                           label=name) for name in names]
+    if args.placement_file is not None:
+        calls.append(parallel.Call("affinity_run", dict(parameters, placements=[]), label="file"))
+    results = parallel.run(calls, desc=f"{args.pattern} placements", **_parallel(args))
+    for result in results:
+        if isinstance(result, parallel.Failed):
+            raise result.error()
+    return [row for rows in results for row in rows]
+
+
 def _affinity_search(args: argparse.Namespace) -> int:
-    result = cellblade.affinity_search(
-        args.pattern, spes=args.spes, objective=args.objective, size=args.size, seed=args.seed,
+    # One call: the search keeps a cache of evaluated placements and prunes by symmetry as it
+    # goes, so its evaluations cannot be split without rewriting it.
+    result = _with_progress(
+        args, "affinity_search", f"searching {args.pattern}", pattern=args.pattern,
+        spes=args.spes, objective=args.objective, size=args.size, seed=args.seed,
         **_machine(args),
     )
     if args.json:
@@ -523,21 +665,69 @@ def _coll_run(args: argparse.Namespace) -> int:
         "iterations": args.iterations,
         **_machine(args),
     }
-    results = cellblade.coll_run(**parameters)
-    out = args.out or Path("out") / f"coll-{args.op}-{args.spes}"
-    paths = coll.write(results, parameters, out)
-    machine_file = out / "machine.toml"
-    machine_file.write_text(cellblade.resolved_machine(**_machine(args)), encoding="utf-8")
-    paths.append(machine_file)
+    stem = f"coll-{args.op}-{args.spes}"
+    names = [f"{stem}.csv", f"{stem}.json", f"{stem}.png", "machine.toml"]
+    out, force = _out_dir(args, Path("out") / stem, names)
+    results = _coll_cells(args, parameters)
+    with outputs.staged("--out", out, names, force=force) as staging:
+        coll.write(results, parameters, staging)
+        (staging / "machine.toml").write_text(cellblade.resolved_machine(**_machine(args)),
+                                              encoding="utf-8")
+    paths = [out / name for name in names]
     if args.json:
         print(json.dumps(results))
         return 0
     unit, header, rows = coll.table(results)
     print(f"{coll.title(parameters)}: latency ({unit}) of the slowest rank")
     print(_table(header, rows, right=set(range(len(header)))))
-    print("(* best of the size; ! wrong result; - the algorithm cannot take the size)")
+    print("(* best of the size; ! wrong result; [k] could not run, for reason k below; "
+          "- no such cell)")
+    for k, reason in enumerate(coll.failures(results), 1):
+        print(f"[{k}] {reason}")
     print("\n".join(f"wrote {path}" for path in paths))
     return 0
+
+
+def _coll_cells(args: argparse.Namespace, parameters: dict[str, Any]) -> list[dict[str, Any]]:
+    """`cellblade.coll_run` split into one call per algorithm and size, in the order the core
+    gives them (algorithms, then generators; sizes within each). A cell the core refuses keeps
+    its row, with the core's reason in "error"; only a run with no cell that runs fails."""
+    algorithms = parameters["algorithms"]
+    if algorithms == "all" or "all" in algorithms:
+        takes = lambda a: a["spes"] == "any" or args.spes & (args.spes - 1) == 0  # noqa: E731
+        everyone = [a["name"] for a in cellblade.coll_list() if a["op"] == args.op and takes(a)]
+        named = [] if algorithms == "all" else [a for a in algorithms if a != "all"]
+        algorithms = everyone + named
+    builtin = [a for a in algorithms if not callable(a)]
+    generators = [a for a in algorithms if callable(a)]
+    sizes = [None] if args.op == "barrier" else args.sizes
+    cells = [(algorithm, size) for algorithm in [*builtin, *generators] for size in sizes]
+    calls = [
+        parallel.Call("coll_run", dict(parameters, algorithms=[algorithm],
+                                       sizes=None if size is None else [size]),
+                      label=f"{_algorithm_name(algorithm)} {size or ''}".strip())
+        for algorithm, size in cells
+    ]
+    results = parallel.run(calls, desc=f"{args.op} on {args.spes} SPEs", **_parallel(args))
+    done = [r for r in results if not isinstance(r, parallel.Failed)]
+    if not done:
+        raise results[0].error()
+    # A generator's rows carry the name its schedule gives; a refused cell takes it from them.
+    named = {id(algorithm): rows[0]["algorithm"] for (algorithm, _), rows in zip(cells, results)
+             if not isinstance(rows, parallel.Failed) and rows}
+    rows = []
+    for (algorithm, size), result in zip(cells, results):
+        if isinstance(result, parallel.Failed):
+            rows.append({"op": args.op, "spes": args.spes, "size_bytes": size or 0,
+                         "algorithm": named.get(id(algorithm), _algorithm_name(algorithm)),
+                         "latency_ns": None, "verified": None, "error": result.message})
+        else:
+            rows.extend(result)
+    return rows
+
+
+def _algorithm_name(algorithm: str | Callable) -> str:
+    return getattr(algorithm, "__name__", repr(algorithm)) if callable(algorithm) else algorithm
 
 
 def _coll_list(args: argparse.Namespace) -> int:
@@ -565,16 +755,19 @@ def _coll_show(args: argparse.Namespace) -> int:
 def _coll_draw(args: argparse.Namespace) -> int:
     from cellblade.plots import schedule_figure  # matplotlib is slow to import; only load it here
 
+    name = f"coll-draw-{Path(args.name).name.replace(':', '-')}-{args.spes}.png"
+    path = args.out or Path("out") / name
+    if path.is_dir() or str(path).endswith(os.sep):
+        path = path / name
+    outputs.check_file("--out", path, suffix=".png")
     schedule = _schedule(args)
-    path = args.out or Path("out") / f"coll-draw-{args.name}-{args.spes}.png"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    schedule_figure(schedule, path)
+    outputs.write_file("--out", path, lambda temporary: schedule_figure(schedule, temporary))
     print(f"wrote {path}")
     return 0
 
 
 def _reproduce(args: argparse.Namespace) -> int:
-    claims = cellblade.reproduce(quick=args.quick, **_machine(args))
+    claims = _claims(args, quick=args.quick)
     if args.json:
         print(json.dumps(claims))
     else:
@@ -586,12 +779,24 @@ def _demo(args: argparse.Namespace) -> int:
     print("cellblade demo: the simulated blade against the values the papers measured\n")
     _calibrate(args)
     print("\nthe papers' findings, re-checked (cellblade reproduce --quick)\n")
-    _print_claims(cellblade.reproduce(quick=True, **_machine(args)))
+    _print_claims(_claims(args, quick=True))
     return 0
 
 
+def _claims(args: argparse.Namespace, *, quick: bool) -> list[dict[str, Any]]:
+    """`cellblade.reproduce` split into its claim groups, run side by side, claims in order."""
+    calls = [parallel.Call("reproduce", dict(quick=quick, claims=[group], **_machine(args)),
+                           label=group) for group in cellblade.reproduce_groups()]
+    results = parallel.run(calls, desc="reproducing claims", **_parallel(args))
+    for result in results:
+        if isinstance(result, parallel.Failed):
+            raise result.error()
+    return [claim for claims in results for claim in claims]
+
+
 def _bench(args: argparse.Namespace) -> int:
-    result = cellblade.bench(quick=args.quick)
+    result = _with_progress(args, "bench", "benchmarking", quick=args.quick)
+    result["reproduce_parallel"] = _bench_reproduce(args)
     if args.json:
         print(json.dumps(result))
         return 0
@@ -608,7 +813,46 @@ def _bench(args: argparse.Namespace) -> int:
     print(f"cellblade reproduce{' --quick' if reproduce['quick'] else ''}: {reproduce['claims']} "
           f"claims ({reproduce['holding']} hold) in {reproduce['wall_s']:.1f} s "
           "(target for the full form: under 300 s)")
+    side = result["reproduce_parallel"]
+    print(f"the same, split into {side['groups']} claim groups: {side['one_core_s']:.1f} s on one "
+          f"core, {side['all_cores_s']:.1f} s on {side['cores']} cores "
+          f"({side['all_cores_speedup']:.2f}x; target on 2 cores: 1.7x), " + (
+              f"{side['dask_s']:.1f} s on 2 local Dask workers ({side['dask_speedup']:.2f}x)"
+              if side["dask_s"] is not None else "Dask not installed")
+          + ("" if side["identical"] else "; RESULTS DIFFER"))
     return 0
+
+
+def _bench_reproduce(args: argparse.Namespace) -> dict[str, Any]:
+    """`reproduce` by claim group on one core, on every core and on two local Dask worker
+    processes: wall times, ratios to one core, and whether all three gave the same claims."""
+    calls = [parallel.Call("reproduce", {"quick": args.quick, "claims": [group]}, label=group)
+             for group in cellblade.reproduce_groups()]
+    progress = _progress(args)
+
+    def timed(**where: Any) -> tuple[float, str]:
+        start = time.perf_counter()
+        results = parallel.run(calls, progress=progress, desc=f"reproduce, {where}", **where)
+        return time.perf_counter() - start, json.dumps(results)
+
+    cores = parallel.default_jobs()
+    one_s, one = timed(jobs=1)
+    all_s, every = timed(jobs=cores)
+    dask_s, dask = None, one
+    try:
+        from distributed import LocalCluster
+    except ImportError:
+        LocalCluster = None
+    if LocalCluster is not None:
+        with LocalCluster(n_workers=2, processes=True, threads_per_worker=1, host="127.0.0.1",
+                          dashboard_address=None) as cluster:
+            dask_s, dask = timed(scheduler=cluster.scheduler_address)
+    return {
+        "quick": args.quick, "groups": len(calls), "cores": cores, "one_core_s": one_s,
+        "all_cores_s": all_s, "all_cores_speedup": one_s / all_s, "dask_s": dask_s,
+        "dask_speedup": None if dask_s is None else one_s / dask_s,
+        "identical": one == every == dask,
+    }
 
 
 # ---- output --------------------------------------------------------------------------------

@@ -108,6 +108,12 @@ fn reproduce(py: Python<'_>, request_json: &str) -> PyResult<String> {
     py.detach(|| api::reproduce(request_json)).map_err(to_py)
 }
 
+/// The claim groups of `reproduce`, in order, as JSON: each can be run apart.
+#[pyfunction]
+fn reproduce_groups() -> PyResult<String> {
+    api::reproduce_groups().map_err(to_py)
+}
+
 /// The registry of collective algorithms, as JSON.
 #[pyfunction]
 fn coll_list() -> PyResult<String> {
@@ -142,6 +148,8 @@ mod _core {
         coll_schedule, preset_toml, reproduce, resolved_machine, run_stats, CellbladeError,
         ConfigError, DeadlockError, ProgramError,
     };
+    #[pymodule_export]
+    use super::reproduce_groups;
     #[pymodule_export]
     use super::programs::{PpeHandle, ProgramBlade, PyOp, SpuHandle};
 }

@@ -225,6 +225,9 @@ pub fn affinity_catalog() -> Result<String> {
 struct ReproduceReq {
     #[serde(default)]
     quick: bool,
+    /// Only these claim groups (`reproduce_groups`); all when left out.
+    #[serde(default)]
+    claims: Option<Vec<String>>,
 }
 
 /// The seeds' findings as claims, each re-checked on the simulated blade.
@@ -232,8 +235,14 @@ pub fn reproduce(request_json: &str) -> Result<String> {
     let mut v: Value = parse(request_json, "reproduce")?;
     let file = machine_of(&mut v)?;
     let req: ReproduceReq = serde_json::from_value(v).map_err(|e| config_err(format!("reproduce request: {e}")))?;
-    let rows = crate::reproduce::run_all(&file, req.quick)?;
+    let ids = req.claims.unwrap_or_else(crate::reproduce::group_ids);
+    let rows = crate::reproduce::run_groups(&file, req.quick, &ids)?;
     Ok(serde_json::to_string(&rows).expect("serialises"))
+}
+
+/// The claim groups of `reproduce`, in the order it states them: each can be run apart.
+pub fn reproduce_groups() -> Result<String> {
+    Ok(serde_json::to_string(&crate::reproduce::group_ids()).expect("serialises"))
 }
 
 /// The resolved machine file (preset or file, with overrides applied) as TOML: saved beside
