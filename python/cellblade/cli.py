@@ -701,6 +701,7 @@ def _coll_cells(args: argparse.Namespace, parameters: dict[str, Any]) -> list[di
     builtin = [a for a in algorithms if not callable(a)]
     generators = [a for a in algorithms if callable(a)]
     sizes = [None] if args.op == "barrier" else args.sizes
+    _check_generator_ops(args, generators)
     cells = [(algorithm, size) for algorithm in [*builtin, *generators] for size in sizes]
     calls = [
         parallel.Call("coll_run", dict(parameters, algorithms=[algorithm],
@@ -724,6 +725,20 @@ def _coll_cells(args: argparse.Namespace, parameters: dict[str, Any]) -> list[di
         else:
             rows.extend(result)
     return rows
+
+
+def _check_generator_ops(args: argparse.Namespace, generators: list[Callable]) -> None:
+    """A generator of another operation is a bad request, not a cell that cannot run."""
+    size = 0 if args.op == "barrier" else args.sizes[0]
+    for generator in generators:
+        try:
+            schedule.generate(generator, None, args.spes, args.root, size)
+        except (TypeError, ValueError):
+            continue  # it fails at this size whatever the operation: its cells say why
+        try:
+            schedule.generate(generator, args.op, args.spes, args.root, size)
+        except ValueError as error:
+            raise cellblade.ConfigError(str(error)) from None
 
 
 def _algorithm_name(algorithm: str | Callable) -> str:
