@@ -101,7 +101,11 @@ def test_ctrl_c_exits_130_leaving_no_result(tmp_path):
     child = subprocess.Popen(
         [sys.executable, "-m", "cellblade.cli", "stats", "-f", "dmaget", "--sweep", "-i", "3k",
          "--out", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(3)
+    # Interrupt once the simulations run (worker threads exist), not while Python starts.
+    deadline = time.monotonic() + 60
+    while len(os.listdir(f"/proc/{child.pid}/task")) < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.5)
     child.send_signal(signal.SIGINT)
     stdout, stderr = child.communicate(timeout=60)
     assert child.returncode == 130

@@ -181,3 +181,35 @@ def test_an_unreachable_scheduler_is_one_line(tmp_path):
     assert done.returncode == 1
     assert done.stderr.startswith("cellblade: error: scheduler tcp://127.0.0.1:9: cannot connect")
     assert done.stderr.count("\n") == 1
+
+
+def test_a_stats_sweep_marks_refused_points_in_every_output(monkeypatch, tmp_path):
+    def run_stats(request_json: str) -> str:
+        request = json.loads(request_json)
+        if request["spes"] == 2 and request["size"] == 32:
+            raise cellblade.ProgramError("does not fit: needs 300000 bytes")
+        return json.dumps({"latency_ns": 10.0, "aggregate_bandwidth_gbps": 1.0,
+                           "sim": {"simulated_ns": 5.0, "events": 3}, "machine_toml": "m\n"})
+
+    monkeypatch.setattr(cellblade._core, "run_stats", run_stats)
+    result = sweep.run("dmaget", spe_counts=(1, 2), jobs=2)
+    refused = [row for row in result.rows if row["error"]]
+    assert refused == [{"spes": 2, "size_bytes": 32, "list_elements": None, "latency_ns": None,
+                        "aggregate_bandwidth_gbps": None, "simulated_ns": None, "events": None,
+                        "error": "does not fit: needs 300000 bytes"}]
+    assert len(result.rows) == 2 * len(sweep.DMA_SIZES) and result.machine_toml == "m\n"
+    paths = sweep.write(result, tmp_path)
+    with paths[0].open() as file:
+        rows = list(csv.DictReader(file))
+    assert [row["error"] for row in rows if row["error"]] == ["does not fit: needs 300000 bytes"]
+    assert json.loads(paths[1].read_text())["rows"] == result.rows
+    assert paths[2].read_bytes()[:4] == b"\x89PNG"
+
+
+def test_a_stats_sweep_with_no_point_that_runs_fails_with_the_reason(monkeypatch):
+    def run_stats(request_json: str) -> str:
+        raise cellblade.ProgramError("does not fit: needs 300000 bytes")
+
+    monkeypatch.setattr(cellblade._core, "run_stats", run_stats)
+    with pytest.raises(cellblade.ProgramError, match="^does not fit: needs 300000 bytes$"):
+        sweep.run("dmaget", spe_counts=(1,), jobs=2)

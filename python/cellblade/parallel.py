@@ -131,14 +131,10 @@ _THREAD_PREFIX = "cellblade-sim"
 
 
 def _on_threads(calls: Sequence[Call], jobs: int, bar: tqdm) -> list[Any]:
-    if bar.disable and (jobs == 1 or len(calls) <= 1):
-        results = []
-        for call in calls:
-            _describe(bar, call)
-            results.append(execute(call))
-            bar.update()
-        return results
-    pool = ThreadPoolExecutor(max_workers=min(jobs, len(calls)), thread_name_prefix=_THREAD_PREFIX)
+    # Even one job runs on a worker thread: the main thread only waits, so Ctrl-C reaches it
+    # at once and the progress bar's clock keeps moving during a long simulation.
+    pool = ThreadPoolExecutor(max_workers=max(1, min(jobs, len(calls))),
+                              thread_name_prefix=_THREAD_PREFIX)
     try:
         futures = [pool.submit(execute, call) for call in calls]
         _follow(futures, calls, bar)
