@@ -24,14 +24,13 @@ import argparse
 import json
 import os
 import sys
-import time
 import traceback
 from pathlib import Path
 from collections.abc import Callable
 from typing import Any
 
 import cellblade
-from cellblade import affinity, coll, outputs, parallel, schedule, sweep, units
+from cellblade import affinity, coll, outputs, parallel, schedule, splits, sweep, units
 
 MAX_SPES = 16  # two cells of eight SPEs
 AFFINITY_SPES = (8, 16)  # one chip, or both with the same placement on each
@@ -555,7 +554,7 @@ def _affinity_run(args: argparse.Namespace) -> int:
     out, force = _out_dir(args, Path("out") / stem, names)
     if args.placement_file is not None:
         args.placement_file.read_bytes()  # a missing file is named before any placement runs
-    results = _affinity_placements(args, parameters)
+    results = splits.placements(parameters, _parallel(args))
     title = affinity.title(args.pattern, args.size, args.spes, args.trials)
     with outputs.staged("--out", out, names, force=force) as staging:
         affinity.write(results, parameters, staging, title=title)
@@ -584,23 +583,6 @@ def _affinity_run(args: argparse.Namespace) -> int:
     print("(min: the slowest SPE's bandwidth, mean over trials; stddev: over trials)")
     print("\n".join(f"wrote {path}" for path in paths))
     return 0
-
-
-def _affinity_placements(args: argparse.Namespace, parameters: dict[str, Any]) -> list[Any]:
-    """`cellblade.affinity_run` split into one call per placement (each is run with the same
-    seed whether alone or in a list, so the rows are the same), the file's placement last."""
-    names = args.placements
-    if names == "all":
-        names = [p["name"] for p in cellblade.affinity_catalog()["placements"]] + ["default"]
-    calls = [parallel.Call("affinity_run", dict(parameters, placements=[name], placement_file=None),
-                           label=name) for name in names]
-    if args.placement_file is not None:
-        calls.append(parallel.Call("affinity_run", dict(parameters, placements=[]), label="file"))
-    results = parallel.run(calls, desc=f"{args.pattern} placements", **_parallel(args))
-    for result in results:
-        if isinstance(result, parallel.Failed):
-            raise result.error()
-    return [row for rows in results for row in rows]
 
 
 def _affinity_search(args: argparse.Namespace) -> int:
@@ -668,7 +650,7 @@ def _coll_run(args: argparse.Namespace) -> int:
     stem = f"coll-{args.op}-{args.spes}"
     names = [f"{stem}.csv", f"{stem}.json", f"{stem}.png", "machine.toml"]
     out, force = _out_dir(args, Path("out") / stem, names)
-    results = _coll_cells(args, parameters)
+    results = splits.coll_cells(parameters, _parallel(args))
     with outputs.staged("--out", out, names, force=force) as staging:
         coll.write(results, parameters, staging)
         (staging / "machine.toml").write_text(cellblade.resolved_machine(**_machine(args)),
@@ -686,63 +668,6 @@ def _coll_run(args: argparse.Namespace) -> int:
         print(f"[{k}] {reason}")
     print("\n".join(f"wrote {path}" for path in paths))
     return 0
-
-
-def _coll_cells(args: argparse.Namespace, parameters: dict[str, Any]) -> list[dict[str, Any]]:
-    """`cellblade.coll_run` split into one call per algorithm and size, in the order the core
-    gives them (algorithms, then generators; sizes within each). A cell the core refuses keeps
-    its row, with the core's reason in "error"; only a run with no cell that runs fails."""
-    algorithms = parameters["algorithms"]
-    if algorithms == "all" or "all" in algorithms:
-        takes = lambda a: a["spes"] == "any" or args.spes & (args.spes - 1) == 0  # noqa: E731
-        everyone = [a["name"] for a in cellblade.coll_list() if a["op"] == args.op and takes(a)]
-        named = [] if algorithms == "all" else [a for a in algorithms if a != "all"]
-        algorithms = everyone + named
-    builtin = [a for a in algorithms if not callable(a)]
-    generators = [a for a in algorithms if callable(a)]
-    sizes = [None] if args.op == "barrier" else args.sizes
-    _check_generator_ops(args, generators)
-    cells = [(algorithm, size) for algorithm in [*builtin, *generators] for size in sizes]
-    calls = [
-        parallel.Call("coll_run", dict(parameters, algorithms=[algorithm],
-                                       sizes=None if size is None else [size]),
-                      label=f"{_algorithm_name(algorithm)} {size or ''}".strip())
-        for algorithm, size in cells
-    ]
-    results = parallel.run(calls, desc=f"{args.op} on {args.spes} SPEs", **_parallel(args))
-    done = [r for r in results if not isinstance(r, parallel.Failed)]
-    if not done:
-        raise results[0].error()
-    # A generator's rows carry the name its schedule gives; a refused cell takes it from them.
-    named = {id(algorithm): rows[0]["algorithm"] for (algorithm, _), rows in zip(cells, results)
-             if not isinstance(rows, parallel.Failed) and rows}
-    rows = []
-    for (algorithm, size), result in zip(cells, results):
-        if isinstance(result, parallel.Failed):
-            rows.append({"op": args.op, "spes": args.spes, "size_bytes": size or 0,
-                         "algorithm": named.get(id(algorithm), _algorithm_name(algorithm)),
-                         "latency_ns": None, "verified": None, "error": result.message})
-        else:
-            rows.extend(result)
-    return rows
-
-
-def _check_generator_ops(args: argparse.Namespace, generators: list[Callable]) -> None:
-    """A generator of another operation is a bad request, not a cell that cannot run."""
-    size = 0 if args.op == "barrier" else args.sizes[0]
-    for generator in generators:
-        try:
-            schedule.generate(generator, None, args.spes, args.root, size)
-        except (TypeError, ValueError):
-            continue  # it fails at this size whatever the operation: its cells say why
-        try:
-            schedule.generate(generator, args.op, args.spes, args.root, size)
-        except ValueError as error:
-            raise cellblade.ConfigError(str(error)) from None
-
-
-def _algorithm_name(algorithm: str | Callable) -> str:
-    return getattr(algorithm, "__name__", repr(algorithm)) if callable(algorithm) else algorithm
 
 
 def _coll_list(args: argparse.Namespace) -> int:
@@ -782,7 +707,7 @@ def _coll_draw(args: argparse.Namespace) -> int:
 
 
 def _reproduce(args: argparse.Namespace) -> int:
-    claims = _claims(args, quick=args.quick)
+    claims = splits.claims(args.quick, _machine(args), _parallel(args))
     if args.json:
         print(json.dumps(claims))
     else:
@@ -794,24 +719,13 @@ def _demo(args: argparse.Namespace) -> int:
     print("cellblade demo: the simulated blade against the values the papers measured\n")
     _calibrate(args)
     print("\nthe papers' findings, re-checked (cellblade reproduce --quick)\n")
-    _print_claims(_claims(args, quick=True))
+    _print_claims(splits.claims(True, _machine(args), _parallel(args)))
     return 0
-
-
-def _claims(args: argparse.Namespace, *, quick: bool) -> list[dict[str, Any]]:
-    """`cellblade.reproduce` split into its claim groups, run side by side, claims in order."""
-    calls = [parallel.Call("reproduce", dict(quick=quick, claims=[group], **_machine(args)),
-                           label=group) for group in cellblade.reproduce_groups()]
-    results = parallel.run(calls, desc="reproducing claims", **_parallel(args))
-    for result in results:
-        if isinstance(result, parallel.Failed):
-            raise result.error()
-    return [claim for claims in results for claim in claims]
 
 
 def _bench(args: argparse.Namespace) -> int:
     result = _with_progress(args, "bench", "benchmarking", quick=args.quick)
-    result["reproduce_parallel"] = _bench_reproduce(args)
+    result["reproduce_parallel"] = splits.reproduce_speedup(args.quick, _progress(args))
     if args.json:
         print(json.dumps(result))
         return 0
@@ -836,38 +750,6 @@ def _bench(args: argparse.Namespace) -> int:
               if side["dask_s"] is not None else "Dask not installed")
           + ("" if side["identical"] else "; RESULTS DIFFER"))
     return 0
-
-
-def _bench_reproduce(args: argparse.Namespace) -> dict[str, Any]:
-    """`reproduce` by claim group on one core, on every core and on two local Dask worker
-    processes: wall times, ratios to one core, and whether all three gave the same claims."""
-    calls = [parallel.Call("reproduce", {"quick": args.quick, "claims": [group]}, label=group)
-             for group in cellblade.reproduce_groups()]
-    progress = _progress(args)
-
-    def timed(**where: Any) -> tuple[float, str]:
-        start = time.perf_counter()
-        results = parallel.run(calls, progress=progress, desc=f"reproduce, {where}", **where)
-        return time.perf_counter() - start, json.dumps(results)
-
-    cores = parallel.default_jobs()
-    one_s, one = timed(jobs=1)
-    all_s, every = timed(jobs=cores)
-    dask_s, dask = None, one
-    try:
-        from distributed import LocalCluster
-    except ImportError:
-        LocalCluster = None
-    if LocalCluster is not None:
-        with LocalCluster(n_workers=2, processes=True, threads_per_worker=1, host="127.0.0.1",
-                          dashboard_address=None) as cluster:
-            dask_s, dask = timed(scheduler=cluster.scheduler_address)
-    return {
-        "quick": args.quick, "groups": len(calls), "cores": cores, "one_core_s": one_s,
-        "all_cores_s": all_s, "all_cores_speedup": one_s / all_s, "dask_s": dask_s,
-        "dask_speedup": None if dask_s is None else one_s / dask_s,
-        "identical": one == every == dask,
-    }
 
 
 # ---- output --------------------------------------------------------------------------------

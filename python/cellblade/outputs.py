@@ -73,8 +73,8 @@ def write_file(flag: str, path: Path, write: Callable[[Path], None]) -> Path:
         return path
     _named(flag, path, lambda: path.parent.mkdir(parents=True, exist_ok=True))
     # The temporary name ends like the file's, for writers that choose the format by suffix.
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.",
-                                         suffix=f".part{path.suffix}")
+    handle, temporary = _named(flag, path, lambda: tempfile.mkstemp(
+        dir=path.parent, prefix=f".{path.stem}.", suffix=f".part{path.suffix}"))
     os.close(handle)
     try:
         _named(flag, path, lambda: write(Path(temporary)))
