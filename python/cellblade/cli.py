@@ -586,8 +586,7 @@ def _affinity_run(args: argparse.Namespace) -> int:
 
 
 def _affinity_search(args: argparse.Namespace) -> int:
-    # One call: the search keeps a cache of evaluated placements and prunes by symmetry as it
-    # goes, so its evaluations cannot be split without rewriting it.
+    # One call (see cellblade.splits): the core spreads an exhaustive search over the cores.
     result = _with_progress(
         args, "affinity_search", f"searching {args.pattern}", pattern=args.pattern,
         spes=args.spes, objective=args.objective, size=args.size, seed=args.seed,

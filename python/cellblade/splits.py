@@ -8,8 +8,9 @@ one call would have given.
 - ``affinity run``: one call per placement (each runs with the run's seed, alone or in a list,
   so the rows are the same).
 - ``cellstats --sweep``: one call per point (`cellblade.sweep`).
-- ``affinity search`` is not split: it caches evaluated placements and prunes by symmetry as
-  it goes, so its evaluations depend on each other.
+- ``affinity search`` stays one call: its hill climb (two chips) chooses each evaluation from
+  the last. The exhaustive search (one chip) evaluates its placements side by side inside the
+  core instead, one thread per core, with the same result on any number of threads.
 
 `where` is how to run the calls: ``jobs``, ``scheduler`` and ``progress`` of `parallel.run`.
 """
