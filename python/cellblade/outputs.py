@@ -114,7 +114,14 @@ def _commit(flag: str, temporary: Path, directory: Path, names: Sequence[str], f
     try:
         for name in names:
             # A hard link is created only where no file is: a run that wrote meanwhile is kept.
-            os.link(temporary / name, directory / name)
+            try:
+                os.link(temporary / name, directory / name)
+            except FileExistsError:
+                raise
+            except OSError:  # a file system without hard links: look, then rename
+                if (directory / name).exists():
+                    raise FileExistsError(name) from None
+                os.replace(temporary / name, directory / name)
             placed.append(directory / name)
     except FileExistsError:
         for path in placed:
