@@ -11,10 +11,10 @@ them and on a cluster (``tests/test_parallel.py`` checks all three)::
 Locally the calls run in a pool of threads, not processes. The core releases the GIL for the
 whole of a simulation, so N threads run N simulations at once, and a thread costs nothing to
 start and needs no pickling (the schedule generators of ``coll_run`` are plain Python
-functions loaded from a file, which a process pool could not send). Measured on this 2-core
-machine, ``cellblade reproduce`` (two claim groups, 2 jobs): threads and processes gave the
-same wall time within noise, processes adding about 0.3 s of start-up (importing numpy and
-the extension again in each); README "Parallel sweeps" has the figures. A schedule generator
+functions loaded from a file, which a process pool could not send). Measured on the 2-core
+development machine, ``reproduce --quick`` by its two claim groups, best of three (the machine
+was shared, load about 7, so medians were noise): one core 6.34 s, two threads 4.44 s, two
+processes 4.95 s, the difference being the processes' start-up. A schedule generator
 runs in Python (holding the GIL) only while it lays out its schedule, which is short; the
 simulation of that schedule releases it like any other. SPE and PPE programs written as Python
 generators (``cellblade.programs``) hold the GIL for the whole run: they are not public
