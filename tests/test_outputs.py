@@ -155,3 +155,10 @@ def test_stats_out_writes_the_set(fake_core, tmp_path):
     assert main(["stats", "-f", "dmaget", "--json", "--out", str(tmp_path / "r")]) == 0
     assert sorted(p.name for p in (tmp_path / "r").iterdir()) == ["machine.toml", "result.json"]
     assert [p.name for p in tmp_path.iterdir()] == ["r"]
+
+
+def test_jobs_without_sweep_is_bad_usage(fake_core, capsys):
+    assert cellstats_main(["-f", "dmaget", "--jobs", "2"]) == 2
+    assert capsys.readouterr().err == ("cellstats: error: --jobs applies to --sweep only: a single "
+                                       "run is one simulation\n")
+    assert fake_core == []

@@ -461,6 +461,10 @@ STATS_FILES = ["result.json", "machine.toml"]
 def _stats(args: argparse.Namespace) -> int:
     if args.sweep:
         return _sweep(args)
+    given = [flag for flag, value in (("--jobs", args.jobs), ("--scheduler", args.scheduler))
+             if value is not None]
+    if given:
+        raise UsageError(f"{given[0]} applies to --sweep only: a single run is one simulation")
     if args.trace is not None:
         outputs.check_file("--trace", args.trace)
     if args.out is not None:
