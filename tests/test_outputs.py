@@ -27,7 +27,8 @@ def test_out_that_is_a_file_is_refused_before_the_run(fake_core, tmp_path, capsy
     taken = tmp_path / "taken"
     taken.write_text("mine\n")
     assert cellstats_main(["-f", "dmaget", "--out", str(taken)]) == 2
-    assert capsys.readouterr().err == f"cellstats: error: --out {taken}: is a file, expected a directory\n"
+    assert capsys.readouterr().err == (f"cellstats: error: --out {taken}: is a file, expected a "
+                                       "directory\n")
     assert cellstats_main(["-f", "dmaget", "--sweep", "--out", str(taken / "d")]) == 2
     assert capsys.readouterr().err == (f"cellstats: error: --out {taken / 'd'}: {taken} is a file, "
                                        "expected a directory\n")
@@ -57,7 +58,8 @@ def test_an_earlier_result_is_kept_unless_forced(tmp_path):
 
 
 def test_trace_to_a_full_device_is_one_line():
-    error = _one_line(run_cli("stats", "-f", "signal", "-n", "1", "-i", "2", "--trace", "/dev/full"), 2)
+    done = run_cli("stats", "-f", "signal", "-n", "1", "-i", "2", "--trace", "/dev/full")
+    error = _one_line(done, 2)
     assert error == "cellblade: error: --trace /dev/full: cannot write: no space left on device\n"
 
 
