@@ -16,7 +16,7 @@ import pytest
 
 import cellblade
 from cellblade import parallel, sweep
-from conftest import run_cli
+from conftest import run_cli, usage_error
 
 SMALL_SWEEP = {"spe_counts": (1, 2), "iterations": 3, "warmup": 1}
 
@@ -213,3 +213,12 @@ def test_a_stats_sweep_with_no_point_that_runs_fails_with_the_reason(monkeypatch
     monkeypatch.setattr(cellblade._core, "run_stats", run_stats)
     with pytest.raises(cellblade.ProgramError, match="^does not fit: needs 300000 bytes$"):
         sweep.run("dmaget", spe_counts=(1,), jobs=2)
+
+
+@pytest.mark.parametrize("args, message", [
+    (("--jobs", "0"), "argument --jobs: invalid value '0': allowed 1 or more"),
+    (("--jobs", "2", "--scheduler", "tcp://h:1"),
+     "argument --scheduler: not allowed with argument --jobs"),
+])
+def test_bad_parallel_flags_are_bad_usage(args, message):
+    assert usage_error("coll", "barrier", *args) == f"cellblade: error: {message}\n"
