@@ -13,6 +13,8 @@ import sys
 import termios
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import cellblade
 from cellblade import parallel, sweep
@@ -222,3 +224,30 @@ def test_a_stats_sweep_with_no_point_that_runs_fails_with_the_reason(monkeypatch
 ])
 def test_bad_parallel_flags_are_bad_usage(args, message):
     assert usage_error("coll", "barrier", *args) == f"cellblade: error: {message}\n"
+
+
+@settings(max_examples=25, deadline=None)
+@given(sizes=st.lists(st.integers(1, 1 << 20), max_size=12), jobs=st.integers(1, 6),
+       refused=st.sets(st.integers(0, 11)))
+def test_results_keep_the_order_of_the_calls_whatever_finishes_first(sizes, jobs, refused):
+    """A fake core that answers later for smaller sizes, refusing some: results still come
+    back in call order, refusals in their places."""
+    import time as clock
+
+    def run_stats(request_json: str) -> str:
+        request = json.loads(request_json)
+        clock.sleep(0.002 * (1 - request["size"] / (1 << 20)))
+        if request["seed"] in refused:
+            raise cellblade.ProgramError(f"refused {request['seed']}")
+        return json.dumps({"size": request["size"]})
+
+    original = cellblade._core.run_stats
+    cellblade._core.run_stats = run_stats
+    try:
+        calls = [parallel.Call("run_stats", {"function": "dmaget", "size": size, "seed": i})
+                 for i, size in enumerate(sizes)]
+        results = parallel.run(calls, jobs=jobs)
+    finally:
+        cellblade._core.run_stats = original
+    assert results == [parallel.Failed("ProgramError", f"refused {i}") if i in refused
+                       else {"size": size} for i, size in enumerate(sizes)]
