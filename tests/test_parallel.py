@@ -251,3 +251,13 @@ def test_results_keep_the_order_of_the_calls_whatever_finishes_first(sizes, jobs
         cellblade._core.run_stats = original
     assert results == [parallel.Failed("ProgramError", f"refused {i}") if i in refused
                        else {"size": size} for i, size in enumerate(sizes)]
+
+
+def test_the_environment_names_the_cluster_unless_jobs_is_given(monkeypatch, tmp_path):
+    monkeypatch.setenv(parallel.SCHEDULER_VARIABLE, "tcp://127.0.0.1:9")
+    args = ("coll", "barrier", "-n", "2", "--iterations", "1", "--algos", "rdb", "--json")
+    done = run_cli(*args, "--out", str(tmp_path / "a"))
+    assert done.returncode == 1
+    assert done.stderr.startswith("cellblade: error: scheduler tcp://127.0.0.1:9: cannot connect")
+    done = run_cli(*args, "--jobs", "1", "--out", str(tmp_path / "b"))
+    assert done.returncode == 0 and json.loads(done.stdout)[0]["algorithm"] == "barrier.rdb"
