@@ -55,6 +55,8 @@ def coll_cells(parameters: dict[str, Any], where: dict[str, Any]) -> list[dict[s
     check_generator_ops(generators, op, spes, parameters["root"], sizes[0] or 0)
     cells = [(a, size) for a in [*(a for a in algorithms if not callable(a)), *generators]
              for size in sizes]
+    if not cells:
+        raise cellblade.ConfigError(f"no {op} algorithm takes {spes} SPEs")
     calls = [parallel.Call("coll_run", dict(parameters, algorithms=[algorithm],
                                             sizes=None if size is None else [size]),
                            label=f"{_name(algorithm)} {size or ''}".strip())
