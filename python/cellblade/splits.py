@@ -17,8 +17,10 @@ one call would have given.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import json
+import statistics
 import time
 from collections.abc import Callable
 from typing import Any
@@ -105,39 +107,46 @@ def check_generator_ops(generators: list[Callable], op: str, spes: int, root: in
             raise cellblade.ConfigError(str(error)) from None
 
 
-def reproduce_speedup(quick: bool, progress: bool) -> dict[str, Any]:
+def reproduce_speedup(quick: bool, progress: bool, repeats: int = 1) -> dict[str, Any]:
     """`reproduce` by claim group on one core, on every core and on two local Dask worker
-    processes (when dask.distributed is installed; their start is not timed): wall times,
-    ratios to one core, and whether all three gave the same claims."""
+    processes (when dask.distributed is installed; their start is not timed), `repeats` times
+    in turn so that a change of load on the machine falls on all three alike: the wall times
+    of each round, their medians, the ratios of the medians to one core's, and whether every
+    run gave the same claims."""
     calls = [parallel.Call("reproduce", {"quick": quick, "claims": [group]}, label=group)
              for group in cellblade.reproduce_groups()]
-
-    def timed(desc: str, **where: Any) -> tuple[float, str]:
-        start = time.perf_counter()
-        results = _all_or_raise(parallel.run(calls, progress=progress, desc=desc, **where))
-        return time.perf_counter() - start, json.dumps(results)
-
     cores = parallel.default_jobs()
-    one_s, one = timed("reproduce on 1 core", jobs=1)
-    all_s, every = timed(f"reproduce on {cores} cores", jobs=cores)
-    dask_s, dask = None, one
     try:
         from distributed import Client, LocalCluster
     except ImportError:
-        LocalCluster = None
-    if LocalCluster is not None:
-        with LocalCluster(n_workers=2, processes=True, threads_per_worker=1, host="127.0.0.1",
-                          dashboard_address=None) as cluster:
+        Client = LocalCluster = None
+    with contextlib.ExitStack() as stack:
+        where = {"one_core": {"jobs": 1}, "all_cores": {"jobs": cores}}
+        if LocalCluster is not None:
+            cluster = stack.enter_context(LocalCluster(
+                n_workers=2, processes=True, threads_per_worker=1, host="127.0.0.1",
+                dashboard_address=None))
             # Timed once the workers have imported cellblade, as on a cluster that is running.
             with Client(cluster.scheduler_address) as client:
                 client.run(importlib.import_module, "cellblade")
-            dask_s, dask = timed("reproduce on 2 Dask workers",
-                                 scheduler=cluster.scheduler_address)
+            where["dask"] = {"scheduler": cluster.scheduler_address}
+        times: dict[str, list[float]] = {name: [] for name in where}
+        answers = set()
+        for _ in range(repeats):
+            for name, place in where.items():
+                start = time.perf_counter()
+                results = parallel.run(calls, progress=progress, desc=f"reproduce, {name}",
+                                       **place)
+                times[name].append(time.perf_counter() - start)
+                answers.add(json.dumps(_all_or_raise(results)))
+    median = {name: statistics.median(values) for name, values in times.items()}
     return {
-        "quick": quick, "groups": len(calls), "cores": cores, "one_core_s": one_s,
-        "all_cores_s": all_s, "all_cores_speedup": one_s / all_s, "dask_s": dask_s,
-        "dask_speedup": None if dask_s is None else one_s / dask_s,
-        "identical": one == every == dask,
+        "quick": quick, "groups": len(calls), "cores": cores, "repeats": repeats,
+        "wall_s": times, "one_core_s": median["one_core"], "all_cores_s": median["all_cores"],
+        "all_cores_speedup": median["one_core"] / median["all_cores"],
+        "dask_s": median.get("dask"),
+        "dask_speedup": median["one_core"] / median["dask"] if "dask" in median else None,
+        "identical": len(answers) == 1,
     }
 
 
