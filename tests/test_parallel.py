@@ -7,6 +7,7 @@ import csv
 import fcntl
 import json
 import os
+import statistics
 import struct
 import subprocess
 import sys
@@ -17,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import cellblade
-from cellblade import parallel, sweep
+from cellblade import parallel, splits, sweep
 from conftest import run_cli, usage_error
 
 SMALL_SWEEP = {"spe_counts": (1, 2), "iterations": 3, "warmup": 1}
@@ -261,3 +262,12 @@ def test_the_environment_names_the_cluster_unless_jobs_is_given(monkeypatch, tmp
     assert done.stderr.startswith("cellblade: error: scheduler tcp://127.0.0.1:9: cannot connect")
     done = run_cli(*args, "--jobs", "1", "--out", str(tmp_path / "b"))
     assert done.returncode == 0 and json.loads(done.stdout)[0]["algorithm"] == "barrier.rdb"
+
+
+def test_the_bench_gives_the_same_claims_on_one_core_every_core_and_dask():
+    pytest.importorskip("distributed")
+    side = splits.reproduce_speedup(quick=True, progress=False, repeats=2)
+    assert side["identical"] and side["groups"] == len(cellblade.reproduce_groups())
+    assert {name: len(times) for name, times in side["wall_s"].items()} == {
+        "one_core": 2, "all_cores": 2, "dask": 2}
+    assert side["one_core_s"] == statistics.median(side["wall_s"]["one_core"])
