@@ -164,3 +164,13 @@ def test_jobs_without_sweep_is_bad_usage(fake_core, capsys):
     assert capsys.readouterr().err == ("cellstats: error: --jobs applies to --sweep only: a single "
                                        "run is one simulation\n")
     assert fake_core == []
+
+
+def test_a_file_written_whole_gets_the_usual_permissions(tmp_path):
+    mask = os.umask(0o022)
+    try:
+        path = outputs.write_file("--trace", tmp_path / "t.json", lambda p: p.write_text("{}\n"))
+    finally:
+        os.umask(mask)
+    assert path.read_text() == "{}\n" and path.stat().st_mode & 0o777 == 0o644
+    assert [p.name for p in tmp_path.iterdir()] == ["t.json"]

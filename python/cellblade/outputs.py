@@ -77,6 +77,7 @@ def write_file(flag: str, path: Path, write: Callable[[Path], None]) -> Path:
         dir=path.parent, prefix=f".{path.stem}.", suffix=f".part{path.suffix}"))
     os.close(handle)
     try:
+        os.chmod(temporary, 0o666 & ~_umask())  # mkstemp's 0600 would outlive the rename
         _named(flag, path, lambda: write(Path(temporary)))
         with held_interrupts():
             os.replace(temporary, path)
@@ -84,6 +85,12 @@ def write_file(flag: str, path: Path, write: Callable[[Path], None]) -> Path:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(temporary)
     return path
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 @contextlib.contextmanager

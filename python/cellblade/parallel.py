@@ -47,6 +47,7 @@ import cellblade
 
 SCHEDULER_VARIABLE = "CELLBLADE_SCHEDULER"
 REFRESH_S = 0.25  # how often a progress bar's clock moves while nothing finishes
+CONNECT_TIMEOUT = "10s"  # how long to wait for a Dask scheduler before saying it is unreachable
 
 
 @dataclass(frozen=True)
@@ -171,7 +172,7 @@ def _on_dask(calls: Sequence[Call], address: str, bar: tqdm) -> list[Any]:
             f"scheduler {address}: dask.distributed is not installed "
             "(pip install 'cellblade[dask]')") from None
     try:
-        client = Client(address, timeout="10s")
+        client = Client(address, timeout=CONNECT_TIMEOUT)
     except (OSError, TimeoutError, ValueError) as error:
         raise cellblade.ConfigError(f"scheduler {address}: cannot connect: {error}") from None
     with client:
