@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -38,9 +37,10 @@ def fake_core(monkeypatch):
 
     requests = []
 
-    def run_stats(request_json: str) -> str:
-        requests.append(json.loads(request_json))
-        return json.dumps({"machine_toml": "", "trace": None})
+    def run_stats(request, machine=None):
+        choice = {key: value for key, value in machine.items() if key != "set"}
+        requests.append({**request, "machine": choice, "set": machine["set"]})
+        return {"result": {}, "machine_toml": ""}
 
     monkeypatch.setattr(cellblade._core, "run_stats", run_stats)
     return requests

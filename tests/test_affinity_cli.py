@@ -53,14 +53,16 @@ def fake_affinity(monkeypatch):
     """Replaces the core's affinity calls; returns the run requests it received."""
     requests = []
 
-    def affinity_run(request_json: str) -> str:
-        requests.append(json.loads(request_json))
-        return json.dumps([dict.fromkeys(RESULT_KEYS, 1.0) | {"placement": "file", "mapping": EVENODD}])
+    def affinity_run(request, machine=None):
+        choice = {key: value for key, value in machine.items() if key != "set"}
+        requests.append({**request, "machine": choice, "set": machine["set"]})
+        rows = [dict.fromkeys(RESULT_KEYS, 1.0) | {"placement": "file", "mapping": EVENODD}]
+        return {"result": rows, "machine_toml": "name = \"fake\"\n"}
 
     catalog = {"patterns": [{"name": "rd1", "description": "", "phases": 1,
                              "default_size_bytes": 65536}], "placements": []}
     monkeypatch.setattr(cellblade._core, "affinity_run", affinity_run, raising=False)
-    monkeypatch.setattr(cellblade._core, "affinity_catalog", lambda: json.dumps(catalog),
+    monkeypatch.setattr(cellblade._core, "affinity_catalog", lambda: catalog,
                         raising=False)
     monkeypatch.setattr(cellblade._core, "resolved_machine", lambda request: "name = \"fake\"\n",
                         raising=False)
@@ -89,7 +91,8 @@ def test_flags_become_the_core_request(fake_affinity, tmp_path, capsys):
 def test_missing_placement_file_is_one_line_exit_1_naming_it(fake_affinity, tmp_path, capsys):
     missing = tmp_path / "missing.txt"
     assert main(["affinity", "run", "--pattern", "rd1", "--placement-file", str(missing)]) == 1
-    assert capsys.readouterr().err == f"cellblade: error: {missing}: no such file or directory\n"
+    assert capsys.readouterr().err == (
+        f"cellblade: error: --placement-file {missing} cannot be read: No such file or directory\n")
     assert fake_affinity == []
 
 

@@ -66,7 +66,6 @@ def test_flags_become_the_core_request(fake_core, capsys):
             "iterations": 1_000_000,
             "warmup": 1000,
             "syscall": False,
-            "trace": False,
             "seed": 7,
             "machine": {"preset": "qs20"},
             "set": ["a.b=2", "c=3"],
@@ -80,15 +79,11 @@ def test_defaults_leave_per_function_values_to_the_core(fake_core):
     (request,) = fake_core
     assert request == {
         "function": "mailbox",
-        "spes": 1,
         "shared": True,
         "cell": 0,
         "xdram": 0,
         "spe_target": False,
-        "iterations": 100,
-        "warmup": 10,
         "syscall": True,
-        "trace": False,
         "machine": {"preset": "qs22"},
         "set": [],
     }
@@ -104,4 +99,5 @@ def test_machine_file_is_sent_as_text(fake_core, tmp_path):
 def test_missing_machine_file_is_one_line_exit_1(tmp_path, capsys):
     missing = tmp_path / "missing.toml"
     assert cellstats_main(["-f", "dmaget", "--machine", str(missing)]) == 1
-    assert capsys.readouterr().err == f"cellstats: error: {missing}: no such file or directory\n"
+    assert capsys.readouterr().err == (
+        f"cellstats: error: --machine {missing} cannot be read: No such file or directory\n")

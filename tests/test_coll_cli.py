@@ -78,20 +78,27 @@ def fake_coll(monkeypatch):
     marks "op.wrong" unverified."""
     requests = []
 
-    def coll_run(request_json: str) -> str:
-        request = json.loads(request_json)
-        requests.append(request)
-        return json.dumps([
+    def record(request, machine):
+        choice = {key: value for key, value in machine.items() if key != "set"}
+        requests.append({**request, "machine": choice, "set": machine["set"]})
+
+    def coll_run(request, machine=None):
+        record(request, machine)
+        names = request["algorithms"]
+        if names == "all":
+            names = [f"{request['op']}.a", f"{request['op']}.b"]
+        rows = [
             {"op": request["op"], "algorithm": name, "spes": request["spes"], "size_bytes": size,
              "latency_ns": size + (FAKE_ORDER.index(coll.short(name))
                                    if coll.short(name) in FAKE_ORDER else 0),
              "verified": not name.endswith("wrong")}
-            for name in request["algorithms"] for size in request.get("sizes", [0])
-        ])
+            for name in names for size in request.get("sizes", [0])
+        ]
+        return {"result": rows, "machine_toml": 'name = "fake"\n'}
 
-    def coll_schedule(request_json: str) -> str:
-        requests.append(json.loads(request_json))
-        return json.dumps(SCHEDULE)
+    def coll_schedule(request, machine=None):
+        record(request, machine)
+        return {"result": SCHEDULE, "machine_toml": None}
 
     for name, function in [("coll_run", coll_run), ("coll_schedule", coll_schedule),
                            ("resolved_machine", lambda request: 'name = "fake"\n')]:
@@ -245,5 +252,7 @@ def test_unknown_algorithm_exits_1_naming_the_valid_ones(args):
 
 
 def test_core_refuses_zero_spes():
-    with pytest.raises(cellblade.ConfigError, match="--spes 0"):
+    # A Python caller is told about the argument it gave, not a flag it did not type.
+    with pytest.raises(cellblade.ConfigError, match="^spes 0 is not allowed: 1 to 16$") as caught:
         cellblade.coll_run("allgather", spes=0, sizes=[64])
+    assert caught.value.field == "spes"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import signal
+import stat
 import subprocess
 import sys
 import time
@@ -60,7 +61,9 @@ def test_an_earlier_result_is_kept_unless_forced(tmp_path):
 def test_trace_to_a_full_device_is_one_line():
     done = run_cli("stats", "-f", "signal", "-n", "1", "-i", "2", "--trace", "/dev/full")
     error = _one_line(done, 2)
-    assert error == "cellblade: error: --trace /dev/full: cannot write: no space left on device\n"
+    assert error == ("cellblade: error: --trace /dev/full: cannot be written: No space left on "
+                     "device (os error 28)\n")
+    assert stat.S_ISCHR(os.stat("/dev/full").st_mode), "the device is written, not replaced"
 
 
 def test_draw_into_a_directory_writes_inside_it_and_says_so(tmp_path):

@@ -74,7 +74,8 @@ def test_scheduler_comes_from_the_flag_then_the_environment(monkeypatch):
 
 def test_reproduce_by_claim_group_is_reproduce_whole():
     groups = cellblade.reproduce_groups()
-    assert groups == ["collectives", "affinity"]
+    assert groups == ["collectives", "affinity", "mpi"]
+    assert groups == cellblade.CATALOG["reproduce_groups"]
     calls = [parallel.Call("reproduce", {"quick": True, "claims": [g]}) for g in groups]
     split = [claim for claims in parallel.run(calls, jobs=2) for claim in claims]
     assert json.dumps(split) == json.dumps(cellblade.reproduce(quick=True))
@@ -83,8 +84,8 @@ def test_reproduce_by_claim_group_is_reproduce_whole():
 def test_an_unknown_claim_group_names_the_known_ones():
     with pytest.raises(cellblade.ConfigError) as error:
         cellblade.reproduce(quick=True, claims=["nope"])
-    assert str(error.value) == ('claims: unknown claim group "nope": known are collectives, '
-                                "affinity")
+    assert str(error.value) == "claims nope is not allowed: one of collectives, affinity, mpi"
+    assert error.value.field == "claims"
 
 
 def test_coll_cells_are_the_rows_of_one_call(tmp_path):
@@ -112,7 +113,7 @@ def test_cells_that_do_not_fit_are_marked_and_the_sweep_goes_on(tmp_path):
         cellblade.coll_run("allreduce", spes=16, sizes=[131072], algorithms=["allreduce.rdb"],
                            iterations=1)
     reason = str(error.value)
-    assert "needs 263168 bytes of local store" in reason
+    assert "needs 263168 bytes, the local store has 262144" in reason
     lines = done.stdout.splitlines()
     assert lines[3].split() == ["128", "KiB", "[1]"] and f"[1] {reason}" in lines
     document = json.loads((tmp_path / "coll-allreduce-16.json").read_text())
@@ -131,7 +132,7 @@ def test_a_sweep_with_nothing_runnable_fails_with_the_reason(tmp_path):
     done = run_cli("coll", "allreduce", "-n", "16", "--sizes", "128k", "--algos", "rdb",
                    "--iterations", "1", "--out", str(tmp_path / "out"))
     assert done.returncode == 1
-    assert done.stderr.startswith("cellblade: error: allreduce.rdb: needs 263168 bytes")
+    assert done.stderr.startswith("cellblade: error: allreduce.rdb: does not fit: needs 263168 bytes")
     assert not (tmp_path / "out").exists()
 
 
@@ -187,12 +188,11 @@ def test_an_unreachable_scheduler_is_one_line(tmp_path):
 
 
 def test_a_stats_sweep_marks_refused_points_in_every_output(monkeypatch, tmp_path):
-    def run_stats(request_json: str) -> str:
-        request = json.loads(request_json)
+    def run_stats(request, machine=None):
         if request["spes"] == 2 and request["size"] == 32:
             raise cellblade.ProgramError("does not fit: needs 300000 bytes")
-        return json.dumps({"latency_ns": 10.0, "aggregate_bandwidth_gbps": 1.0,
-                           "sim": {"simulated_ns": 5.0, "events": 3}, "machine_toml": "m\n"})
+        return {"result": {"latency_ns": 10.0, "aggregate_bandwidth_gbps": 1.0,
+                           "sim": {"simulated_ns": 5.0, "events": 3}}, "machine_toml": "m\n"}
 
     monkeypatch.setattr(cellblade._core, "run_stats", run_stats)
     result = sweep.run("dmaget", spe_counts=(1, 2), jobs=2)
@@ -210,7 +210,7 @@ def test_a_stats_sweep_marks_refused_points_in_every_output(monkeypatch, tmp_pat
 
 
 def test_a_stats_sweep_with_no_point_that_runs_fails_with_the_reason(monkeypatch):
-    def run_stats(request_json: str) -> str:
+    def run_stats(request, machine=None):
         raise cellblade.ProgramError("does not fit: needs 300000 bytes")
 
     monkeypatch.setattr(cellblade._core, "run_stats", run_stats)
@@ -235,12 +235,11 @@ def test_results_keep_the_order_of_the_calls_whatever_finishes_first(sizes, jobs
     back in call order, refusals in their places."""
     import time as clock
 
-    def run_stats(request_json: str) -> str:
-        request = json.loads(request_json)
+    def run_stats(request, machine=None):
         clock.sleep(0.002 * (1 - request["size"] / (1 << 20)))
         if request["seed"] in refused:
             raise cellblade.ProgramError(f"refused {request['seed']}")
-        return json.dumps({"size": request["size"]})
+        return {"result": {"size": request["size"]}, "machine_toml": None}
 
     original = cellblade._core.run_stats
     cellblade._core.run_stats = run_stats

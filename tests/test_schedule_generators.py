@@ -2,6 +2,7 @@
 like the built-ins, through the API and the command line; what is wrong with one is said."""
 
 import textwrap
+import time
 
 import pytest
 
@@ -89,7 +90,10 @@ def _one(transfer, op="allgather", **fields):
     [
         (_one(lambda p, n: copy(1, 0, 8, 16)), "DMAs move whole quadwords"),
         (_one(lambda p, n: copy(1, 0, 0, 0)), "DMAs move whole quadwords"),
-        (_one(lambda p, n: copy(9, 0, 0, n)), "names a bad rank (p = 4)"),
+        (_one(lambda p, n: copy(9, 0, 0, n)), "names a rank that does not exist: allowed 0 to 3"),
+        (_one(lambda p, n: reduce(1, 1, 0, n)),
+         "transfer 1 <- 1 is a reduce from a rank to itself: only a copy can be local"),
+        (_one(lambda p, n: copy(1, 0, 2**32 - 16, 32, dst_offset=0)), "runs past the 256-byte buffer"),
         (_one(lambda p, n: copy(1, 0, p * n, n)), "runs past the 256-byte buffer"),
         (_one(lambda p, n: copy(1, 0, 0, n, via="signal")), "signal carries notifications only"),
         (_one(lambda p, n: copy(1, 0, 0, n, via="smoke")), "unknown variant `smoke`"),
@@ -103,6 +107,20 @@ def test_what_is_wrong_with_a_schedule_is_said(generator, message):
     with pytest.raises(cellblade.ConfigError) as error:
         cellblade.coll_run("allgather", spes=4, sizes=[64], algorithms=[generator])
     assert message in str(error.value)
+
+
+def test_a_schedule_too_big_for_the_local_store_is_refused_before_any_buffer_is_built():
+    # A gigabyte buffer took 42 s and 7.8 GB before the local-store check refused it.
+    started = time.monotonic()
+    with pytest.raises(cellblade.ProgramError) as error:
+        cellblade.coll_run("allgather", spes=4, sizes=[64],
+                           algorithms=[_one(lambda p, n: copy(1, 0, 0, n), buffer=10**9)])
+    assert str(error.value) == ("allgather.bad: does not fit: needs 1000000256 bytes, "
+                                "the local store has 262144")
+    with pytest.raises(cellblade.ProgramError, match="allreduce.rdb: does not fit: needs 16777216 "
+                                                     "bytes, the local store has 262144"):
+        cellblade.coll_run("allreduce", spes=16, sizes=[16 * 2**20], algorithms=["allreduce.rdb"])
+    assert time.monotonic() - started < 2.0
 
 
 def test_the_command_line_runs_shows_and_draws_a_generator(tmp_path):

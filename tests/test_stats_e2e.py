@@ -5,6 +5,7 @@ import json
 
 import pytest
 
+import cellblade
 from conftest import run_cli
 
 tomllib = pytest.importorskip("tomllib")
@@ -59,6 +60,22 @@ def test_trace_is_chrome_json(tmp_path):
     assert all("ph" in event for event in events)
     timed = [event for event in events if event["ph"] != "M"]  # "M": metadata, no timestamp
     assert timed and all("ts" in event for event in timed)
+
+
+def test_trace_streams_to_its_file_and_a_bad_path_fails_before_the_run(tmp_path):
+    trace = tmp_path / "t.json"
+    result = cellblade.run_stats("dmaget", spes=2, size=4096, iterations=5, trace=trace)
+    assert result["trace_dropped_events"] == 0 and result["trace"] is None
+    assert json.loads(trace.read_text())["otherData"] == {"dropped_events": 0}
+    assert [path.name for path in tmp_path.iterdir()] == ["t.json"]
+    # A path that cannot be written is refused before the 4e9 iterations start.
+    with pytest.raises(cellblade.ConfigError, match="trace .*/nodir/t.json: cannot be written"):
+        cellblade.run_stats("dmaget", iterations=4_000_000_000, trace=tmp_path / "nodir" / "t.json")
+    # A run that fails after tracing for a while leaves no trace, whole or partial.
+    slow = ["clock.decrementer_hz=1000000000", "mic.read_latency_ns=100000"]
+    with pytest.raises(cellblade.ConfigError, match="longer than its 32-bit decrementer counts"):
+        cellblade.run_stats("dmaget", iterations=50_000, trace=tmp_path / "bad.json", overrides=slow)
+    assert [path.name for path in tmp_path.iterdir()] == ["t.json"]
 
 
 def test_unknown_machine_key_exits_1_naming_it():

@@ -1,7 +1,7 @@
 """cellblade: a calibrated discrete-event simulator of an IBM dual-Cell BE blade.
 
 The simulator is the compiled core (``cellblade._core``); this package is a thin front that
-builds JSON requests, calls the core and returns plain Python data::
+passes each request's fields to the core as a dict and returns plain Python data::
 
     import cellblade
     result = cellblade.run_stats("dmaget", spes=8, size=16384)
@@ -14,25 +14,28 @@ builds JSON requests, calls the core and returns plain Python data::
 ``machine`` is a preset name ("qs20", "qs22") or the path of a machine file (a
 ``pathlib.Path``, or a string ending in ".toml"); ``overrides`` are machine-file values to
 change, as ``{"eib.hop_latency_bus_cycles": 2}`` or ``["eib.hop_latency_bus_cycles=2"]``.
-An argument left at ``None`` takes the core's default for the chosen function.
-Errors raise ``ConfigError``, ``ProgramError`` or ``DeadlockError``, all ``CellbladeError``.
+An argument left at ``None`` takes the core's default for the chosen function; the names,
+defaults and limits are the core's (``catalog()``). A list of results is a ``Results`` list
+whose ``machine_toml`` is the machine file it ran on; a dict result has a "machine_toml" key.
+Errors raise ``ConfigError``, ``ProgramError`` or ``DeadlockError``, all ``CellbladeError``;
+``err.field`` names the argument an error is about (None when it is about none).
 """
 
 from __future__ import annotations
 
-import json
 import os
-from collections.abc import Iterable, Mapping
-from pathlib import Path
+from collections.abc import Iterable
 from typing import Any, Union
 
 from cellblade import _core
 from cellblade._core import CellbladeError, ConfigError, DeadlockError, ProgramError
 from cellblade import schedule
+from cellblade.machine import Machine, Overrides, choice as _machine, read_text as _read
 from cellblade.programs import Blade
 
 __all__ = [
     "Blade",
+    "Results",
     "CellbladeError",
     "ConfigError",
     "DeadlockError",
@@ -42,6 +45,7 @@ __all__ = [
     "affinity_search",
     "bench",
     "calibrate",
+    "catalog",
     "coll_list",
     "coll_run",
     "coll_schedule",
@@ -52,13 +56,26 @@ __all__ = [
     "run_stats",
 ]
 
-Machine = Union[str, os.PathLike]
-Overrides = Union[Mapping[str, Any], Iterable[str]]
 Placement = Union[str, Iterable[int], None]
 
-DEFAULT_COLL_SIZE = 1024  # the core's default message size of coll_run and coll_schedule
-DEFAULT_ITERATIONS = 100
-DEFAULT_WARMUP = 10
+CATALOG: dict[str, Any] = _core.catalog()
+DEFAULT_COLL_SIZE: int = CATALOG["coll"]["default_size"]
+DEFAULT_ITERATIONS: int = CATALOG["stats"]["defaults"]["iterations"]
+DEFAULT_WARMUP: int = CATALOG["stats"]["defaults"]["warmup"]
+
+
+class Results(list):
+    """Result rows (a list) and ``machine_toml``, the machine file they ran on."""
+
+    def __init__(self, rows: Iterable[Any] = (), machine_toml: str | None = None) -> None:
+        super().__init__(rows)
+        self.machine_toml = machine_toml
+
+
+def catalog() -> dict[str, Any]:
+    """The core's names, defaults and limits: presets, CellStats functions and defaults,
+    collective operations, element types and sizes, affinity SPE counts, trials and samples."""
+    return _core.catalog()
 
 
 def preset(name: str) -> str:
@@ -69,22 +86,22 @@ def preset(name: str) -> str:
 def run_stats(
     function: str,
     *,
-    spes: int = 1,
-    shared: bool = True,
-    cell: int = 0,
-    xdram: int = 0,
-    spe_target: bool = False,
+    spes: int | None = None,
+    shared: bool | None = None,
+    cell: int | None = None,
+    xdram: int | None = None,
+    spe_target: bool | None = None,
     size: int | None = None,
     stride: int | None = None,
     list_elements: int | None = None,
-    iterations: int = DEFAULT_ITERATIONS,
-    warmup: int = DEFAULT_WARMUP,
-    syscall: bool = False,
-    trace: bool = False,
+    iterations: int | None = None,
+    warmup: int | None = None,
+    syscall: bool | None = None,
+    trace: str | os.PathLike | None = None,
     seed: int | None = None,
     placement: str | None = None,
     placement_file: str | os.PathLike | None = None,
-    machine: Machine = "qs20",
+    machine: Machine | None = None,
     overrides: Overrides = (),
 ) -> dict[str, Any]:
     """Runs one CellStats experiment (seed 002, section 3) and returns its result.
@@ -92,10 +109,11 @@ def run_stats(
     ``shared`` picks one buffer for all SPEs (CellStats -n) or one each (-N); ``spe_target``
     is -s (the peer is an SPE, or the buffer is in SPE 0's local store); ``syscall`` makes the
     PPE use the library call instead of a direct MMIO write for mailboxes and signals;
-    ``placement`` (a name) or ``placement_file`` puts thread rank i on the placement's SPE.
+    ``placement`` (a name) or ``placement_file`` puts thread rank i on the placement's SPE;
+    ``trace`` is a file the run's Chrome/Perfetto trace streams to (the result's
+    ``trace_dropped_events`` counts events past its limit).
     """
     request = {
-        "function": function,
         "spes": spes,
         "shared": shared,
         "cell": cell,
@@ -107,15 +125,16 @@ def run_stats(
         "iterations": iterations,
         "warmup": warmup,
         "syscall": syscall,
-        "trace": trace,
+        "trace": None if trace is None else os.fspath(trace),
         "seed": seed,
         "placement": placement,
-        "placement_file": None if placement_file is None else _read(placement_file),
+        "placement_file": _read(placement_file, "placement_file"),
     }
-    return _call(_core.run_stats, request, machine, overrides)
+    # The function is required: None is passed on, for the core to refuse.
+    return _call(_core.run_stats, request, machine, overrides, function=function)
 
 
-def calibrate(machine: Machine = "qs20", overrides: Overrides = ()) -> list[dict[str, Any]]:
+def calibrate(machine: Machine | None = None, overrides: Overrides = ()) -> list[dict[str, Any]]:
     """Simulated against published values: one dict per calibration point."""
     return _call(_core.calibrate, {}, machine, overrides)
 
@@ -123,19 +142,19 @@ def calibrate(machine: Machine = "qs20", overrides: Overrides = ()) -> list[dict
 def affinity_catalog() -> dict[str, list[dict[str, Any]]]:
     """Seed 001's communication patterns (name, description, phases, default_size_bytes) and
     named placements (name, mapping: the physical SPE of each rank)."""
-    return json.loads(_core.affinity_catalog())
+    return _core.affinity_catalog()
 
 
 def affinity_run(
     pattern: str,
     placements: str | Iterable[str] = "all",
     *,
-    spes: int = 8,
+    spes: int | None = None,
     size: int | None = None,
-    trials: int = 8,
-    seed: int = 0,
+    trials: int | None = None,
+    seed: int | None = None,
     placement_file: str | os.PathLike | None = None,
-    machine: Machine = "qs20",
+    machine: Machine | None = None,
     overrides: Overrides = (),
 ) -> list[dict[str, Any]]:
     """Runs communication pattern `pattern` under each placement (seed 001 section 5): one dict
@@ -149,7 +168,7 @@ def affinity_run(
     request = {
         "pattern": pattern,
         "placements": placements if isinstance(placements, str) else list(placements),
-        "placement_file": None if placement_file is None else _read(placement_file),
+        "placement_file": _read(placement_file, "placement_file"),
         "spes": spes,
         "size": size,
         "trials": trials,
@@ -161,12 +180,12 @@ def affinity_run(
 def affinity_search(
     pattern: str,
     *,
-    spes: int = 8,
+    spes: int | None = None,
     objective: str | None = None,
     size: int | None = None,
-    seed: int = 0,
+    seed: int | None = None,
     default_samples: int | None = None,
-    machine: Machine = "qs20",
+    machine: Machine | None = None,
     overrides: Overrides = (),
 ) -> dict[str, Any]:
     """Searches the placements of `pattern` for the best and the worst under ``objective``
@@ -186,17 +205,17 @@ def affinity_search(
 def coll_list() -> list[dict[str, Any]]:
     """The collective algorithms (seed 000): name ("op.algorithm"), op, description, spes ("any"
     or "power of two") and source."""
-    return json.loads(_core.coll_list())
+    return _core.coll_list()
 
 
 def coll_schedule(
     algorithm: str | schedule.Generator,
     *,
-    spes: int = 8,
+    spes: int | None = None,
     size: int | None = None,
-    root: int = 0,
+    root: int | None = None,
     placement: Placement = None,
-    machine: Machine = "qs20",
+    machine: Machine | None = None,
     overrides: Overrides = (),
 ) -> dict[str, Any]:
     """The schedule of collective `algorithm` on ``spes`` ranks for ``size``-byte messages:
@@ -210,7 +229,6 @@ def coll_schedule(
     is checked, structure and result (the data-only interpreter), and returned the same way.
     """
     if callable(algorithm):
-        size = DEFAULT_COLL_SIZE if size is None else size
         request = {
             "schedule": _generated(algorithm, None, spes, root, size),
             "placement": _placement(placement),
@@ -229,15 +247,15 @@ def coll_schedule(
 def coll_run(
     op: str,
     *,
-    spes: int = 8,
+    spes: int | None = None,
     sizes: Iterable[int] | None = None,
     algorithms: str | Iterable[str | schedule.Generator] = "all",
-    root: int = 0,
+    root: int | None = None,
     placement: Placement = None,
-    dtype: str = "int32",
-    reduce_op: str = "sum",
+    dtype: str | None = None,
+    reduce_op: str | None = None,
     iterations: int | None = None,
-    machine: Machine = "qs20",
+    machine: Machine | None = None,
     overrides: Overrides = (),
 ) -> list[dict[str, Any]]:
     """Runs the algorithms of collective `op` (barrier, broadcast, reduce, allreduce,
@@ -261,7 +279,7 @@ def coll_run(
     schedules = [
         _generated(generator, op, spes, root, size)
         for generator in generators
-        for size in ([0] if op == "barrier" else sizes or [DEFAULT_COLL_SIZE])
+        for size in ([0] if op == "barrier" else [None] if sizes is None else sizes)
     ]
     request = {
         "op": op,
@@ -279,7 +297,7 @@ def coll_run(
 
 
 def reproduce(
-    quick: bool = False, machine: Machine = "qs20", overrides: Overrides = (),
+    quick: bool = False, machine: Machine | None = None, overrides: Overrides = (),
     claims: Iterable[str] | None = None,
 ) -> list[dict[str, Any]]:
     """The papers' findings re-checked on the simulated blade: one dict per claim. ``claims``
@@ -291,35 +309,50 @@ def reproduce(
 
 def reproduce_groups() -> list[str]:
     """The claim groups of ``reproduce``, in the order it states their claims."""
-    return json.loads(_core.reproduce_groups())
+    return _core.reproduce_groups()
 
 
-def resolved_machine(machine: Machine = "qs20", overrides: Overrides = ()) -> str:
+def resolved_machine(machine: Machine | None = None, overrides: Overrides = ()) -> str:
     """The machine file a run with these arguments uses, overrides applied, as TOML."""
-    return _core.resolved_machine(json.dumps({"machine": _machine(machine), "set": _overrides(overrides)}))
+    return _core.resolved_machine(_machine(machine, overrides))
 
 
 def bench(quick: bool = False) -> dict[str, Any]:
     """The simulator's own speed (packets per second) over fixed workloads."""
-    return json.loads(_core.bench(json.dumps({"quick": quick})))
+    return _core.bench({"quick": quick})["result"]
 
 
-def _call(function, request: dict[str, Any], machine: Machine, overrides: Overrides) -> Any:
-    request = {key: value for key, value in request.items() if value is not None}
-    request["machine"] = _machine(machine)
-    request["set"] = _overrides(overrides)
-    return json.loads(function(json.dumps(request)))
+def _call(program, request: dict[str, Any], machine: Machine, overrides: Overrides,
+          **required: Any) -> Any:
+    """Calls core program `program` with the request's fields (those left at None take the
+    core's defaults) and returns its result with the machine it ran on."""
+    fields = {key: _plain(value) for key, value in request.items() if value is not None}
+    answer = program({**required, **fields}, _machine(machine, overrides))
+    result, machine_toml = answer["result"], answer["machine_toml"]
+    if isinstance(result, list):
+        return Results(result, machine_toml)
+    if machine_toml is not None:
+        result["machine_toml"] = machine_toml
+    return result
 
 
-def _machine(machine: Machine) -> dict[str, str]:
-    if isinstance(machine, os.PathLike) or str(machine).endswith(".toml"):
-        return {"toml": _read(machine)}
-    return {"preset": str(machine)}
+def _plain(value: Any) -> Any:
+    """`value` as plain Python data for the core: numpy scalars and arrays become numbers and
+    lists (``tolist``), tuples and lists are converted element by element."""
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    if isinstance(value, (list, tuple)):
+        return [_plain(item) for item in value]
+    return value
 
 
-def _generated(generator: schedule.Generator, op: str | None, spes: int, root: int,
-               size: int) -> dict[str, Any]:
-    """A generator's schedule for one call, or ConfigError saying what is wrong with it."""
+def _generated(generator: schedule.Generator, op: str | None, spes: int | None,
+               root: int | None, size: int | None) -> dict[str, Any]:
+    """A generator's schedule for one call (the core's defaults for what is None), or
+    ConfigError saying what is wrong with it."""
+    spes = CATALOG["coll"]["default_spes"] if spes is None else spes
+    root = 0 if root is None else root
+    size = DEFAULT_COLL_SIZE if size is None else size
     try:
         document = schedule.generate(generator, op, spes, root, size)
     except (TypeError, ValueError) as error:
@@ -329,15 +362,3 @@ def _generated(generator: schedule.Generator, op: str | None, spes: int, root: i
 
 def _placement(placement: Placement) -> str | list[int] | None:
     return placement if placement is None or isinstance(placement, str) else list(placement)
-
-
-def _read(path: str | os.PathLike) -> str:
-    return Path(path).read_text(encoding="utf-8")
-
-
-def _overrides(overrides: Overrides) -> list[str]:
-    if isinstance(overrides, str):
-        return [overrides]
-    if isinstance(overrides, Mapping):
-        return [f"{key}={value}" for key, value in overrides.items()]
-    return list(overrides)

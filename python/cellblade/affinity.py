@@ -22,7 +22,7 @@ COLUMNS = (
 )
 
 
-COLLECTIVE_DEFAULT_SIZE = 16384
+COLLECTIVE_DEFAULT_SIZE = cellblade.CATALOG["affinity"]["collective_default_size"]
 
 
 def title(pattern: str, size: int | None, spes: int, trials: int) -> str:

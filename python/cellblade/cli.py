@@ -31,13 +31,35 @@ from typing import Any
 
 import cellblade
 from cellblade import affinity, coll, outputs, parallel, schedule, splits, sweep, units
+import cellblade.mpi.cli
 
-MAX_SPES = 16  # two cells of eight SPEs
-AFFINITY_SPES = (8, 16)  # one chip, or both with the same placement on each
-FUNCTIONS = (
-    "mkthread, mailbox, signal, dmaget, dmaput, dmalistget, dmalistput, "
-    "fetchadd, fetchsub, fetchinc, fetchdec or fetchset"
-)
+# Names, defaults and limits are the core's.
+CATALOG = cellblade.CATALOG
+MAX_SPES = CATALOG["stats"]["max_spes"]
+AFFINITY_SPES = tuple(CATALOG["affinity"]["spe_counts"])
+FUNCTIONS = ", ".join(CATALOG["stats"]["functions"])
+COLL = CATALOG["coll"]
+AFFINITY = CATALOG["affinity"]
+
+# The flag of each request field, per command: the core's errors name the field, the CLI the
+# flag the user typed.
+MACHINE_FLAGS = {"machine": "--machine", "preset": "--preset", "set": "--set"}
+STATS_FLAGS = {
+    **MACHINE_FLAGS, "function": "-f", "spes": "-n", "cell": "-c", "xdram": "-m",
+    "spe_target": "-s", "size": "-b", "stride": "-t", "list_elements": "-l", "iterations": "-i",
+    "warmup": "-w", "seed": "--seed", "placement": "--placement",
+    "placement_file": "--placement-file",
+}
+AFFINITY_FLAGS = {
+    **MACHINE_FLAGS, "pattern": "--pattern", "placements": "--placements",
+    "placement_file": "--placement-file", "spes": "--spes", "size": "--size",
+    "trials": "--trials", "seed": "--seed", "objective": "--objective",
+}
+COLL_FLAGS = {
+    **MACHINE_FLAGS, "spes": "--spes", "sizes": "--sizes", "size": "--size", "root": "--root",
+    "dtype": "--dtype", "reduce_op": "--reduce-op", "iterations": "--iterations",
+    "placement": "--placement", "algorithms": "--algos", "algorithm": "NAME",
+}
 
 
 class UsageError(Exception):
@@ -80,6 +102,7 @@ def main(argv: list[str] | None = None) -> int:
                        help="time reproduce on one core, every core and Dask N times in turn, "
                        "and report medians (default: 1)")
     bench.set_defaults(handler=_bench)
+    cellblade.mpi.cli.add_commands(commands)
     return _run(parser, argv)
 
 
@@ -96,6 +119,7 @@ BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for `yes | head -1`'s y
 
 def _run(parser: argparse.ArgumentParser, argv: list[str] | None) -> int:
     program = parser.prog
+    args = None
     try:
         args = parser.parse_args(argv)
         return args.handler(args)
@@ -108,7 +132,7 @@ def _run(parser: argparse.ArgumentParser, argv: list[str] | None) -> int:
     except Exception as error:
         if os.environ.get("CELLBLADE_BACKTRACE") == "1":
             raise
-        print(f"{program}: error: {_describe(error)}", file=sys.stderr)
+        print(f"{program}: error: {_describe(error, _flags(args))}", file=sys.stderr)
         return 2 if isinstance(error, (UsageError, outputs.OutputError)) else 1
 
 
@@ -126,8 +150,21 @@ def _interrupted() -> int:
     return INTERRUPTED
 
 
-def _describe(error: Exception) -> str:
-    if isinstance(error, (UsageError, cellblade.CellbladeError, outputs.OutputError)):
+def _flags(args: argparse.Namespace | None) -> dict[str, str]:
+    """The command's table of request field -> flag; -N for the SPE count of private buffers."""
+    flags = getattr(args, "flags", MACHINE_FLAGS)
+    if getattr(args, "private_spes", None) is not None:
+        flags = {**flags, "spes": "-N"}
+    return flags
+
+
+def _describe(error: Exception, flags: dict[str, str]) -> str:
+    if isinstance(error, cellblade.CellbladeError):
+        field, message = error.field, str(error)
+        if field in flags and message.startswith(field):
+            return flags[field] + message[len(field):]
+        return message
+    if isinstance(error, (UsageError, outputs.OutputError)):
         return str(error)
     if isinstance(error, OSError) and error.filename is not None:
         return f"{error.filename}: {error.strerror.lower()}"
@@ -164,12 +201,13 @@ def _add_stats_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-f", "--function", required=True, metavar="FUNCTION", help=FUNCTIONS)
     spes = parser.add_mutually_exclusive_group()
     spes.add_argument("-n", type=_spe_count, dest="shared_spes", metavar="NSPE",
-                      help="NSPE SPEs (1..16) on one shared buffer (default: -n 1)")
+                      help=f"NSPE SPEs (1..{MAX_SPES}) on one shared buffer "
+                      f"(default: -n {CATALOG['stats']['defaults']['spes']})")
     spes.add_argument("-N", type=_spe_count, dest="private_spes", metavar="NSPE",
-                      help="NSPE SPEs (1..16), each on its own private buffer")
-    parser.add_argument("-c", "--cell", type=int, choices=(0, 1), default=0,
+                      help=f"NSPE SPEs (1..{MAX_SPES}), each on its own private buffer")
+    parser.add_argument("-c", "--cell", type=int, choices=range(CATALOG["chips"]), default=0,
                         help="cell of the SPEs (default: 0)")
-    parser.add_argument("-m", "--xdram", type=int, choices=(0, 1), default=0,
+    parser.add_argument("-m", "--xdram", type=int, choices=range(CATALOG["chips"]), default=0,
                         help="XDRAM module of the buffers (default: 0)")
     parser.add_argument("-s", "--spe-target", action="store_true",
                         help="the peer is an SPE (mailbox, signal) or the buffer is in SPE 0's "
@@ -181,17 +219,17 @@ def _add_stats_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-l", "--list-elements", type=_count, metavar="ELEMENTS",
                         help="elements per DMA list")
     parser.add_argument("-i", "--iterations", type=_count, metavar="ITER",
-                        default=cellblade.DEFAULT_ITERATIONS,
+                        default=None,
                         help=f"timed iterations, k=1000 (default: {cellblade.DEFAULT_ITERATIONS})")
     parser.add_argument("-w", "--warmup", type=_count, metavar="WARMUP",
-                        default=cellblade.DEFAULT_WARMUP,
+                        default=None,
                         help=f"warm-up iterations, k=1000 (default: {cellblade.DEFAULT_WARMUP})")
     parser.add_argument("--syscall", action="store_true",
                         help="the PPE uses the library call, not a direct MMIO write")
     parser.add_argument("--seed", type=int, help="seed for anything random")
     parser.add_argument("--placement", metavar="NAME",
                         help="run thread rank i on the SPE a named placement gives it "
-                        "(identity, ring, overlap, evenodd, leap2; seed 001)")
+                        f"({', '.join(AFFINITY['placements'])}; seed 001)")
     parser.add_argument("--placement-file", type=Path, metavar="FILE",
                         help="the same, from a placement file")
     _add_machine_args(parser)
@@ -207,7 +245,7 @@ def _add_stats_args(parser: argparse.ArgumentParser) -> None:
                         "into --out (default: out/stats-FUNCTION)")
     _add_force_arg(output)
     _add_parallel_args(parser, "the --sweep points")
-    parser.set_defaults(handler=_stats)
+    parser.set_defaults(handler=_stats, flags=STATS_FLAGS)
 
 
 def _name_list(text: str) -> str | list[str]:
@@ -231,12 +269,15 @@ def _add_affinity_args(commands) -> None:
     for command in (run, search):
         command.add_argument("--pattern", required=True, metavar="PATTERN",
                              help="a pattern of `cellblade affinity list`")
-        command.add_argument("--spes", type=int, choices=AFFINITY_SPES, default=8,
-                             help="8 (one chip) or 16 (both chips) (default: 8)")
+        command.add_argument("--spes", type=int, choices=AFFINITY_SPES,
+                             default=AFFINITY["default_spes"],
+                             help="8 (one chip) or 16 (both chips) "
+                             f"(default: {AFFINITY['default_spes']})")
         command.add_argument("--size", type=_size, metavar="SIZE",
                              help="largest message in bytes, k=1024 (default: the pattern's)")
-        command.add_argument("--seed", type=int, default=0, help="seed for anything random")
+        command.add_argument("--seed", type=int, help="seed for anything random (default: 0)")
         _add_machine_args(command)
+        command.set_defaults(flags=AFFINITY_FLAGS)
         command.add_argument("--json", action="store_true", help="print only the result as JSON")
     run.add_argument("--placements", type=_name_list, default="all", metavar="all|NAME,...",
                      help="named placements and 'default' (the scheduler's), comma-separated "
@@ -244,14 +285,15 @@ def _add_affinity_args(commands) -> None:
     run.add_argument("--placement-file", type=Path, metavar="FILE",
                      help="also run the placement in FILE: '#' comments, then one line of "
                      "physical SPE ids in rank order, or lines 'rank spe'")
-    run.add_argument("--trials", type=_count, default=8, metavar="N",
-                     help="trials per placement (default: 8)")
+    run.add_argument("--trials", type=_count, default=AFFINITY["default_trials"], metavar="N",
+                     help=f"trials per placement, 1 to {AFFINITY['max_trials']} "
+                     f"(default: {AFFINITY['default_trials']})")
     run.add_argument("--out", type=Path, metavar="DIR",
                      help="directory of the files (default: out/affinity-PATTERN)")
     _add_force_arg(run)
     _add_parallel_args(run, "the placements")
     run.set_defaults(handler=_affinity_run)
-    search.add_argument("--objective", choices=("min_bandwidth", "latency"),
+    search.add_argument("--objective", choices=AFFINITY["objectives"],
                         help="what to optimise (default: latency for patterns of several "
                         "phases, else min_bandwidth)")
     search.set_defaults(handler=_affinity_search)
@@ -313,17 +355,17 @@ def _add_coll_args(commands) -> None:
                                  description=f"Times {op} algorithms on the simulated blade; "
                                  f"prints a table and writes coll-{op}-N.csv, .json and .png.")
         # For the flags this operation does not take; a flag's own default wins over these.
-        run.set_defaults(handler=_coll_run, op=op, sizes=None, root=0, dtype="int32",
-                         reduce_op="sum")
-        run.add_argument("-n", "--spes", type=_spe_count, default=8,
-                         help="SPEs, 1..16 (default: 8)")
+        run.set_defaults(handler=_coll_run, op=op, sizes=None, root=None, dtype=None,
+                         reduce_op=None, flags=COLL_FLAGS)
+        run.add_argument("-n", "--spes", type=_spe_count, default=COLL["default_spes"],
+                         help=f"SPEs, 1..{COLL['max_spes']} (default: {COLL['default_spes']})")
         if op != "barrier":
             run.add_argument("--sizes", type=_sizes, default=coll.parse_sizes("16:8k"),
                              metavar="A:B|A,B,...", help="message sizes in bytes, k=1024: A:B "
                              "doubles from A to B, or a comma list (default: 16:8k)")
             run.add_argument("--root", type=_rank, default=0, help="root rank (default: 0)")
-            run.add_argument("--dtype", choices=("int32", "float32", "float64"),
-                             default="int32", help="element type (default: int32)")
+            run.add_argument("--dtype", choices=COLL["dtypes"], default=COLL["default_dtype"],
+                             help=f"element type (default: {COLL['default_dtype']})")
         run.add_argument("--algos", type=_name_list, default="all", metavar="all|NAME,...",
                          help=f"algorithms of `cellblade coll list`, with or without '{op}.' "
                          "(default: all that take the SPE count)")
@@ -335,8 +377,9 @@ def _add_coll_args(commands) -> None:
                          help="placement of the ranks: a name (evenodd, ...) or the physical "
                          "SPE (0-15, 8-15 on chip 1) of each rank (default: rank i on SPE i)")
         if op in coll.REDUCING:
-            run.add_argument("--reduce-op", choices=("sum", "min", "max", "prod"),
-                             default="sum", help="reduction (default: sum)")
+            run.add_argument("--reduce-op", choices=COLL["reduce_ops"],
+                             default=COLL["default_reduce_op"],
+                             help=f"reduction (default: {COLL['default_reduce_op']})")
         run.add_argument("--iterations", type=_count, metavar="N",
                          help="timed calls, k=1000 (default: the core's)")
         _add_machine_args(run)
@@ -355,8 +398,9 @@ def _add_coll_args(commands) -> None:
         command.add_argument("name", metavar="NAME|FILE.py:FUNCTION",
                              help="an algorithm of `cellblade coll list`, or a schedule "
                              "generator written in Python")
-        command.add_argument("-n", "--spes", type=_spe_count, default=8,
-                             help="SPEs, 1..16 (default: 8)")
+        command.add_argument("-n", "--spes", type=_spe_count, default=COLL["default_spes"],
+                             help=f"SPEs, 1..{COLL['max_spes']} (default: {COLL['default_spes']})")
+        command.set_defaults(flags=COLL_FLAGS)
         command.add_argument("--size", type=_size, metavar="SIZE",
                              help="message size in bytes, k=1024 (default: the core's)")
         command.add_argument("--root", type=_rank, default=0, help="root rank (default: 0)")
@@ -424,8 +468,9 @@ def _out_dir(args: argparse.Namespace, default: Path, names: list[str]) -> tuple
 def _add_machine_args(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("machine")
     choice = group.add_mutually_exclusive_group()
-    choice.add_argument("--preset", default="qs20", metavar="qs20|qs22",
-                        help="preset machine (default: qs20)")
+    choice.add_argument("--preset", default=CATALOG["default_preset"],
+                        metavar="|".join(CATALOG["presets"]),
+                        help=f"preset machine (default: {CATALOG['default_preset']})")
     choice.add_argument("--machine", type=Path, metavar="FILE.toml", help="a machine file")
     group.add_argument("--set", action="append", default=[], dest="overrides",
                        metavar="KEY=VALUE", help="override a machine-file value (repeatable)")
@@ -437,7 +482,7 @@ def _machine(args: argparse.Namespace) -> dict[str, Any]:
 
 def _stats_parameters(args: argparse.Namespace) -> dict[str, Any]:
     return {
-        "spes": args.shared_spes or args.private_spes or 1,
+        "spes": args.shared_spes or args.private_spes,
         "shared": args.private_spes is None,
         "cell": args.cell,
         "xdram": args.xdram,
@@ -473,11 +518,11 @@ def _stats(args: argparse.Namespace) -> int:
     if args.out is not None:
         outputs.check_dir("--out", args.out, STATS_FILES, force=args.force)
     parameters = _stats_parameters(args)
-    result = _with_progress(args, "run_stats", args.function, function=args.function,
-                            trace=args.trace is not None, **parameters)
+    result = _stats_run(args, parameters)
     summary = {key: value for key, value in result.items() if key not in ("machine_toml", "trace")}
-    if args.trace is not None:
-        outputs.write_file("--trace", args.trace, lambda path: _write_json(path, result["trace"]))
+    if result.get("trace_dropped_events"):
+        print(f"warning: the trace {args.trace} is cut: {result['trace_dropped_events']} events past "
+              "its limit were dropped (trace fewer iterations or SPEs)", file=sys.stderr)
     if args.out is not None:
         with outputs.staged("--out", args.out, STATS_FILES, force=args.force) as staging:
             _write_json(staging / "result.json", dict(summary, parameters=parameters))
@@ -487,6 +532,18 @@ def _stats(args: argparse.Namespace) -> int:
     else:
         _print_stats(summary)
     return 0
+
+
+def _stats_run(args: argparse.Namespace, parameters: dict[str, Any]) -> dict[str, Any]:
+    """One CellStats run. The core streams the trace to a file beside --trace that replaces it
+    only once the run has ended well; a trace it cannot write is an output error (exit 2)."""
+    try:
+        return _with_progress(args, "run_stats", args.function, function=args.function,
+                              trace=args.trace, **parameters)
+    except cellblade.ConfigError as error:
+        if error.field == "trace":
+            raise outputs.OutputError("--trace" + str(error)[len("trace"):]) from None
+        raise
 
 
 def _sweep(args: argparse.Namespace) -> int:
@@ -560,7 +617,8 @@ def _affinity_run(args: argparse.Namespace) -> int:
     names = [f"{stem}.csv", f"{stem}.json", f"{stem}.png", "machine.toml"]
     out, force = _out_dir(args, Path("out") / stem, names)
     if args.placement_file is not None:
-        args.placement_file.read_bytes()  # a missing file is named before any placement runs
+        # A missing file is named before any placement runs, as the core's reader names it.
+        cellblade.machine.read_text(args.placement_file, "placement_file")
     results = splits.placements(parameters, _parallel(args))
     title = affinity.title(args.pattern, args.size, args.spes, args.trials)
     with outputs.staged("--out", out, names, force=force) as staging:

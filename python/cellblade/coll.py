@@ -11,12 +11,16 @@ import json
 from pathlib import Path
 from typing import Any
 
+import cellblade
+from cellblade.schedule import SPES_PER_CHIP, crosses_bif, short
 from cellblade.units import format_size, parse_size
 
-OPS = ("barrier", "broadcast", "reduce", "allreduce", "allgather")
+__all__ = ["SPES_PER_CHIP", "crosses_bif", "short", "parse_sizes", "table", "title", "write",
+           "failures"]
+
+OPS = tuple(cellblade.CATALOG["coll"]["ops"])
 REDUCING = ("reduce", "allreduce")
 COLUMNS = ("op", "algorithm", "spes", "size_bytes", "latency_ns", "verified", "error")
-SPES_PER_CHIP = 8
 US_FROM_NS = 10_000  # a table whose slowest cell reaches this many ns is written in us
 
 
@@ -33,11 +37,6 @@ def parse_sizes(text: str) -> list[int]:
     while sizes[-1] * 2 <= high:
         sizes.append(sizes[-1] * 2)
     return sizes
-
-
-def short(algorithm: str) -> str:
-    """The algorithm's name without its operation: "allgather.rdb" -> "rdb"."""
-    return algorithm.partition(".")[2] or algorithm
 
 
 def title(parameters: dict[str, Any]) -> str:
@@ -89,13 +88,6 @@ def table(results: list[dict[str, Any]]) -> tuple[str, tuple[str, ...], list[tup
 def failures(results: list[dict[str, Any]]) -> list[str]:
     """The distinct reasons why cells could not run, in the order they first appear."""
     return list(dict.fromkeys(r["error"] for r in results if r.get("error")))
-
-
-def crosses_bif(placement: list[int], transfer: dict[str, Any]) -> bool:
-    """Whether a schedule transfer goes between the chips: its ranks' SPEs (0-7 on chip 0,
-    8-15 on chip 1) are on different chips."""
-    chips = {placement[transfer[end]] // SPES_PER_CHIP for end in ("src", "dst")}
-    return len(chips) == 2
 
 
 def write(results: list[dict[str, Any]], parameters: dict[str, Any], out_dir: Path) -> list[Path]:

@@ -62,14 +62,18 @@ class Call:
 @dataclass(frozen=True)
 class Failed:
     """A call the core refused: ``kind`` is the exception's class name (ConfigError or
-    ProgramError), ``message`` the core's words ("does not fit: needs N bytes ...")."""
+    ProgramError), ``message`` the core's words ("does not fit: needs N bytes ..."), ``field``
+    the request field it is about (None: none), which the CLI turns into its flag."""
 
     kind: str
     message: str
+    field: str | None = None
 
     def error(self) -> cellblade.CellbladeError:
         """The exception the call raised."""
-        return getattr(cellblade, self.kind)(self.message)
+        error = getattr(cellblade, self.kind)(self.message)
+        error.field = self.field
+        return error
 
 
 _REFUSALS = (cellblade.ConfigError, cellblade.ProgramError)
@@ -83,7 +87,7 @@ def execute(call: Call) -> Any:
     try:
         return function(**call.kwargs)
     except _REFUSALS as error:
-        return Failed(type(error).__name__, str(error))
+        return Failed(type(error).__name__, str(error), error.field)
 
 
 def default_jobs() -> int:

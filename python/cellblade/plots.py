@@ -12,6 +12,8 @@ from typing import Any
 from matplotlib.figure import Figure
 from matplotlib.ticker import NullLocator, FuncFormatter
 
+from cellblade.schedule import SPES_PER_CHIP, crosses_bif, short
+
 
 def sweep_figure(rows: list[dict[str, Any]], path: Path, *, title: str, xlabel: str) -> None:
     """Latency (left) and aggregate bandwidth (right) of sweep rows, saved as PNG at `path`."""
@@ -79,7 +81,6 @@ def coll_figure(results: list[dict[str, Any]], path: Path, *, title: str) -> Non
     """Collective latency as in seed 000's figures 10-15: the slowest rank's latency (us)
     against the message size (bytes) on log-log axes, one line per algorithm; for barriers,
     which have no size, one bar per algorithm (ns). Saved as PNG at `path`."""
-    from cellblade.coll import short
 
     figure = Figure(figsize=(7, 4.5), layout="constrained")
     axes = figure.subplots()
@@ -136,7 +137,6 @@ def schedule_figure(schedule: dict[str, Any], path: Path) -> None:
     Saved as PNG at `path`."""
     from matplotlib.lines import Line2D
 
-    from cellblade.coll import SPES_PER_CHIP, crosses_bif
 
     placement, rounds, spes = schedule["placement"], schedule["rounds"], schedule["spes"]
 

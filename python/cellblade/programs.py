@@ -53,7 +53,7 @@ import json
 from collections.abc import Callable, Generator, Iterable, Mapping
 from typing import Any, Union
 
-from cellblade import _core
+from cellblade import _core, machine
 from cellblade._core import Op, Ppe, Spu
 
 __all__ = [
@@ -105,12 +105,10 @@ class Blade:
         set: Union[Mapping[str, Any], Iterable[str]] = (),  # noqa: A002 (the CLI's --set)
         trace: bool = False,
     ) -> None:
-        from cellblade import _machine, _overrides  # cellblade imports this module
-
-        machine = _machine(preset)
+        chosen = machine.choice(preset, set)
         self._trace = trace
         self._core = _core.ProgramBlade(
-            preset=machine.get("preset"), toml=machine.get("toml"), set=_overrides(set), trace=trace,
+            preset=chosen.get("preset"), toml=chosen.get("toml"), set=chosen["set"], trace=trace,
         )
 
     def spe(self, spe_id: int, fn: SpuProgram) -> Blade:

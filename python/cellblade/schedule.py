@@ -30,6 +30,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from cellblade import _core
+
+SPES_PER_CHIP: int = _core.catalog()["spes_per_chip"]
+
 
 @dataclass(frozen=True)
 class Transfer:
@@ -138,3 +142,15 @@ def load(spec: str) -> Generator:
     if not callable(generator):
         raise ValueError(f"invalid value {spec!r}: {path} defines no function {name}")
     return generator
+
+
+def short(algorithm: str) -> str:
+    """The algorithm's name without its operation: "allgather.rdb" -> "rdb"."""
+    return algorithm.partition(".")[2] or algorithm
+
+
+def crosses_bif(placement: list[int], transfer: dict[str, Any]) -> bool:
+    """Whether a schedule transfer goes between the chips: its ranks' SPEs (0-7 on chip 0,
+    8-15 on chip 1) are on different chips."""
+    chips = {placement[transfer[end]] // SPES_PER_CHIP for end in ("src", "dst")}
+    return len(chips) == 2

@@ -1,22 +1,36 @@
 //! Python bindings for the cellblade core, imported as `cellblade._core`.
 //!
-//! Every function takes and returns JSON text and delegates to `cellblade::api`; the
-//! Python package (`python/cellblade`) builds the requests and parses the answers. Simulations
-//! run with the GIL released, except those of Python programs ([`programs`]), which call back
-//! into Python at every step. A core error becomes the exception class of its kind:
+//! Every program function takes its request as a Python dict of the request's fields and the
+//! machine as a dict (`{"preset": "qs20"}` or `{"toml": TEXT}`, plus `"set": ["key=value"]`),
+//! and answers `{"result": ..., "machine_toml": ...}` as Python values. The dicts become the
+//! core's typed requests through `pythonize` (serde over Python objects), not JSON text:
+//! chosen over pyclasses because every request is already a serde type in the core, with its
+//! fields, defaults and limits in one place (`cellblade::request`), and pythonize reads and
+//! writes them without a second definition here. pythonize 0.29 is built against pyo3 0.29,
+//! which pins pyo3. Simulations run with the GIL released, except those of Python programs
+//! ([`programs`]), which call back into Python at every step. A core error becomes the
+//! exception class of its kind, with the request field it is about in `err.field` (None
+//! otherwise):
 //!
 //! ```text
 //! CellbladeError            ErrorKind::Internal
-//! ├── ConfigError           ErrorKind::Config    bad flag, machine-file key or value
+//! ├── ConfigError           ErrorKind::Config    bad request field, machine-file key or value
 //! ├── ProgramError          ErrorKind::Program   a simulated program broke a hardware rule
 //! └── DeadlockError         ErrorKind::Deadlock  every simulated program is blocked
 //! ```
 
+use cellblade::request::{self, MachineChoice, Request};
 use cellblade::{api, Error, ErrorKind};
 use pyo3::create_exception;
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList, PyTuple};
+use pythonize::{depythonize, pythonize};
+use serde::Serialize;
 
+mod args;
+mod interrupt;
+mod mpi;
 mod programs;
 
 create_exception!(
@@ -44,14 +58,72 @@ create_exception!(
     "Every simulated program is blocked and nothing is pending."
 );
 
-fn to_py(err: Error) -> PyErr {
+pub(crate) fn to_py(err: Error) -> PyErr {
     let message = err.to_string();
-    match err.kind() {
+    let e = match err.kind() {
         ErrorKind::Config => ConfigError::new_err(message),
         ErrorKind::Program => ProgramError::new_err(message),
         ErrorKind::Deadlock => DeadlockError::new_err(message),
         ErrorKind::Internal => CellbladeError::new_err(message),
+        ErrorKind::Interrupted => interrupt::to_py(message),
+    };
+    if let Some(field) = err.field() {
+        Python::attach(|py| e.value(py).setattr("field", field)).expect("an exception takes attributes");
     }
+    e
+}
+
+/// Python values as data for the core. A value that is not plain data (numbers, strings,
+/// lists, dicts) or an integer past 64 bits fails here, reported for its field like a value the
+/// request refuses.
+fn fields_of<R: Request>(request: &Bound<'_, PyDict>) -> PyResult<serde_json::Value> {
+    let mut fields = serde_json::Map::new();
+    for (key, value) in request.iter() {
+        let key: String = key.extract()?;
+        match depythonize::<serde_json::Value>(&value) {
+            Ok(v) => fields.insert(key, v),
+            Err(_) => {
+                let shown = value.repr().map(|r| r.to_string()).unwrap_or_else(|_| "the value".into());
+                let listed = value.is_instance_of::<PyList>() || value.is_instance_of::<PyTuple>();
+                return Err(to_py(cellblade::error::field_err(&key, shown, allowed::<R>(&key, listed))));
+            }
+        };
+    }
+    Ok(serde_json::Value::Object(fields))
+}
+
+/// What field `field` of request `R` allows, as the request says it for a value out of range
+/// (-1, alone or in a list): the words the core gives for a value it can read.
+fn allowed<R: Request>(field: &str, listed: bool) -> String {
+    let probe = if listed { serde_json::json!([-1]) } else { serde_json::json!(-1) };
+    let refused = request::parse::<R>(serde_json::json!({ field: probe })).err();
+    match refused.as_ref().filter(|e| e.field() == Some(field)).and_then(|e| e.message().split_once(" is not allowed: ")) {
+        Some((_, allowed)) => allowed.to_string(),
+        None => R::allowed(field).unwrap_or_else(|| "plain data: numbers, text, lists".into()),
+    }
+}
+
+fn machine_of(machine: Option<&Bound<'_, PyAny>>) -> PyResult<MachineChoice> {
+    match machine {
+        None => Ok(MachineChoice::default()),
+        Some(m) => depythonize(m).map_err(|e| ConfigError::new_err(format!("machine selection: {e}"))),
+    }
+}
+
+fn to_python<T: Serialize>(py: Python<'_>, value: &T) -> PyResult<Py<PyAny>> {
+    Ok(pythonize(py, value)?.unbind())
+}
+
+/// The one path of every program: fields to typed request, run with the GIL released, answer.
+fn call<R>(py: Python<'_>, request: &Bound<'_, PyDict>, machine: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>>
+where
+    R: Request + Send,
+    R::Output: Send,
+{
+    let typed = request::parse::<R>(fields_of::<R>(request)?).map_err(to_py)?;
+    let choice = machine_of(machine)?;
+    let answer = py.detach(|| request::answer(&choice, typed)).map_err(to_py)?;
+    to_python(py, &answer)
 }
 
 /// The text of a preset machine file ("qs20" or "qs22").
@@ -60,96 +132,106 @@ fn preset_toml(name: &str) -> PyResult<String> {
     api::preset_toml(name).map_err(to_py)
 }
 
-/// Runs one CellStats experiment; request and answer are JSON.
+/// The resolved machine file (preset or file plus overrides) as TOML.
 #[pyfunction]
-fn run_stats(py: Python<'_>, request_json: &str) -> PyResult<String> {
-    py.detach(|| api::run_stats(request_json)).map_err(to_py)
+#[pyo3(signature = (machine=None))]
+fn resolved_machine(machine: Option<&Bound<'_, PyAny>>) -> PyResult<String> {
+    api::resolved_machine(&machine_of(machine)?).map_err(to_py)
 }
 
-/// Compares simulated against published values; request and answer are JSON.
+/// Names, defaults and limits of every request (functions, operations, SPE counts, sizes...).
 #[pyfunction]
-fn calibrate(py: Python<'_>, request_json: &str) -> PyResult<String> {
-    py.detach(|| api::calibrate(request_json)).map_err(to_py)
+fn catalog(py: Python<'_>) -> PyResult<Py<PyAny>> {
+    to_python(py, &api::catalog())
 }
 
-/// Measures the simulator's own speed; request and answer are JSON.
+/// The claim groups of `reproduce`, in the order it states them: each can be run apart.
 #[pyfunction]
-fn bench(py: Python<'_>, request_json: &str) -> PyResult<String> {
-    py.detach(|| api::bench(request_json)).map_err(to_py)
+fn reproduce_groups(py: Python<'_>) -> PyResult<Py<PyAny>> {
+    to_python(py, &cellblade::reproduce::group_ids())
 }
 
-/// Runs a communication pattern under thread-to-SPE placements; request and answer are JSON.
+/// The registry of collective algorithms.
 #[pyfunction]
-fn affinity_run(py: Python<'_>, request_json: &str) -> PyResult<String> {
-    py.detach(|| api::affinity_run(request_json)).map_err(to_py)
+fn coll_list(py: Python<'_>) -> PyResult<Py<PyAny>> {
+    to_python(py, &api::coll_list())
 }
 
-/// Searches the best and worst placements for a pattern; request and answer are JSON.
+/// The built-in communication patterns and named placements.
 #[pyfunction]
-fn affinity_search(py: Python<'_>, request_json: &str) -> PyResult<String> {
-    py.detach(|| api::affinity_search(request_json)).map_err(to_py)
+fn affinity_catalog(py: Python<'_>) -> PyResult<Py<PyAny>> {
+    to_python(py, &api::affinity_catalog())
 }
 
-/// The built-in communication patterns and named placements, as JSON.
-#[pyfunction]
-fn affinity_catalog() -> PyResult<String> {
-    api::affinity_catalog().map_err(to_py)
+macro_rules! program {
+    ($(#[$doc:meta])* $name:ident => $request:ty) => {
+        $(#[$doc])*
+        #[pyfunction]
+        #[pyo3(signature = (request, machine=None))]
+        fn $name(py: Python<'_>, request: &Bound<'_, PyDict>, machine: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+            call::<$request>(py, request, machine)
+        }
+    };
 }
 
-/// The resolved machine file (preset or file plus overrides) as TOML; request is JSON.
-#[pyfunction]
-fn resolved_machine(request_json: &str) -> PyResult<String> {
-    api::resolved_machine(request_json).map_err(to_py)
-}
-
-/// Re-checks the seeds' published claims on the simulated blade; request and answer are JSON.
-#[pyfunction]
-fn reproduce(py: Python<'_>, request_json: &str) -> PyResult<String> {
-    py.detach(|| api::reproduce(request_json)).map_err(to_py)
-}
-
-/// The claim groups of `reproduce`, in order, as JSON: each can be run apart.
-#[pyfunction]
-fn reproduce_groups() -> PyResult<String> {
-    api::reproduce_groups().map_err(to_py)
-}
-
-/// The registry of collective algorithms, as JSON.
-#[pyfunction]
-fn coll_list() -> PyResult<String> {
-    api::coll_list().map_err(to_py)
-}
-
-/// One collective algorithm's schedule (rounds of transfers and its text form); request and
-/// answer are JSON.
-#[pyfunction]
-fn coll_schedule(py: Python<'_>, request_json: &str) -> PyResult<String> {
-    py.detach(|| api::coll_schedule(request_json)).map_err(to_py)
-}
-
-/// Measures collective algorithms of one operation over message sizes; request and answer are
-/// JSON.
-#[pyfunction]
-fn coll_run(py: Python<'_>, request_json: &str) -> PyResult<String> {
-    py.detach(|| api::coll_run(request_json)).map_err(to_py)
-}
-
-/// Checks a schedule written in Python (structure and result); request and answer are JSON.
-#[pyfunction]
-fn coll_check(py: Python<'_>, request_json: &str) -> PyResult<String> {
-    py.detach(|| api::coll_check(request_json)).map_err(to_py)
-}
+program!(
+    /// Runs one CellStats experiment.
+    run_stats => cellblade::stats::StatsParams
+);
+program!(
+    /// Compares simulated against published values.
+    calibrate => cellblade::calibrate::CalibrateRequest
+);
+program!(
+    /// Measures the simulator's own speed.
+    bench => cellblade::bench::BenchRequest
+);
+program!(
+    /// Runs a communication pattern under thread-to-SPE placements.
+    affinity_run => cellblade::affinity::request::RunRequest
+);
+program!(
+    /// Searches the best and worst placements for a pattern.
+    affinity_search => cellblade::affinity::request::SearchRequest
+);
+program!(
+    /// Re-checks the seeds' published claims on the simulated blade.
+    reproduce => cellblade::reproduce::ReproduceRequest
+);
+program!(
+    /// One collective algorithm's schedule (rounds of transfers and its text form).
+    coll_schedule => cellblade::coll::request::ScheduleRequest
+);
+program!(
+    /// Measures collective algorithms of one operation over message sizes.
+    coll_run => cellblade::coll::request::RunRequest
+);
+program!(
+    /// Checks a schedule written in Python (structure and result).
+    coll_check => cellblade::coll::request::CheckRequest
+);
 
 #[pymodule]
 mod _core {
+    use super::*;
+
     #[pymodule_export]
     use super::{
-        affinity_catalog, affinity_run, affinity_search, bench, calibrate, coll_check, coll_list, coll_run,
-        coll_schedule, preset_toml, reproduce, resolved_machine, run_stats, CellbladeError,
-        ConfigError, DeadlockError, ProgramError,
+        affinity_catalog, affinity_run, affinity_search, bench, calibrate, catalog, coll_check, coll_list, coll_run,
+        coll_schedule, preset_toml, reproduce, resolved_machine, run_stats, CellbladeError, ConfigError,
+        DeadlockError, ProgramError,
     };
     #[pymodule_export]
     use super::reproduce_groups;
     #[pymodule_export]
     use super::programs::{PpeHandle, ProgramBlade, PyOp, SpuHandle};
+    #[pymodule_export]
+    use super::mpi::{mpi_max_ranks, mpi_pingpong, mpi_run};
+
+    #[pymodule_init]
+    fn init(m: &Bound<'_, PyModule>) -> PyResult<()> {
+        super::interrupt::install();
+        // Every error has a `field`: the request field it is about, or None.
+        m.py().get_type::<CellbladeError>().setattr("field", m.py().None())
+    }
 }

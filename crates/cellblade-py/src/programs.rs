@@ -27,7 +27,6 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use cellblade::machine::config;
 use cellblade::machine::memory::reg;
 use cellblade::machine::mfc::ListElement;
 use cellblade::ppe::Access;
@@ -38,7 +37,11 @@ use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedBytes;
 use pyo3::types::{PyBytes, PyDict};
 
+use crate::args::{list_of, unsigned};
 use crate::{to_py, ConfigError, ProgramError};
+
+/// `ls_alloc`'s alignment when none is given: one quadword.
+const LS_ALLOC_ALIGN: u32 = 16;
 
 /// The first Python exception that escaped a program; `run` re-raises it.
 type Failure = Rc<RefCell<Option<PyErr>>>;
@@ -281,39 +284,45 @@ impl SpuHandle {
 
     /// Effective address of byte `off` of SPE `spe`'s local store.
     #[staticmethod]
-    fn ls_ea(spe: usize, off: u32) -> u64 {
-        Spu::ls_ea(spe, off)
+    fn ls_ea(spe: &Bound<'_, PyAny>, off: &Bound<'_, PyAny>) -> PyResult<u64> {
+        let (spe, off) = (unsigned::<usize>(spe, "spe")?, unsigned::<u32>(off, "off")?);
+        Ok(Spu::ls_ea(spe, off))
     }
 
     /// Effective address of problem-state register `register` of SPE `spe`.
     #[staticmethod]
-    fn mmio_ea(spe: usize, register: u64) -> u64 {
-        Spu::mmio_ea(spe, register)
+    fn mmio_ea(spe: &Bound<'_, PyAny>, register: &Bound<'_, PyAny>) -> PyResult<u64> {
+        let (spe, register) = (unsigned::<usize>(spe, "spe")?, unsigned::<u64>(register, "register")?);
+        Ok(Spu::mmio_ea(spe, register))
     }
 
     /// Reserve `size` bytes of this SPE's local store aligned to `align`; returns the offset.
-    #[pyo3(signature = (size, align=16))]
-    fn ls_alloc(&self, size: u32, align: u32) -> PyResult<u32> {
+    #[pyo3(signature = (size, align=None))]
+    fn ls_alloc(&self, size: &Bound<'_, PyAny>, align: Option<&Bound<'_, PyAny>>) -> PyResult<u32> {
+        let size = unsigned::<u32>(size, "size")?;
+        let align = align.map(|a| unsigned::<u32>(a, "align")).transpose()?.unwrap_or(LS_ALLOC_ALIGN);
         self.spu()?.ls_alloc(size, align).map_err(to_py)
     }
 
     /// Write bytes into this SPE's local store at `off` (takes no simulated time).
-    fn ls_write(&self, off: u32, data: PyBackedBytes) -> PyResult<()> {
+    fn ls_write(&self, off: &Bound<'_, PyAny>, data: PyBackedBytes) -> PyResult<()> {
+        let off = unsigned::<u32>(off, "off")?;
         let spu = self.spu()?;
         self.check_ls("ls_write", off, data.len())?;
-        spu.ls_write(off, &data);
-        Ok(())
+        spu.ls_write(off, &data).map_err(to_py)
     }
 
     /// Read `n` bytes of this SPE's local store from `off` (takes no simulated time).
-    fn ls_read<'py>(&self, py: Python<'py>, off: u32, n: u32) -> PyResult<Bound<'py, PyBytes>> {
+    fn ls_read<'py>(&self, py: Python<'py>, off: &Bound<'_, PyAny>, n: &Bound<'_, PyAny>) -> PyResult<Bound<'py, PyBytes>> {
+        let (off, n) = (unsigned::<u32>(off, "off")?, unsigned::<u32>(n, "n")?);
         let spu = self.spu()?;
         self.check_ls("ls_read", off, n as usize)?;
-        Ok(PyBytes::new(py, &spu.ls_read(off, n)))
+        Ok(PyBytes::new(py, &spu.ls_read(off, n).map_err(to_py)?))
     }
 
     /// Set the tag-group mask used by the tag-status reads.
-    fn mfc_write_tag_mask(&self, mask: u32) -> PyResult<()> {
+    fn mfc_write_tag_mask(&self, mask: &Bound<'_, PyAny>) -> PyResult<()> {
+        let mask = unsigned::<u32>(mask, "mask")?;
         self.spu()?.mfc_write_tag_mask(mask);
         Ok(())
     }
@@ -336,46 +345,56 @@ impl SpuHandle {
     // Operations: each returns an Op to yield; the yield's value is the result.
 
     /// Move `size` bytes from effective address `ea` to local store `lsa` in tag group `tag`.
-    fn mfc_get(&self, lsa: u32, ea: u64, size: u32, tag: u32) -> PyOp {
-        op(Op::Dma { kind: Dma::Get, lsa, ea, size, tag })
+    fn mfc_get(&self, lsa: &Bound<'_, PyAny>, ea: &Bound<'_, PyAny>, size: &Bound<'_, PyAny>, tag: &Bound<'_, PyAny>) -> PyResult<PyOp> {
+        let (lsa, ea, size, tag) = (unsigned::<u32>(lsa, "lsa")?, unsigned::<u64>(ea, "ea")?, unsigned::<u32>(size, "size")?, unsigned::<u32>(tag, "tag")?);
+        Ok(op(Op::Dma { kind: Dma::Get, lsa, ea, size, tag }))
     }
     /// mfc_get, fenced: after earlier commands of the tag group.
-    fn mfc_getf(&self, lsa: u32, ea: u64, size: u32, tag: u32) -> PyOp {
-        op(Op::Dma { kind: Dma::Getf, lsa, ea, size, tag })
+    fn mfc_getf(&self, lsa: &Bound<'_, PyAny>, ea: &Bound<'_, PyAny>, size: &Bound<'_, PyAny>, tag: &Bound<'_, PyAny>) -> PyResult<PyOp> {
+        let (lsa, ea, size, tag) = (unsigned::<u32>(lsa, "lsa")?, unsigned::<u64>(ea, "ea")?, unsigned::<u32>(size, "size")?, unsigned::<u32>(tag, "tag")?);
+        Ok(op(Op::Dma { kind: Dma::Getf, lsa, ea, size, tag }))
     }
     /// mfc_get with a barrier: after earlier commands of the tag group, before later ones.
-    fn mfc_getb(&self, lsa: u32, ea: u64, size: u32, tag: u32) -> PyOp {
-        op(Op::Dma { kind: Dma::Getb, lsa, ea, size, tag })
+    fn mfc_getb(&self, lsa: &Bound<'_, PyAny>, ea: &Bound<'_, PyAny>, size: &Bound<'_, PyAny>, tag: &Bound<'_, PyAny>) -> PyResult<PyOp> {
+        let (lsa, ea, size, tag) = (unsigned::<u32>(lsa, "lsa")?, unsigned::<u64>(ea, "ea")?, unsigned::<u32>(size, "size")?, unsigned::<u32>(tag, "tag")?);
+        Ok(op(Op::Dma { kind: Dma::Getb, lsa, ea, size, tag }))
     }
     /// Move `size` bytes from local store `lsa` to effective address `ea` in tag group `tag`.
-    fn mfc_put(&self, lsa: u32, ea: u64, size: u32, tag: u32) -> PyOp {
-        op(Op::Dma { kind: Dma::Put, lsa, ea, size, tag })
+    fn mfc_put(&self, lsa: &Bound<'_, PyAny>, ea: &Bound<'_, PyAny>, size: &Bound<'_, PyAny>, tag: &Bound<'_, PyAny>) -> PyResult<PyOp> {
+        let (lsa, ea, size, tag) = (unsigned::<u32>(lsa, "lsa")?, unsigned::<u64>(ea, "ea")?, unsigned::<u32>(size, "size")?, unsigned::<u32>(tag, "tag")?);
+        Ok(op(Op::Dma { kind: Dma::Put, lsa, ea, size, tag }))
     }
     /// mfc_put, fenced: after earlier commands of the tag group.
-    fn mfc_putf(&self, lsa: u32, ea: u64, size: u32, tag: u32) -> PyOp {
-        op(Op::Dma { kind: Dma::Putf, lsa, ea, size, tag })
+    fn mfc_putf(&self, lsa: &Bound<'_, PyAny>, ea: &Bound<'_, PyAny>, size: &Bound<'_, PyAny>, tag: &Bound<'_, PyAny>) -> PyResult<PyOp> {
+        let (lsa, ea, size, tag) = (unsigned::<u32>(lsa, "lsa")?, unsigned::<u64>(ea, "ea")?, unsigned::<u32>(size, "size")?, unsigned::<u32>(tag, "tag")?);
+        Ok(op(Op::Dma { kind: Dma::Putf, lsa, ea, size, tag }))
     }
     /// mfc_put with a barrier: after earlier commands of the tag group, before later ones.
-    fn mfc_putb(&self, lsa: u32, ea: u64, size: u32, tag: u32) -> PyOp {
-        op(Op::Dma { kind: Dma::Putb, lsa, ea, size, tag })
+    fn mfc_putb(&self, lsa: &Bound<'_, PyAny>, ea: &Bound<'_, PyAny>, size: &Bound<'_, PyAny>, tag: &Bound<'_, PyAny>) -> PyResult<PyOp> {
+        let (lsa, ea, size, tag) = (unsigned::<u32>(lsa, "lsa")?, unsigned::<u64>(ea, "ea")?, unsigned::<u32>(size, "size")?, unsigned::<u32>(tag, "tag")?);
+        Ok(op(Op::Dma { kind: Dma::Putb, lsa, ea, size, tag }))
     }
 
     /// Gather the list's `(size, eal)` elements (high address bits from `ea`) into `lsa`.
-    fn mfc_getl(&self, lsa: u32, ea: u64, list: Vec<(u32, u32)>, tag: u32) -> PyOp {
-        op(Op::List { put: false, lsa, ea, list: list_of(list), tag })
+    fn mfc_getl(&self, lsa: &Bound<'_, PyAny>, ea: &Bound<'_, PyAny>, list: &Bound<'_, PyAny>, tag: &Bound<'_, PyAny>) -> PyResult<PyOp> {
+        let (lsa, ea, tag) = (unsigned::<u32>(lsa, "lsa")?, unsigned::<u64>(ea, "ea")?, unsigned::<u32>(tag, "tag")?);
+        Ok(op(Op::List { put: false, lsa, ea, list: list_of(list)?, tag }))
     }
     /// Scatter local store from `lsa` to the list's `(size, eal)` elements.
-    fn mfc_putl(&self, lsa: u32, ea: u64, list: Vec<(u32, u32)>, tag: u32) -> PyOp {
-        op(Op::List { put: true, lsa, ea, list: list_of(list), tag })
+    fn mfc_putl(&self, lsa: &Bound<'_, PyAny>, ea: &Bound<'_, PyAny>, list: &Bound<'_, PyAny>, tag: &Bound<'_, PyAny>) -> PyResult<PyOp> {
+        let (lsa, ea, tag) = (unsigned::<u32>(lsa, "lsa")?, unsigned::<u64>(ea, "ea")?, unsigned::<u32>(tag, "tag")?);
+        Ok(op(Op::List { put: true, lsa, ea, list: list_of(list)?, tag }))
     }
 
     /// Write the 4 bytes at `lsa` to the signal register at `ea`.
-    fn mfc_sndsig(&self, lsa: u32, ea: u64, tag: u32) -> PyOp {
-        op(Op::Sndsig { lsa, ea, tag })
+    fn mfc_sndsig(&self, lsa: &Bound<'_, PyAny>, ea: &Bound<'_, PyAny>, tag: &Bound<'_, PyAny>) -> PyResult<PyOp> {
+        let (lsa, ea, tag) = (unsigned::<u32>(lsa, "lsa")?, unsigned::<u64>(ea, "ea")?, unsigned::<u32>(tag, "tag")?);
+        Ok(op(Op::Sndsig { lsa, ea, tag }))
     }
     /// Order every later command after every earlier one.
-    fn mfc_barrier(&self, tag: u32) -> PyOp {
-        op(Op::Barrier { tag })
+    fn mfc_barrier(&self, tag: &Bound<'_, PyAny>) -> PyResult<PyOp> {
+        let tag = unsigned::<u32>(tag, "tag")?;
+        Ok(op(Op::Barrier { tag }))
     }
     /// Result: the completed tag groups, once all groups of the mask are complete.
     fn mfc_read_tag_status_all(&self) -> PyOp {
@@ -390,8 +409,9 @@ impl SpuHandle {
         op(Op::ReadInMbox)
     }
     /// Waits for room in the outbound mailbox.
-    fn spu_write_out_mbox(&self, value: u32) -> PyOp {
-        op(Op::WriteOutMbox { value })
+    fn spu_write_out_mbox(&self, value: &Bound<'_, PyAny>) -> PyResult<PyOp> {
+        let value = unsigned::<u32>(value, "value")?;
+        Ok(op(Op::WriteOutMbox { value }))
     }
     /// Result: signal register 1 (waits for a signal).
     fn spu_read_signal1(&self) -> PyOp {
@@ -402,21 +422,20 @@ impl SpuHandle {
         op(Op::ReadSignal { which: 2 })
     }
     /// Load the 128-byte line at `ea` into `lsa` and reserve it.
-    fn mfc_getllar(&self, lsa: u32, ea: u64) -> PyOp {
-        op(Op::Getllar { lsa, ea })
+    fn mfc_getllar(&self, lsa: &Bound<'_, PyAny>, ea: &Bound<'_, PyAny>) -> PyResult<PyOp> {
+        let (lsa, ea) = (unsigned::<u32>(lsa, "lsa")?, unsigned::<u64>(ea, "ea")?);
+        Ok(op(Op::Getllar { lsa, ea }))
     }
     /// Result: 0 if the line was stored, 1 if the reservation was lost.
-    fn mfc_putllc(&self, lsa: u32, ea: u64) -> PyOp {
-        op(Op::Putllc { lsa, ea })
+    fn mfc_putllc(&self, lsa: &Bound<'_, PyAny>, ea: &Bound<'_, PyAny>) -> PyResult<PyOp> {
+        let (lsa, ea) = (unsigned::<u32>(lsa, "lsa")?, unsigned::<u64>(ea, "ea")?);
+        Ok(op(Op::Putllc { lsa, ea }))
     }
     /// Spend `core_cycles` computing.
-    fn compute(&self, core_cycles: u64) -> PyOp {
-        op(Op::Compute { core_cycles })
+    fn compute(&self, core_cycles: &Bound<'_, PyAny>) -> PyResult<PyOp> {
+        let core_cycles = unsigned::<u64>(core_cycles, "core_cycles")?;
+        Ok(op(Op::Compute { core_cycles }))
     }
-}
-
-fn list_of(list: Vec<(u32, u32)>) -> Vec<ListElement> {
-    list.into_iter().map(|(size, eal)| ListElement { size, eal }).collect()
 }
 
 /// The handle a PPE program receives: `fn(ppe)`.
@@ -437,44 +456,53 @@ impl PpeHandle {
     }
 
     #[staticmethod]
-    fn ls_ea(spe: usize, off: u32) -> u64 {
-        Spu::ls_ea(spe, off)
+    fn ls_ea(spe: &Bound<'_, PyAny>, off: &Bound<'_, PyAny>) -> PyResult<u64> {
+        let (spe, off) = (unsigned::<usize>(spe, "spe")?, unsigned::<u32>(off, "off")?);
+        Ok(Spu::ls_ea(spe, off))
     }
 
     #[staticmethod]
-    fn mmio_ea(spe: usize, register: u64) -> u64 {
-        Spu::mmio_ea(spe, register)
+    fn mmio_ea(spe: &Bound<'_, PyAny>, register: &Bound<'_, PyAny>) -> PyResult<u64> {
+        let (spe, register) = (unsigned::<usize>(spe, "spe")?, unsigned::<u64>(register, "register")?);
+        Ok(Spu::mmio_ea(spe, register))
     }
 
     /// Write SPE `spe`'s inbound mailbox, waiting for a free slot (MMIO, or the library call).
     #[pyo3(signature = (spe, value, syscall=false))]
-    fn spe_in_mbox_write(&self, spe: usize, value: u32, syscall: bool) -> PyOp {
-        op(Op::InMboxWrite { spe, value, syscall })
+    fn spe_in_mbox_write(&self, spe: &Bound<'_, PyAny>, value: &Bound<'_, PyAny>, syscall: bool) -> PyResult<PyOp> {
+        let (spe, value) = (unsigned::<usize>(spe, "spe")?, unsigned::<u32>(value, "value")?);
+        Ok(op(Op::InMboxWrite { spe, value, syscall }))
     }
     /// Write signal register `which` (1 or 2) of SPE `spe`.
     #[pyo3(signature = (spe, which, value, syscall=false))]
-    fn spe_signal_write(&self, spe: usize, which: u32, value: u32, syscall: bool) -> PyOp {
-        op(Op::SignalWrite { spe, which, value, syscall })
+    fn spe_signal_write(&self, spe: &Bound<'_, PyAny>, which: &Bound<'_, PyAny>, value: &Bound<'_, PyAny>, syscall: bool) -> PyResult<PyOp> {
+        let (spe, which, value) = (unsigned::<usize>(spe, "spe")?, unsigned::<u32>(which, "which")?, unsigned::<u32>(value, "value")?);
+        Ok(op(Op::SignalWrite { spe, which, value, syscall }))
     }
     /// Result: the next entry of SPE `spe`'s outbound mailbox (polls until there is one).
-    fn spe_out_mbox_read(&self, spe: usize) -> PyOp {
-        op(Op::OutMboxRead { spe })
+    fn spe_out_mbox_read(&self, spe: &Bound<'_, PyAny>) -> PyResult<PyOp> {
+        let spe = unsigned::<usize>(spe, "spe")?;
+        Ok(op(Op::OutMboxRead { spe }))
     }
     /// Result: free slots in SPE `spe`'s inbound mailbox.
-    fn spe_in_mbox_status(&self, spe: usize) -> PyOp {
-        op(Op::InMboxStatus { spe })
+    fn spe_in_mbox_status(&self, spe: &Bound<'_, PyAny>) -> PyResult<PyOp> {
+        let spe = unsigned::<usize>(spe, "spe")?;
+        Ok(op(Op::InMboxStatus { spe }))
     }
     /// Result: entries in SPE `spe`'s outbound mailbox.
-    fn spe_out_mbox_status(&self, spe: usize) -> PyOp {
-        op(Op::OutMboxStatus { spe })
+    fn spe_out_mbox_status(&self, spe: &Bound<'_, PyAny>) -> PyResult<PyOp> {
+        let spe = unsigned::<usize>(spe, "spe")?;
+        Ok(op(Op::OutMboxStatus { spe }))
     }
     /// Result: a load from problem-state register `register` of SPE `spe`.
-    fn mmio_read(&self, spe: usize, register: u64) -> PyOp {
-        op(Op::MmioRead { spe, register })
+    fn mmio_read(&self, spe: &Bound<'_, PyAny>, register: &Bound<'_, PyAny>) -> PyResult<PyOp> {
+        let (spe, register) = (unsigned::<usize>(spe, "spe")?, unsigned::<u64>(register, "register")?);
+        Ok(op(Op::MmioRead { spe, register }))
     }
     /// A store to problem-state register `register` of SPE `spe` (posted).
-    fn mmio_write(&self, spe: usize, register: u64, value: u32) -> PyOp {
-        op(Op::MmioWrite { spe, register, value })
+    fn mmio_write(&self, spe: &Bound<'_, PyAny>, register: &Bound<'_, PyAny>, value: &Bound<'_, PyAny>) -> PyResult<PyOp> {
+        let (spe, register, value) = (unsigned::<usize>(spe, "spe")?, unsigned::<u64>(register, "register")?, unsigned::<u32>(value, "value")?);
+        Ok(op(Op::MmioWrite { spe, register, value }))
     }
 }
 
@@ -610,19 +638,16 @@ impl ProgramBlade {
     #[new]
     #[pyo3(signature = (preset=None, toml=None, set=Vec::new(), trace=false))]
     fn new(preset: Option<&str>, toml: Option<&str>, set: Vec<String>, trace: bool) -> PyResult<Self> {
-        let text = match (preset, toml) {
-            (Some(_), Some(_)) => return Err(ConfigError::new_err("choose a machine preset or a machine file, not both")),
-            (_, Some(t)) => t,
-            (p, None) => config::preset_text(p.unwrap_or("qs20")).map_err(to_py)?,
-        };
-        let file = config::load(text, &set).map_err(to_py)?;
+        let choice = cellblade::request::MachineChoice { preset: preset.map(str::to_string), toml: toml.map(str::to_string), set };
+        let file = choice.resolve().map_err(to_py)?;
         let blade = Blade::new(file, trace);
         let ls_bytes = blade.machine().mem.ls_bytes;
         Ok(ProgramBlade { blade: Some(blade), ls_bytes, ppe_used: false, failure: Failure::default() })
     }
 
     /// Run `program(spu)` (returning a generator) on physical SPE `spe` from time 0.
-    fn spe(&mut self, spe: usize, program: Py<PyAny>) -> PyResult<()> {
+    fn spe(&mut self, spe: &Bound<'_, PyAny>, program: Py<PyAny>) -> PyResult<()> {
+        let spe = unsigned::<usize>(spe, "spe")?;
         let (ls_bytes, failure) = (self.ls_bytes, self.failure.clone());
         self.blade()?.spe(spe, move |spu| drive(Target::Spu(spu), program, ls_bytes, failure)).map_err(to_py)
     }

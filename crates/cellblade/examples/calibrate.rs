@@ -1,10 +1,11 @@
 //! Print the calibration table: `cargo run --release --example calibrate`.
 fn main() {
-    let out = cellblade::api::calibrate("{}").unwrap_or_else(|e| {
+    let out = cellblade::api::run_json::<cellblade::calibrate::CalibrateRequest>("{}").unwrap_or_else(|e| {
         eprintln!("error: {e}");
         std::process::exit(1)
     });
-    let rows: Vec<serde_json::Value> = serde_json::from_str(&out).unwrap();
+    let answer: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let rows = answer["result"].as_array().unwrap().clone();
     for r in rows {
         println!(
             "{:<48} {:>10.2} {:>10.2} {:<5} {:>+7.1}% {} {}",

@@ -1,42 +1,34 @@
-//! A JSON-in/JSON-out facade over the crate for the Python bindings: each function takes a
-//! request object and returns a result object as text, so the bindings stay a few lines each.
-//! Machine selection in every request: `"machine": {"preset": "qs20"}` or `{"toml": "..."}`,
-//! plus `"set": ["section.key=value", ...]`.
+//! The fronts' door to the programs: every program's request goes through one generic path
+//! ([`crate::request`]: parse the typed request, resolve the machine, run, answer with the
+//! machine it ran on), and the [`catalog`] gives the names, defaults and limits a front shows,
+//! so no front retypes them. The Python bindings call [`crate::request`] with Python values;
+//! [`run_json`] is the same path for JSON text (examples, tests, other languages).
 
-use serde::Deserialize;
-use serde_json::{json, Value};
+use serde::Serialize;
+use serde_json::Value;
 
 use crate::error::{config_err, Result};
-use crate::machine::config::{self, MachineFile};
-use crate::stats::{self, StatsParams};
+use crate::machine::config::{self, PRESETS};
+use crate::machine::topology::{CHIPS, SPES_PER_CHIP};
+use crate::request::{self, MachineChoice, Request, DEFAULT_PRESET};
+use crate::stats::{StatsParams, FUNCTIONS};
+use crate::{affinity, coll};
 
-#[derive(Deserialize, Default)]
-#[serde(deny_unknown_fields)]
-struct MachineSel {
-    preset: Option<String>,
-    toml: Option<String>,
-}
-
-fn parse<T: for<'de> Deserialize<'de>>(text: &str, what: &str) -> Result<T> {
-    serde_json::from_str(text).map_err(|e| config_err(format!("{what} request: {e}")))
-}
-
-fn machine_of(v: &mut Value) -> Result<MachineFile> {
-    let obj = v.as_object_mut().ok_or_else(|| config_err("request must be a JSON object"))?;
-    let sel: MachineSel = match obj.remove("machine") {
+/// Runs request `R` from JSON text: its fields, plus `"machine": {"preset": "qs20"}` or
+/// `{"toml": "..."}` and `"set": ["section.key=value", ...]`. Answers `{"result": ...,
+/// "machine_toml": ...}`.
+pub fn run_json<R: Request>(text: &str) -> Result<String> {
+    let mut fields: Value = serde_json::from_str(text).map_err(|e| config_err(format!("{} request: {e}", R::NAME)))?;
+    let obj = fields.as_object_mut().ok_or_else(|| config_err(format!("{} request: a JSON object is needed", R::NAME)))?;
+    let mut choice: MachineChoice = match obj.remove("machine") {
         Some(m) => serde_json::from_value(m).map_err(|e| config_err(format!("machine selection: {e}")))?,
-        None => MachineSel::default(),
+        None => MachineChoice::default(),
     };
-    let overrides: Vec<String> = match obj.remove("set") {
-        Some(s) => serde_json::from_value(s).map_err(|e| config_err(format!("'set' must be a list of key=value strings: {e}")))?,
-        None => Vec::new(),
-    };
-    let text = match (sel.preset, sel.toml) {
-        (Some(_), Some(_)) => return Err(config_err("choose a machine preset or a machine file, not both")),
-        (_, Some(t)) => t,
-        (p, None) => config::preset_text(p.as_deref().unwrap_or("qs20"))?.to_string(),
-    };
-    config::load(&text, &overrides)
+    if let Some(set) = obj.remove("set") {
+        choice.set = serde_json::from_value(set).map_err(|e| config_err(format!("'set' must be a list of key=value strings: {e}")))?;
+    }
+    let answer = request::answer(&choice, request::parse::<R>(fields)?)?;
+    Ok(serde_json::to_string(&answer).expect("an answer serialises"))
 }
 
 /// The text of a built-in machine preset.
@@ -44,392 +36,167 @@ pub fn preset_toml(name: &str) -> Result<String> {
     config::preset_text(name).map(str::to_string)
 }
 
-/// Run one CellStats measurement (see [`StatsParams`] for the request keys).
-pub fn run_stats(request_json: &str) -> Result<String> {
-    let mut v: Value = parse(request_json, "stats")?;
-    let file = machine_of(&mut v)?;
-    let params: StatsParams = serde_json::from_value(v).map_err(|e| config_err(format!("stats request: {e}")))?;
-    let resolved = file.to_toml();
-    let r = stats::run(file, &params)?;
-    let rep = r.report.as_ref().expect("report");
-    let mut out = serde_json::to_value(&r).expect("serialises");
-    out["sim"] = sim_figures(rep);
-    out["machine_toml"] = json!(resolved);
-    out["trace"] = rep.trace.clone().unwrap_or(Value::Null);
-    Ok(out.to_string())
-}
-
-pub(crate) fn sim_figures(rep: &crate::blade::RunReport) -> Value {
-    json!({
-        "simulated_ns": rep.simulated.as_ns(),
-        "events": rep.events,
-        "packets": rep.packets,
-        "wall_s": rep.wall_s,
-        "events_per_second": if rep.wall_s > 0.0 { rep.events as f64 / rep.wall_s } else { 0.0 },
-    })
-}
-
-/// Every calibration row, re-run on the chosen machine.
-pub fn calibrate(request_json: &str) -> Result<String> {
-    let mut v: Value = parse(request_json, "calibrate")?;
-    let file = machine_of(&mut v)?;
-    if let Some(extra) = v.as_object().and_then(|o| o.keys().next()) {
-        return Err(config_err(format!("calibrate request: unknown key '{extra}': allowed machine, set")));
-    }
-    let rows = crate::calibrate::run_all(&file)?;
-    Ok(serde_json::to_string(&rows).expect("serialises"))
-}
-
-#[derive(Deserialize, Default)]
-#[serde(deny_unknown_fields)]
-struct BenchReq {
-    #[serde(default)]
-    quick: bool,
-}
-
-/// The simulator speed benchmark.
-pub fn bench(request_json: &str) -> Result<String> {
-    let req: BenchReq = parse(request_json, "bench")?;
-    let r = crate::bench::run(req.quick)?;
-    Ok(serde_json::to_string(&r).expect("serialises"))
-}
-
-/// "all", a comma-separated string of names, or a list of names.
-#[derive(Deserialize)]
-#[serde(untagged)]
-enum NameList {
-    All(String),
-    Names(Vec<String>),
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct AffinityRunReq {
-    pattern: String,
-    #[serde(default = "all_names")]
-    placements: NameList,
-    #[serde(default)]
-    placement_file: Option<String>,
-    #[serde(default = "eight")]
-    spes: usize,
-    #[serde(default)]
-    size: Option<u32>,
-    #[serde(default = "eight_u32")]
-    trials: u32,
-    #[serde(default)]
-    reps: Option<u32>,
-    #[serde(default)]
-    seed: u64,
-}
-
-fn all_names() -> NameList {
-    NameList::All("all".into())
-}
-fn eight() -> usize {
-    8
-}
-fn eight_u32() -> u32 {
-    8
-}
-
-fn pattern_of(name: &str, spes: usize, size: Option<u32>) -> Result<crate::affinity::pattern::Pattern> {
-    crate::affinity::placement::check_spes(spes)?;
-    let size = match size {
-        Some(s) => s,
-        None => crate::affinity::pattern::default_size(name)?,
-    };
-    crate::affinity::pattern::build(name, spes, size)
-}
-
-/// Run a pattern under several placements (seed 001 §5's experiments).
-pub fn affinity_run(request_json: &str) -> Result<String> {
-    use crate::affinity::{placement::Placement, run, Choice};
-    let mut v: Value = parse(request_json, "affinity run")?;
-    let file = machine_of(&mut v)?;
-    let req: AffinityRunReq = serde_json::from_value(v).map_err(|e| config_err(format!("affinity run request: {e}")))?;
-    let pattern = pattern_of(&req.pattern, req.spes, req.size)?;
-    let names: Vec<String> = match req.placements {
-        NameList::All(s) if s == "all" => crate::affinity::placement::named().map(String::from).chain(["default".to_string()]).collect(),
-        NameList::All(s) => s.split(',').map(|x| x.trim().to_string()).filter(|x| !x.is_empty()).collect(),
-        NameList::Names(v) => v,
-    };
-    let mut choices = Vec::new();
-    for n in &names {
-        choices.push(if n == "default" { Choice::Default } else { Choice::Fixed(n.to_lowercase(), Placement::named(n, req.spes)?) });
-    }
-    if let Some(text) = &req.placement_file {
-        choices.push(Choice::Fixed("file".into(), Placement::parse(text, req.spes)?));
-    }
-    if choices.is_empty() {
-        return Err(config_err("no placement to run: name at least one, or give a placement file"));
-    }
-    if req.trials == 0 || req.trials > 100 {
-        return Err(config_err(format!("--trials {} is not allowed: 1 to 100", req.trials)));
-    }
-    let reps = req.reps.unwrap_or(crate::affinity::REPS);
-    let out: Vec<_> = choices.iter().map(|c| run(&file, &pattern, c, req.spes, req.trials, reps, req.seed)).collect::<Result<_>>()?;
-    Ok(serde_json::to_string(&out).expect("serialises"))
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct AffinitySearchReq {
-    pattern: String,
-    #[serde(default = "eight")]
-    spes: usize,
-    #[serde(default)]
-    objective: Option<String>,
-    #[serde(default)]
-    size: Option<u32>,
-    #[serde(default)]
-    seed: u64,
-    #[serde(default = "forty")]
-    default_samples: usize,
-}
-
-fn forty() -> usize {
-    40
-}
-
-/// Search the placement that does best on a pattern (seed 001 §7's future work).
-pub fn affinity_search(request_json: &str) -> Result<String> {
-    use crate::affinity::search::{search, Objective};
-    let mut v: Value = parse(request_json, "affinity search")?;
-    let file = machine_of(&mut v)?;
-    let req: AffinitySearchReq = serde_json::from_value(v).map_err(|e| config_err(format!("affinity search request: {e}")))?;
-    let pattern = pattern_of(&req.pattern, req.spes, req.size)?;
-    let objective = match req.objective.as_deref() {
-        Some(o) => Objective::parse(o)?,
-        None if pattern.phases.len() > 1 => Objective::Latency,
-        None => Objective::MinBandwidth,
-    };
-    let r = search(&file, &pattern, req.spes, objective, req.seed, req.default_samples)?;
-    Ok(serde_json::to_string(&r).expect("serialises"))
-}
-
-/// The built-in patterns and named placements.
-pub fn affinity_catalog() -> Result<String> {
-    use crate::affinity::{pattern::CATALOG, placement::Placement};
-    let patterns: Vec<Value> = CATALOG
-        .iter()
-        .map(|(n, d, s)| json!({"name": n, "description": d, "phases": crate::affinity::pattern::build(n, 8, *s).map(|p| p.phases.len()).unwrap_or(0), "default_size_bytes": s}))
-        .collect();
-    let placements: Vec<Value> = crate::affinity::placement::named()
-        .map(|n| json!({"name": n, "mapping": Placement::named(n, 8).map(|p| p.rank_to_spe).unwrap_or_default()}))
-        .collect();
-    Ok(json!({"patterns": patterns, "placements": placements}).to_string())
-}
-
-#[derive(Deserialize, Default)]
-#[serde(deny_unknown_fields)]
-struct ReproduceReq {
-    #[serde(default)]
-    quick: bool,
-    /// Only these claim groups (`reproduce_groups`); all when left out.
-    #[serde(default)]
-    claims: Option<Vec<String>>,
-}
-
-/// The seeds' findings as claims, each re-checked on the simulated blade.
-pub fn reproduce(request_json: &str) -> Result<String> {
-    let mut v: Value = parse(request_json, "reproduce")?;
-    let file = machine_of(&mut v)?;
-    let req: ReproduceReq = serde_json::from_value(v).map_err(|e| config_err(format!("reproduce request: {e}")))?;
-    let ids = req.claims.unwrap_or_else(crate::reproduce::group_ids);
-    let rows = crate::reproduce::run_groups(&file, req.quick, &ids)?;
-    Ok(serde_json::to_string(&rows).expect("serialises"))
-}
-
-/// The claim groups of `reproduce`, in the order it states them: each can be run apart.
-pub fn reproduce_groups() -> Result<String> {
-    Ok(serde_json::to_string(&crate::reproduce::group_ids()).expect("serialises"))
-}
-
 /// The resolved machine file (preset or file, with overrides applied) as TOML: saved beside
 /// every result so it can be traced to its configuration.
-pub fn resolved_machine(request_json: &str) -> Result<String> {
-    let mut v: Value = parse(request_json, "machine")?;
-    Ok(machine_of(&mut v)?.to_toml())
+pub fn resolved_machine(choice: &MachineChoice) -> Result<String> {
+    Ok(choice.resolve()?.to_toml())
+}
+
+/// One collective algorithm of the registry.
+#[derive(Debug, Clone, Serialize)]
+pub struct AlgorithmInfo {
+    pub name: &'static str,
+    pub op: &'static str,
+    pub description: &'static str,
+    /// "any" or "power of two".
+    pub spes: &'static str,
+    pub source: &'static str,
 }
 
 /// The registry of collective algorithms.
-pub fn coll_list() -> Result<String> {
-    let v: Vec<Value> = crate::coll::algorithms::REGISTRY
+pub fn coll_list() -> Vec<AlgorithmInfo> {
+    coll::algorithms::REGISTRY
         .iter()
-        .map(|a| json!({"name": a.name, "op": a.op.name(), "description": a.description, "spes": if a.pow2 { "power of two" } else { "any" }, "source": a.source}))
+        .map(|a| AlgorithmInfo { name: a.name, op: a.op.name(), description: a.description, spes: if a.pow2 { "power of two" } else { "any" }, source: a.source })
+        .collect()
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct PatternInfo {
+    pub name: &'static str,
+    pub description: &'static str,
+    pub phases: usize,
+    pub default_size_bytes: u32,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct PlacementInfo {
+    pub name: &'static str,
+    /// The physical SPE of each of 8 ranks.
+    pub mapping: Vec<usize>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct AffinityCatalog {
+    pub patterns: Vec<PatternInfo>,
+    pub placements: Vec<PlacementInfo>,
+}
+
+/// The built-in patterns and named placements.
+pub fn affinity_catalog() -> AffinityCatalog {
+    use affinity::{pattern, placement::Placement};
+    let patterns = pattern::CATALOG
+        .iter()
+        .map(|&(name, description, size)| PatternInfo { name, description, phases: pattern::build(name, 8, size).map_or(0, |p| p.phases.len()), default_size_bytes: size })
         .collect();
-    Ok(Value::Array(v).to_string())
+    let placements = affinity::placement::named().map(|name| PlacementInfo { name, mapping: Placement::named(name, 8).map(|p| p.rank_to_spe).unwrap_or_default() }).collect();
+    AffinityCatalog { patterns, placements }
 }
 
-#[derive(Deserialize, Clone)]
-#[serde(untagged)]
-enum PlacementSel {
-    Name(String),
-    Ids(Vec<usize>),
+/// Names, defaults and limits of every request, for the fronts to read instead of retyping.
+#[derive(Debug, Clone, Serialize)]
+pub struct Catalog {
+    pub presets: Vec<&'static str>,
+    pub default_preset: &'static str,
+    /// Cell chips of the blade, each with its XDRAM module (CellStats -c and -m pick one).
+    pub chips: usize,
+    pub spes_per_chip: usize,
+    pub stats: StatsCatalog,
+    pub coll: CollCatalog,
+    pub affinity: AffinityLimits,
+    /// The claim groups of `reproduce`, in the order it states them: each can be run apart.
+    pub reproduce_groups: Vec<&'static str>,
 }
 
-fn coll_placement(sel: &Option<PlacementSel>, spes: usize) -> Result<Vec<usize>> {
-    use crate::affinity::placement::Placement;
-    if spes == 0 || spes > 16 {
-        return Err(config_err(format!("--spes {spes} is not allowed: 1 to 16")));
-    }
-    match sel {
-        None => Ok((0..spes).collect()),
-        Some(PlacementSel::Ids(v)) => {
-            if v.len() != spes {
-                return Err(config_err(format!("placement names {} SPEs, the run has {spes}", v.len())));
-            }
-            Ok(Placement::new(v.clone())?.rank_to_spe)
-        }
-        Some(PlacementSel::Name(n)) => Ok(Placement::named(n, if spes > 8 { 16 } else { 8 })?.rank_to_spe.into_iter().take(spes).collect()),
-    }
+#[derive(Debug, Clone, Serialize)]
+pub struct StatsCatalog {
+    pub functions: Vec<&'static str>,
+    pub max_spes: usize,
+    /// Every field of the request at its default.
+    pub defaults: StatsParams,
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct CollScheduleReq {
-    algorithm: String,
-    #[serde(default = "eight")]
-    spes: usize,
-    #[serde(default)]
-    size: Option<u32>,
-    #[serde(default)]
-    root: usize,
-    #[serde(default)]
-    placement: Option<PlacementSel>,
+#[derive(Debug, Clone, Serialize)]
+pub struct CollCatalog {
+    pub ops: Vec<&'static str>,
+    pub dtypes: Vec<&'static str>,
+    pub reduce_ops: Vec<&'static str>,
+    pub default_spes: usize,
+    pub max_spes: usize,
+    pub default_size: u32,
+    pub default_iterations: u32,
+    pub default_dtype: &'static str,
+    pub default_reduce_op: &'static str,
 }
 
-/// One algorithm's schedule, as data and as text.
-pub fn coll_schedule(request_json: &str) -> Result<String> {
-    let mut v: Value = parse(request_json, "coll schedule")?;
-    let _ = machine_of(&mut v)?;
-    let req: CollScheduleReq = serde_json::from_value(v).map_err(|e| config_err(format!("coll schedule request: {e}")))?;
-    let alg = crate::coll::algorithms::find(&req.algorithm)?;
-    let s = alg.schedule(req.spes, req.root, req.size.unwrap_or(1024))?;
-    schedule_json(&s, &req.placement)
+#[derive(Debug, Clone, Serialize)]
+pub struct AffinityLimits {
+    pub spe_counts: Vec<usize>,
+    pub default_spes: usize,
+    pub default_trials: u32,
+    pub max_trials: u32,
+    pub default_samples: usize,
+    pub objectives: Vec<&'static str>,
+    pub placements: Vec<&'static str>,
+    pub default_placement: &'static str,
+    /// Bytes per rank of a collective algorithm run as a pattern.
+    pub collective_default_size: u32,
 }
 
-/// A schedule in its JSON form, with the physical SPE of each rank and the text form.
-fn schedule_json(s: &crate::coll::schedule::Schedule, placement: &Option<PlacementSel>) -> Result<String> {
-    let mut v = serde_json::to_value(s).expect("a schedule serialises");
-    v["placement"] = json!(coll_placement(placement, s.p)?);
-    v["text"] = json!(s.text());
-    Ok(v.to_string())
-}
-
-/// A request's element type and reduction (int32 and sum when left out).
-fn dtype_and_op(dtype: &Option<String>, reduce_op: &Option<String>) -> Result<(crate::coll::data::Dtype, crate::coll::data::ReduceOp)> {
-    use crate::coll::data::{Dtype, ReduceOp};
-    Ok((Dtype::parse(dtype.as_deref().unwrap_or("int32"))?, ReduceOp::parse(reduce_op.as_deref().unwrap_or("sum"))?))
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct CollCheckReq {
-    schedule: Value,
-    #[serde(default)]
-    placement: Option<PlacementSel>,
-    #[serde(default)]
-    dtype: Option<String>,
-    #[serde(default)]
-    reduce_op: Option<String>,
-}
-
-/// Check a schedule written elsewhere (a Python generator): its structure, then its result
-/// through the data-only interpreter. Returns it as `coll_schedule` does.
-pub fn coll_check(request_json: &str) -> Result<String> {
-    use crate::coll::{schedule::Schedule, verify::verify};
-    let mut v: Value = parse(request_json, "coll check")?;
-    let _ = machine_of(&mut v)?;
-    let req: CollCheckReq = serde_json::from_value(v).map_err(|e| config_err(format!("coll check request: {e}")))?;
-    let s = Schedule::from_value(req.schedule)?;
-    let (dtype, rop) = dtype_and_op(&req.dtype, &req.reduce_op)?;
-    verify(&s, dtype, rop)?;
-    schedule_json(&s, &req.placement)
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct CollRunReq {
-    op: String,
-    #[serde(default = "eight")]
-    spes: usize,
-    #[serde(default)]
-    sizes: Vec<u32>,
-    #[serde(default = "all_names")]
-    algorithms: NameList,
-    #[serde(default)]
-    root: usize,
-    #[serde(default)]
-    placement: Option<PlacementSel>,
-    #[serde(default)]
-    dtype: Option<String>,
-    #[serde(default)]
-    reduce_op: Option<String>,
-    #[serde(default)]
-    iterations: Option<u32>,
-    /// Schedules written elsewhere (Python generators), measured after the named algorithms.
-    #[serde(default)]
-    schedules: Vec<Value>,
-}
-
-/// The error for an algorithm or schedule of operation `has` in a run of `want`.
-fn wrong_op(name: &str, has: crate::coll::schedule::Op, want: crate::coll::schedule::Op) -> crate::error::Error {
-    config_err(format!("{name} belongs to operation {}, not {}", has.name(), want.name()))
-}
-
-/// Measure algorithms of one operation over sizes (seed 000 §4's experiments).
-pub fn coll_run(request_json: &str) -> Result<String> {
-    use crate::coll::{algorithms, measure, schedule::Op, Setup};
-    let mut v: Value = parse(request_json, "coll run")?;
-    let file = machine_of(&mut v)?;
-    let req: CollRunReq = serde_json::from_value(v).map_err(|e| config_err(format!("coll run request: {e}")))?;
-    let op = Op::parse(&req.op)?;
-    let all = matches!(&req.algorithms, NameList::All(s) if s == "all");
-    let names: Vec<String> = match req.algorithms {
-        NameList::All(s) if s == "all" => algorithms::REGISTRY.iter().filter(|a| a.op == op && (!a.pow2 || req.spes.is_power_of_two())).map(|a| a.name.to_string()).collect(),
-        NameList::All(s) => s.split(',').map(|x| x.trim().to_string()).filter(|x| !x.is_empty()).collect(),
-        NameList::Names(v) => v,
-    };
-    let algs = names.iter().map(|n| algorithms::find(n)).collect::<Result<Vec<_>>>()?;
-    if let Some(a) = algs.iter().find(|a| a.op != op) {
-        return Err(wrong_op(&a.name, a.op, op));
-    }
-    let (dtype, rop) = dtype_and_op(&req.dtype, &req.reduce_op)?;
-    let setup = Setup {
-        root: req.root,
-        placement: coll_placement(&req.placement, req.spes)?,
-        dtype,
-        rop,
-        iterations: match req.iterations.unwrap_or(20) {
-            0 => return Err(config_err("--iterations 0 is not allowed: at least 1".to_string())),
-            n => n,
+pub fn catalog() -> Catalog {
+    use affinity::request as a;
+    use coll::request as c;
+    Catalog {
+        presets: PRESETS.to_vec(),
+        default_preset: DEFAULT_PRESET,
+        chips: CHIPS,
+        spes_per_chip: SPES_PER_CHIP,
+        stats: StatsCatalog { functions: FUNCTIONS.to_vec(), max_spes: crate::machine::topology::SPES, defaults: StatsParams::default() },
+        coll: CollCatalog {
+            ops: coll::schedule::Op::ALL.iter().map(|o| o.name()).collect(),
+            dtypes: coll::data::Dtype::NAMES.to_vec(),
+            reduce_ops: coll::data::ReduceOp::NAMES.to_vec(),
+            default_spes: c::DEFAULT_SPES,
+            max_spes: c::MAX_SPES,
+            default_size: c::DEFAULT_SIZE,
+            default_iterations: c::DEFAULT_ITERATIONS,
+            default_dtype: c::DEFAULT_DTYPE,
+            default_reduce_op: c::DEFAULT_REDUCE_OP,
         },
-    };
-    let sizes = if op == Op::Barrier { vec![0] } else if req.sizes.is_empty() { vec![1024] } else { req.sizes };
-    if op != Op::Barrier && sizes.contains(&0) {
-        return Err(config_err("size 0 is not allowed: at least one element".to_string()));
+        affinity: AffinityLimits {
+            spe_counts: a::SPE_COUNTS.to_vec(),
+            default_spes: a::DEFAULT_SPES,
+            default_trials: a::DEFAULT_TRIALS,
+            max_trials: a::MAX_TRIALS,
+            default_samples: a::DEFAULT_SAMPLES,
+            objectives: affinity::search::Objective::NAMES.to_vec(),
+            placements: affinity::placement::named().collect(),
+            default_placement: a::DEFAULT_PLACEMENT,
+            collective_default_size: affinity::pattern::COLLECTIVE_DEFAULT_SIZE,
+        },
+        reproduce_groups: crate::reproduce::group_ids(),
     }
-    if let Some(s) = sizes.iter().find(|s| op != Op::Barrier && **s % setup.dtype.bytes() != 0) {
-        return Err(config_err(format!("size {s} is not a multiple of the element size ({} bytes)", setup.dtype.bytes())));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_requests_take_the_same_path() {
+        let out: Value = serde_json::from_str(&run_json::<coll::request::ScheduleRequest>(r#"{"algorithm": "barrier.rdb", "spes": 4}"#).unwrap()).unwrap();
+        assert_eq!(out["result"]["placement"], serde_json::json!([0, 1, 2, 3]));
+        assert!(out["machine_toml"].is_null());
+        let e = run_json::<StatsParams>(r#"{"function": "signal", "machine": {"preset": "qs20", "toml": "x"}}"#).unwrap_err();
+        assert_eq!(e.message(), "choose a machine preset or a machine file, not both");
     }
-    let mut out = Vec::new();
-    for alg in &algs {
-        for &size in &sizes {
-            // With every algorithm asked for, one that cannot take this size is left out;
-            // one asked for by name fails with the reason.
-            if all && alg.schedule(setup.placement.len(), setup.root, size).is_err() {
-                continue;
-            }
-            out.push(measure(&file, alg, size, &setup)?);
-        }
+
+    #[test]
+    fn the_catalog_reads_the_programs_constants() {
+        let c = catalog();
+        assert_eq!(c.coll.default_size, coll::request::DEFAULT_SIZE);
+        assert_eq!(c.stats.defaults.iterations, StatsParams::default().iterations);
+        assert!(c.stats.functions.contains(&"dmaget"));
+        assert_eq!(c.affinity.spe_counts, vec![8, 16]);
     }
-    for v in req.schedules {
-        let s = crate::coll::schedule::Schedule::from_value(v)?;
-        if s.op != op {
-            return Err(wrong_op(&s.algorithm, s.op, op));
-        }
-        out.push(crate::coll::measure_schedule(&file, &s, &setup)?);
-    }
-    Ok(serde_json::to_string(&out).expect("serialises"))
 }

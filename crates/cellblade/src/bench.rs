@@ -111,3 +111,22 @@ pub fn run(quick: bool) -> Result<BenchResult> {
     let reproduce = ReproduceBench { quick, claims: claims.len(), holding: claims.iter().filter(|c| c.holds).count(), wall_s: start.elapsed().as_secs_f64() };
     Ok(BenchResult { build: build_kind(), packets_per_second: packets as f64 / wall.max(1e-9), workloads, affinity_search, reproduce })
 }
+
+/// The speed benchmark; it runs its own fixed workloads on the qs20 preset, whatever machine
+/// the request names.
+#[derive(Debug, Clone, Default, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct BenchRequest {
+    /// Smaller workloads, for a quick look.
+    pub quick: bool,
+}
+
+impl crate::request::Request for BenchRequest {
+    const NAME: &'static str = "bench";
+    const USES_MACHINE: bool = false;
+    type Output = BenchResult;
+
+    fn run(self, _: &crate::machine::config::MachineFile) -> Result<BenchResult> {
+        run(self.quick)
+    }
+}

@@ -23,7 +23,10 @@ pub struct RunReport {
     pub events: u64,
     pub packets: u64,
     pub wall_s: f64,
+    /// The trace object of a blade traced in memory ([`Blade::new`] with `trace`).
     pub trace: Option<Value>,
+    /// Trace events dropped past the trace's limit (0 when not tracing).
+    pub trace_dropped: u64,
 }
 
 pub struct Blade {
@@ -37,6 +40,14 @@ impl Blade {
         let engine = Engine::new(Machine::new(file, trace));
         let shared = engine.shared();
         Blade { engine, shared, spe_used: [false; SPES] }
+    }
+
+    /// A blade whose trace streams to the file at `path` as the run goes (memory stays
+    /// bounded); the file appears there, complete, when the run succeeds.
+    pub fn with_trace_file(file: MachineFile, path: &std::path::Path) -> Result<Blade> {
+        let blade = Blade::new(file, false);
+        blade.machine().trace = crate::machine::trace::Tracer::to_file(path)?;
+        Ok(blade)
     }
 
     /// Set-up access to the machine before the run (memory contents, signal modes, ...).
@@ -76,13 +87,17 @@ impl Blade {
     /// Run every program to completion.
     pub fn run(mut self) -> Result<RunReport> {
         let t0 = Instant::now();
-        self.engine.run()?;
+        if let Err(e) = self.engine.run() {
+            std::mem::take(&mut self.shared.world.borrow_mut().trace).abandon();
+            return Err(e);
+        }
         let wall_s = t0.elapsed().as_secs_f64();
         let simulated = self.engine.now();
         let events = self.engine.events();
         let shared = self.shared;
         drop(self.engine);
         let machine = Rc::try_unwrap(shared).ok().expect("programs finished").world.into_inner();
-        Ok(RunReport { simulated, events, packets: machine.bus.packets, wall_s, trace: machine.trace.finish() })
+        let trace = machine.trace.finish()?;
+        Ok(RunReport { simulated, events, packets: machine.bus.packets, wall_s, trace: trace.trace, trace_dropped: trace.dropped })
     }
 }

@@ -82,7 +82,7 @@ fn round_trip(file: &MachineFile, how: &'static str, words: u32, iterations: u32
             let lsa = scratch + (target % 16) as u32;
             let send = async |v: u32| -> Result<()> {
                 for w in 0..words {
-                    spu.ls_write_u32(lsa, v + w);
+                    spu.ls_write_u32(lsa, v + w)?;
                     // Later words are fenced behind the earlier ones: 64-bit values take two ordered messages.
                     if w == 0 { spu.mfc_put(lsa, target, 4, 0).await? } else { spu.mfc_putf(lsa, target, 4, 0).await? }
                 }
@@ -234,4 +234,18 @@ pub fn run_all(file: &MachineFile) -> Result<Vec<Row>> {
         }
     }
     Ok(rows)
+}
+
+/// Every calibration row on the chosen machine: the request has no fields of its own.
+#[derive(Debug, Clone, Default, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CalibrateRequest {}
+
+impl crate::request::Request for CalibrateRequest {
+    const NAME: &'static str = "calibrate";
+    type Output = Vec<Row>;
+
+    fn run(self, machine: &MachineFile) -> Result<Vec<Row>> {
+        run_all(machine)
+    }
 }

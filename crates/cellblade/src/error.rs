@@ -14,29 +14,45 @@ pub enum ErrorKind {
     Deadlock,
     /// A bug in cellblade itself.
     Internal,
+    /// The caller asked the run to stop (Ctrl-C): see [`crate::sim::interrupt`].
+    Interrupted,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Error {
     Config(String),
+    /// A request field whose value is not allowed (a [`ErrorKind::Config`] error); the message
+    /// begins with the field's name, so a front can put its own name for it (a CLI flag) there.
+    Field { field: String, message: String },
     Program(String),
     Deadlock(String),
     Internal(String),
+    Interrupted(String),
 }
 
 impl Error {
     pub fn kind(&self) -> ErrorKind {
         match self {
-            Error::Config(_) => ErrorKind::Config,
+            Error::Config(_) | Error::Field { .. } => ErrorKind::Config,
             Error::Program(_) => ErrorKind::Program,
             Error::Deadlock(_) => ErrorKind::Deadlock,
             Error::Internal(_) => ErrorKind::Internal,
+            Error::Interrupted(_) => ErrorKind::Interrupted,
         }
     }
 
     pub fn message(&self) -> &str {
         match self {
-            Error::Config(m) | Error::Program(m) | Error::Deadlock(m) | Error::Internal(m) => m,
+            Error::Config(m) | Error::Program(m) | Error::Deadlock(m) | Error::Internal(m) | Error::Interrupted(m) => m,
+            Error::Field { message, .. } => message,
+        }
+    }
+
+    /// The request field the error is about, when it is about one.
+    pub fn field(&self) -> Option<&str> {
+        match self {
+            Error::Field { field, .. } => Some(field),
+            _ => None,
         }
     }
 }
@@ -58,4 +74,17 @@ pub fn config_err(msg: impl Into<String>) -> Error {
 
 pub fn program_err(msg: impl Into<String>) -> Error {
     Error::Program(msg.into())
+}
+
+/// `FIELD VALUE is not allowed: ALLOWED`, about request field `field`.
+pub fn field_err(field: &str, value: impl fmt::Display, allowed: impl fmt::Display) -> Error {
+    Error::Field { field: field.to_string(), message: format!("{field} {value} is not allowed: {allowed}") }
+}
+
+/// An error about request field `field` in words of its own; `message` must begin with the
+/// field's name.
+pub fn field_msg(field: &str, message: impl Into<String>) -> Error {
+    let message = message.into();
+    debug_assert!(message.starts_with(field), "a field error begins with its field: {message}");
+    Error::Field { field: field.to_string(), message }
 }

@@ -3,11 +3,13 @@
 //! Where things are (layers, bottom up; a layer uses only those below it):
 //!
 //! ```text
-//! api.rs        JSON-in/JSON-out facade used by the Python bindings
+//! request.rs    the one path of every program's typed request: parse, machine, run, answer
+//! api.rs        the fronts' door: requests from JSON text, the catalog of names and limits
 //! calibrate.rs  published measurements re-run on the simulated blade
 //! bench.rs      simulator speed benchmark
 //! stats/        CellStats (seed 002 §3): the workloads behind `cellstats -f ...`
 //! coll/         the collective library of seed 000: schedules, algorithms, verifier, lowering
+//! mpi/          seed 004's synchronous-mode MPI on the SPEs, and ranks driven by OS processes
 //! affinity/     thread-to-SPE placements, patterns and the placement search (seed 001)
 //! reproduce.rs  the seeds' findings as claims, re-checked on the simulated blade
 //! blade.rs      building and running a blade with SPE and PPE programs
@@ -41,8 +43,10 @@ pub mod calibrate;
 pub mod coll;
 pub mod error;
 pub mod machine;
+pub mod mpi;
 pub mod ppe;
 pub mod reproduce;
+pub mod request;
 pub mod sim;
 pub mod spu;
 pub mod stats;

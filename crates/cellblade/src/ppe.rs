@@ -4,7 +4,7 @@
 
 use std::rc::Rc;
 
-use crate::error::{config_err, Result};
+use crate::error::{config_err, program_err, Result};
 use crate::machine::memory::reg;
 use crate::machine::topology::SPES;
 use crate::machine::Machine;
@@ -18,6 +18,11 @@ pub enum Access {
     /// The libspe2 call through spufs, one kernel entry per write (seed 002 "Mailbox-sc"/"Signal-sc").
     Syscall,
 }
+
+/// The problem-state registers a PPE load reads, and those a store writes, in this model.
+const READABLE: [(u64, &str); 2] = [(reg::SPU_OUT_MBOX, "SPU_Out_Mbox"), (reg::SPU_MBOX_STAT, "SPU_Mbox_Stat")];
+const WRITABLE: [(u64, &str); 3] =
+    [(reg::SPU_IN_MBOX, "SPU_In_Mbox"), (reg::SIGNOTIFY1, "SPU_Sig_Notify_1"), (reg::SIGNOTIFY2, "SPU_Sig_Notify_2")];
 
 #[derive(Clone)]
 pub struct Ppe {
@@ -43,6 +48,15 @@ impl Ppe {
         }
     }
 
+    /// Refuse an access to a register the model does not have (it would read as 0 or vanish).
+    fn check_register(spe: usize, register: u64, what: &str, allowed: &[(u64, &str)]) -> Result<()> {
+        if allowed.iter().any(|&(r, _)| r == register) {
+            return Ok(());
+        }
+        let names: Vec<String> = allowed.iter().map(|(r, n)| format!("{r:#x} ({n})")).collect();
+        Err(program_err(format!("ppe: {what} of register {register:#x} of spe {spe}: no such register; allowed are {}", names.join(", "))))
+    }
+
     /// The PPE's own cost of one access to `spe`'s registers.
     async fn cost(&self, spe: usize, access: Access) {
         let dt = {
@@ -59,6 +73,7 @@ impl Ppe {
     /// A store to a problem-state register (posted: the PPE goes on once it is issued).
     pub async fn mmio_write(&self, spe: usize, register: u64, value: u32) -> Result<()> {
         Self::check_spe(spe)?;
+        Self::check_register(spe, register, "mmio_write", &WRITABLE)?;
         self.cost(spe, Access::Mmio).await;
         self.sh.with(|m, s| m.ppe_mmio_write(s, self.chip, spe, register, value));
         Ok(())
@@ -67,6 +82,7 @@ impl Ppe {
     /// A load from a problem-state register: blocks for the round trip.
     pub async fn mmio_read(&self, spe: usize, register: u64) -> Result<u32> {
         Self::check_spe(spe)?;
+        Self::check_register(spe, register, "mmio_read", &READABLE)?;
         self.cost(spe, Access::Mmio).await;
         self.sh.with(|m, s| m.ppe_mmio_read(s, self.chip, self.pid, spe, register));
         Ok(self.sh.suspend(self.pid).await? as u32)

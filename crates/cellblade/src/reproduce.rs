@@ -67,22 +67,21 @@ pub fn run_all(file: &MachineFile, quick: bool) -> Result<Vec<Claim>> {
 /// concatenate their claims in the order of `GROUPS`, which is `run_all`'s.
 type Group = (&'static str, fn(&MachineFile, bool) -> Result<Vec<Claim>>);
 
-const GROUPS: [Group; 2] = [("collectives", collectives), ("affinity", affinity)];
+const GROUPS: [Group; 3] = [("collectives", collectives), ("affinity", affinity), ("mpi", crate::mpi::claims)];
 
 /// The claim-group ids, in the order `run_all` states them.
-pub fn group_ids() -> Vec<String> {
-    GROUPS.iter().map(|(id, _)| id.to_string()).collect()
+pub fn group_ids() -> Vec<&'static str> {
+    GROUPS.iter().map(|(id, _)| *id).collect()
 }
 
 /// The claims of the groups `ids`, in the order of `GROUPS` (not of `ids`); an unknown id is
-/// a config error naming the known ones.
-pub fn run_groups(file: &MachineFile, quick: bool, ids: &[String]) -> Result<Vec<Claim>> {
-    if let Some(bad) = ids.iter().find(|id| !GROUPS.iter().any(|(known, _)| known == id)) {
-        let known = group_ids().join(", ");
-        return Err(crate::error::config_err(format!("claims: unknown claim group {bad:?}: known are {known}")));
+/// an error of field `claims` naming the known ones.
+pub fn run_groups<S: AsRef<str>>(file: &MachineFile, quick: bool, ids: &[S]) -> Result<Vec<Claim>> {
+    if let Some(bad) = ids.iter().map(AsRef::as_ref).find(|id| !GROUPS.iter().any(|(known, _)| known == id)) {
+        return Err(crate::error::field_err("claims", bad, format!("one of {}", group_ids().join(", "))));
     }
     let mut out = Vec::new();
-    for (_, run) in GROUPS.iter().filter(|(id, _)| ids.iter().any(|wanted| wanted == id)) {
+    for (_, run) in GROUPS.iter().filter(|(id, _)| ids.iter().any(|wanted| wanted.as_ref() == *id)) {
         out.extend(run(file, quick)?);
     }
     Ok(out)
@@ -159,7 +158,7 @@ fn sweep(file: &MachineFile, p: usize, names: &[&str], sizes: &[u32], iterations
     for name in names {
         let alg = find(name)?;
         for &size in sizes {
-            let fits = |s: &crate::coll::schedule::Schedule| crate::coll::lower::Layout::footprint(s) <= file.spu.ls_bytes;
+            let fits = |s: &crate::coll::schedule::Schedule| crate::coll::lower::Layout::footprint(s) <= u64::from(file.spu.ls_bytes);
             if alg.schedule(p, 0, size).is_ok_and(|s| fits(&s)) {
                 out.insert((name.to_string(), size), measure(file, alg, size, &setup)?.latency_ns);
             }
@@ -354,20 +353,46 @@ fn collectives(file: &MachineFile, quick: bool) -> Result<Vec<Claim>> {
 /// Why the CML speedups cannot be reproduced.
 const CML_NOTE: &str = "the seed names only \"additional data copies\" as CML's cost; the CML-style rows add a staging copy per send and per received message at the SPU's copy rate, which costs a fraction of the transfer, not 10-19 times it";
 
+/// The seeds' findings re-checked on the chosen machine.
+#[derive(Debug, Clone, Default, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ReproduceRequest {
+    /// Fewer trials and repetitions: the same claims, checked faster and less precisely.
+    pub quick: bool,
+    /// Only these claim groups (`group_ids`), so that a front can run them apart; all when
+    /// left out.
+    pub claims: Option<Vec<String>>,
+}
+
+impl crate::request::Request for ReproduceRequest {
+    const NAME: &'static str = "reproduce";
+    type Output = Vec<Claim>;
+
+    fn run(self, machine: &MachineFile) -> Result<Vec<Claim>> {
+        match self.claims {
+            Some(ids) => run_groups(machine, self.quick, &ids),
+            None => run_all(machine, self.quick),
+        }
+    }
+}
+
 #[cfg(test)]
 mod group_tests {
     use super::*;
 
+    fn qs20() -> MachineFile {
+        crate::machine::config::load(crate::machine::config::preset_text("qs20").unwrap(), &[]).unwrap()
+    }
+
     #[test]
     fn an_unknown_group_is_refused_with_the_known_ones() {
-        let file = crate::machine::config::load(crate::machine::config::preset_text("qs20").unwrap(), &[]).unwrap();
-        let err = run_groups(&file, true, &["collectives".into(), "nope".into()]).unwrap_err();
-        assert_eq!(err.to_string(), "claims: unknown claim group \"nope\": known are collectives, affinity");
+        let err = run_groups(&qs20(), true, &["collectives", "nope"]).unwrap_err();
+        assert_eq!(err.field(), Some("claims"));
+        assert_eq!(err.to_string(), "claims nope is not allowed: one of collectives, affinity, mpi");
     }
 
     #[test]
     fn no_group_states_no_claim() {
-        let file = crate::machine::config::load(crate::machine::config::preset_text("qs20").unwrap(), &[]).unwrap();
-        assert!(run_groups(&file, true, &[]).unwrap().is_empty());
+        assert!(run_groups::<&str>(&qs20(), true, &[]).unwrap().is_empty());
     }
 }

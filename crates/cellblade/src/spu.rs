@@ -9,6 +9,7 @@ use crate::machine::atomic::line_of;
 use crate::machine::memory::{reg, Memory};
 use crate::machine::mfc::{CmdKind, ListElement, MfcCommand};
 use crate::machine::Machine;
+use crate::sim::engine::overflow;
 use crate::sim::{Pid, Shared, Time, TICKS_PER_SECOND};
 
 /// Read-modify-write operations of the atomic family (CellStats' fetch* functions).
@@ -69,26 +70,59 @@ impl Spu {
         self.sh.world.borrow_mut().ls_alloc(self.spe, size, align)
     }
 
-    pub fn ls_write(&self, off: u32, data: &[u8]) {
-        self.sh.world.borrow_mut().mem.ls[self.spe][off as usize..off as usize + data.len()].copy_from_slice(data);
+    /// Host-side access to the machine, taking no simulated time: the MPI layer moves a rank
+    /// process's bytes in and out of its simulated buffers with it.
+    pub(crate) fn with_machine<R>(&self, f: impl FnOnce(&mut Machine) -> R) -> R {
+        f(&mut self.sh.world.borrow_mut())
     }
 
-    pub fn ls_read(&self, off: u32, len: u32) -> Vec<u8> {
-        self.sh.world.borrow().mem.ls[self.spe][off as usize..(off + len) as usize].to_vec()
+    /// The bytes `off..off + len` of this SPE's local store, or a program error naming the
+    /// access (`what`), the SPE, the offset and the length.
+    fn ls_range(&self, what: &str, off: u32, len: usize) -> Result<std::ops::Range<usize>> {
+        let ls_bytes = self.sh.world.borrow().mem.ls_bytes;
+        let end = off as u64 + len as u64;
+        if end > ls_bytes as u64 {
+            return Err(program_err(format!(
+                "spe {}: {what}(off={off:#x}, {len} bytes) is outside the local store: it has {ls_bytes} bytes, offsets 0 to {:#x}",
+                self.spe,
+                ls_bytes - 1
+            )));
+        }
+        Ok(off as usize..end as usize)
     }
 
-    pub fn ls_write_u32(&self, off: u32, v: u32) {
-        self.ls_write(off, &v.to_be_bytes());
+    /// Write `data` into this SPE's local store at `off` (takes no simulated time).
+    pub fn ls_write(&self, off: u32, data: &[u8]) -> Result<()> {
+        let range = self.ls_range("ls_write", off, data.len())?;
+        self.sh.world.borrow_mut().mem.ls[self.spe][range].copy_from_slice(data);
+        Ok(())
     }
 
-    pub fn ls_read_u32(&self, off: u32) -> u32 {
-        let b = self.ls_read(off, 4);
-        u32::from_be_bytes([b[0], b[1], b[2], b[3]])
+    /// Read `len` bytes of this SPE's local store from `off` (takes no simulated time).
+    pub fn ls_read(&self, off: u32, len: u32) -> Result<Vec<u8>> {
+        let range = self.ls_range("ls_read", off, len as usize)?;
+        Ok(self.sh.world.borrow().mem.ls[self.spe][range].to_vec())
     }
 
-    /// Spend `core_cycles` computing.
+    pub fn ls_write_u32(&self, off: u32, v: u32) -> Result<()> {
+        self.ls_write(off, &v.to_be_bytes())
+    }
+
+    pub fn ls_read_u32(&self, off: u32) -> Result<u32> {
+        let b = self.ls_read(off, 4)?;
+        Ok(u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
+    }
+
+    /// Spend `core_cycles` computing. A computation that would end past the last representable
+    /// simulated time ends the run with an overflow error naming it.
     pub async fn compute(&self, core_cycles: u64) {
-        let dt = Time(self.sh.world.borrow().p.core_cycle.0 * core_cycles);
+        let dt = Time(self.sh.world.borrow().p.core_cycle.0.saturating_mul(core_cycles));
+        if self.now() + dt >= Time::HORIZON {
+            self.sh.fail(overflow(&format!("spe {}: compute({core_cycles} core cycles) from {}", self.spe, self.now())));
+            // The engine ends the run before anything wakes this.
+            let _ = self.sh.suspend(self.pid).await;
+            return;
+        }
         self.sh.sleep(self.pid, dt).await;
     }
 
@@ -245,6 +279,12 @@ impl Spu {
         1e9 / self.sh.world.borrow().p.decrementer_hz as f64
     }
 
+    /// The longest interval the 32-bit decrementer times before it wraps (about 300 s at
+    /// 14.318 MHz): a program timing a longer one would read a wrong, plausible count.
+    pub fn decrementer_span_ns(&self) -> f64 {
+        self.decrementer_period_ns() * 2f64.powi(32)
+    }
+
     /// mfc_getllar: load the 128-byte line at `ea` into `lsa` and reserve it.
     pub async fn mfc_getllar(&self, lsa: u32, ea: u64) -> Result<()> {
         self.check_line(lsa, ea, "mfc_getllar")?;
@@ -293,8 +333,8 @@ impl Spu {
         let word = scratch + (ea - line) as u32;
         loop {
             self.mfc_getllar(scratch, line).await?;
-            let old = self.ls_read_u32(word);
-            self.ls_write_u32(word, op.apply(old));
+            let old = self.ls_read_u32(word)?;
+            self.ls_write_u32(word, op.apply(old))?;
             if self.mfc_putllc(scratch, line).await? == 0 {
                 return Ok(old);
             }
@@ -305,7 +345,7 @@ impl Spu {
     pub async fn poll_ls_u32(&self, off: u32, ready: impl Fn(u32) -> bool) -> Result<u32> {
         let dt = self.sh.world.borrow().p.poll;
         loop {
-            let v = self.ls_read_u32(off);
+            let v = self.ls_read_u32(off)?;
             if ready(v) {
                 return Ok(v);
             }
@@ -318,23 +358,23 @@ impl Spu {
     /// Write a 32-bit value into another SPE's inbound mailbox (a 4-byte put to its MMIO
     /// register) through the scratch quadword at `scratch` (16-byte aligned). Issues the put.
     pub async fn write_remote_in_mbox(&self, scratch: u32, spe: usize, v: u32, tag: u32) -> Result<()> {
-        let lsa = self.stage_in_mbox_word(scratch, spe, v);
+        let lsa = self.stage_in_mbox_word(scratch, spe, v)?;
         self.mfc_put(lsa, Self::mmio_ea(spe, reg::SPU_IN_MBOX), 4, tag).await
     }
 
     /// [`Spu::write_remote_in_mbox`] with a fenced put: it lands after every earlier command of
     /// the tag group (the second half of a 64-bit address, seed 000 §3.2).
     pub async fn write_remote_in_mboxf(&self, scratch: u32, spe: usize, v: u32, tag: u32) -> Result<()> {
-        let lsa = self.stage_in_mbox_word(scratch, spe, v);
+        let lsa = self.stage_in_mbox_word(scratch, spe, v)?;
         self.mfc_putf(lsa, Self::mmio_ea(spe, reg::SPU_IN_MBOX), 4, tag).await
     }
 
     /// Put `v` where a 4-byte DMA to SPE `spe`'s inbound-mailbox register reads it: a DMA keeps
     /// the same offset within the quadword at both ends.
-    fn stage_in_mbox_word(&self, scratch: u32, spe: usize, v: u32) -> u32 {
+    fn stage_in_mbox_word(&self, scratch: u32, spe: usize, v: u32) -> Result<u32> {
         let lsa = scratch + (Self::mmio_ea(spe, reg::SPU_IN_MBOX) % 16) as u32;
-        self.ls_write_u32(lsa, v);
-        lsa
+        self.ls_write_u32(lsa, v)?;
+        Ok(lsa)
     }
 
     /// Send a signal to register `which` (1 or 2) of SPE `spe` through the scratch quadword at
@@ -342,7 +382,7 @@ impl Spu {
     pub async fn signal_remote(&self, scratch: u32, spe: usize, which: u32, v: u32, tag: u32) -> Result<()> {
         let ea = Self::mmio_ea(spe, if which == 2 { reg::SIGNOTIFY2 } else { reg::SIGNOTIFY1 });
         let lsa = scratch + (ea % 16) as u32;
-        self.ls_write_u32(lsa, v);
+        self.ls_write_u32(lsa, v)?;
         self.mfc_sndsig(lsa, ea, tag).await
     }
 }

@@ -29,7 +29,7 @@ fn get_bytes(src_is_memory: bool, src: usize, dst: usize, size: u32, off: u32) -
         spu.mfc_get(buf, ea, size, 5).await?;
         spu.mfc_write_tag_mask(1 << 5);
         spu.mfc_read_tag_status_all().await?;
-        *g.borrow_mut() = spu.ls_read(buf, size);
+        *g.borrow_mut() = spu.ls_read(buf, size)?;
         Ok(())
     })
     .unwrap();
@@ -68,7 +68,7 @@ fn lists_gather_and_runs_are_deterministic() {
                 spu.mfc_getl(buf, 0, &list, 0).await?;
                 spu.mfc_write_tag_mask(1);
                 spu.mfc_read_tag_status_all().await?;
-                let bytes = spu.ls_read(buf, 64 * 32);
+                let bytes = spu.ls_read(buf, 64 * 32)?;
                 assert!((0..64).all(|i| bytes[i * 32..i * 32 + 32].iter().all(|&x| x == i as u8)));
                 out.borrow_mut().push((spe, spu.now().0));
                 Ok(())
@@ -120,6 +120,71 @@ fn illegal_dma_and_ls_overflow_fail_clearly() {
     let mut b = blade();
     b.spe(0, |spu| async move { spu.mfc_put(0, 1 << 50, 16, 0).await }).unwrap();
     assert!(b.run().unwrap_err().to_string().contains("maps to nothing"));
+}
+
+#[test]
+fn local_store_reads_and_writes_out_of_range_are_program_errors() {
+    let cases: [(u32, u32, &str); 3] = [
+        (262_142, 4, "spe 5: ls_write(off=0x3fffe, 4 bytes) is outside the local store: it has 262144 bytes, offsets 0 to 0x3ffff"),
+        (262_144, 0, ""),
+        (u32::MAX, 2, "spe 5: ls_read(off=0xffffffff, 2 bytes) is outside the local store: it has 262144 bytes, offsets 0 to 0x3ffff"),
+    ];
+    for (off, len, want) in cases {
+        let mut b = blade();
+        b.spe(5, move |spu| async move {
+            if want.contains("ls_write") {
+                spu.ls_write(off, &vec![1; len as usize])?;
+            } else {
+                assert_eq!(spu.ls_read(off, len)?.len(), len as usize);
+            }
+            Ok(())
+        })
+        .unwrap();
+        match b.run() {
+            Ok(_) => assert_eq!(want, "", "an empty read at the end of the local store is legal"),
+            Err(e) => {
+                assert_eq!(e.kind(), ErrorKind::Program);
+                assert_eq!(e.to_string(), want);
+            }
+        }
+    }
+}
+
+#[test]
+fn a_computation_past_the_end_of_simulated_time_is_an_overflow_error() {
+    let mut b = blade();
+    b.spe(0, |spu| async move {
+        spu.compute(10).await;
+        spu.compute(1 << 61).await;
+        Ok(())
+    })
+    .unwrap();
+    let e = b.run().unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Program);
+    assert!(e.to_string().starts_with("simulated time overflow: spe 0: compute(2305843009213693952 core cycles) from 3.125 ns would end at or past tick 2^62"), "{e}");
+    // Just short of the horizon is a legal (long) computation.
+    let mut b = blade();
+    b.spe(0, |spu| async move {
+        spu.compute((1 << 59) - 1).await;
+        Ok(())
+    })
+    .unwrap();
+    assert_eq!(b.run().unwrap().simulated.ticks(), ((1u64 << 59) - 1) * 8);
+}
+
+#[test]
+fn a_ppe_access_to_a_register_that_does_not_exist_is_a_program_error() {
+    let mut b = blade();
+    b.ppe(|ppe| async move {
+        ppe.mmio_read(3, 0x4000).await?;
+        Ok(())
+    });
+    let e = b.run().unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Program);
+    assert_eq!(e.to_string(), "ppe: mmio_read of register 0x4000 of spe 3: no such register; allowed are 0x4004 (SPU_Out_Mbox), 0x4014 (SPU_Mbox_Stat)");
+    let mut b = blade();
+    b.ppe(|ppe| async move { ppe.mmio_write(3, 0x4004, 1).await });
+    assert!(b.run().unwrap_err().to_string().starts_with("ppe: mmio_write of register 0x4004 of spe 3: no such register; allowed are 0x400c (SPU_In_Mbox)"));
 }
 
 #[test]

@@ -2,7 +2,6 @@
 //! interpreter over SPE counts, roots and sizes, and on the simulated blade (real bytes through
 //! the notification protocol) over placements; bad requests fail with their reason.
 
-use cellblade::api::coll_run;
 use cellblade::coll::algorithms::REGISTRY;
 use cellblade::coll::data::{Dtype, ReduceOp};
 use cellblade::coll::verify::verify;
@@ -85,17 +84,34 @@ fn every_algorithm_verifies_on_the_simulated_blade() {
 
 #[test]
 fn bad_requests_say_why() {
-    let err = |req: &str| coll_run(req).unwrap_err().to_string();
-    assert!(err(r#"{"op": "allgather", "spes": 17}"#).contains("--spes 17 is not allowed: 1 to 16"));
-    assert!(err(r#"{"op": "reduce", "spes": 8, "root": 8, "algorithms": ["reduce.binomial"]}"#).contains("--root 8 is out of range: allowed 0 to 7"));
-    assert!(err(r#"{"op": "allreduce", "spes": 8, "sizes": [20], "dtype": "float64"}"#).contains("size 20 is not a multiple of the element size (8 bytes)"));
-    assert!(err(r#"{"op": "allgather", "algorithms": ["allgather.spiral"]}"#).contains("unknown algorithm 'allgather.spiral': allowed"));
+    let err = |req: &str| cellblade::api::run_json::<cellblade::coll::request::RunRequest>(req).unwrap_err().to_string();
+    assert!(err(r#"{"op": "allgather", "spes": 17}"#).contains("spes 17 is not allowed: 1 to 16"));
+    assert!(err(r#"{"op": "reduce", "spes": 8, "root": 8, "algorithms": ["reduce.binomial"]}"#).contains("root 8 is not allowed: 0 to 7"));
+    assert!(err(r#"{"op": "allreduce", "spes": 8, "sizes": [20], "dtype": "float64"}"#).contains("sizes 20 is not allowed: a multiple of the element size (8 bytes)"));
+    assert!(err(r#"{"op": "allgather", "algorithms": ["allgather.spiral"]}"#).contains("algorithms allgather.spiral is not allowed: one of barrier.rdb,"));
     assert!(err(r#"{"op": "allgather", "spes": 6, "algorithms": ["allgather.rdb"]}"#).contains("needs a power-of-two number of SPEs, got 6"));
     assert!(err(r#"{"op": "allgather", "algorithms": ["reduce.binomial"]}"#).contains("reduce.binomial belongs to operation reduce, not allgather"));
-    assert!(err(r#"{"op": "broadcast", "sizes": [262144], "algorithms": ["broadcast.ota"]}"#).contains("broadcast.ota: needs 262656 bytes of local store on spe"));
-    assert!(err(r#"{"op": "scatter"}"#).contains("unknown operation 'scatter'"));
-    assert!(err(r#"{"op": "reduce", "sizes": [0]}"#).contains("size 0 is not allowed: at least one element"));
-    assert!(err(r#"{"op": "barrier", "iterations": 0}"#).contains("--iterations 0 is not allowed: at least 1"));
+    assert!(err(r#"{"op": "broadcast", "sizes": [262144], "algorithms": ["broadcast.ota"]}"#).contains("broadcast.ota: does not fit: needs 262656 bytes, the local store has 262144"));
+    assert!(err(r#"{"op": "scatter"}"#).contains("op scatter is not allowed: one of barrier, broadcast"));
+    assert!(err(r#"{"op": "reduce", "sizes": [0]}"#).contains("sizes 0 is not allowed: at least one element"));
+    assert!(err(r#"{"op": "barrier", "iterations": 0}"#).contains("iterations 0 is not allowed: at least 1"));
+}
+
+#[test]
+fn a_timed_run_longer_than_the_decrementer_counts_is_refused() {
+    // A 1 GHz decrementer wraps after 4.29 s; with 31 us atomic hits an atomic barrier takes
+    // about 90 us, so some 50000 calls pass it (few events each: the test stays quick).
+    let sets = r#"["clock.decrementer_hz=1000000000", "atomic.hit_core_cycles=100000", "eib.command_phase_bus_cycles=10000", "mfc.tag_update_bus_cycles=10000", "mfc.issue_core_cycles=10000", "spu.channel_core_cycles=1000", "spu.poll_core_cycles=1000"]"#;
+    let req = |iterations: u32| format!(r#"{{"op": "barrier", "spes": 2, "algorithms": ["barrier.atomic"], "iterations": {iterations}, "set": {sets}}}"#);
+    let coll_run = |req: &str| cellblade::api::run_json::<cellblade::coll::request::RunRequest>(req);
+    let ok: serde_json::Value = serde_json::from_str(&coll_run(&req(20)).unwrap()).unwrap();
+    let per_call = ok["result"][0]["latency_ns"].as_f64().unwrap();
+    let n = (5e9 / per_call).ceil() as u32;
+    let e = coll_run(&req(n)).unwrap_err().to_string();
+    assert!(e.starts_with(&format!("iterations {n} is not allowed: rank ")) && e.ends_with("longer than its 32-bit decrementer counts before it wraps (4.3 s)"), "{per_call} {e}");
+    // Within the span the run is measured (a shorter first estimate: no more warm-up share).
+    let lat: serde_json::Value = serde_json::from_str(&coll_run(&req((3.8e9 / per_call) as u32)).unwrap()).unwrap();
+    assert!((lat["result"][0]["latency_ns"].as_f64().unwrap() - per_call).abs() < 0.1 * per_call, "{lat}");
 }
 
 #[test]
@@ -104,7 +120,7 @@ fn the_largest_message_that_fits_runs_and_one_more_quadword_fails_clearly() {
     let file = load(preset_text("qs20").unwrap(), &[]).unwrap();
     let setup = Setup { root: 0, placement: (0..8).collect(), dtype: Dtype::Int32, rop: ReduceOp::Sum, iterations: 1 };
     for a in REGISTRY.iter().filter(|a| a.op != cellblade::coll::schedule::Op::Barrier) {
-        let fits = |size: u32| Layout::footprint(&a.schedule(8, 0, size).unwrap()) <= file.spu.ls_bytes;
+        let fits = |size: u32| Layout::footprint(&a.schedule(8, 0, size).unwrap()) <= u64::from(file.spu.ls_bytes);
         // The largest multiple of 128 bytes (a whole segment for every algorithm on 8 SPEs) that fits.
         let (mut lo, mut hi) = (128u32, file.spu.ls_bytes);
         while hi - lo > 128 {
@@ -115,6 +131,7 @@ fn the_largest_message_that_fits_runs_and_one_more_quadword_fails_clearly() {
         let r = measure(&file, a, lo, &setup).unwrap();
         assert!(r.verified, "{} at its largest size {lo} B", a.name);
         let err = measure(&file, a, hi, &setup).unwrap_err().to_string();
-        assert!(err.contains(&format!("{}: needs", a.name)) && err.contains("bytes of local store"), "{}: {err}", a.name);
+        let need = Layout::footprint(&a.schedule(8, 0, hi).unwrap());
+        assert_eq!(err, format!("{}: does not fit: needs {need} bytes, the local store has 262144", a.name));
     }
 }

@@ -8,10 +8,12 @@
 //! | `scheduler.rs` | the default (non-deterministic) assignment, as a seeded distribution |
 //! | `measure.rs` | one run of a pattern under a placement |
 //! | `search.rs` | exhaustive search on one chip (with symmetries), heuristic on two |
+//! | `request.rs` | the run and search requests: fields, defaults, limits |
 
 pub mod measure;
 pub mod pattern;
 pub mod placement;
+pub mod request;
 pub mod scheduler;
 pub mod search;
 

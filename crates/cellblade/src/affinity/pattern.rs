@@ -91,13 +91,16 @@ pub fn build(name: &str, p: usize, size: u32) -> Result<Pattern> {
     Ok(Pattern { name: name.to_string(), phases })
 }
 
-/// The default message size of a pattern: the seed's for the built-in ones, 16 KB per rank for
-/// a collective algorithm.
+/// Bytes per rank of a collective algorithm run as a pattern, when no size is given.
+pub const COLLECTIVE_DEFAULT_SIZE: u32 = 16384;
+
+/// The default message size of a pattern: the seed's for the built-in ones,
+/// [`COLLECTIVE_DEFAULT_SIZE`] per rank for a collective algorithm.
 pub fn default_size(name: &str) -> Result<u32> {
     if let Some(c) = CATALOG.iter().find(|c| c.0 == name) {
         return Ok(c.2);
     }
-    crate::coll::algorithms::find(name).map(|_| 16384).map_err(|_| build(name, 8, 65536).unwrap_err())
+    crate::coll::algorithms::find(name).map(|_| COLLECTIVE_DEFAULT_SIZE).map_err(|_| build(name, 8, 65536).unwrap_err())
 }
 
 impl Pattern {

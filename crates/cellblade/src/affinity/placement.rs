@@ -51,7 +51,7 @@ impl Placement {
     /// A named placement for `spes` ranks (8 or 16).
     pub fn named(name: &str, spes: usize) -> Result<Placement> {
         let Some((_, pairs)) = NAMED.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)) else {
-            return Err(config_err(format!("unknown placement '{name}': allowed {}, default, or a placement file", named().collect::<Vec<_>>().join(", "))));
+            return Err(config_err(format!("unknown placement '{name}': allowed {}, or a placement file", named().collect::<Vec<_>>().join(", "))));
         };
         check_spes(spes)?;
         let mut chip = [0usize; 8];
@@ -109,7 +109,7 @@ pub fn check_spes(spes: usize) -> Result<()> {
     if spes == 8 || spes == 16 {
         Ok(())
     } else {
-        Err(config_err(format!("--spes {spes} is not allowed: 8 (one chip) or 16 (both chips)")))
+        Err(crate::error::field_err("spes", spes, "8 (one chip) or 16 (both chips)"))
     }
 }
 

@@ -47,11 +47,13 @@ pub enum Objective {
 }
 
 impl Objective {
+    pub const NAMES: [&'static str; 2] = ["min_bandwidth", "latency"];
+
     pub fn parse(s: &str) -> Result<Objective> {
         match s {
             "min_bandwidth" => Ok(Objective::MinBandwidth),
             "latency" => Ok(Objective::Latency),
-            o => Err(config_err(format!("unknown objective '{o}': allowed min_bandwidth, latency"))),
+            o => Err(config_err(format!("unknown objective '{o}': allowed {}", Self::NAMES.join(", ")))),
         }
     }
 

@@ -14,12 +14,14 @@ pub enum Dtype {
 }
 
 impl Dtype {
+    pub const NAMES: [&'static str; 3] = ["int32", "float32", "float64"];
+
     pub fn parse(s: &str) -> Result<Dtype> {
         match s {
             "int32" => Ok(Dtype::Int32),
             "float32" => Ok(Dtype::Float32),
             "float64" => Ok(Dtype::Float64),
-            o => Err(config_err(format!("unknown dtype '{o}': allowed int32, float32, float64"))),
+            o => Err(config_err(format!("unknown dtype '{o}': allowed {}", Self::NAMES.join(", ")))),
         }
     }
 
@@ -40,13 +42,15 @@ pub enum ReduceOp {
 }
 
 impl ReduceOp {
+    pub const NAMES: [&'static str; 4] = ["sum", "min", "max", "prod"];
+
     pub fn parse(s: &str) -> Result<ReduceOp> {
         match s {
             "sum" => Ok(ReduceOp::Sum),
             "min" => Ok(ReduceOp::Min),
             "max" => Ok(ReduceOp::Max),
             "prod" => Ok(ReduceOp::Prod),
-            o => Err(config_err(format!("unknown reduction '{o}': allowed sum, min, max, prod"))),
+            o => Err(config_err(format!("unknown reduction '{o}': allowed {}", Self::NAMES.join(", ")))),
         }
     }
 

@@ -72,11 +72,11 @@ impl Layout {
 
     /// Local-store bytes schedule `s` takes on each SPE: the buffer, a scratch buffer of the
     /// same size if it reduces, and the notification arrays.
-    pub fn footprint(s: &Schedule) -> u32 {
-        let buffer = s.buffer.max(16).next_multiple_of(128);
+    pub fn footprint(s: &Schedule) -> u64 {
+        let buffer = u64::from(s.buffer.max(16)).next_multiple_of(128);
         let scratch = if s.reduces() { buffer } else { 0 };
         let line = if s.uses(Via::Atomic) { 128 } else { 0 };
-        buffer + scratch + 4 * 16 * s.p as u32 + line
+        buffer + scratch + 4 * 16 * s.p as u64 + line
     }
 
     /// Allocate the layout for `s` on `spu`; a collective that does not fit fails here.
@@ -173,7 +173,7 @@ impl Rank {
             }
             (Via::Mailbox, _) => self.spu.write_remote_in_mbox(word, spe, MBOX_ACK | self.rank as u32, tag).await,
             _ => {
-                self.spu.ls_write_u32(word, self.sent[peer][kind]);
+                self.spu.ls_write_u32(word, self.sent[peer][kind])?;
                 let ea = Spu::ls_ea(spe, self.layout.notes(kind) + 16 * self.rank as u32);
                 self.spu.mfc_put(word, ea, 16, tag).await
             }
@@ -203,7 +203,7 @@ impl Rank {
                 loop {
                     self.spu.mfc_get(self.layout.line, counter, 16, POLL_TAG).await?;
                     self.spu.mfc_read_tag_status_all().await?;
-                    if self.spu.ls_read_u32(self.layout.line) >= total {
+                    if self.spu.ls_read_u32(self.layout.line)? >= total {
                         return Ok(());
                     }
                 }
@@ -272,8 +272,8 @@ impl Rank {
 
     /// Copy within our own buffer with the SPU (a local transfer).
     async fn local_copy(&self, x: &Xfer) -> Result<()> {
-        let data = self.spu.ls_read(self.layout.buf + x.src_offset, x.bytes);
-        self.spu.ls_write(self.layout.buf + x.dst_offset, &data);
+        let data = self.spu.ls_read(self.layout.buf + x.src_offset, x.bytes)?;
+        self.spu.ls_write(self.layout.buf + x.dst_offset, &data)?;
         self.spu.compute(self.costs.copy_cycles * x.bytes.div_ceil(16) as u64).await;
         Ok(())
     }
@@ -325,9 +325,9 @@ impl Rank {
             }
             for x in recvs.iter().filter(|x| x.action == Action::Reduce) {
                 let (d, t) = (self.layout.buf + x.dst_offset, self.layout.tmp + x.dst_offset);
-                let mut acc = self.spu.ls_read(d, x.bytes);
-                combine(self.dtype, self.rop, &mut acc, &self.spu.ls_read(t, x.bytes));
-                self.spu.ls_write(d, &acc);
+                let mut acc = self.spu.ls_read(d, x.bytes)?;
+                combine(self.dtype, self.rop, &mut acc, &self.spu.ls_read(t, x.bytes)?);
+                self.spu.ls_write(d, &acc)?;
                 self.spu.compute(self.costs.reduce_cycles * x.bytes.div_ceil(16) as u64).await;
             }
         }

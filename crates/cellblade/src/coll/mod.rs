@@ -7,6 +7,7 @@
 //! | `data.rs` | element types, reductions, reference inputs and expected results |
 //! | `verify.rs` | the data-only interpreter that checks a schedule's result |
 //! | `lower.rs` | the notification protocol that runs a schedule on SPEs |
+//! | `request.rs` | the run, schedule and check requests: fields, defaults, limits |
 //!
 //! Measuring follows seed 000 §4: each rank times many calls with its decrementer; a broadcast
 //! is followed by a barrier whose cost is included; the reported latency is the slowest rank's.
@@ -14,6 +15,7 @@
 pub mod algorithms;
 pub mod data;
 pub mod lower;
+pub mod request;
 pub mod schedule;
 pub mod verify;
 
@@ -23,7 +25,7 @@ use std::rc::Rc;
 use serde::Serialize;
 
 use crate::blade::Blade;
-use crate::error::{config_err, Result};
+use crate::error::{config_err, program_err, Result};
 use crate::machine::config::MachineFile;
 use algorithms::Algorithm;
 use data::{expected, inputs, Dtype, ReduceOp};
@@ -52,9 +54,25 @@ pub struct Setup {
     pub iterations: u32,
 }
 
+/// Refuse schedule `s` if its local-store footprint on each SPE exceeds `ls_bytes`: checked
+/// before any buffer is built (the reference data and the interpreter's take `p` buffers each).
+pub fn check_fits(s: &Schedule, ls_bytes: u32) -> Result<()> {
+    fits(&s.algorithm, Layout::footprint(s), ls_bytes)
+}
+
+fn fits(what: &str, need: u64, ls_bytes: u32) -> Result<()> {
+    if need > u64::from(ls_bytes) {
+        return Err(program_err(format!("{what}: does not fit: needs {need} bytes, the local store has {ls_bytes}")));
+    }
+    Ok(())
+}
+
 /// Run `alg` on `setup.placement.len()` ranks with messages of `size` bytes.
 /// The result names the size asked for; the run moves it padded to whole quadwords.
 pub fn measure(file: &MachineFile, alg: &Algorithm, size: u32, setup: &Setup) -> Result<CollResult> {
+    // Every rank's buffer holds at least the message: a size past the local store is refused
+    // before its schedule is built.
+    fits(alg.name, u64::from(size), file.spu.ls_bytes)?;
     let mut r = measure_schedule(file, &alg.schedule(setup.placement.len(), setup.root, size)?, setup)?;
     if alg.op != Op::Barrier {
         r.size_bytes = size;
@@ -68,7 +86,8 @@ pub fn measure_schedule(file: &MachineFile, sched: &Schedule, setup: &Setup) -> 
     if sched.p != p || sched.root != setup.root {
         return Err(config_err(format!("{}: the schedule is for {} SPEs and root {}, the run has {p} and root {}", sched.algorithm, sched.p, sched.root, setup.root)));
     }
-    let model_ok = verify::verify(&sched, setup.dtype, setup.rop).is_ok();
+    check_fits(sched, file.spu.ls_bytes)?;
+    let model_ok = verify::verify(sched, setup.dtype, setup.rop).is_ok();
     let barrier = algorithms::find("barrier.rdb")?.schedule(p, 0, 0)?;
     let inputs = inputs(sched.op, p, sched.root, sched.size, setup.dtype);
     let want = expected(sched.op, p, sched.root, sched.size, setup.dtype, setup.rop);
@@ -96,20 +115,28 @@ pub fn measure_schedule(file: &MachineFile, sched: &Schedule, setup: &Setup) -> 
             let layout = Layout::alloc(&spu, &sched)?;
             let mut me = Rank::new(spu.clone(), rank, spes, layout, dtype, rop, costs, counters);
             // One checked call on the reference data, then the timed calls.
-            spu.ls_write(layout.buf, &input);
+            spu.ls_write(layout.buf, &input)?;
             me.run(&sched).await?;
             if let Some(w) = want {
-                if spu.ls_read(layout.buf, w.len() as u32) != w {
+                if spu.ls_read(layout.buf, w.len() as u32)? != w {
                     ok.set(false);
                 }
             }
             me.run(&barrier).await?;
-            let d0 = spu.spu_read_decrementer();
+            let (d0, t0) = (spu.spu_read_decrementer(), spu.now());
             for _ in 0..iterations {
                 me.run(&sched).await?;
                 if with_barrier {
                     me.run(&barrier).await?;
                 }
+            }
+            let elapsed_ns = (spu.now() - t0).as_ns();
+            if elapsed_ns >= spu.decrementer_span_ns() {
+                return Err(config_err(format!(
+                    "iterations {iterations} is not allowed: rank {rank} would time them over {:.1} s of simulated time, longer than its 32-bit decrementer counts before it wraps ({:.1} s)",
+                    elapsed_ns / 1e9,
+                    spu.decrementer_span_ns() / 1e9
+                )));
             }
             let ticks = d0.wrapping_sub(spu.spu_read_decrementer());
             let ns = ticks as f64 * spu.decrementer_period_ns() / iterations as f64;

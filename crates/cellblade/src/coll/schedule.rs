@@ -60,7 +60,8 @@ impl Op {
     pub fn buffer_bytes(self, p: usize, size: u32) -> u32 {
         match self {
             Op::Barrier => 0,
-            Op::Allgather => size * p as u32,
+            // Saturating: a buffer past 4 GiB is refused by the local-store check either way.
+            Op::Allgather => size.saturating_mul(p as u32),
             _ => size,
         }
     }
@@ -184,10 +185,10 @@ fn ordered_by_default() -> bool {
 /// (except for barriers) a message of whole quadwords.
 pub fn check_call(algorithm: &str, op: Op, p: usize, root: usize, size: u32) -> Result<()> {
     if p == 0 || p > 16 {
-        return Err(config_err(format!("--spes {p} is not allowed: 1 to 16")));
+        return Err(crate::error::field_err("spes", p, "1 to 16"));
     }
     if root >= p {
-        return Err(config_err(format!("--root {root} is out of range: allowed 0 to {}", p - 1)));
+        return Err(crate::error::field_err("root", root, format!("0 to {}", p - 1)));
     }
     if op != Op::Barrier && (size == 0 || size % 16 != 0) {
         return Err(config_err(format!("size {size} is not allowed for {algorithm}: a multiple of 16 bytes (a quadword)")));
@@ -261,8 +262,17 @@ impl Schedule {
     pub fn check(&self) -> Result<()> {
         for (k, round) in self.rounds.iter().enumerate() {
             for x in round {
-                if x.dst >= self.p || x.src >= self.p || (x.is_local() && x.action != Action::Copy) {
-                    return Err(config_err(format!("{}: round {k}: transfer {} <- {} names a bad rank (p = {})", self.algorithm, x.dst, x.src, self.p)));
+                if x.dst >= self.p || x.src >= self.p {
+                    return Err(config_err(format!("{}: round {k}: transfer {} <- {} names a rank that does not exist: allowed 0 to {}", self.algorithm, x.dst, x.src, self.p - 1)));
+                }
+                if x.is_local() && x.action != Action::Copy {
+                    return Err(config_err(format!(
+                        "{}: round {k}: transfer {} <- {} is a {} from a rank to itself: only a copy can be local (the SPU copies within its own buffer)",
+                        self.algorithm,
+                        x.dst,
+                        x.src,
+                        x.action.name()
+                    )));
                 }
                 if matches!(x.via, Via::Signal | Via::Atomic) && x.action != Action::Notify {
                     return Err(config_err(format!("{}: round {k}: transfer {} <- {}: {} carries notifications only", self.algorithm, x.dst, x.src, x.via.name())));
@@ -271,7 +281,8 @@ impl Schedule {
                 if data && (x.bytes == 0 || [x.bytes, x.src_offset, x.dst_offset].iter().any(|v| v % 16 != 0)) {
                     return Err(config_err(format!("{}: round {k}: transfer {} <- {} moves {} bytes @{} -> @{}: DMAs move whole quadwords (bytes above 0, offsets and bytes multiples of 16)", self.algorithm, x.dst, x.src, x.bytes, x.src_offset, x.dst_offset)));
                 }
-                if x.src_offset + x.bytes > self.buffer || x.dst_offset + x.bytes > self.buffer {
+                let end = |offset: u32| u64::from(offset) + u64::from(x.bytes);
+                if end(x.src_offset) > u64::from(self.buffer) || end(x.dst_offset) > u64::from(self.buffer) {
                     return Err(config_err(format!("{}: round {k}: transfer {} <- {} runs past the {}-byte buffer", self.algorithm, x.dst, x.src, self.buffer)));
                 }
             }

@@ -668,7 +668,7 @@ mod tests {
                 .spe(spe, move |spu: Spu| async move {
                     let buf = spu.ls_alloc(16384, 128)?;
                     let scratch = spu.ls_alloc(128, 128)?;
-                    spu.ls_write(buf, &vec![spe as u8; 16384]);
+                    spu.ls_write(buf, &vec![spe as u8; 16384])?;
                     spu.mfc_write_tag_mask(1);
                     let sizes = [16384u32, 128, 4096, 2048, 16];
                     let far = (1 - spe as u64 / 8) * xdram;
@@ -687,7 +687,7 @@ mod tests {
                                 spu.mfc_put(buf, ea, size, 0).await?;
                             }
                             spu.mfc_read_tag_status_all().await?;
-                            log.borrow_mut().push((spe, spu.now().0, spu.ls_read(buf, size.min(256))));
+                            log.borrow_mut().push((spe, spu.now().0, spu.ls_read(buf, size.min(256))?));
                         }
                         let old = spu.atomic_rmw(scratch, 1 << 28, AtomicOp::Add(spe as u32 + 1)).await?;
                         log.borrow_mut().push((spe, spu.now().0, old.to_le_bytes().to_vec()));

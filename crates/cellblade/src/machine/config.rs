@@ -1,9 +1,15 @@
 //! Machine files: the TOML description of a blade (presets `qs20`, `qs22` in `machines/`), user
 //! overrides (`key=value`), validation, and the resolution of human units into exact ticks.
 //!
-//! Every key is declared once, in the structs below, with its unit in its name; the presets carry
-//! each value's source. Unknown keys, wrong types and out-of-range values are errors naming the
-//! key, the value and what is allowed.
+//! Every key is declared once, in the structs below, with its unit in its name and, for a
+//! number, its allowed range beside it (each section's `LIMITS`); the presets carry each value's
+//! source. Unknown keys, wrong types and out-of-range values are errors naming the key, the
+//! value and what is allowed (and, in a file, its line).
+//!
+//! Every range is finite: the latencies stop at a millisecond or so (the longest, a thread
+//! creation, at a second), far above any Cell figure and low enough that no run short of
+//! about 10^8 seconds of simulated time reaches the end of representable time
+//! ([`crate::sim::Time::HORIZON`]).
 
 use serde::{Deserialize, Serialize};
 
@@ -15,6 +21,9 @@ const QS22: &str = include_str!("../../../../machines/qs22.toml");
 
 /// Names of the built-in presets.
 pub const PRESETS: [&str; 2] = ["qs20", "qs22"];
+
+/// Each numeric key of a section with its allowed range, inclusive: `(key, min, max)`.
+type Limits = &'static [(&'static str, f64, f64)];
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -39,6 +48,14 @@ pub struct ClockCfg {
     pub decrementer_hz: u64,
 }
 
+impl ClockCfg {
+    const LIMITS: Limits = &[
+        ("core_mhz", 1.0, 25_600.0),
+        ("bus_divider", 1.0, 8.0),
+        ("decrementer_hz", 1_000_000.0, 1_000_000_000.0),
+    ];
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct EibCfg {
@@ -53,6 +70,19 @@ pub struct EibCfg {
     pub data_grants_per_bus_cycle: u32,
 }
 
+impl EibCfg {
+    const LIMITS: Limits = &[
+        ("rings_per_direction", 1.0, 4.0),
+        ("max_transfers_per_ring", 1.0, 6.0),
+        ("ring_start_interval_bus_cycles", 1.0, 64.0),
+        ("beat_bytes", 8.0, 32.0),
+        ("packet_bytes", 128.0, 128.0),
+        ("hop_latency_bus_cycles", 0.0, 64.0),
+        ("command_phase_bus_cycles", 0.0, 10_000.0),
+        ("data_grants_per_bus_cycle", 1.0, 12.0),
+    ];
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct BifCfg {
@@ -61,11 +91,25 @@ pub struct BifCfg {
     pub crossing_latency_ns: f64,
 }
 
+impl BifCfg {
+    const LIMITS: Limits = &[
+        ("data_gbps", 0.1, 100.0),
+        ("crossing_latency_ns", 0.0, 100_000.0),
+    ];
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct MicCfg {
     pub access_bus_cycles: u64,
     pub read_latency_ns: f64,
+}
+
+impl MicCfg {
+    const LIMITS: Limits = &[
+        ("access_bus_cycles", 1.0, 1024.0),
+        ("read_latency_ns", 0.0, 100_000.0),
+    ];
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -82,6 +126,20 @@ pub struct MfcCfg {
     pub max_dma_bytes: u32,
 }
 
+impl MfcCfg {
+    const LIMITS: Limits = &[
+        ("queue_depth", 1.0, 64.0),
+        ("proxy_queue_depth", 1.0, 64.0),
+        ("tag_groups", 1.0, 32.0),
+        ("issue_core_cycles", 0.0, 10_000.0),
+        ("tag_update_bus_cycles", 0.0, 10_000.0),
+        ("outstanding_packets", 1.0, 256.0),
+        ("list_element_bus_cycles", 0.0, 1000.0),
+        ("max_list_elements", 1.0, 2048.0),
+        ("max_dma_bytes", 16.0, 1_048_576.0),
+    ];
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SpuCfg {
@@ -93,11 +151,29 @@ pub struct SpuCfg {
     pub copy_core_cycles_per_quadword: u64,
 }
 
+impl SpuCfg {
+    const LIMITS: Limits = &[
+        ("ls_bytes", 4096.0, 1_048_576.0),
+        ("channel_core_cycles", 1.0, 1000.0),
+        ("poll_core_cycles", 1.0, 1000.0),
+        ("reduce_core_cycles_per_quadword", 1.0, 1000.0),
+        ("reduce_dp_core_cycles_per_quadword", 1.0, 1000.0),
+        ("copy_core_cycles_per_quadword", 1.0, 1000.0),
+    ];
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct AtomicCfg {
     pub hit_core_cycles: u64,
     pub line_bytes: u32,
+}
+
+impl AtomicCfg {
+    const LIMITS: Limits = &[
+        ("hit_core_cycles", 0.0, 100_000.0),
+        ("line_bytes", 128.0, 128.0),
+    ];
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -109,10 +185,25 @@ pub struct PpeCfg {
     pub thread_create_us: f64,
 }
 
+impl PpeCfg {
+    const LIMITS: Limits = &[
+        ("mmio_ns", 0.0, 1_000_000.0),
+        ("remote_mmio_ns", 0.0, 1_000_000.0),
+        ("syscall_ns", 0.0, 1_000_000.0),
+        ("thread_create_us", 0.0, 1_000_000.0),
+    ];
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct MemoryCfg {
     pub xdram_bytes: u64,
+}
+
+impl MemoryCfg {
+    const LIMITS: Limits = &[
+        ("xdram_bytes", 1_048_576.0, 68_719_476_736.0),
+    ];
 }
 
 /// The text of a built-in preset.
@@ -126,13 +217,23 @@ pub fn preset_text(name: &str) -> Result<&'static str> {
 
 /// Parse a machine file, apply `key=value` overrides (keys must exist), and validate.
 pub fn load(text: &str, overrides: &[String]) -> Result<MachineFile> {
-    let mut table: toml::Table = text.parse().map_err(|e: toml::de::Error| config_err(format!("machine file does not parse: {}", e.message())))?;
+    let mut table: toml::Table = text.parse().map_err(|e: toml::de::Error| config_err(format!("machine file does not parse{}: {}", at_line(text, &e), e.message())))?;
+    // The file's own keys first, from its text, so an error can give the key's line.
+    serde_path_to_error::deserialize::<_, MachineFile>(toml::Deserializer::new(text)).map_err(|e| {
+        config_err(format!("machine file key '{}'{}: {}", e.path(), at_line(text, e.inner()), e.inner().message()))
+    })?;
     for ov in overrides {
         apply_override(&mut table, ov)?;
     }
-    let file: MachineFile = table.try_into().map_err(|e: toml::de::Error| config_err(format!("machine file: {}", e.message())))?;
+    let file: MachineFile = serde_path_to_error::deserialize(toml::Value::Table(table))
+        .map_err(|e| config_err(format!("machine file with overrides: key '{}': {}", e.path(), e.inner().message())))?;
     file.validate()?;
     Ok(file)
+}
+
+/// " at line N" of an error in `text`, or nothing if it has no position.
+fn at_line(text: &str, e: &toml::de::Error) -> String {
+    e.span().map_or(String::new(), |span| format!(" at line {}", text[..span.start.min(text.len())].matches('\n').count() + 1))
 }
 
 fn apply_override(table: &mut toml::Table, ov: &str) -> Result<()> {
@@ -176,6 +277,16 @@ fn parse_value(raw: &str) -> toml::Value {
         .unwrap_or_else(|| toml::Value::String(raw.to_string()))
 }
 
+/// A number as a user would write it: whole numbers without a fraction, others (and 1e18, inf)
+/// in Rust's shortest round-trip form.
+fn number(v: f64) -> String {
+    if v.fract() == 0.0 && v.abs() < 1e16 {
+        format!("{}", v as i64)
+    } else {
+        format!("{v:?}")
+    }
+}
+
 fn check(ok: bool, key: &str, value: impl std::fmt::Display, allowed: &str) -> Result<()> {
     if ok {
         Ok(())
@@ -189,51 +300,54 @@ pub const RING_ELEMENTS: [&str; 12] =
     ["PPE", "SPE0", "SPE1", "SPE2", "SPE3", "SPE4", "SPE5", "SPE6", "SPE7", "MIC", "IOIF0", "IOIF1"];
 
 impl MachineFile {
+    /// Each section's name and numeric limits.
+    const SECTIONS: [(&'static str, Limits); 9] = [
+        ("clock", ClockCfg::LIMITS),
+        ("eib", EibCfg::LIMITS),
+        ("bif", BifCfg::LIMITS),
+        ("mic", MicCfg::LIMITS),
+        ("mfc", MfcCfg::LIMITS),
+        ("spu", SpuCfg::LIMITS),
+        ("atomic", AtomicCfg::LIMITS),
+        ("ppe", PpeCfg::LIMITS),
+        ("memory", MemoryCfg::LIMITS),
+    ];
+
     fn validate(&self) -> Result<()> {
+        self.check_ranges()?;
         let c = &self.clock;
-        check(c.core_mhz > 0 && TICKS_PER_SECOND % (c.core_mhz * 1_000_000) == 0, "clock.core_mhz", c.core_mhz, "a divisor of 25600 (e.g. 3200, 1600, 800)")?;
-        check(c.bus_divider >= 1 && c.bus_divider <= 8, "clock.bus_divider", c.bus_divider, "1 to 8")?;
-        check(c.decrementer_hz >= 1_000_000 && c.decrementer_hz <= 1_000_000_000, "clock.decrementer_hz", c.decrementer_hz, "1 MHz to 1 GHz")?;
+        check(TICKS_PER_SECOND % (c.core_mhz * 1_000_000) == 0, "clock.core_mhz", c.core_mhz, "a divisor of 25600 (e.g. 3200, 1600, 800)")?;
         let e = &self.eib;
         let mut seen = e.ring_order.clone();
         seen.sort();
         let mut want: Vec<String> = RING_ELEMENTS.iter().map(|s| s.to_string()).collect();
         want.sort();
         check(seen == want, "eib.ring_order", format!("{:?}", e.ring_order), "each of PPE, SPE0..SPE7, MIC, IOIF0, IOIF1 exactly once")?;
-        check((1..=4).contains(&e.rings_per_direction), "eib.rings_per_direction", e.rings_per_direction, "1 to 4")?;
-        check((1..=6).contains(&e.max_transfers_per_ring), "eib.max_transfers_per_ring", e.max_transfers_per_ring, "1 to 6")?;
-        check((1..=64).contains(&e.ring_start_interval_bus_cycles), "eib.ring_start_interval_bus_cycles", e.ring_start_interval_bus_cycles, "1 to 64")?;
         check([8, 16, 32].contains(&e.beat_bytes), "eib.beat_bytes", e.beat_bytes, "8, 16 or 32")?;
-        check(e.packet_bytes == 128, "eib.packet_bytes", e.packet_bytes, "128 (the cache line)")?;
-        check(e.hop_latency_bus_cycles <= 64, "eib.hop_latency_bus_cycles", e.hop_latency_bus_cycles, "0 to 64")?;
-        check(e.command_phase_bus_cycles <= 10_000, "eib.command_phase_bus_cycles", e.command_phase_bus_cycles, "0 to 10000")?;
-        check((1..=12).contains(&e.data_grants_per_bus_cycle), "eib.data_grants_per_bus_cycle", e.data_grants_per_bus_cycle, "1 to 12")?;
         check(["IOIF0", "IOIF1"].contains(&self.bif.element.as_str()), "bif.element", &self.bif.element, "IOIF0 or IOIF1")?;
-        check(self.bif.data_gbps > 0.1 && self.bif.data_gbps <= 100.0, "bif.data_gbps", self.bif.data_gbps, "0.1 to 100")?;
-        check((0.0..=100_000.0).contains(&self.bif.crossing_latency_ns), "bif.crossing_latency_ns", self.bif.crossing_latency_ns, "0 to 100000")?;
-        check((1..=1024).contains(&self.mic.access_bus_cycles), "mic.access_bus_cycles", self.mic.access_bus_cycles, "1 to 1024")?;
-        check((0.0..=100_000.0).contains(&self.mic.read_latency_ns), "mic.read_latency_ns", self.mic.read_latency_ns, "0 to 100000")?;
-        let m = &self.mfc;
-        check((1..=64).contains(&m.queue_depth), "mfc.queue_depth", m.queue_depth, "1 to 64")?;
-        check((1..=64).contains(&m.proxy_queue_depth), "mfc.proxy_queue_depth", m.proxy_queue_depth, "1 to 64")?;
-        check((1..=32).contains(&m.tag_groups), "mfc.tag_groups", m.tag_groups, "1 to 32")?;
-        check((1..=256).contains(&m.outstanding_packets), "mfc.outstanding_packets", m.outstanding_packets, "1 to 256")?;
-        check((1..=2048).contains(&m.max_list_elements), "mfc.max_list_elements", m.max_list_elements, "1 to 2048")?;
-        check(m.max_dma_bytes >= 16 && m.max_dma_bytes % 16 == 0 && m.max_dma_bytes <= 1 << 20, "mfc.max_dma_bytes", m.max_dma_bytes, "a multiple of 16 from 16 to 1048576")?;
-        check(self.spu.ls_bytes >= 4096 && self.spu.ls_bytes <= 1 << 20 && self.spu.ls_bytes % 128 == 0, "spu.ls_bytes", self.spu.ls_bytes, "a multiple of 128 from 4096 to 1048576")?;
-        let u = &self.spu;
-        for (key, v) in [
-            ("spu.channel_core_cycles", u.channel_core_cycles),
-            ("spu.poll_core_cycles", u.poll_core_cycles),
-            ("spu.reduce_core_cycles_per_quadword", u.reduce_core_cycles_per_quadword),
-            ("spu.reduce_dp_core_cycles_per_quadword", u.reduce_dp_core_cycles_per_quadword),
-            ("spu.copy_core_cycles_per_quadword", u.copy_core_cycles_per_quadword),
-        ] {
-            check((1..=1000).contains(&v), key, v, "1 to 1000")?;
+        check(self.mfc.max_dma_bytes % 16 == 0, "mfc.max_dma_bytes", self.mfc.max_dma_bytes, "a multiple of 16")?;
+        check(self.spu.ls_bytes % 128 == 0, "spu.ls_bytes", self.spu.ls_bytes, "a multiple of 128")?;
+        check(self.memory.xdram_bytes % 65536 == 0, "memory.xdram_bytes", self.memory.xdram_bytes, "a multiple of 64 KiB")?;
+        Ok(())
+    }
+
+    /// Every numeric key within its section's `LIMITS` (NaN and infinities never are).
+    fn check_ranges(&self) -> Result<()> {
+        let table = toml::Table::try_from(self).expect("machine file serialises");
+        for (section, limits) in Self::SECTIONS {
+            let values = table[section].as_table().expect("sections are tables");
+            for (name, value) in values {
+                let (v, shown) = match value {
+                    toml::Value::Integer(i) => (*i as f64, i.to_string()),
+                    toml::Value::Float(f) => (*f, number(*f)),
+                    _ => continue,
+                };
+                let key = format!("{section}.{name}");
+                // A key added without a range is caught by the test that every key has one.
+                let Some(&(_, lo, hi)) = limits.iter().find(|(k, _, _)| k == name) else { continue };
+                check(v >= lo && v <= hi, &key, shown, &format!("{} to {}", number(lo), number(hi)))?;
+            }
         }
-        check(self.atomic.line_bytes == 128, "atomic.line_bytes", self.atomic.line_bytes, "128")?;
-        check(self.ppe.mmio_ns >= 0.0 && self.ppe.remote_mmio_ns >= 0.0 && self.ppe.syscall_ns >= 0.0 && self.ppe.thread_create_us >= 0.0, "ppe.*", "a negative value", "values >= 0")?;
-        check(self.memory.xdram_bytes >= 1 << 20 && self.memory.xdram_bytes <= 1 << 36 && self.memory.xdram_bytes % 65536 == 0, "memory.xdram_bytes", self.memory.xdram_bytes, "a multiple of 64 KiB from 1 MiB to 64 GiB")?;
         Ok(())
     }
 
@@ -377,5 +491,63 @@ mod tests {
         let e = load(&QS20.replace("\"SPE7\", ", ""), &[]).unwrap_err().to_string();
         assert!(e.contains("eib.ring_order"), "{e}");
         assert!(preset_text("qs99").unwrap_err().to_string().contains("allowed are qs20, qs22"));
+    }
+
+    #[test]
+    fn file_errors_give_the_key_and_the_line() {
+        let line = QS20.lines().position(|l| l.starts_with("data_gbps")).unwrap() + 1;
+        let text = QS20.replacen("data_gbps = 13.6", "data_gbps = \"fast\"", 1);
+        let e = load(&text, &[]).unwrap_err().to_string();
+        assert_eq!(e, format!("machine file key 'bif.data_gbps' at line {line}: invalid type: string \"fast\", expected f64"));
+        let e = load(&QS20.replacen("data_gbps = 13.6", "data_gbps = ", 1), &[]).unwrap_err().to_string();
+        assert!(e.starts_with(&format!("machine file does not parse at line {line}: ")), "{e}");
+        let e = load(&QS20.replacen("data_gbps = 13.6", "data_gbps = 13.6\nspeed = 1", 1), &[]).unwrap_err().to_string();
+        assert!(e.starts_with(&format!("machine file key 'bif.speed' at line {}: unknown field `speed`", line + 1)), "{e}");
+    }
+
+    #[test]
+    fn every_number_has_a_finite_range_and_out_of_range_values_name_it() {
+        // The bug report's values: huge, infinite and not-a-number latencies.
+        for (value, shown) in [("1e18", "1e18"), ("inf", "inf"), ("1e300", "1e300"), ("nan", "NaN"), ("-1", "-1")] {
+            let e = load(QS20, &[format!("ppe.mmio_ns={value}")]).unwrap_err().to_string();
+            assert_eq!(e, format!("machine key 'ppe.mmio_ns' = {shown} is out of range: allowed 0 to 1000000"));
+        }
+        let e = load(QS20, &["ppe.syscall_ns=1e18".into()]).unwrap_err().to_string();
+        assert_eq!(e, "machine key 'ppe.syscall_ns' = 1e18 is out of range: allowed 0 to 1000000");
+        let e = load(QS20, &["mfc.tag_update_bus_cycles=18446744073709551".into()]).unwrap_err().to_string();
+        assert_eq!(e, "machine key 'mfc.tag_update_bus_cycles' = 18446744073709551 is out of range: allowed 0 to 10000");
+        // The message and the range agree at the edges.
+        assert_eq!(load(QS20, &["bif.data_gbps=0.1".into()]).unwrap().bif.data_gbps, 0.1);
+        let e = load(QS20, &["bif.data_gbps=0.09".into()]).unwrap_err().to_string();
+        assert_eq!(e, "machine key 'bif.data_gbps' = 0.09 is out of range: allowed 0.1 to 100");
+        // Each numeric key of both presets has a range, and the largest of each resolves to
+        // latencies far below the horizon.
+        for p in PRESETS {
+            let f = load(preset_text(p).unwrap(), &[]).unwrap();
+            let table = toml::Table::try_from(&f).unwrap();
+            let sections: Vec<&str> = MachineFile::SECTIONS.iter().map(|(n, _)| *n).collect();
+            for (name, value) in &table {
+                assert!(!value.is_table() || sections.contains(&name.as_str()), "section {name} has no LIMITS in MachineFile::SECTIONS");
+            }
+            let mut maxed = Vec::new();
+            for (section, limits) in MachineFile::SECTIONS {
+                let keys: Vec<&String> = table[section].as_table().unwrap().iter().filter(|(_, v)| v.is_integer() || v.is_float()).map(|(k, _)| k).collect();
+                let mut declared: Vec<&str> = limits.iter().map(|(k, _, _)| *k).collect();
+                declared.sort();
+                let mut have: Vec<&str> = keys.iter().map(|k| k.as_str()).collect();
+                have.sort();
+                assert_eq!(have, declared, "section {section}: every numeric key has exactly one range");
+                for &(k, _, hi) in limits {
+                    if !matches!((section, k), ("clock", _) | ("eib", "packet_bytes") | ("atomic", "line_bytes") | ("spu", "ls_bytes") | ("mfc", "max_dma_bytes") | ("memory", _) | ("eib", "beat_bytes")) {
+                        maxed.push(format!("{section}.{k}={hi}"));
+                    }
+                }
+            }
+            let f = load(preset_text(p).unwrap(), &maxed).unwrap();
+            let q = Params::resolve(&f);
+            for t in [q.command_phase, q.tag_update, q.syscall, q.thread_create, q.ppe_mmio, q.bif_crossing, q.mic_read_latency, q.atomic_hit] {
+                assert!(t.0 < Time::HORIZON.0 >> 20, "{t:?}");
+            }
+        }
     }
 }

@@ -12,14 +12,14 @@
 //! | `memory.rs` | real bytes and the effective-address map |
 //! | `trace.rs` | Chrome/Perfetto trace |
 
-pub mod atomic;
-pub mod bus;
-pub mod channels;
+pub(crate) mod atomic;
+pub(crate) mod bus;
+pub(crate) mod channels;
 pub mod config;
 pub mod memory;
 pub mod mfc;
 pub mod topology;
-pub mod trace;
+pub(crate) mod trace;
 
 use crate::error::{program_err, Result};
 use crate::sim::{Pid, Scheduler, Time, World};

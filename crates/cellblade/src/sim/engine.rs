@@ -22,6 +22,7 @@ use std::pin::Pin;
 use std::rc::Rc;
 use std::task::{Context, Poll, Waker};
 
+use super::interrupt::{self, POLL_EVENTS};
 use super::queue::EventQueue;
 use super::time::Time;
 use crate::error::{Error, Result};
@@ -74,11 +75,24 @@ pub struct Scheduler<E> {
     ready: VecDeque<Pid>,
     procs: Vec<ProcState>,
     events: u64,
+    /// The first error found where it cannot be returned (an event refused inside the world's
+    /// handler); the loop returns it at its next poll.
+    fault: Option<Error>,
+    /// The event count at which the loop next polls for a fault or an interrupt (0: at once).
+    next_poll: u64,
 }
 
 impl<E> Scheduler<E> {
     fn new() -> Self {
-        Scheduler { now: Time::ZERO, queue: EventQueue::new(), ready: VecDeque::new(), procs: Vec::new(), events: 0 }
+        Scheduler {
+            now: Time::ZERO,
+            queue: EventQueue::new(),
+            ready: VecDeque::new(),
+            procs: Vec::new(),
+            events: 0,
+            fault: None,
+            next_poll: 0,
+        }
     }
 
     pub fn now(&self) -> Time {
@@ -90,19 +104,43 @@ impl<E> Scheduler<E> {
         self.events
     }
 
+    #[inline]
     fn push(&mut self, time: Time, action: Action<E>) {
-        debug_assert!(time >= self.now, "event scheduled in the past");
+        if time < self.now || time >= Time::HORIZON {
+            return self.refuse(time, action);
+        }
         self.queue.push(time.0, action);
     }
 
-    /// Deliver `event` to the world at `time` (not before now).
-    pub fn schedule(&mut self, time: Time, event: E) {
-        self.push(time.max(self.now), Action::World(event));
+    /// An event before now or past the horizon is not queued: the run ends with an error (as
+    /// nexosim's `SchedulingError::InvalidScheduledTime`), never with the event moved.
+    #[cold]
+    fn refuse(&mut self, time: Time, action: Action<E>) {
+        let what = match action {
+            Action::Wake(pid, _) => format!("waking {}", self.procs[pid].name),
+            Action::World(_) => "a machine event".to_string(),
+        };
+        self.fail(if time < self.now {
+            Error::Internal(format!("{what} was scheduled in the past: at {time}, the time being {}", self.now))
+        } else {
+            overflow(&format!("{what} at tick {} (from {})", time.0, self.now))
+        });
     }
 
-    /// Wake process `pid` with `value` at `time`.
+    /// Record `err` to end the run with at the next poll (the first one recorded wins).
+    pub fn fail(&mut self, err: Error) {
+        self.fault.get_or_insert(err);
+        self.next_poll = 0;
+    }
+
+    /// Deliver `event` to the world at `time`: at or after now, before [`Time::HORIZON`].
+    pub fn schedule(&mut self, time: Time, event: E) {
+        self.push(time, Action::World(event));
+    }
+
+    /// Wake process `pid` with `value` at `time`: at or after now, before [`Time::HORIZON`].
     pub fn wake_at(&mut self, time: Time, pid: Pid, value: u64) {
-        self.push(time.max(self.now), Action::Wake(pid, value));
+        self.push(time, Action::Wake(pid, value));
     }
 
     /// Wake process `pid` now with a result.
@@ -147,7 +185,8 @@ impl<W: World> Shared<W> {
         Suspend { shared: self, pid, armed: false }
     }
 
-    /// Sleep for `dt` of simulated time.
+    /// Sleep for `dt` of simulated time. A delay that would end past [`Time::HORIZON`] ends the
+    /// run with an error naming the process and the delay.
     pub async fn sleep(&self, pid: Pid, dt: Time) {
         if dt == Time::ZERO {
             return;
@@ -155,12 +194,28 @@ impl<W: World> Shared<W> {
         {
             let mut s = self.sched.borrow_mut();
             let at = s.now + dt;
-            s.set_waiting(pid, || "a timed delay".into());
-            s.wake_at(at, pid, 0);
+            if at >= Time::HORIZON {
+                let msg = format!("{} waits {} ticks from {}", s.procs[pid].name, dt.0, s.now);
+                s.fail(overflow(&msg));
+            } else {
+                s.set_waiting(pid, || "a timed delay".into());
+                s.wake_at(at, pid, 0);
+            }
         }
-        // A timed wake-up carries no error.
+        // A timed wake-up carries no error; after a failure the run ends before any wake-up.
         let _ = self.suspend(pid).await;
     }
+
+    /// End the run with `err` at the engine's next poll; the caller then suspends.
+    pub fn fail(&self, err: Error) {
+        self.sched.borrow_mut().fail(err);
+    }
+}
+
+/// The error for an operation (`what`) that would pass the last representable simulated time.
+pub fn overflow(what: &str) -> Error {
+    debug_assert_eq!(Time::HORIZON.0, 1 << 62);
+    Error::Program(format!("simulated time overflow: {what} would end at or past tick 2^62 (about 5.7 years), the end of the simulated time the engine represents"))
 }
 
 /// Future returned by [`Shared::suspend`].
@@ -228,6 +283,8 @@ impl<W: World + 'static> Engine<W> {
     pub fn run(&mut self) -> Result<()> {
         let waker = Waker::noop();
         let mut cx = Context::from_waker(waker);
+        // Many short runs in a row (a sweep) must react too: poll before the first event.
+        self.shared.sched.borrow_mut().next_poll = 0;
         loop {
             loop {
                 let next = self.shared.sched.borrow_mut().ready.pop_front();
@@ -241,13 +298,22 @@ impl<W: World + 'static> Engine<W> {
                 }
             }
             if self.running.get() == 0 {
-                return Ok(());
+                return self.shared.sched.borrow_mut().fault.take().map_or(Ok(()), Err);
             }
             // Handle events until one makes a process ready, holding the borrows across them:
             // most events (bus steps) wake nobody.
             let mut s = self.shared.sched.borrow_mut();
             let mut w = self.shared.world.borrow_mut();
             while s.ready.is_empty() {
+                if s.events >= s.next_poll {
+                    if let Some(err) = s.fault.take() {
+                        return Err(err);
+                    }
+                    if interrupt::requested() {
+                        return Err(Error::Interrupted(format!("interrupted at {} after {} events", s.now, s.events)));
+                    }
+                    s.next_poll = s.events + POLL_EVENTS;
+                }
                 let queued = s.queue.earliest();
                 if let Some(at) = w.next_step().filter(|at| at.0 < queued) {
                     s.now = at;
@@ -381,6 +447,100 @@ mod tests {
         // engine counts steps as events.
         assert_eq!(e.now(), Time(35));
         assert_eq!(e.events(), 8);
+    }
+
+    #[test]
+    fn scheduling_in_the_past_is_an_error_not_a_clamp() {
+        let mut e = Engine::new(Counter(0));
+        let sh = e.shared();
+        e.spawn("p", async move {
+            sh.sleep(0, Time(10)).await;
+            sh.with(|_, s| s.schedule(Time(3), 0));
+            sh.suspend(0).await?;
+            Ok(())
+        });
+        let err = e.run().unwrap_err();
+        assert_eq!(err.kind(), crate::error::ErrorKind::Internal);
+        assert_eq!(err.to_string(), "a machine event was scheduled in the past: at 0.117 ns, the time being 0.391 ns");
+    }
+
+    #[test]
+    fn a_delay_past_the_horizon_ends_the_run_with_an_overflow_error() {
+        for dt in [Time::HORIZON, Time(u64::MAX)] {
+            let mut e = Engine::new(Counter(0));
+            let sh = e.shared();
+            e.spawn("spe3", async move {
+                sh.sleep(0, Time(7)).await;
+                sh.sleep(0, dt).await;
+                Ok(())
+            });
+            let err = e.run().unwrap_err();
+            assert_eq!(err.kind(), crate::error::ErrorKind::Program);
+            let msg = err.to_string();
+            assert_eq!(msg, format!("simulated time overflow: spe3 waits {} ticks from 0.273 ns would end at or past tick 2^62 (about 5.7 years), the end of the simulated time the engine represents", dt.0));
+            assert_eq!(e.now(), Time(7), "the run stops where the overflow happened");
+        }
+        // A wake-up (not a sleep) past the horizon names the process woken.
+        let mut e = Engine::new(Counter(0));
+        let sh = e.shared();
+        e.spawn("ppe", async move {
+            sh.with(|_, s| s.wake_at(Time(u64::MAX), 0, 0));
+            sh.suspend(0).await?;
+            Ok(())
+        });
+        let msg = e.run().unwrap_err().to_string();
+        assert!(msg.starts_with(&format!("simulated time overflow: waking ppe at tick {} (from 0.000 ns) would end at or past tick 2^62", u64::MAX)), "{msg}");
+    }
+
+    thread_local! {
+        static STOP_AFTER: Cell<Option<u32>> = const { Cell::new(None) };
+    }
+
+    /// Says "stop" on its n-th call on a thread that armed it; never elsewhere (tests run in
+    /// parallel threads of one process and share the hook).
+    fn test_hook() -> bool {
+        STOP_AFTER.with(|c| match c.get() {
+            Some(0) => true,
+            Some(n) => {
+                c.set(Some(n - 1));
+                false
+            }
+            None => false,
+        })
+    }
+
+    /// A world that keeps itself busy forever: a step every tick.
+    struct Forever;
+    impl World for Forever {
+        type Event = ();
+        fn handle(&mut self, _: (), _: &mut Scheduler<()>) {}
+        fn next_step(&self) -> Option<Time> {
+            Some(Time(0))
+        }
+        fn step(&mut self, _: &mut Scheduler<()>) -> u64 {
+            1
+        }
+    }
+
+    #[test]
+    fn an_interrupt_hook_stops_an_endless_run() {
+        interrupt::install(test_hook);
+        // Stopped at the start of a run ...
+        STOP_AFTER.with(|c| c.set(Some(0)));
+        let mut e = Engine::new(Forever);
+        let sh = e.shared();
+        e.spawn("p", async move { sh.suspend(0).await.map(|_| ()) });
+        let err = e.run().unwrap_err();
+        assert_eq!(err.kind(), crate::error::ErrorKind::Interrupted);
+        assert_eq!(err.to_string(), "interrupted at 0.000 ns after 0 events");
+        // ... or within one poll period of events.
+        STOP_AFTER.with(|c| c.set(Some(3)));
+        let mut e = Engine::new(Forever);
+        let sh = e.shared();
+        e.spawn("p", async move { sh.suspend(0).await.map(|_| ()) });
+        let err = e.run().unwrap_err();
+        assert_eq!(err.to_string(), format!("interrupted at 0.000 ns after {} events", 3 * POLL_EVENTS));
+        STOP_AFTER.with(|c| c.set(None));
     }
 
     #[test]

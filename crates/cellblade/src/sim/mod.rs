@@ -1,8 +1,15 @@
 //! The engine layer: simulated time, the event queue and the process executor. Knows nothing of Cell.
-pub mod engine;
-pub mod fifo;
-pub mod queue;
+//! Only time and the interrupt hook are public: programs run through [`crate::Blade`], and the
+//! engine is the crate's business.
+//!
+//! ```compile_fail
+//! use cellblade::sim::Engine;
+//! ```
+pub(crate) mod engine;
+pub(crate) mod fifo;
+pub mod interrupt;
+pub(crate) mod queue;
 pub mod time;
 
-pub use engine::{Engine, Pid, Resume, Scheduler, Shared, World};
+pub(crate) use engine::{Engine, Pid, Scheduler, Shared, World};
 pub use time::{Time, TICKS_PER_SECOND};

@@ -104,14 +104,6 @@ impl<T> EventQueue<T> {
         }
     }
 
-    pub fn len(&self) -> usize {
-        self.near_len + self.far.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
     /// Add `item` at `time`, which must not be before the last pop.
     #[inline]
     pub fn push(&mut self, time: u64, item: T) {

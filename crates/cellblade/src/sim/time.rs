@@ -15,6 +15,10 @@ pub struct Time(pub u64);
 
 impl Time {
     pub const ZERO: Time = Time(0);
+    /// The end of representable simulated time, 2^62 ticks (about 5.7 years): the engine refuses
+    /// any event at or past it, and the headroom above it keeps every sum of an event time and
+    /// a machine latency (each bounded in the machine file) from wrapping.
+    pub const HORIZON: Time = Time(1 << 62);
 
     pub fn from_ns(ns: f64) -> Time {
         Time((ns * TICKS_PER_SECOND as f64 / 1e9).round() as u64)
@@ -41,16 +45,21 @@ impl Time {
     }
 }
 
+// Sums saturate rather than wrap: a saturated time lies past [`Time::HORIZON`], where the
+// engine refuses to schedule it, so an overflow ends the run with an error instead of landing
+// on a plausible early time.
 impl Add for Time {
     type Output = Time;
+    #[inline]
     fn add(self, o: Time) -> Time {
-        Time(self.0 + o.0)
+        Time(self.0.saturating_add(o.0))
     }
 }
 
 impl AddAssign for Time {
+    #[inline]
     fn add_assign(&mut self, o: Time) {
-        self.0 += o.0;
+        *self = *self + o;
     }
 }
 
@@ -83,5 +92,13 @@ mod tests {
         assert_eq!(Time(0).align_up(Time(16)), Time(0));
         assert_eq!(Time(25).align_up(Time(24)), Time(48));
         assert_eq!(Time(5).align_up(Time(0)), Time(5));
+    }
+
+    #[test]
+    fn sums_saturate_past_the_horizon_instead_of_wrapping() {
+        assert_eq!(Time(u64::MAX - 1) + Time(5), Time(u64::MAX));
+        let mut t = Time::HORIZON;
+        t += Time(u64::MAX);
+        assert!(t >= Time::HORIZON);
     }
 }

@@ -21,7 +21,7 @@ pub fn setup(blade: &mut Blade, p: &StatsParams, out: Rc<RefCell<Vec<PerSpe>>>) 
         _ => AtomicOp::Set(1),
     };
     let base = blade.machine().mem.xdram_ea(p.xdram, MEM_BASE);
-    let stride = if p.stride == 0 { 128 } else { (p.stride as u64).next_multiple_of(4) };
+    let stride = p.stride.map_or(128, u64::from);
     for (i, spe) in p.workers()?.into_iter().enumerate() {
         let ea = if p.shared { base } else { base + i as u64 * stride };
         let (warmup, iterations) = (p.warmup, p.iterations);

@@ -7,7 +7,7 @@ use std::rc::Rc;
 
 use super::{gbps, timed_loop, PerSpe, StatsParams};
 use crate::blade::Blade;
-use crate::error::{config_err, Result};
+use crate::error::Result;
 use crate::machine::mfc::ListElement;
 use crate::spu::Spu;
 
@@ -23,7 +23,7 @@ pub fn setup(blade: &mut Blade, p: &StatsParams, out: Rc<RefCell<Vec<PerSpe>>>) 
         let need = if p.shared { bytes as u64 } else { stride * workers.len() as u64 };
         let ls = blade.machine().p.ls_bytes as u64;
         let base = blade.machine().ls_alloc(0, need.min(u32::MAX as u64) as u32, 128).map_err(|_| {
-            config_err(format!("-s with {} private buffers {stride} bytes apart needs {need} bytes of SPE 0's {ls}-byte local store", workers.len()))
+            crate::error::field_msg("spe_target", format!("spe_target with {} private buffers {stride} bytes apart does not fit: needs {need} bytes, SPE 0's local store has {ls}", workers.len()))
         })?;
         Spu::ls_ea(0, base)
     } else {
@@ -33,7 +33,7 @@ pub fn setup(blade: &mut Blade, p: &StatsParams, out: Rc<RefCell<Vec<PerSpe>>>) 
     let list = p.function.starts_with("dmalist");
     for (i, &spe) in workers.iter().enumerate() {
         let ea = if p.shared { target_base } else { target_base + i as u64 * stride };
-        let (size, elements, warmup, iterations) = (p.size(), p.list_elements, p.warmup, p.iterations);
+        let (size, elements, warmup, iterations) = (p.size(), p.elements(), p.warmup, p.iterations);
         let out = out.clone();
         blade.spe(spe, move |spu| async move {
             let buf = spu.ls_alloc(bytes, 128)?;

@@ -1,0 +1,546 @@
+//! One MPI rank on one SPE: seed 004 §3.3's synchronous-mode send and receive.
+//!
+//! Send from i to j: stage the meta-data entry (flag set) in the local store, DMA its 128 bytes
+//! into B_ij in j's local store, wait for the DMA, then wait for j's signal, which carries the
+//! error code. Receive on j: poll the flags of the entries that can match (one for a specific
+//! source; every sender in round-robin order for `MPI_ANY_SOURCE`), check tag and communicator,
+//! move the data, unset the flag, signal the sender. A flagged entry whose tag does not match
+//! is left alone: it is that sender's oldest message and may not be overtaken.
+
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+
+use crate::error::{config_err, program_err, Error, Result};
+use crate::machine::memory::Memory;
+use crate::sim::{Time, TICKS_PER_SECOND};
+use crate::spu::Spu;
+
+use super::layout::{self, meta, tag, BOOT_BYTES, BOOT_LS, META_BYTES, OUT_META, SIG_SCRATCH};
+use super::startup::Boot;
+use super::tracker::Tracker;
+use super::{code, transfer, Mode, ANY_SOURCE, ANY_TAG};
+
+/// What a receive matched (MPI_Status).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Status {
+    pub source: usize,
+    pub tag: i32,
+    /// Bytes delivered into the receive buffer.
+    pub bytes: u32,
+    /// Bytes the sender sent (more than `bytes` when truncated).
+    pub sent: u32,
+    /// `code::SUCCESS` or `code::ERR_TRUNCATE`.
+    pub error: u32,
+}
+
+/// A rank's handle: its SPE and what `MPI_Init` read from the boot structure.
+pub struct Rank {
+    spu: Spu,
+    boot: Boot,
+    tracker: Rc<Tracker>,
+    /// The next sender an `MPI_ANY_SOURCE` scan looks at first.
+    rr: Cell<usize>,
+    /// Bump pointers of the main-memory and local-store heaps: (next, end).
+    heap: Cell<(u64, u64)>,
+    ls_heap: Cell<(u64, u64)>,
+    label: RefCell<Option<String>>,
+}
+
+impl Rank {
+    /// `MPI_Init` (§3.2): read the boot structure's address from the inbound mailbox, DMA the
+    /// structure into the local store and take the rank, size, mode and signal addresses from it.
+    pub(crate) async fn init(spu: Spu, tracker: Rc<Tracker>) -> Result<Rank> {
+        // The boot structure lands inside the area reserved below, once its size is known.
+        let ea = spu.spu_read_in_mbox().await? as u64;
+        spu.mfc_get(BOOT_LS, ea, BOOT_BYTES, tag::BOOT).await?;
+        spu.mfc_write_tag_mask(1 << tag::BOOT);
+        spu.mfc_read_tag_status_all().await?;
+        let boot = Boot::decode(&spu.ls_read(BOOT_LS, BOOT_BYTES)?);
+        let at = spu.ls_alloc(layout::reserved_ls(boot.depth), 128)?;
+        if at != 0 {
+            return Err(program_err(format!(
+                "spe {}: MPI_Init must come before any local-store allocation",
+                spu.spe_id()
+            )));
+        }
+        let spe = spu.spe_id();
+        let (heap, ls_heap) = spu.with_machine(|m| {
+            (
+                layout::heap(&m.mem, spe),
+                layout::ls_heap(m.p.ls_bytes, spe, boot.depth),
+            )
+        });
+        Ok(Rank {
+            spu,
+            boot,
+            tracker,
+            rr: Cell::new(0),
+            heap: Cell::new((heap.0, heap.0 + heap.1)),
+            ls_heap: Cell::new((ls_heap.0, ls_heap.0 + ls_heap.1)),
+            label: RefCell::new(None),
+        })
+    }
+
+    pub fn rank(&self) -> usize {
+        self.boot.rank
+    }
+
+    pub fn size(&self) -> usize {
+        self.boot.size
+    }
+
+    pub fn mode(&self) -> Mode {
+        self.boot.mode
+    }
+
+    pub fn spu(&self) -> &Spu {
+        &self.spu
+    }
+
+    /// `MPI_Wtime`: seconds since the run began, read from the decrementer (so in steps of
+    /// `wtick`).
+    pub fn wtime(&self) -> f64 {
+        let hz = self.spu.with_machine(|m| m.p.decrementer_hz);
+        let ticks = self.spu.now().0 as u128 * hz as u128 / TICKS_PER_SECOND as u128;
+        ticks as f64 / hz as f64
+    }
+
+    /// `MPI_Wtick`: one decrementer period in seconds.
+    pub fn wtick(&self) -> f64 {
+        1.0 / self.spu.with_machine(|m| m.p.decrementer_hz) as f64
+    }
+
+    /// Reserve a message buffer of `bytes` (128-byte aligned) where the mode keeps buffers: in
+    /// this rank's main-memory heap, or its local store in ls mode. Buffers live for the run.
+    pub fn alloc(&self, bytes: u64) -> Result<u64> {
+        let (cell, place) = match self.boot.mode {
+            Mode::Memory => (&self.heap, "main-memory heap"),
+            Mode::Ls => (
+                &self.ls_heap,
+                "local store (ls mode keeps message buffers there)",
+            ),
+        };
+        let (next, end) = cell.get();
+        let at = next.next_multiple_of(128);
+        if at + bytes > end {
+            return Err(program_err(format!(
+                "rank {}: a {bytes}-byte buffer does not fit its {place}: {} bytes are free",
+                self.boot.rank,
+                end.saturating_sub(at)
+            )));
+        }
+        cell.set((at + bytes, end));
+        Ok(at)
+    }
+
+    /// Release every buffer [`Rank::alloc`] gave out (their addresses become free again).
+    pub fn free_all(&self) {
+        for cell in [&self.heap, &self.ls_heap] {
+            let (_, end) = cell.get();
+            let start = self.heap_start(cell);
+            cell.set((start, end));
+        }
+    }
+
+    fn heap_start(&self, cell: &Cell<(u64, u64)>) -> u64 {
+        let spe = self.spu.spe_id();
+        self.spu.with_machine(|m| {
+            if std::ptr::eq(cell, &self.heap) {
+                layout::heap(&m.mem, spe).0
+            } else {
+                layout::ls_heap(m.p.ls_bytes, spe, self.boot.depth).0
+            }
+        })
+    }
+
+    /// Write `data` to the buffer at `ea` (a host-side copy, taking no simulated time: what a
+    /// program computed into its buffer).
+    pub fn write(&self, ea: u64, data: &[u8]) -> Result<()> {
+        self.spu
+            .with_machine(|m| match m.mem.resolve(ea, data.len().max(1) as u32)? {
+                crate::machine::memory::Loc::Mem(a) => {
+                    m.mem.write_mem(a, data);
+                    Ok(())
+                }
+                crate::machine::memory::Loc::Ls { spe, off } => {
+                    m.mem.ls[spe][off as usize..off as usize + data.len()].copy_from_slice(data);
+                    Ok(())
+                }
+                _ => Err(program_err(format!(
+                    "rank {}: {ea:#x} is a register, not a buffer",
+                    self.boot.rank
+                ))),
+            })
+    }
+
+    /// Read `len` bytes of the buffer at `ea` (host side, no simulated time).
+    pub fn read(&self, ea: u64, len: u32) -> Result<Vec<u8>> {
+        let mut out = vec![0u8; len as usize];
+        self.spu
+            .with_machine(|m| match m.mem.resolve(ea, len.max(1))? {
+                crate::machine::memory::Loc::Mem(a) => {
+                    m.mem.read_mem(a, &mut out);
+                    Ok(())
+                }
+                crate::machine::memory::Loc::Ls { spe, off } => {
+                    out.copy_from_slice(&m.mem.ls[spe][off as usize..off as usize + len as usize]);
+                    Ok(())
+                }
+                _ => Err(program_err(format!(
+                    "rank {}: {ea:#x} is a register, not a buffer",
+                    self.boot.rank
+                ))),
+            })?;
+        Ok(out)
+    }
+
+    /// Name the MPI call the following sends and receives belong to (e.g. "MPI_Barrier"), for
+    /// the deadlock report; `None` to stop.
+    pub fn set_label(&self, label: Option<String>) {
+        *self.label.borrow_mut() = label;
+    }
+
+    fn enter(&self, inner: String) {
+        let what = match &*self.label.borrow() {
+            Some(l) => format!("{l} ({inner})"),
+            None => inner,
+        };
+        self.tracker.enter(self.boot.rank, what);
+    }
+
+    fn check_peer(&self, what: &str, peer: usize) -> Result<()> {
+        if peer >= self.boot.size {
+            return Err(config_err(format!(
+                "rank {}: {what} rank {peer} does not exist: allowed 0 to {}",
+                self.boot.rank,
+                self.boot.size - 1
+            )));
+        }
+        Ok(())
+    }
+
+    /// Synchronous send of `bytes` at `buf` to `dest`; returns the receiver's error code once
+    /// the receiver has copied the message.
+    pub async fn send(
+        &self,
+        buf: u64,
+        bytes: u32,
+        dest: usize,
+        tag: i32,
+        comm: u32,
+    ) -> Result<u32> {
+        self.check_send(dest, tag)?;
+        self.enter(format!("MPI_Send to {dest}, tag {tag}"));
+        self.post(buf, bytes, dest, tag, comm).await?;
+        self.tracker.acking(self.boot.rank);
+        self.wait_ack().await
+    }
+
+    fn check_send(&self, dest: usize, tag: i32) -> Result<()> {
+        self.check_peer("MPI_Send to", dest)?;
+        if tag < 0 {
+            return Err(config_err(format!(
+                "rank {}: MPI_Send tag {tag} is invalid: allowed 0 to {}",
+                self.boot.rank,
+                super::TAG_UB
+            )));
+        }
+        Ok(())
+    }
+
+    /// The first half of a send: the meta-data entry is in B_ij once this returns.
+    async fn post(&self, buf: u64, bytes: u32, dest: usize, tag: i32, comm: u32) -> Result<()> {
+        let me = self.boot.rank;
+        let mut e = [0u8; META_BYTES as usize];
+        let mut put =
+            |off: u32, v: u32| e[off as usize..off as usize + 4].copy_from_slice(&v.to_be_bytes());
+        put(meta::FLAG, 1);
+        put(meta::SOURCE, me as u32);
+        put(meta::TAG, tag as u32);
+        put(meta::SIZE, bytes);
+        put(meta::ADDR_HI, (buf >> 32) as u32);
+        put(meta::ADDR_LO, buf as u32);
+        put(meta::COMM, comm);
+        put(meta::ERROR, code::SUCCESS);
+        self.spu.ls_write(OUT_META, &e)?;
+        let to = Memory::ls_ea(self.boot.spes[dest], layout::entry(me));
+        self.spu
+            .mfc_put(OUT_META, to, META_BYTES, tag::META)
+            .await?;
+        self.spu.mfc_write_tag_mask(1 << tag::META);
+        self.spu.mfc_read_tag_status_all().await?;
+        // The entry has landed: the receiver must rescan before it can count as stuck.
+        self.tracker.running(dest);
+        Ok(())
+    }
+
+    /// The second half: the receiver's signal, carrying its error code.
+    async fn wait_ack(&self) -> Result<u32> {
+        let code = self.spu.spu_read_signal1().await?;
+        self.tracker.ack_received(self.boot.rank);
+        Ok(code)
+    }
+
+    /// `MPI_Sendrecv` that cannot deadlock in synchronous mode (seed 004 §7): the send's entry
+    /// is posted first, then the receive runs, then the send waits for its acknowledgement, so
+    /// ranks that all call it (pairs, rings, shifts, a send to oneself) all get through.
+    #[allow(clippy::too_many_arguments)]
+    pub async fn sendrecv(
+        &self,
+        sbuf: u64,
+        sbytes: u32,
+        dest: usize,
+        stag: i32,
+        rbuf: u64,
+        cap: u32,
+        source: i32,
+        rtag: i32,
+        comm: u32,
+    ) -> Result<(u32, Status)> {
+        self.check_send(dest, stag)?;
+        self.check_recv(source, rtag)?;
+        let inner = format!(
+            "MPI_Sendrecv to {dest}, tag {stag}, from {}, {}",
+            source_text(source),
+            tag_text(rtag)
+        );
+        self.enter(inner);
+        self.post(sbuf, sbytes, dest, stag, comm).await?;
+        let st = self.receive(rbuf, cap, source, rtag, comm).await?;
+        self.tracker.acking(self.boot.rank);
+        let code = self.wait_ack().await?;
+        Ok((code, st))
+    }
+
+    /// Synchronous receive into `cap` bytes at `buf` from `source` (or `ANY_SOURCE`) with `tag`
+    /// (or `ANY_TAG`) on communicator `comm`. A longer message fills the buffer and reports
+    /// `ERR_TRUNCATE` in the status (and to the sender, in the signal).
+    pub async fn recv(
+        &self,
+        buf: u64,
+        cap: u32,
+        source: i32,
+        tag: i32,
+        comm: u32,
+    ) -> Result<Status> {
+        self.check_recv(source, tag)?;
+        self.enter(format!(
+            "MPI_Recv from {}, {}",
+            source_text(source),
+            tag_text(tag)
+        ));
+        self.receive(buf, cap, source, tag, comm).await
+    }
+
+    fn check_recv(&self, source: i32, tag: i32) -> Result<()> {
+        if source != ANY_SOURCE {
+            if source < 0 {
+                return Err(config_err(format!("rank {}: MPI_Recv source {source} is invalid: allowed 0 to {} or MPI_ANY_SOURCE", self.boot.rank, self.boot.size - 1)));
+            }
+            self.check_peer("MPI_Recv from", source as usize)?;
+        }
+        if tag < 0 && tag != ANY_TAG {
+            return Err(config_err(format!(
+                "rank {}: MPI_Recv tag {tag} is invalid: allowed 0 to {} or MPI_ANY_TAG",
+                self.boot.rank,
+                super::TAG_UB
+            )));
+        }
+        Ok(())
+    }
+
+    async fn receive(
+        &self,
+        buf: u64,
+        cap: u32,
+        source: i32,
+        tag: i32,
+        comm: u32,
+    ) -> Result<Status> {
+        let sender = self.poll(source, tag, comm).await?;
+        self.tracker.running(self.boot.rank);
+        let entry = layout::entry(sender);
+        let word = |off: u32| self.spu.ls_read_u32(entry + off).expect("meta-data entries lie inside the local store");
+        let sent = word(meta::SIZE);
+        let addr = ((word(meta::ADDR_HI) as u64) << 32) | word(meta::ADDR_LO) as u64;
+        let status_tag = word(meta::TAG) as i32;
+        let n = sent.min(cap);
+        transfer::move_data(&self.spu, addr, buf, n, self.boot.depth).await?;
+        let error = if sent > cap {
+            code::ERR_TRUNCATE
+        } else {
+            code::SUCCESS
+        };
+        self.spu.ls_write_u32(entry + meta::FLAG, 0)?;
+        // The sender's acknowledgement is on its way: it counts as running from now.
+        self.tracker.acknowledged(sender);
+        self.signal(sender, error).await?;
+        self.tracker.running(self.boot.rank);
+        Ok(Status {
+            source: sender,
+            tag: status_tag,
+            bytes: n,
+            sent,
+            error,
+        })
+    }
+
+    /// `MPI_Iprobe`: one pass over the entries that can match, taking nothing.
+    pub async fn iprobe(&self, source: i32, tag: i32, comm: u32) -> Result<Option<Status>> {
+        self.check_recv(source, tag)?;
+        let size = self.boot.size;
+        let poll = self.spu.with_machine(|m| m.p.poll);
+        let candidates: Vec<usize> = if source == ANY_SOURCE {
+            (0..size).map(|k| (self.rr.get() + k) % size).collect()
+        } else {
+            vec![source as usize]
+        };
+        for sender in candidates {
+            self.sleep(poll).await;
+            if let Some(st) = self.matching(sender, tag, comm) {
+                return Ok(Some(st));
+            }
+        }
+        Ok(None)
+    }
+
+    /// `MPI_Probe`: wait for a message that matches, taking nothing; a receive from its source
+    /// with its tag then gets it.
+    pub async fn probe(&self, source: i32, tag: i32, comm: u32) -> Result<Status> {
+        self.check_recv(source, tag)?;
+        self.enter(format!(
+            "MPI_Probe from {}, {}",
+            source_text(source),
+            tag_text(tag)
+        ));
+        let sender = self.poll(source, tag, comm).await?;
+        self.rr.set(sender);
+        self.tracker.running(self.boot.rank);
+        Ok(self
+            .matching(sender, tag, comm)
+            .expect("the entry just matched"))
+    }
+
+    /// The status of `sender`'s entry if it is flagged and matches.
+    fn matching(&self, sender: usize, tag: i32, comm: u32) -> Option<Status> {
+        let entry = layout::entry(sender);
+        let word = |off: u32| self.spu.ls_read_u32(entry + off).expect("meta-data entries lie inside the local store");
+        let (t, size) = (word(meta::TAG) as i32, word(meta::SIZE));
+        (word(meta::FLAG) != 0 && word(meta::COMM) == comm && (tag == ANY_TAG || t == tag))
+            .then_some(Status {
+                source: sender,
+                tag: t,
+                bytes: size,
+                sent: size,
+                error: code::SUCCESS,
+            })
+    }
+
+    /// Poll the entries that can match until one does; returns its sender.
+    async fn poll(&self, source: i32, tag: i32, comm: u32) -> Result<usize> {
+        let (me, size) = (self.boot.rank, self.boot.size);
+        let candidates = if source == ANY_SOURCE { size } else { 1 };
+        let poll = self.spu.with_machine(|m| m.p.poll);
+        let mut misses = 0;
+        let mut epoch = self.tracker.epoch(me);
+        loop {
+            let sender = if source == ANY_SOURCE {
+                let s = self.rr.get();
+                self.rr.set((s + 1) % size);
+                s
+            } else {
+                source as usize
+            };
+            self.sleep(poll).await;
+            if self.matching(sender, tag, comm).is_some() {
+                if source == ANY_SOURCE {
+                    self.rr.set((sender + 1) % size);
+                }
+                return Ok(sender);
+            }
+            misses += 1;
+            if misses >= candidates {
+                misses = 0;
+                let now = self.tracker.epoch(me);
+                if now == epoch {
+                    self.tracker.polling(me);
+                    if self.tracker.stuck() {
+                        return Err(Error::Deadlock(format!(
+                            "deadlock at {}: {}",
+                            self.spu.now(),
+                            self.tracker.report()
+                        )));
+                    }
+                }
+                epoch = now;
+            }
+        }
+    }
+
+    async fn sleep(&self, dt: Time) {
+        let cycles = self.spu.with_machine(|m| dt.0 / m.p.core_cycle.0);
+        self.spu.compute(cycles).await;
+    }
+
+    /// Signal the sender's register 1 with the error code (overwrite mode: one send waits at a
+    /// time, so the whole register carries the code, §3.3). The previous signal must have left
+    /// the scratch quadword first.
+    async fn signal(&self, sender: usize, error: u32) -> Result<()> {
+        self.spu.mfc_write_tag_mask(1 << tag::SIGNAL);
+        self.spu.mfc_read_tag_status_all().await?;
+        let ea = self.boot.signal_ea[sender];
+        let lsa = SIG_SCRATCH + (ea % 16) as u32;
+        self.spu.ls_write_u32(lsa, error)?;
+        self.spu.mfc_sndsig(lsa, ea, tag::SIGNAL).await
+    }
+
+    /// The seed's barrier (§3.4, built on send and receive): everyone reports to rank 0, which
+    /// then releases everyone, each a 0-byte synchronous message.
+    pub async fn barrier(&self, comm: u32) -> Result<()> {
+        let c = comm | COLL_COMM;
+        self.set_label(Some("MPI_Barrier".into()));
+        let done = self.barrier_steps(c).await;
+        self.set_label(None);
+        done
+    }
+
+    async fn barrier_steps(&self, c: u32) -> Result<()> {
+        if self.boot.rank == 0 {
+            for r in 1..self.boot.size {
+                self.recv(0, 0, r as i32, BARRIER_TAG, c).await?;
+            }
+            for r in 1..self.boot.size {
+                self.send(0, 0, r, BARRIER_TAG, c).await?;
+            }
+        } else {
+            self.send(0, 0, 0, BARRIER_TAG, c).await?;
+            self.recv(0, 0, 0, BARRIER_TAG, c).await?;
+        }
+        Ok(())
+    }
+
+    /// The rank has returned from `MPI_Finalize`.
+    pub fn finalize(&self) {
+        self.tracker.done(self.boot.rank);
+    }
+}
+
+fn source_text(source: i32) -> String {
+    if source == ANY_SOURCE {
+        "any source".into()
+    } else {
+        source.to_string()
+    }
+}
+
+fn tag_text(tag: i32) -> String {
+    if tag == ANY_TAG {
+        "any tag".into()
+    } else {
+        format!("tag {tag}")
+    }
+}
+
+/// Collectives run on a communicator's shadow context so they never match user messages.
+pub const COLL_COMM: u32 = 0x8000_0000;
+const BARRIER_TAG: i32 = 1;

@@ -1,0 +1,131 @@
+//! The request/answer format between a rank process (`python/cellblade/mpi/cellblade_mpi.c`)
+//! and the simulator, over a stream socket; host byte order, both ends on one machine.
+//!
+//! ```text
+//! request  u32 op, i32 a, i32 b, i32 c, u64 len, then len payload bytes
+//! answer   i32 err, i32 source, i32 tag, u32 pad, u64 count, f64 value, then count bytes
+//! ```
+//!
+//! The C side mirrors these numbers; `tests/test_mpi_c.py` checks that the two agree.
+
+use std::io::{self, Read, Write};
+
+pub const OP_INIT: u32 = 1;
+pub const OP_FINALIZE: u32 = 2;
+/// a = dest, b = tag, c = communicator; payload: the message.
+pub const OP_SEND: u32 = 3;
+/// a = source, b = tag, c = communicator, len = capacity; answer: status and the bytes.
+pub const OP_RECV: u32 = 4;
+/// answer: value = simulated seconds (decrementer), count = 0.
+pub const OP_WTIME: u32 = 5;
+/// c = communicator.
+pub const OP_BARRIER: u32 = 6;
+/// a = error code.
+pub const OP_ABORT: u32 = 7;
+/// a = dest, b = send tag, c = communicator, len = 16 + send bytes; payload: i32 source,
+/// i32 receive tag, u64 capacity, then the message; answer as `OP_RECV`.
+pub const OP_SENDRECV: u32 = 8;
+/// a = source, b = tag, c = communicator; answer: source, tag, value = the message's bytes.
+pub const OP_PROBE: u32 = 9;
+/// As `OP_PROBE`, without waiting: source = `NO_MATCH` when nothing matches.
+pub const OP_IPROBE: u32 = 10;
+pub const NO_MATCH: i32 = -32766;
+/// Charge the rank's SPU for work its process did: a = `COMPUTE_CYCLES` (len core cycles) or
+/// `COMPUTE_DP_FMA` (len scalar double-precision multiply-adds).
+pub const OP_COMPUTE: u32 = 11;
+pub const COMPUTE_CYCLES: i32 = 0;
+pub const COMPUTE_DP_FMA: i32 = 1;
+
+pub const REQUEST_BYTES: usize = 24;
+pub const ANSWER_BYTES: usize = 32;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Request {
+    pub op: u32,
+    pub a: i32,
+    pub b: i32,
+    pub c: i32,
+    pub len: u64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Answer {
+    pub err: i32,
+    pub source: i32,
+    pub tag: i32,
+    pub count: u64,
+    pub value: f64,
+}
+
+/// Read one request header; `Ok(None)` if the rank closed the stream before it.
+pub fn read_request(r: &mut impl Read) -> io::Result<Option<Request>> {
+    let mut b = [0u8; REQUEST_BYTES];
+    let mut got = 0;
+    while got < b.len() {
+        match r.read(&mut b[got..]) {
+            Ok(0) if got == 0 => return Ok(None),
+            Ok(0) => {
+                return Err(io::Error::new(
+                    io::ErrorKind::UnexpectedEof,
+                    "a request was cut short",
+                ))
+            }
+            Ok(n) => got += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    let w = |at: usize| u32::from_ne_bytes(b[at..at + 4].try_into().expect("4 bytes"));
+    Ok(Some(Request {
+        op: w(0),
+        a: w(4) as i32,
+        b: w(8) as i32,
+        c: w(12) as i32,
+        len: u64::from_ne_bytes(b[16..24].try_into().expect("8 bytes")),
+    }))
+}
+
+pub fn write_answer(w: &mut impl Write, a: &Answer, payload: &[u8]) -> io::Result<()> {
+    let mut b = [0u8; ANSWER_BYTES];
+    b[0..4].copy_from_slice(&a.err.to_ne_bytes());
+    b[4..8].copy_from_slice(&a.source.to_ne_bytes());
+    b[8..12].copy_from_slice(&a.tag.to_ne_bytes());
+    b[16..24].copy_from_slice(&a.count.to_ne_bytes());
+    b[24..32].copy_from_slice(&a.value.to_ne_bytes());
+    // One write per answer: a system call is most of a round trip's wall time.
+    if payload.is_empty() {
+        return w.write_all(&b);
+    }
+    let mut all = Vec::with_capacity(ANSWER_BYTES + payload.len());
+    all.extend_from_slice(&b);
+    all.extend_from_slice(payload);
+    w.write_all(&all)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn request_round_trip_and_clean_end() {
+        let mut b = Vec::new();
+        for v in [OP_SEND, 3, (-1i32) as u32, 7] {
+            b.extend_from_slice(&v.to_ne_bytes());
+        }
+        b.extend_from_slice(&9u64.to_ne_bytes());
+        let mut r = &b[..];
+        assert_eq!(
+            read_request(&mut r).unwrap(),
+            Some(Request {
+                op: OP_SEND,
+                a: 3,
+                b: -1,
+                c: 7,
+                len: 9
+            })
+        );
+        assert_eq!(read_request(&mut r).unwrap(), None);
+        let mut cut = &b[..10];
+        assert!(read_request(&mut cut).is_err());
+    }
+}

@@ -1,0 +1,54 @@
+"""The machine choice a caller gives (a preset name or the path of a machine file, and
+overrides), as the core takes it: ``{"preset": NAME}`` or ``{"toml": TEXT}`` with ``"set"``.
+Which one wins and what the default is are the core's to decide."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any, Union
+
+from cellblade._core import ConfigError
+
+Machine = Union[str, os.PathLike]
+Overrides = Union[Mapping[str, Any], Iterable[str]]
+
+
+def choice(machine: Machine | None, overrides: Overrides = ()) -> dict[str, Any]:
+    """A preset name, or the text of the machine file at a path (a ``PathLike`` or a string
+    ending in ".toml"), with the overrides as ``key=value`` strings."""
+    if isinstance(machine, os.PathLike) or str(machine).endswith(".toml"):
+        chosen: dict[str, Any] = {"toml": read_text(machine, "machine")}
+    else:
+        chosen = {"preset": machine}
+    return {**chosen, "set": override_list(overrides)}
+
+
+def override_list(overrides: Overrides) -> list[str]:
+    """``{"key": value}``, ``["key=value"]`` or one ``"key=value"`` as a list of strings."""
+    if isinstance(overrides, str):
+        return [overrides]
+    if isinstance(overrides, Mapping):
+        return [f"{key}={value}" for key, value in overrides.items()]
+    return list(overrides)
+
+
+def read_text(path: str | os.PathLike | None, field: str) -> str | None:
+    """The text of the file at `path` (argument `field`), or ConfigError saying why not."""
+    if path is None:
+        return None
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except OSError as error:
+        reason = error.strerror or str(error)
+    except UnicodeDecodeError as error:
+        reason = f"not UTF-8 text (byte {error.start})"
+    raise field_error(field, f"{field} {os.fspath(path)} cannot be read: {reason}")
+
+
+def field_error(field: str, message: str) -> ConfigError:
+    """A ConfigError about argument `field`; `message` begins with its name."""
+    error = ConfigError(message)
+    error.field = field
+    return error

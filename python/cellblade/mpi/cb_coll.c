@@ -1,0 +1,485 @@
+/* Collectives and communicators of the rank library, built on send and receive as seed 004
+ * §3.4 builds them ("the root performs N-1 send operations"): linear, on the communicator's
+ * collective context so they never match its point-to-point messages. MPI_Barrier on
+ * MPI_COMM_WORLD is the simulator's (the same linear scheme, run inside the SPE programs).
+ * Reductions combine in rank order (x0 op x1 op ... op xn-1), so non-commutative user
+ * operations are right; they work on predefined datatypes.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "cb_internal.h"
+
+enum { T_BCAST = 1, T_REDUCE, T_GATHER, T_SCATTER, T_ALLTOALL, T_SCAN, T_BARRIER, T_SPLIT };
+
+static int coll_begin(const char *name, MPI_Comm comm, struct cb_comm **c)
+{
+    cb_need_init(name);
+    return cb_check_comm(name, comm, c);
+}
+
+static int check_root(const char *name, MPI_Comm comm, struct cb_comm *c, int root)
+{
+    if (root < 0 || root >= c->size)
+        return cb_fail(name, comm, MPI_ERR_ROOT, "root %d is invalid: allowed 0 to %d", root, c->size - 1);
+    return MPI_SUCCESS;
+}
+
+static int check_buf(const char *name, MPI_Comm comm, int count, MPI_Datatype t)
+{
+    size_t bytes;
+    return cb_check_buffer(name, comm, count, t, &bytes);
+}
+
+static int check_reduce(const char *name, MPI_Comm comm, int count, MPI_Datatype t, MPI_Op op)
+{
+    CB_CHECK(check_buf(name, comm, count, t));
+    if (t >= 0x10000)
+        return cb_fail(name, comm, MPI_ERR_TYPE, "reductions over derived datatypes are not implemented");
+    return cb_check_op(name, comm, op, t);
+}
+
+/* Copy `count` elements of `stype` at `src` to `rcount` of `rtype` at `dst` (a local message). */
+static void local_copy(const void *src, int count, MPI_Datatype stype, void *dst, MPI_Datatype rtype)
+{
+    size_t bytes = (size_t)count * cb_type_size(stype);
+    char *tmp = malloc(bytes ? bytes : 1);
+    cb_pack(src, count, stype, tmp);
+    cb_unpack(tmp, bytes, rtype, dst);
+    free(tmp);
+}
+
+static int bcast(const char *name, struct cb_comm *c, MPI_Comm comm, void *buf, int count, MPI_Datatype t, int root)
+{
+    if (c->rank != root)
+        return cb_recv(name, c, comm, 1, buf, count, t, root, T_BCAST, MPI_STATUS_IGNORE);
+    for (int r = 0; r < c->size; r++)
+        if (r != root)
+            CB_CHECK(cb_send(name, c, comm, 1, buf, count, t, r, T_BCAST));
+    return MPI_SUCCESS;
+}
+
+int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
+{
+    struct cb_comm *c = NULL;
+    CB_CHECK(coll_begin("MPI_Bcast", comm, &c));
+    CB_CHECK(check_root("MPI_Bcast", comm, c, root));
+    CB_CHECK(check_buf("MPI_Bcast", comm, count, datatype));
+    return bcast("MPI_Bcast", c, comm, buffer, count, datatype, root);
+}
+
+/* Rank order: every contribution to the root, then x_i op (x_i+1 op (...)). */
+static int reduce(const char *name, struct cb_comm *c, MPI_Comm comm, const void *in, void *out, int count, MPI_Datatype t, MPI_Op op, int root)
+{
+    size_t bytes = (size_t)count * cb_type_size(t);
+    if (c->rank != root)
+        return cb_send(name, c, comm, 1, in, count, t, root, T_REDUCE);
+    char *all = malloc(bytes * (size_t)c->size + 1);
+    for (int r = 0; r < c->size; r++) {
+        if (r == root)
+            memcpy(all + bytes * (size_t)r, in, bytes);
+        else
+            CB_CHECK(cb_recv(name, c, comm, 1, all + bytes * (size_t)r, count, t, r, T_REDUCE, MPI_STATUS_IGNORE));
+    }
+    for (int r = c->size - 2; r >= 0; r--)
+        cb_reduce_local(all + bytes * (size_t)r, all + bytes * (size_t)(c->size - 1), count, t, op);
+    memcpy(out, all + bytes * (size_t)(c->size - 1), bytes);
+    free(all);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
+{
+    const char *name = "MPI_Reduce";
+    struct cb_comm *c = NULL;
+    CB_CHECK(coll_begin(name, comm, &c));
+    CB_CHECK(check_root(name, comm, c, root));
+    CB_CHECK(check_reduce(name, comm, count, datatype, op));
+    const void *in = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
+    return reduce(name, c, comm, in, recvbuf, count, datatype, op, root);
+}
+
+int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    const char *name = "MPI_Allreduce";
+    struct cb_comm *c = NULL;
+    CB_CHECK(coll_begin(name, comm, &c));
+    CB_CHECK(check_reduce(name, comm, count, datatype, op));
+    size_t bytes = (size_t)count * cb_type_size(datatype);
+    char *in = malloc(bytes + 1);
+    memcpy(in, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, bytes);
+    int rc = reduce(name, c, comm, in, recvbuf, count, datatype, op, 0);
+    free(in);
+    CB_CHECK(rc);
+    return bcast(name, c, comm, recvbuf, count, datatype, 0);
+}
+
+static int gatherv(const char *name, struct cb_comm *c, MPI_Comm comm, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+    void *recvbuf, const int *counts, const int *displs, MPI_Datatype recvtype, int root)
+{
+    if (c->rank != root)
+        return cb_send(name, c, comm, 1, sendbuf, sendcount, sendtype, root, T_GATHER);
+    MPI_Aint ext = cb_type_extent(recvtype);
+    for (int r = 0; r < c->size; r++) {
+        char *at = (char *)recvbuf + (MPI_Aint)displs[r] * ext;
+        if (r != root)
+            CB_CHECK(cb_recv(name, c, comm, 1, at, counts[r], recvtype, r, T_GATHER, MPI_STATUS_IGNORE));
+        else if (sendbuf != MPI_IN_PLACE)
+            local_copy(sendbuf, sendcount, sendtype, at, recvtype);
+    }
+    return MPI_SUCCESS;
+}
+
+static int scatterv(const char *name, struct cb_comm *c, MPI_Comm comm, const void *sendbuf, const int *counts, const int *displs,
+    MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root)
+{
+    if (c->rank != root)
+        return cb_recv(name, c, comm, 1, recvbuf, recvcount, recvtype, root, T_SCATTER, MPI_STATUS_IGNORE);
+    MPI_Aint ext = cb_type_extent(sendtype);
+    for (int r = 0; r < c->size; r++) {
+        const char *at = (const char *)sendbuf + (MPI_Aint)displs[r] * ext;
+        if (r != root)
+            CB_CHECK(cb_send(name, c, comm, 1, at, counts[r], sendtype, r, T_SCATTER));
+        else if (recvbuf != MPI_IN_PLACE)
+            local_copy(at, counts[r], sendtype, recvbuf, recvtype);
+    }
+    return MPI_SUCCESS;
+}
+
+/* counts[r] = n, displs[r] = r * n for every rank: the regular forms. */
+static void regular(struct cb_comm *c, int n, int **counts, int **displs)
+{
+    *counts = malloc(sizeof(int) * (size_t)c->size);
+    *displs = malloc(sizeof(int) * (size_t)c->size);
+    for (int r = 0; r < c->size; r++) {
+        (*counts)[r] = n;
+        (*displs)[r] = r * n;
+    }
+}
+
+static int check_pair(const char *name, MPI_Comm comm, int scount, MPI_Datatype stype, int rcount, MPI_Datatype rtype, int in_place)
+{
+    if (!in_place)
+        CB_CHECK(check_buf(name, comm, scount, stype));
+    return check_buf(name, comm, rcount, rtype);
+}
+
+int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+    MPI_Comm comm)
+{
+    const char *name = "MPI_Gather";
+    struct cb_comm *c = NULL;
+    int *counts, *displs;
+    CB_CHECK(coll_begin(name, comm, &c));
+    CB_CHECK(check_root(name, comm, c, root));
+    CB_CHECK(check_pair(name, comm, sendcount, sendtype, recvcount, recvtype, sendbuf == MPI_IN_PLACE));
+    regular(c, recvcount, &counts, &displs);
+    int rc = gatherv(name, c, comm, sendbuf, sendcount, sendtype, recvbuf, counts, displs, recvtype, root);
+    free(counts);
+    free(displs);
+    return rc;
+}
+
+int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[],
+    MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    const char *name = "MPI_Gatherv";
+    struct cb_comm *c = NULL;
+    CB_CHECK(coll_begin(name, comm, &c));
+    CB_CHECK(check_root(name, comm, c, root));
+    CB_CHECK(check_pair(name, comm, sendcount, sendtype, 0, recvtype, sendbuf == MPI_IN_PLACE));
+    return gatherv(name, c, comm, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root);
+}
+
+int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+    MPI_Comm comm)
+{
+    const char *name = "MPI_Scatter";
+    struct cb_comm *c = NULL;
+    int *counts, *displs;
+    CB_CHECK(coll_begin(name, comm, &c));
+    CB_CHECK(check_root(name, comm, c, root));
+    CB_CHECK(check_pair(name, comm, sendcount, sendtype, recvcount, recvtype, 0));
+    regular(c, sendcount, &counts, &displs);
+    int rc = scatterv(name, c, comm, sendbuf, counts, displs, sendtype, recvbuf, recvcount, recvtype, root);
+    free(counts);
+    free(displs);
+    return rc;
+}
+
+int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount,
+    MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    const char *name = "MPI_Scatterv";
+    struct cb_comm *c = NULL;
+    CB_CHECK(coll_begin(name, comm, &c));
+    CB_CHECK(check_root(name, comm, c, root));
+    CB_CHECK(check_pair(name, comm, 0, sendtype, recvcount, recvtype, 0));
+    return scatterv(name, c, comm, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root);
+}
+
+int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[],
+    MPI_Datatype recvtype, MPI_Comm comm)
+{
+    const char *name = "MPI_Allgatherv";
+    struct cb_comm *c = NULL;
+    CB_CHECK(coll_begin(name, comm, &c));
+    CB_CHECK(check_pair(name, comm, sendcount, sendtype, 0, recvtype, sendbuf == MPI_IN_PLACE));
+    MPI_Aint ext = cb_type_extent(recvtype);
+    const void *mine = sendbuf;
+    if (sendbuf == MPI_IN_PLACE && c->rank != 0) {
+        mine = (char *)recvbuf + (MPI_Aint)displs[c->rank] * ext;
+        sendcount = recvcounts[c->rank];
+        sendtype = recvtype;
+    }
+    CB_CHECK(gatherv(name, c, comm, mine, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, 0));
+    for (int r = 0; r < c->size; r++)
+        CB_CHECK(bcast(name, c, comm, (char *)recvbuf + (MPI_Aint)displs[r] * ext, recvcounts[r], recvtype, 0));
+    return MPI_SUCCESS;
+}
+
+int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+    MPI_Comm comm)
+{
+    struct cb_comm *c = NULL;
+    int *counts, *displs;
+    CB_CHECK(coll_begin("MPI_Allgather", comm, &c));
+    regular(c, recvcount, &counts, &displs);
+    int rc = PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, counts, displs, recvtype, comm);
+    free(counts);
+    free(displs);
+    return rc;
+}
+
+/* Step k: send to rank+k, receive from rank-k, with the send-then-receive that cannot deadlock. */
+int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+    MPI_Comm comm)
+{
+    const char *name = "MPI_Alltoall";
+    struct cb_comm *c = NULL;
+    CB_CHECK(coll_begin(name, comm, &c));
+    int in_place = sendbuf == MPI_IN_PLACE;
+    CB_CHECK(check_pair(name, comm, sendcount, sendtype, recvcount, recvtype, in_place));
+    char *copy = NULL;
+    if (in_place) {
+        size_t bytes = (size_t)c->size * (size_t)cb_type_extent(recvtype) * (size_t)recvcount;
+        copy = malloc(bytes + 1);
+        memcpy(copy, recvbuf, bytes);
+        sendbuf = copy;
+        sendcount = recvcount;
+        sendtype = recvtype;
+    }
+    MPI_Aint sext = cb_type_extent(sendtype) * sendcount, rext = cb_type_extent(recvtype) * recvcount;
+    int rc = MPI_SUCCESS;
+    for (int k = 0; k < c->size && rc == MPI_SUCCESS; k++) {
+        int to = (c->rank + k) % c->size, from = (c->rank - k + c->size) % c->size;
+        rc = cb_sendrecv(name, c, comm, 1, (const char *)sendbuf + to * sext, sendcount, sendtype, to, T_ALLTOALL,
+            (char *)recvbuf + from * rext, recvcount, recvtype, from, T_ALLTOALL, MPI_STATUS_IGNORE);
+    }
+    free(copy);
+    return rc;
+}
+
+static int scan(const char *name, const void *sendbuf, void *recvbuf, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm, int exclusive)
+{
+    struct cb_comm *c = NULL;
+    CB_CHECK(coll_begin(name, comm, &c));
+    CB_CHECK(check_reduce(name, comm, count, t, op));
+    size_t bytes = (size_t)count * cb_type_size(t);
+    char *mine = malloc(bytes + 1), *acc = malloc(bytes + 1);
+    memcpy(mine, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, bytes);
+    memcpy(acc, mine, bytes);
+    int rc = MPI_SUCCESS;
+    if (c->rank > 0) {
+        /* acc = (x0 op ... op x_rank-1) op x_rank */
+        rc = cb_recv(name, c, comm, 1, recvbuf, count, t, c->rank - 1, T_SCAN, MPI_STATUS_IGNORE);
+        if (rc == MPI_SUCCESS)
+            cb_reduce_local(recvbuf, acc, count, t, op);
+    }
+    if (!exclusive)
+        memcpy(recvbuf, acc, bytes);
+    if (rc == MPI_SUCCESS && c->rank + 1 < c->size)
+        rc = cb_send(name, c, comm, 1, acc, count, t, c->rank + 1, T_SCAN);
+    free(mine);
+    free(acc);
+    return rc;
+}
+
+int PMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    return scan("MPI_Scan", sendbuf, recvbuf, count, datatype, op, comm, 0);
+}
+
+int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    return scan("MPI_Exscan", sendbuf, recvbuf, count, datatype, op, comm, 1);
+}
+
+int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    const char *name = "MPI_Reduce_scatter";
+    struct cb_comm *c = NULL;
+    CB_CHECK(coll_begin(name, comm, &c));
+    int total = 0;
+    int *displs = malloc(sizeof(int) * (size_t)c->size);
+    for (int r = 0; r < c->size; r++) {
+        displs[r] = total;
+        total += recvcounts[r];
+    }
+    CB_CHECK(check_reduce(name, comm, total, datatype, op));
+    size_t bytes = (size_t)total * cb_type_size(datatype);
+    char *all = malloc(bytes + 1);
+    const void *in = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
+    int rc = reduce(name, c, comm, in, all, total, datatype, op, 0);
+    if (rc == MPI_SUCCESS)
+        rc = scatterv(name, c, comm, all, recvcounts, displs, datatype, recvbuf, recvcounts[c->rank], datatype, 0);
+    free(all);
+    free(displs);
+    return rc;
+}
+
+int PMPI_Barrier(MPI_Comm comm)
+{
+    struct cb_comm *c = NULL;
+    CB_CHECK(coll_begin("MPI_Barrier", comm, &c));
+    if (comm == MPI_COMM_WORLD)
+        return cb_world_barrier();
+    char none = 0;
+    if (c->rank != 0) {
+        CB_CHECK(cb_send("MPI_Barrier", c, comm, 1, &none, 0, MPI_BYTE, 0, T_BARRIER));
+        return cb_recv("MPI_Barrier", c, comm, 1, &none, 0, MPI_BYTE, 0, T_BARRIER, MPI_STATUS_IGNORE);
+    }
+    for (int r = 1; r < c->size; r++)
+        CB_CHECK(cb_recv("MPI_Barrier", c, comm, 1, &none, 0, MPI_BYTE, r, T_BARRIER, MPI_STATUS_IGNORE));
+    for (int r = 1; r < c->size; r++)
+        CB_CHECK(cb_send("MPI_Barrier", c, comm, 1, &none, 0, MPI_BYTE, r, T_BARRIER));
+    return MPI_SUCCESS;
+}
+
+/* A context id every member agrees on: one above the largest any member has used. */
+static int next_ctx;
+
+static int agree_ctx(const char *name, struct cb_comm *c, MPI_Comm comm, int *ctx)
+{
+    if (next_ctx == 0)
+        next_ctx = cb_world_size() + 1; /* 0 is MPI_COMM_WORLD's, 1..size MPI_COMM_SELF's */
+    int mine = next_ctx;
+    CB_CHECK(reduce(name, c, comm, &mine, ctx, 1, MPI_INT, MPI_MAX, 0));
+    CB_CHECK(bcast(name, c, comm, ctx, 1, MPI_INT, 0));
+    next_ctx = *ctx + 1;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
+{
+    struct cb_comm *c = NULL;
+    int ctx;
+    CB_CHECK(coll_begin("MPI_Comm_dup", comm, &c));
+    CB_CHECK(agree_ctx("MPI_Comm_dup", c, comm, &ctx));
+    if (cb_new_comm(c->size, c->rank, c->world, ctx, c->eh, newcomm) != MPI_SUCCESS)
+        return cb_fail("MPI_Comm_dup", comm, MPI_ERR_INTERN, "too many communicators");
+    return MPI_SUCCESS;
+}
+
+int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
+{
+    const char *name = "MPI_Comm_split";
+    struct cb_comm *c = NULL;
+    int ctx;
+    CB_CHECK(coll_begin(name, comm, &c));
+    if (color < 0 && color != MPI_UNDEFINED)
+        return cb_fail(name, comm, MPI_ERR_ARG, "color %d is invalid: allowed 0 and up or MPI_UNDEFINED", color);
+    int mine[2] = {color, key}, n = c->size;
+    int *all = malloc(sizeof(int) * 2 * (size_t)n), *counts, *displs;
+    regular(c, 2, &counts, &displs);
+    int rc = gatherv(name, c, comm, mine, 2, MPI_INT, all, counts, displs, MPI_INT, 0);
+    if (rc == MPI_SUCCESS)
+        rc = bcast(name, c, comm, all, 2 * n, MPI_INT, 0);
+    if (rc == MPI_SUCCESS)
+        rc = agree_ctx(name, c, comm, &ctx);
+    free(counts);
+    free(displs);
+    if (rc != MPI_SUCCESS) {
+        free(all);
+        return rc;
+    }
+    *newcomm = MPI_COMM_NULL;
+    if (color != MPI_UNDEFINED) {
+        /* Members of my color, ordered by (key, rank in the parent). */
+        int *order = malloc(sizeof(int) * (size_t)n), size = 0, me = 0;
+        for (int r = 0; r < n; r++)
+            if (all[2 * r] == color) {
+                int at = size++;
+                while (at > 0 && all[2 * order[at - 1] + 1] > all[2 * r + 1]) {
+                    order[at] = order[at - 1];
+                    at--;
+                }
+                order[at] = r;
+            }
+        int *world = malloc(sizeof(int) * (size_t)size);
+        for (int i = 0; i < size; i++) {
+            world[i] = c->world[order[i]];
+            if (order[i] == c->rank)
+                me = i;
+        }
+        /* Every color gets the same agreed id: their members are disjoint, so no message
+         * of one can reach a member of another. */
+        rc = cb_new_comm(size, me, world, ctx, c->eh, newcomm) == MPI_SUCCESS ? MPI_SUCCESS
+            : cb_fail(name, comm, MPI_ERR_INTERN, "too many communicators");
+        free(order);
+        free(world);
+    }
+    free(all);
+    return rc;
+}
+
+int PMPI_Comm_free(MPI_Comm *comm)
+{
+    struct cb_comm *c = NULL;
+    CB_CHECK(coll_begin("MPI_Comm_free", *comm, &c));
+    if (*comm == MPI_COMM_WORLD || *comm == MPI_COMM_SELF)
+        return cb_fail("MPI_Comm_free", *comm, MPI_ERR_COMM, "MPI_COMM_WORLD and MPI_COMM_SELF cannot be freed");
+    free(c->world);
+    c->used = 0;
+    *comm = MPI_COMM_NULL;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
+{
+    struct cb_comm *a = NULL, *b = NULL;
+    CB_CHECK(coll_begin("MPI_Comm_compare", comm1, &a));
+    CB_CHECK(coll_begin("MPI_Comm_compare", comm2, &b));
+    if (comm1 == comm2) {
+        *result = MPI_IDENT;
+        return MPI_SUCCESS;
+    }
+    int same = a->size == b->size, order = same;
+    for (int i = 0; same && i < a->size; i++) {
+        int found = 0;
+        for (int j = 0; j < b->size; j++)
+            found |= a->world[i] == b->world[j];
+        same = found;
+        order = order && a->world[i] == b->world[i];
+    }
+    *result = !same ? MPI_UNEQUAL : order ? MPI_CONGRUENT : MPI_SIMILAR;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Bcast = PMPI_Bcast
+#pragma weak MPI_Reduce = PMPI_Reduce
+#pragma weak MPI_Allreduce = PMPI_Allreduce
+#pragma weak MPI_Gather = PMPI_Gather
+#pragma weak MPI_Gatherv = PMPI_Gatherv
+#pragma weak MPI_Scatter = PMPI_Scatter
+#pragma weak MPI_Scatterv = PMPI_Scatterv
+#pragma weak MPI_Allgather = PMPI_Allgather
+#pragma weak MPI_Allgatherv = PMPI_Allgatherv
+#pragma weak MPI_Alltoall = PMPI_Alltoall
+#pragma weak MPI_Scan = PMPI_Scan
+#pragma weak MPI_Exscan = PMPI_Exscan
+#pragma weak MPI_Reduce_scatter = PMPI_Reduce_scatter
+#pragma weak MPI_Barrier = PMPI_Barrier
+#pragma weak MPI_Comm_dup = PMPI_Comm_dup
+#pragma weak MPI_Comm_split = PMPI_Comm_split
+#pragma weak MPI_Comm_free = PMPI_Comm_free
+#pragma weak MPI_Comm_compare = PMPI_Comm_compare

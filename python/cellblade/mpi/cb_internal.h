@@ -1,0 +1,45 @@
+/* Shared inside the rank library (cellblade_mpi.c, cb_types.c, cb_coll.c); not for programs. */
+#ifndef CB_INTERNAL_H
+#define CB_INTERNAL_H
+#include <stddef.h>
+#include "mpi.h"
+
+struct cb_comm {
+    int used, size, rank, ctx;
+    int *world; /* local rank -> world rank */
+    MPI_Errhandler eh;
+};
+
+struct cb_comm *cb_comm_get(MPI_Comm comm);
+void cb_need_init(const char *call);
+int cb_fail(const char *call, MPI_Comm comm, int code, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+int cb_check_comm(const char *call, MPI_Comm comm, struct cb_comm **out);
+int cb_world_size(void);
+
+/* Datatypes (cb_types.c). */
+int cb_type_valid(MPI_Datatype t);
+size_t cb_type_size(MPI_Datatype t);
+MPI_Aint cb_type_extent(MPI_Datatype t);
+int cb_check_buffer(const char *call, MPI_Comm comm, int count, MPI_Datatype t, size_t *bytes);
+void cb_pack(const void *buf, int count, MPI_Datatype t, char *out);
+void cb_unpack(const char *in, size_t bytes, MPI_Datatype t, void *buf);
+int cb_reduce_local(const void *in, void *inout, int count, MPI_Datatype t, MPI_Op op);
+int cb_check_op(const char *call, MPI_Comm comm, MPI_Op op, MPI_Datatype t);
+int cb_op_commutes(MPI_Op op);
+
+/* Point-to-point on a communicator, arguments already checked; `coll` selects the
+ * communicator's collective context. */
+int cb_send(const char *call, struct cb_comm *c, MPI_Comm comm, int coll, const void *buf, int count, MPI_Datatype t, int dest, int tag);
+int cb_recv(const char *call, struct cb_comm *c, MPI_Comm comm, int coll, void *buf, int count, MPI_Datatype t, int source, int tag, MPI_Status *st);
+int cb_sendrecv(const char *call, struct cb_comm *c, MPI_Comm comm, int coll, const void *sbuf, int scount, MPI_Datatype stype, int dest,
+    int stag, void *rbuf, int rcount, MPI_Datatype rtype, int source, int rtag, MPI_Status *st);
+int cb_world_barrier(void);
+int cb_new_comm(int size, int rank, const int *world, int ctx, MPI_Errhandler eh, MPI_Comm *out);
+
+#define CB_CHECK(x)                                                                              \
+    do {                                                                                         \
+        int rc_ = (x);                                                                           \
+        if (rc_ != MPI_SUCCESS)                                                                  \
+            return rc_;                                                                          \
+    } while (0)
+#endif

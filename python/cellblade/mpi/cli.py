@@ -1,0 +1,129 @@
+"""The `cellblade mpicc` and `cellblade mpirun` subcommands."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from cellblade.mpi import compiler, launcher
+
+
+def add_commands(commands: argparse._SubParsersAction) -> None:
+    """Register mpicc and mpirun on the `cellblade` command's subparsers."""
+    cc = commands.add_parser("mpicc", help="compile an MPI C program for the simulated blade",
+                             description="The system C compiler (CC, default cc) with mpi.h and "
+                             "the rank library, as mpicc does. --show prints the command.",
+                             add_help=False, prefix_chars="+")
+    # No options of its own: every argument, dashes included, is the compiler's ("--show" aside).
+    cc.add_argument("args", nargs=argparse.REMAINDER, help="compiler arguments, or --show ARGS")
+    cc.set_defaults(handler=_mpicc)
+    run = commands.add_parser("mpirun", help="run an MPI program on the simulated SPEs",
+                              description="Run PROGRAM as N ranks, each an OS process driving "
+                              "one simulated SPE (seed 004). MPI_Wtime is simulated time.")
+    run.add_argument("-n", "-np", dest="ranks", type=_ranks, required=True, metavar="N",
+                     help="number of ranks, 1 to 16 (one per SPE)")
+    run.add_argument("--mode", choices=("memory", "ls"), default="memory",
+                     help="message buffers in main memory (the seed's default) or local store")
+    run.add_argument("--depth", type=int, default=2, metavar="N",
+                     help="16 KB chunks in flight in memory mode, 2 to 8 (default 2: the seed's double buffering)")
+    group = run.add_mutually_exclusive_group()
+    group.add_argument("--preset", default="qs20", metavar="qs20|qs22", help="preset machine (default: qs20)")
+    group.add_argument("--machine", type=Path, metavar="FILE.toml", help="a machine file")
+    run.add_argument("--set", action="append", default=[], dest="overrides", metavar="KEY=VALUE",
+                     help="override a machine-file value (repeatable)")
+    run.add_argument("--placement", metavar="NAME|IDS|FILE",
+                     help="each rank's SPE: a named placement (8 or 16 ranks), SPE ids in rank "
+                     "order such as 0,8,1,9, or a placement file (default: rank i on SPE i)")
+    run.add_argument("--trace", type=Path, metavar="FILE",
+                     help="write a Chrome/Perfetto trace of the simulated blade to FILE")
+    run.add_argument("--out", type=Path, metavar="DIR",
+                     help="write result.json (the job's report) and the resolved machine.toml into DIR")
+    run.add_argument("program", help="the MPI program (built with cellblade mpicc)")
+    run.add_argument("args", nargs=argparse.REMAINDER, help="the program's arguments")
+    run.set_defaults(handler=_mpirun)
+    ping = commands.add_parser("pingpong", help="seed 004's MPI ping-pong (section 5.1)",
+                               description="Seed 004 section 5.1's ping-pong on the simulated "
+                               "blade: time per message and throughput over sizes.")
+    ping.add_argument("--mode", choices=("memory", "ls"), default="memory", help="where buffers live")
+    ping.add_argument("--depth", type=int, default=2, metavar="N",
+                      help="16 KB chunks in flight in memory mode, 2 to 8 (default 2: the seed's double buffering)")
+    ping.add_argument("--congested", action="store_true",
+                      help="all 8 SPEs of chip 0 in exchanging pairs, one pair timed")
+    ping.add_argument("--sizes", default="0,1k,4k,16k,64k,256k,1m", type=_sizes, metavar="S,S,...",
+                      help="message sizes in bytes, k=1024 (default: 0,1k,4k,16k,64k,256k,1m)")
+    ping.add_argument("--reps", type=int, default=None, help="repetitions (default: 1000 up to 1 KB, fewer above)")
+    ping.add_argument("--preset", default="qs20", metavar="qs20|qs22", help="preset machine (default: qs20)")
+    ping.add_argument("--set", action="append", default=[], dest="overrides", metavar="KEY=VALUE",
+                      help="override a machine-file value (repeatable)")
+    ping.add_argument("--json", action="store_true", help="print the rows as JSON")
+    ping.set_defaults(handler=_pingpong)
+
+
+def _sizes(text: str) -> list[int]:
+    from cellblade import units
+    try:
+        return [units.parse_size(part) for part in text.split(",") if part.strip()]
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def _pingpong(args: argparse.Namespace) -> int:
+    import json
+
+    from cellblade import _core
+    rows = _core.mpi_pingpong(args.sizes, mode=args.mode, congested=args.congested, reps=args.reps,
+                              preset=args.preset, set=args.overrides, depth=args.depth)
+    if args.json:
+        print(json.dumps(rows))
+        return 0
+    print(f"# seed 004 section 5.1 ping-pong, mode {args.mode}{', congested' if args.congested else ''}")
+    print(f"{'bytes':>10} {'reps':>6} {'latency (us)':>13} {'throughput (GB/s)':>18}")
+    for r in rows:
+        print(f"{r['bytes']:>10} {r['reps']:>6} {r['latency_us']:>13.3f} {r['throughput_gbps']:>18.3f}")
+    return 0
+
+
+def _save(args: argparse.Namespace, result: launcher.JobResult) -> None:
+    import json
+
+    report = dict(result.report)
+    trace = report.pop("trace", None)
+    machine = report.pop("machine_toml", None)
+    if args.trace is not None and trace is not None:
+        args.trace.write_text(trace)
+    if args.out is not None:
+        args.out.mkdir(parents=True, exist_ok=True)
+        report.update(exit_code=result.exit_code, message=result.message, ranks=args.ranks, mode=args.mode,
+                      program=args.program, args=args.args)
+        (args.out / "result.json").write_text(json.dumps(report, indent=2) + "\n")
+        if machine is not None:
+            (args.out / "machine.toml").write_text(machine)
+
+
+def _ranks(text: str) -> int:
+    if not text.isdecimal() or not 1 <= int(text) <= 16:
+        raise argparse.ArgumentTypeError(f"invalid value {text!r}: allowed 1 to 16 ranks (one per SPE)")
+    return int(text)
+
+
+def _mpicc(args: argparse.Namespace) -> int:
+    rest = [a for a in args.args if a != "--show"]
+    if "--show" in args.args:
+        print(" ".join(compiler.mpicc_command(rest)))
+        return 0
+    if not rest:
+        print("cellblade mpicc: error: no input files (give the compiler's arguments)", file=sys.stderr)
+        return 2
+    return compiler.mpicc(rest)
+
+
+def _mpirun(args: argparse.Namespace) -> int:
+    result = launcher.mpirun(args.program, args.args, n=args.ranks, mode=args.mode,
+                             machine=args.machine or args.preset, overrides=args.overrides,
+                             placement=args.placement, trace=args.trace is not None,
+                             depth=args.depth)
+    _save(args, result)
+    if result.message:
+        print(f"cellblade mpirun: {result.message}", file=sys.stderr)
+    return result.exit_code
