@@ -67,10 +67,15 @@ SCHEDULE = {
 }
 
 
+FAKE_ORDER = ("ota", "wrong", "two_to_all")  # the fake's i for a name; others: 0
+
+
 @pytest.fixture
 def fake_coll(monkeypatch):
-    """Replaces the core's collective calls; returns the requests they received. The fake run
-    gives algorithm i at size s the latency s + i ns, and marks "op.wrong" unverified."""
+    """Replaces the core's collective calls; returns the requests they received (the CLI sends
+    one per algorithm and size, from several threads: compare them sorted). The fake run gives
+    algorithm "op.NAME" at size s the latency s + i ns, i the place of NAME in FAKE_ORDER, and
+    marks "op.wrong" unverified."""
     requests = []
 
     def record(request, machine):
@@ -84,8 +89,10 @@ def fake_coll(monkeypatch):
             names = [f"{request['op']}.a", f"{request['op']}.b"]
         rows = [
             {"op": request["op"], "algorithm": name, "spes": request["spes"], "size_bytes": size,
-             "latency_ns": size + i, "verified": not name.endswith("wrong")}
-            for i, name in enumerate(names) for size in request.get("sizes", [0])
+             "latency_ns": size + (FAKE_ORDER.index(coll.short(name))
+                                   if coll.short(name) in FAKE_ORDER else 0),
+             "verified": not name.endswith("wrong")}
+            for name in names for size in request.get("sizes", [0])
         ]
         return {"result": rows, "machine_toml": 'name = "fake"\n'}
 
@@ -105,11 +112,9 @@ def test_flags_become_the_core_request(fake_coll, tmp_path, capsys):
             "--reduce-op", "max", "--iterations", "5", "--set", "a.b=1", "--out", str(tmp_path),
             "--json"]
     assert main(argv) == 0
-    assert fake_coll == [{
+    common = {
         "op": "allreduce",
         "spes": 16,
-        "sizes": [16, 32, 64],
-        "algorithms": ["allreduce.rdb", "allreduce.rs_ag"],
         "root": 3,
         "placement": "evenodd",
         "dtype": "float64",
@@ -117,7 +122,11 @@ def test_flags_become_the_core_request(fake_coll, tmp_path, capsys):
         "iterations": 5,
         "machine": {"preset": "qs20"},
         "set": ["a.b=1"],
-    }]
+    }
+    key = lambda request: json.dumps(request, sort_keys=True)  # noqa: E731
+    assert sorted(fake_coll, key=key) == sorted(
+        [dict(common, algorithms=[name], sizes=[size])
+         for name in ("allreduce.rdb", "allreduce.rs_ag") for size in (16, 32, 64)], key=key)
     results = json.loads(capsys.readouterr().out)
     assert [(r["algorithm"], r["size_bytes"]) for r in results][:2] == [
         ("allreduce.rdb", 16), ("allreduce.rdb", 32)]
@@ -126,9 +135,10 @@ def test_flags_become_the_core_request(fake_coll, tmp_path, capsys):
 def test_barrier_sends_no_sizes_and_placement_ids_are_a_list(fake_coll, tmp_path):
     argv = ["coll", "barrier", "-n", "4", "--placement", "0,8,1,9", "--out", str(tmp_path)]
     assert main([*argv, "--json"]) == 0
-    (request,) = fake_coll
-    assert "sizes" not in request
-    assert request["placement"] == [0, 8, 1, 9] and request["algorithms"] == "all"
+    barriers = [a["name"] for a in cellblade.coll_list() if a["op"] == "barrier"]
+    assert sorted(r["algorithms"][0] for r in fake_coll) == sorted(barriers)
+    for request in fake_coll:
+        assert "sizes" not in request and request["placement"] == [0, 8, 1, 9]
 
 
 def test_table_marks_the_best_and_the_wrong_and_files_are_written(fake_coll, tmp_path, capsys):
@@ -143,7 +153,7 @@ def test_table_marks_the_best_and_the_wrong_and_files_are_written(fake_coll, tmp
     assert lines[3].split() == ["32", "B", "32.0*", "33.0!", "34.0"]
     with (tmp_path / "coll-broadcast-8.csv").open() as file:
         rows = list(csv.DictReader(file))
-    assert len(rows) == 6 and set(rows[0]) == RESULT_KEYS
+    assert len(rows) == 6 and set(rows[0]) == RESULT_KEYS | {"error"}
     document = json.loads((tmp_path / "coll-broadcast-8.json").read_text())
     assert document["parameters"]["sizes"] == [16, 32] and len(document["results"]) == 6
     assert (tmp_path / "coll-broadcast-8.png").read_bytes()[:8] == PNG

@@ -51,6 +51,7 @@ __all__ = [
     "coll_schedule",
     "preset",
     "reproduce",
+    "reproduce_groups",
     "resolved_machine",
     "run_stats",
 ]
@@ -296,10 +297,19 @@ def coll_run(
 
 
 def reproduce(
-    quick: bool = False, machine: Machine | None = None, overrides: Overrides = ()
+    quick: bool = False, machine: Machine | None = None, overrides: Overrides = (),
+    claims: Iterable[str] | None = None,
 ) -> list[dict[str, Any]]:
-    """The papers' findings re-checked on the simulated blade: one dict per claim."""
-    return _call(_core.reproduce, {"quick": quick}, machine, overrides)
+    """The papers' findings re-checked on the simulated blade: one dict per claim. ``claims``
+    names claim groups of ``reproduce_groups()`` to run (None: all), so that the groups can run
+    apart and their claims be concatenated in the order of ``reproduce_groups()``."""
+    request = {"quick": quick, "claims": None if claims is None else list(claims)}
+    return _call(_core.reproduce, request, machine, overrides)
+
+
+def reproduce_groups() -> list[str]:
+    """The claim groups of ``reproduce``, in the order it states their claims."""
+    return _core.reproduce_groups()
 
 
 def resolved_machine(machine: Machine | None = None, overrides: Overrides = ()) -> str:

@@ -48,8 +48,9 @@ def write(
     from cellblade.plots import placement_figure  # matplotlib is slow to import; only load it here
 
     out_dir.mkdir(parents=True, exist_ok=True)
-    stem = out_dir / f"affinity-{parameters['pattern']}"
-    paths = [stem.with_suffix(suffix) for suffix in (".csv", ".json", ".png")]
+    # Not with_suffix: a collective used as a pattern ("allgather.rdb") has a dot in its name.
+    paths = [out_dir / f"affinity-{parameters['pattern']}{suffix}"
+             for suffix in (".csv", ".json", ".png")]
     with paths[0].open("w", newline="", encoding="utf-8") as file:
         writer = csv.DictWriter(file, fieldnames=COLUMNS, extrasaction="ignore")
         writer.writeheader()

@@ -15,11 +15,12 @@ import cellblade
 from cellblade.schedule import SPES_PER_CHIP, crosses_bif, short
 from cellblade.units import format_size, parse_size
 
-__all__ = ["SPES_PER_CHIP", "crosses_bif", "short", "parse_sizes", "table", "title", "write"]
+__all__ = ["SPES_PER_CHIP", "crosses_bif", "short", "parse_sizes", "table", "title", "write",
+           "failures"]
 
 OPS = tuple(cellblade.CATALOG["coll"]["ops"])
 REDUCING = ("reduce", "allreduce")
-COLUMNS = ("op", "algorithm", "spes", "size_bytes", "latency_ns", "verified")
+COLUMNS = ("op", "algorithm", "spes", "size_bytes", "latency_ns", "verified", "error")
 US_FROM_NS = 10_000  # a table whose slowest cell reaches this many ns is written in us
 
 
@@ -55,15 +56,19 @@ def title(parameters: dict[str, Any]) -> str:
 def table(results: list[dict[str, Any]]) -> tuple[str, tuple[str, ...], list[tuple[str, ...]]]:
     """(unit, header, rows): a row per size, a column per algorithm, the latency of the slowest
     rank in each cell followed by "*" for the best verified one of the row, "!" when the result
-    was wrong, and "-" where the algorithm cannot take the size."""
+    was wrong, "[k]" where the cell could not run for the k-th reason of `failures`, and "-"
+    where the run has no such cell."""
     algorithms = list(dict.fromkeys(r["algorithm"] for r in results))
     sizes = sorted({r["size_bytes"] for r in results})
     cell = {(r["algorithm"], r["size_bytes"]): r for r in results}
+    reasons = failures(results)
+    results = [r for r in results if not r.get("error")]
     large = max((r["latency_ns"] for r in results), default=0) >= US_FROM_NS
     unit, scale, digits = ("us", 1000, 2) if large else ("ns", 1, 1)
     rows = []
     for size in sizes:
-        line = [cell[a, size] for a in algorithms if (a, size) in cell]
+        line = [cell[a, size] for a in algorithms
+                if (a, size) in cell and not cell[a, size].get("error")]
         best = min((r["latency_ns"] for r in line if r["verified"]), default=None)
         row = [format_size(size) if size else "-"]
         for algorithm in algorithms:
@@ -71,10 +76,18 @@ def table(results: list[dict[str, Any]]) -> tuple[str, tuple[str, ...], list[tup
             if r is None:
                 row.append("- ")
                 continue
+            if r.get("error"):
+                row.append(f"[{reasons.index(r['error']) + 1}]")
+                continue
             mark = "!" if not r["verified"] else "*" if r["latency_ns"] == best else " "
             row.append(f"{r['latency_ns'] / scale:.{digits}f}{mark}")
         rows.append(tuple(row))
     return unit, ("size", *map(short, algorithms)), rows
+
+
+def failures(results: list[dict[str, Any]]) -> list[str]:
+    """The distinct reasons why cells could not run, in the order they first appear."""
+    return list(dict.fromkeys(r["error"] for r in results if r.get("error")))
 
 
 def write(results: list[dict[str, Any]], parameters: dict[str, Any], out_dir: Path) -> list[Path]:

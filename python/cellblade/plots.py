@@ -5,6 +5,7 @@ pyplot state or display is involved."""
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,8 @@ def sweep_figure(rows: list[dict[str, Any]], path: Path, *, title: str, xlabel: 
     latency, bandwidth = figure.subplots(1, 2)
     sizes = sorted({row["size_bytes"] for row in rows})
     for spes in sorted({row["spes"] for row in rows}):
-        line = sorted((r for r in rows if r["spes"] == spes), key=lambda r: r["size_bytes"])
+        line = sorted((r for r in rows if r["spes"] == spes and not r.get("error")),
+                      key=lambda r: r["size_bytes"])
         x = [r["size_bytes"] for r in line]
         label = f"{spes} SPE" if spes == 1 else f"{spes} SPEs"
         latency.plot(x, [r["latency_ns"] for r in line], marker="o", label=label)
@@ -36,7 +38,27 @@ def sweep_figure(rows: list[dict[str, Any]], path: Path, *, title: str, xlabel: 
     latency.set_ylabel("latency (ns)")
     bandwidth.set_ylabel("aggregate bandwidth (GB/s)")
     figure.suptitle(title)
+    _note_failures(figure, [(f"{r['spes']} SPEs, {r['size_bytes']} B", r.get("error"))
+                            for r in rows])
     figure.savefig(path, dpi=120)
+
+
+MAX_NOTED = 6  # failed cells named under a figure; the rest are counted
+
+
+def _note_failures(figure: Figure, cells: list[tuple[str, str | None]]) -> None:
+    """Names under the figure the cells that could not run and why (they have no point)."""
+    failed = [(name, error) for name, error in cells if error]
+    if not failed:
+        return
+    # Shortened to the figure's width (about 16 x-small characters an inch); the JSON and
+    # CSV keep the whole reason.
+    width = int(figure.get_figwidth() * 16)
+    lines = [textwrap.shorten(f"not run: {name}: {error}", width, placeholder=" ...")
+             for name, error in failed[:MAX_NOTED]]
+    if len(failed) > MAX_NOTED:
+        lines.append(f"... and {len(failed) - MAX_NOTED} more cells not run (see the JSON)")
+    figure.supxlabel("\n".join(lines), fontsize="x-small", color="tab:red", ha="left", x=0.01)
 
 
 def placement_figure(results: list[dict[str, Any]], path: Path, *, title: str) -> None:
@@ -62,6 +84,9 @@ def coll_figure(results: list[dict[str, Any]], path: Path, *, title: str) -> Non
 
     figure = Figure(figsize=(7, 4.5), layout="constrained")
     axes = figure.subplots()
+    failures = [(short(r["algorithm"]), r["size_bytes"], r.get("error")) for r in results
+                if r.get("error")]
+    results = [r for r in results if not r.get("error")]
     algorithms = list(dict.fromkeys(r["algorithm"] for r in results))
     if all(r["op"] == "barrier" for r in results):
         axes.bar([short(a) for a in algorithms], [r["latency_ns"] for r in results],
@@ -73,7 +98,8 @@ def coll_figure(results: list[dict[str, Any]], path: Path, *, title: str) -> Non
         axes.set_ylabel("latency (ns)")
         axes.grid(True, axis="y", alpha=0.3)
     else:
-        sizes = sorted({r["size_bytes"] for r in results})
+        # Sizes where no cell ran keep their tick, so the gap shows.
+        sizes = sorted({size for _, size, _ in failures} | {r["size_bytes"] for r in results})
         for i, algorithm in enumerate(algorithms):
             line = sorted((r for r in results if r["algorithm"] == algorithm),
                           key=lambda r: r["size_bytes"])
@@ -94,6 +120,7 @@ def coll_figure(results: list[dict[str, Any]], path: Path, *, title: str) -> Non
         axes.grid(True, which="both", alpha=0.3)
         axes.legend(fontsize="small", ncols=2 if len(algorithms) > 8 else 1)
     axes.set_title(title)
+    _note_failures(figure, [(f"{name} at {size} B", error) for name, size, error in failures])
     figure.savefig(path, dpi=120)
 
 

@@ -145,6 +145,12 @@ fn catalog(py: Python<'_>) -> PyResult<Py<PyAny>> {
     to_python(py, &api::catalog())
 }
 
+/// The claim groups of `reproduce`, in the order it states them: each can be run apart.
+#[pyfunction]
+fn reproduce_groups(py: Python<'_>) -> PyResult<Py<PyAny>> {
+    to_python(py, &cellblade::reproduce::group_ids())
+}
+
 /// The registry of collective algorithms.
 #[pyfunction]
 fn coll_list(py: Python<'_>) -> PyResult<Py<PyAny>> {
@@ -255,6 +261,8 @@ mod _core {
     use super::{
         model_choose, model_grid, model_measure, model_predict, model_price, model_score, model_simulate, model_time_grid,
     };
+    #[pymodule_export]
+    use super::reproduce_groups;
     #[pymodule_export]
     use super::programs::{PpeHandle, ProgramBlade, PyOp, SpuHandle};
     #[pymodule_export]

@@ -2,7 +2,7 @@
 fn main() {
     let quick = std::env::args().any(|a| a == "quick");
     let file = cellblade::request::MachineChoice::default().resolve().unwrap();
-    let claims = cellblade::request::Request::run(cellblade::reproduce::ReproduceRequest { quick }, &file).unwrap_or_else(|e| {
+    let claims = cellblade::request::Request::run(cellblade::reproduce::ReproduceRequest { quick, claims: None }, &file).unwrap_or_else(|e| {
         eprintln!("error: {e}");
         std::process::exit(1)
     });

@@ -106,6 +106,8 @@ pub struct Catalog {
     pub affinity: AffinityLimits,
     pub model: crate::model::request::ModelCatalog,
     pub mpi: crate::mpi::request::MpiCatalog,
+    /// The claim groups of `reproduce`, in the order it states them: each can be run apart.
+    pub reproduce_groups: Vec<&'static str>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -176,6 +178,7 @@ pub fn catalog() -> Catalog {
         },
         model: crate::model::request::catalog(),
         mpi: crate::mpi::request::catalog(),
+        reproduce_groups: crate::reproduce::group_ids(),
     }
 }
 

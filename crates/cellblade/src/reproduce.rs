@@ -139,10 +139,40 @@ pub fn tally(claims: &[Claim]) -> [usize; 4] {
 }
 
 pub fn run_all(file: &MachineFile, quick: bool) -> Result<Vec<Claim>> {
-    let mut out = collectives(file, quick)?;
-    out.extend(affinity(file, quick)?);
-    out.extend(crate::model::claims::claims(file, quick)?);
-    out.extend(crate::mpi::claims(file, quick)?);
+    run_groups(file, quick, &group_ids())
+}
+
+/// A group of claims: an id and the function that runs the simulations its claims share and
+/// states them. Groups share nothing, so a front may run them apart (one per worker) and
+/// concatenate their claims in the order of `GROUPS`, which is `run_all`'s.
+type Group = (&'static str, fn(&MachineFile, bool) -> Result<Vec<Claim>>);
+
+/// Groups small enough that a front running them on two cores keeps both busy (README:
+/// "Parallel sweeps and Dask" has the times).
+const GROUPS: [Group; 6] = [
+    ("barriers", barriers),
+    ("broadcasts", broadcasts),
+    ("reductions", reductions),
+    ("affinity", affinity),
+    ("model", crate::model::claims::claims),
+    ("mpi", crate::mpi::claims),
+];
+
+/// The claim-group ids, in the order `run_all` states them.
+pub fn group_ids() -> Vec<&'static str> {
+    GROUPS.iter().map(|(id, _)| *id).collect()
+}
+
+/// The claims of the groups `ids`, in the order of `GROUPS` (not of `ids`); an unknown id is
+/// an error of field `claims` naming the known ones.
+pub fn run_groups<S: AsRef<str>>(file: &MachineFile, quick: bool, ids: &[S]) -> Result<Vec<Claim>> {
+    if let Some(bad) = ids.iter().map(AsRef::as_ref).find(|id| !GROUPS.iter().any(|(known, _)| known == id)) {
+        return Err(crate::error::field_err("claims", bad, format!("one of {}", group_ids().join(", "))));
+    }
+    let mut out = Vec::new();
+    for (_, run) in GROUPS.iter().filter(|(id, _)| ids.iter().any(|wanted| wanted.as_ref() == *id)) {
+        out.extend(run(file, quick)?);
+    }
     Ok(out)
 }
 
@@ -276,13 +306,6 @@ fn winners(t: &BTreeMap<(String, u32), f64>, names: &[&str], sizes: &[u32]) -> S
         .map(|(s, n)| format!("{s}: {}", n.split('.').nth(1).unwrap_or("")))
         .collect::<Vec<_>>()
         .join(", ")
-}
-
-fn collectives(file: &MachineFile, quick: bool) -> Result<Vec<Claim>> {
-    let mut out = barriers(file, quick)?;
-    out.extend(broadcasts(file, quick)?);
-    out.extend(reductions(file, quick)?);
-    Ok(out)
 }
 
 const S4: &str = "seed 000 §4";
@@ -477,6 +500,9 @@ const CML_NOTE: &str = "the seed names only \"additional data copies\" as CML's 
 pub struct ReproduceRequest {
     /// Fewer trials and repetitions: the same claims, checked faster and less precisely.
     pub quick: bool,
+    /// Only these claim groups (`group_ids`), so that a front can run them apart; all when
+    /// left out.
+    pub claims: Option<Vec<String>>,
 }
 
 impl crate::request::Request for ReproduceRequest {
@@ -484,6 +510,30 @@ impl crate::request::Request for ReproduceRequest {
     type Output = Vec<Claim>;
 
     fn run(self, machine: &MachineFile) -> Result<Vec<Claim>> {
-        run_all(machine, self.quick)
+        match self.claims {
+            Some(ids) => run_groups(machine, self.quick, &ids),
+            None => run_all(machine, self.quick),
+        }
+    }
+}
+
+#[cfg(test)]
+mod group_tests {
+    use super::*;
+
+    fn qs20() -> MachineFile {
+        crate::machine::config::load(crate::machine::config::preset_text("qs20").unwrap(), &[]).unwrap()
+    }
+
+    #[test]
+    fn an_unknown_group_is_refused_with_the_known_ones() {
+        let err = run_groups(&qs20(), true, &["barriers", "nope"]).unwrap_err();
+        assert_eq!(err.field(), Some("claims"));
+        assert_eq!(err.to_string(), "claims nope is not allowed: one of barriers, broadcasts, reductions, affinity, mpi");
+    }
+
+    #[test]
+    fn no_group_states_no_claim() {
+        assert!(run_groups::<&str>(&qs20(), true, &[]).unwrap().is_empty());
     }
 }

@@ -109,14 +109,43 @@ impl Evaluator<'_> {
         if let Some(v) = self.cache.get(mapping) {
             return Ok(*v);
         }
-        let m = measure(self.file, self.pattern, &Placement { rank_to_spe: mapping.to_vec() }, SEARCH_REPS, None)?;
-        let v = match self.objective {
-            Objective::MinBandwidth => m.min_gbps(),
-            Objective::Latency => m.op_ns / 1000.0,
-        };
+        let v = evaluate(self.file, self.pattern, self.objective, mapping)?;
         self.cache.insert(mapping.to_vec(), v);
         Ok(v)
     }
+
+    /// The values of `mappings` in order, the uncached ones evaluated side by side, one thread
+    /// per core. Each evaluation is a simulation of its own, so the values (and the first
+    /// error, in the order of `mappings`) do not depend on the number of threads.
+    fn values(&mut self, mappings: &[Vec<usize>]) -> Result<Vec<f64>> {
+        self.values_on(mappings, std::thread::available_parallelism().map_or(1, |n| n.get()))
+    }
+
+    fn values_on(&mut self, mappings: &[Vec<usize>], threads: usize) -> Result<Vec<f64>> {
+        let todo: Vec<&Vec<usize>> = mappings.iter().filter(|m| !self.cache.contains_key(*m)).collect();
+        let workers = threads.clamp(1, todo.len().max(1));
+        let (file, pattern, objective, todo_ref) = (self.file, self.pattern, self.objective, &todo);
+        let computed: Vec<Result<f64>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..workers)
+                .map(|w| scope.spawn(move || todo_ref.iter().skip(w).step_by(workers).map(|m| evaluate(file, pattern, objective, m)).collect::<Vec<_>>()))
+                .collect();
+            let mut parts: Vec<_> = handles.into_iter().map(|h| h.join().expect("an evaluation thread panicked").into_iter()).collect();
+            (0..todo_ref.len()).map(|i| parts[i % workers].next().expect("one value per mapping")).collect()
+        });
+        for (mapping, value) in todo.iter().zip(computed) {
+            self.cache.insert((*mapping).clone(), value?);
+        }
+        Ok(mappings.iter().map(|m| self.cache[m]).collect())
+    }
+}
+
+/// One placement's value under `objective`: a simulation of `pattern` on `file`.
+fn evaluate(file: &MachineFile, pattern: &Pattern, objective: Objective, mapping: &[usize]) -> Result<f64> {
+    let m = measure(file, pattern, &Placement { rank_to_spe: mapping.to_vec() }, SEARCH_REPS, None)?;
+    Ok(match objective {
+        Objective::MinBandwidth => m.min_gbps(),
+        Objective::Latency => m.op_ns / 1000.0,
+    })
 }
 
 /// Rotations and reflections of the ring that map SPE ramps onto SPE ramps, as maps of the
@@ -264,8 +293,9 @@ fn exhaustive(ev: &mut Evaluator, seed: u64) -> Result<(Scored, Scored, Vec<Stri
     let syms = confirmed_symmetries(ev, seed)?;
     let autos = pattern_automorphisms(ev.pattern, 8);
     let mut seen = vec![false; 40320];
-    let mut best: Option<Scored> = None;
-    let mut worst: Option<Scored> = None;
+    // One placement per class, in the order of the permutations; which ones does not depend
+    // on any value, so they are all evaluated at once, side by side.
+    let mut classes = Vec::new();
     for p in permutations(8) {
         if seen[perm_index(&p)] {
             continue;
@@ -275,7 +305,12 @@ fn exhaustive(ev: &mut Evaluator, seed: u64) -> Result<(Scored, Scored, Vec<Stri
                 seen[perm_index(&apply(h, s, &p))] = true;
             }
         }
-        let v = ev.value(&p)?;
+        classes.push(p);
+    }
+    let values = ev.values(&classes)?;
+    let mut best: Option<Scored> = None;
+    let mut worst: Option<Scored> = None;
+    for (p, v) in classes.into_iter().zip(values) {
         if best.as_ref().is_none_or(|b| ev.objective.better(v, b.value)) {
             best = Some(Scored { placement: p.clone(), value: v });
         }
@@ -392,6 +427,21 @@ mod search_tests {
             // The climb saw placements well below the optimum on its way.
             assert!(worst.value < 0.75 * exact.best.value, "{name}: worst seen {}", worst.value);
             assert_eq!(ev.value(&best.placement).unwrap(), best.value);
+        }
+    }
+
+    #[test]
+    fn placements_evaluated_side_by_side_give_the_values_and_order_of_one_thread() {
+        let f = file();
+        let pattern = build("rd1", 8, 65536).unwrap();
+        let mappings: Vec<Vec<usize>> = permutations(8).step_by(5000).collect();
+        let mut one = Evaluator { file: &f, pattern: &pattern, objective: Objective::MinBandwidth, cache: HashMap::new() };
+        let serial: Vec<f64> = mappings.iter().map(|m| one.value(m).unwrap()).collect();
+        for threads in [1, 3] {
+            let mut many = Evaluator { file: &f, pattern: &pattern, objective: Objective::MinBandwidth, cache: HashMap::new() };
+            many.value(&mappings[2]).unwrap(); // a cached one is not evaluated again
+            assert_eq!(many.values_on(&mappings, threads).unwrap(), serial, "{threads} threads");
+            assert_eq!(many.cache.len(), mappings.len());
         }
     }
 

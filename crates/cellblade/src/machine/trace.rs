@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 
-use crate::error::{config_err, Result};
+use crate::error::Result;
 use crate::sim::Time;
 
 use super::topology::Element;
@@ -68,15 +68,21 @@ impl Tracer {
     }
 
     fn to_file_with_limit(path: &Path, limit: u64) -> Result<Tracer> {
-        let mut part = path.as_os_str().to_owned();
-        part.push(".part");
-        let part = PathBuf::from(part);
-        let file = File::create(&part).map_err(|e| config_err(format!("trace {}: cannot be written: {e}", path.display())))?;
+        // A device or pipe (/dev/stdout, a FIFO) is written in place: renaming over it would
+        // replace it with a regular file.
+        let part = if path.exists() && !path.is_file() {
+            path.to_path_buf()
+        } else {
+            let mut part = path.as_os_str().to_owned();
+            part.push(".part");
+            PathBuf::from(part)
+        };
+        let file = File::create(&part).map_err(|e| unwritable(path, e))?;
         let mut out = BufWriter::new(file);
         let head = serde_json::to_string(&track_names()).expect("serialises");
         // The metadata events open the array; events follow, each after a comma.
         let write = out.write_all(b"{\"displayTimeUnit\": \"ns\", \"traceEvents\": ").and_then(|_| out.write_all(&head.as_bytes()[..head.len() - 1]));
-        write.map_err(|e| config_err(format!("trace {}: cannot be written: {e}", path.display())))?;
+        write.map_err(|e| unwritable(path, e))?;
         Ok(Tracer { enabled: true, sink: Sink::File { out, path: path.to_path_buf(), part, written: 0, limit, failed: None }, dropped: 0 })
     }
 
@@ -170,11 +176,13 @@ impl Tracer {
                 let tail = format!("],\n\"otherData\": {{\"dropped_events\": {dropped}}}}}\n");
                 let res = match failed {
                     Some(e) => Err(e),
-                    None => out.write_all(tail.as_bytes()).and_then(|_| out.flush()).and_then(|_| std::fs::rename(&part, &path)),
+                    None => out.write_all(tail.as_bytes()).and_then(|_| out.flush()).and_then(|_| if part == path { Ok(()) } else { std::fs::rename(&part, &path) }),
                 };
                 if let Err(e) = res {
-                    let _ = std::fs::remove_file(&part);
-                    return Err(config_err(format!("trace {}: cannot be written: {e}", path.display())));
+                    if part != path {
+                        let _ = std::fs::remove_file(&part);
+                    }
+                    return Err(unwritable(&path, e));
                 }
                 None
             }
@@ -184,11 +192,18 @@ impl Tracer {
 
     /// Drop an unfinished file trace (the run failed): nothing is left at its path.
     pub fn abandon(self) {
-        if let Sink::File { out, part, .. } = self.sink {
+        if let Sink::File { out, part, path, .. } = self.sink {
             drop(out);
-            let _ = std::fs::remove_file(part);
+            if part != path {
+                let _ = std::fs::remove_file(part);
+            }
         }
     }
+}
+
+/// The error of request field `trace` for a file that cannot be written.
+fn unwritable(path: &Path, e: std::io::Error) -> crate::error::Error {
+    crate::error::field_msg("trace", format!("trace {}: cannot be written: {e}", path.display()))
 }
 
 /// The metadata events naming every process and track.
@@ -260,5 +275,19 @@ mod tests {
         let mut part = path.clone().into_os_string();
         part.push(".part");
         assert!(!path.exists() && !Path::new(&part).exists());
+    }
+
+    #[test]
+    fn a_device_is_written_in_place_not_replaced() {
+        use std::os::unix::fs::FileTypeExt;
+        let null = Path::new("/dev/null");
+        let mut t = Tracer::to_file(null).unwrap();
+        t.instant(0, "signal1 write", Time(0), 1);
+        t.finish().unwrap();
+        assert!(std::fs::metadata(null).unwrap().file_type().is_char_device());
+        let e = Tracer::to_file(Path::new("/dev/full")).and_then(Tracer::finish).err().unwrap();
+        assert_eq!(e.field(), Some("trace"));
+        assert!(e.to_string().starts_with("trace /dev/full: cannot be written: "), "{e}");
+        assert!(std::fs::metadata("/dev/full").unwrap().file_type().is_char_device());
     }
 }
