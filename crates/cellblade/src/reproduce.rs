@@ -529,7 +529,7 @@ mod group_tests {
     fn an_unknown_group_is_refused_with_the_known_ones() {
         let err = run_groups(&qs20(), true, &["barriers", "nope"]).unwrap_err();
         assert_eq!(err.field(), Some("claims"));
-        assert_eq!(err.to_string(), "claims nope is not allowed: one of barriers, broadcasts, reductions, affinity, mpi");
+        assert_eq!(err.to_string(), "claims nope is not allowed: one of barriers, broadcasts, reductions, affinity, model, mpi");
     }
 
     #[test]
