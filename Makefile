@@ -11,7 +11,7 @@ BUILD_INPUTS := pyproject.toml Cargo.toml $(wildcard Cargo.lock) scripts/build-e
 INSTALLED := $(VENV)/.installed
 
 .DEFAULT_GOAL := help
-.PHONY: help demo test clean
+.PHONY: help demo test lint clean
 
 help: ## list the targets
 	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-6s %s\n", $$1, $$2}'
@@ -22,6 +22,13 @@ demo: $(INSTALLED) ## build, then print the calibration report and the reproduce
 test: $(INSTALLED) ## build, then run the Rust tests and the Python tests
 	cargo test --release -p cellblade
 	$(BIN)/python -m pytest -q tests
+
+lint: $(INSTALLED) ## rustfmt (rustfmt.toml), clippy with warnings as errors, ruff (pyproject.toml)
+	command -v rustup >/dev/null && rustup component add rustfmt clippy 2>/dev/null || true
+	cargo fmt --all --check
+	PYO3_PYTHON=$(abspath $(BIN)/python) cargo clippy --workspace --all-targets -- -D warnings
+	$(BIN)/ruff check python tests examples
+	$(BIN)/ruff format --check python tests examples
 
 clean: ## remove .venv, the cargo target directory and outputs
 	rm -rf $(VENV) target out

@@ -16,7 +16,11 @@ def run_cli(*args: str, backtrace: bool = False) -> subprocess.CompletedProcess[
         env["CELLBLADE_BACKTRACE"] = "1"
     return subprocess.run(
         [sys.executable, "-m", "cellblade.cli", *args],
-        capture_output=True, text=True, env=env, timeout=600, check=False,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+        check=False,
     )
 
 

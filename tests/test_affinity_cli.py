@@ -5,16 +5,23 @@ import json
 import re
 
 import pytest
+from conftest import run_cli, usage_error
 
 import cellblade
 from cellblade.cli import main
 from cellblade.plots import placement_figure
 from cellblade.units import format_size
-from conftest import run_cli, usage_error
 
 RESULT_KEYS = {
-    "pattern", "placement", "mapping", "min_bandwidth_gbps", "mean_bandwidth_gbps",
-    "stddev_gbps", "latency_us", "trials", "per_rank_gbps",
+    "pattern",
+    "placement",
+    "mapping",
+    "min_bandwidth_gbps",
+    "mean_bandwidth_gbps",
+    "stddev_gbps",
+    "latency_us",
+    "trials",
+    "per_rank_gbps",
 }
 NAMED = ["identity", "ring", "overlap", "evenodd", "leap2"]
 EVENODD = [0, 4, 2, 6, 1, 5, 3, 7]  # seed 001 section 5: physical SPE of ranks 0..7
@@ -57,34 +64,66 @@ def fake_affinity(monkeypatch):
         choice = {key: value for key, value in machine.items() if key != "set"}
         requests.append({**request, "machine": choice, "set": machine["set"]})
         rows = [dict.fromkeys(RESULT_KEYS, 1.0) | {"placement": "file", "mapping": EVENODD}]
-        return {"result": rows, "machine_toml": "name = \"fake\"\n"}
+        return {"result": rows, "machine_toml": 'name = "fake"\n'}
 
-    catalog = {"patterns": [{"name": "rd1", "description": "", "phases": 1,
-                             "default_size_bytes": 65536}], "placements": []}
+    catalog = {
+        "patterns": [{"name": "rd1", "description": "", "phases": 1, "default_size_bytes": 65536}],
+        "placements": [],
+    }
     monkeypatch.setattr(cellblade._core, "affinity_run", affinity_run, raising=False)
-    monkeypatch.setattr(cellblade._core, "affinity_catalog", lambda: catalog,
-                        raising=False)
-    monkeypatch.setattr(cellblade._core, "resolved_machine", lambda request: "name = \"fake\"\n",
-                        raising=False)
+    monkeypatch.setattr(cellblade._core, "affinity_catalog", lambda: catalog, raising=False)
+    monkeypatch.setattr(
+        cellblade._core, "resolved_machine", lambda request: 'name = "fake"\n', raising=False
+    )
     return requests
 
 
 def test_flags_become_the_core_request(fake_affinity, tmp_path, capsys):
     placement = tmp_path / "evenodd.txt"
     placement.write_text("# EvenOdd\n" + " ".join(map(str, EVENODD)) + "\n")
-    argv = ["affinity", "run", "--pattern", "rd1", "--placements", "identity, default",
-            "--placement-file", str(placement), "--spes", "16", "--size", "32k", "--trials", "3",
-            "--seed", "5", "--set", "a.b=1", "--out", str(tmp_path / "out"), "--json"]
+    argv = [
+        "affinity",
+        "run",
+        "--pattern",
+        "rd1",
+        "--placements",
+        "identity, default",
+        "--placement-file",
+        str(placement),
+        "--spes",
+        "16",
+        "--size",
+        "32k",
+        "--trials",
+        "3",
+        "--seed",
+        "5",
+        "--set",
+        "a.b=1",
+        "--out",
+        str(tmp_path / "out"),
+        "--json",
+    ]
     assert main(argv) == 0
-    common = {"pattern": "rd1", "spes": 16, "size": 32768, "trials": 3, "seed": 5,
-              "machine": {"preset": "qs20"}, "set": ["a.b=1"]}
+    common = {
+        "pattern": "rd1",
+        "spes": 16,
+        "size": 32768,
+        "trials": 3,
+        "seed": 5,
+        "machine": {"preset": "qs20"},
+        "set": ["a.b=1"],
+    }
     # One request per placement, sent from several threads: compared sorted.
     key = lambda request: json.dumps(request, sort_keys=True)  # noqa: E731
-    assert sorted(fake_affinity, key=key) == sorted([
-        dict(common, placements=["identity"]),
-        dict(common, placements=["default"]),
-        dict(common, placements=[], placement_file=placement.read_text()),
-    ], key=key)
+    assert sorted(fake_affinity, key=key) == sorted(
+        [
+            dict(common, placements=["identity"]),
+            dict(common, placements=["default"]),
+            dict(common, placements=[], placement_file=placement.read_text()),
+        ],
+        key=key,
+    )
     assert json.loads(capsys.readouterr().out)[0]["mapping"] == EVENODD
 
 
@@ -92,7 +131,8 @@ def test_missing_placement_file_is_one_line_exit_1_naming_it(fake_affinity, tmp_
     missing = tmp_path / "missing.txt"
     assert main(["affinity", "run", "--pattern", "rd1", "--placement-file", str(missing)]) == 1
     assert capsys.readouterr().err == (
-        f"cellblade: error: --placement-file {missing} cannot be read: No such file or directory\n")
+        f"cellblade: error: --placement-file {missing} cannot be read: No such file or directory\n"
+    )
     assert fake_affinity == []
 
 
@@ -214,14 +254,29 @@ def test_demo_prints_calibration_then_claims():
     done = run_cli("demo")
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
-    calibration = [i for i, line in enumerate(lines) if re.match(r"\d+ distinct rows \(\d+ shown\), \d+ hold", line)]
+    calibration = [
+        i
+        for i, line in enumerate(lines)
+        if re.match(r"\d+ distinct rows \(\d+ shown\), \d+ hold", line)
+    ]
     assert len(calibration) == 1 and calibration[0] < len(lines) - 2
-    assert re.fullmatch(r"\d+ claims counted, \d+ hold; \d+ not counted \(not modelled or unverified\)", lines[-1])
+    assert re.fullmatch(
+        r"\d+ claims counted, \d+ hold; \d+ not counted \(not modelled or unverified\)", lines[-1]
+    )
 
 
 def test_a_collective_schedule_is_a_pattern():
-    done = run_cli("affinity", "run", "--pattern", "allgather.rdb", "--placements", "evenodd",
-                   "--trials", "1", "--json")
+    done = run_cli(
+        "affinity",
+        "run",
+        "--pattern",
+        "allgather.rdb",
+        "--placements",
+        "evenodd",
+        "--trials",
+        "1",
+        "--json",
+    )
     assert done.returncode == 0, done.stderr
     (row,) = json.loads(done.stdout)
     assert row["pattern"] == "allgather.rdb" and row["min_bandwidth_gbps"] > 0

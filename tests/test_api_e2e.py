@@ -3,9 +3,9 @@
 import json
 
 import pytest
+from conftest import run_cli
 
 import cellblade
-from conftest import run_cli
 
 tomllib = pytest.importorskip("tomllib")
 
@@ -27,7 +27,11 @@ def test_unknown_preset_is_a_config_error_naming_it():
 
 
 def _without_wall_clock(result):
-    sim = {key: value for key, value in result["sim"].items() if key == "simulated_ns" or key == "events"}
+    sim = {
+        key: value
+        for key, value in result["sim"].items()
+        if key == "simulated_ns" or key == "events"
+    }
     return dict(result, sim=sim)
 
 
@@ -47,7 +51,19 @@ def test_calibrate_json_lists_the_points():
     assert done.returncode == 0, done.stderr
     points = json.loads(done.stdout)
     assert points
-    keys = {"name", "source", "published", "simulated", "unit", "error", "fitted", "kind", "holds", "same_as", "note"}
+    keys = {
+        "name",
+        "source",
+        "published",
+        "simulated",
+        "unit",
+        "error",
+        "fitted",
+        "kind",
+        "holds",
+        "same_as",
+        "note",
+    }
     assert all(set(point) == keys for point in points)
     # Every published value is cited; the error is the signed relative difference, or for a
     # bandwidth loss the difference in points.
@@ -64,7 +80,10 @@ def test_calibrate_table_ends_with_the_summary():
     assert done.returncode == 0, done.stderr
     *table, summary = done.stdout.splitlines()
     assert table[0].split()[:3] == ["name", "published", "source"]
-    assert " hold (values within 10%, under a published bound, or losses within 2.5 points): fitted " in summary
+    assert (
+        " hold (values within 10%, under a published bound, or losses within 2.5 points): fitted "
+        in summary
+    )
 
 
 def test_bench_quick_json():
@@ -73,5 +92,8 @@ def test_bench_quick_json():
     result = json.loads(done.stdout)
     assert result["packets_per_second"] > 0
     assert result["build"] in {"release", "release, native", "release, native, profile-guided"}
-    assert all(set(w) == {"name", "wall_s", "simulated_ns", "packets", "events"} for w in result["workloads"])
+    assert all(
+        set(w) == {"name", "wall_s", "simulated_ns", "packets", "events"}
+        for w in result["workloads"]
+    )
     assert result["affinity_search"]["evaluated"] > 0 and result["affinity_search"]["wall_s"] > 0

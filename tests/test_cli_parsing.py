@@ -1,9 +1,9 @@
 """The command line alone: what it refuses, and the request it sends to the core."""
 
 import pytest
+from conftest import usage_error
 
 from cellblade.cli import cellstats_main
-from conftest import usage_error
 
 
 @pytest.mark.parametrize(
@@ -100,4 +100,5 @@ def test_missing_machine_file_is_one_line_exit_1(tmp_path, capsys):
     missing = tmp_path / "missing.toml"
     assert cellstats_main(["-f", "dmaget", "--machine", str(missing)]) == 1
     assert capsys.readouterr().err == (
-        f"cellstats: error: --machine {missing} cannot be read: No such file or directory\n")
+        f"cellstats: error: --machine {missing} cannot be read: No such file or directory\n"
+    )

@@ -4,11 +4,11 @@ import csv
 import json
 
 import pytest
+from conftest import run_cli, usage_error
 
 import cellblade
 from cellblade import coll
 from cellblade.cli import main
-from conftest import run_cli, usage_error
 
 PNG = b"\x89PNG\r\n\x1a\n"
 RESULT_KEYS = {"op", "algorithm", "spes", "size_bytes", "latency_ns", "verified"}
@@ -54,16 +54,38 @@ def test_sizes_are_a_doubling_range_or_a_list(text, sizes):
 
 
 SCHEDULE = {
-    "algorithm": "allgather.rdb", "op": "allgather", "spes": 2, "root": 0, "size": 16,
-    "buffer": 32, "ordered": True, "placement": [0, 8],
-    "rounds": [[
-        {"dst": 0, "src": 1, "bytes": 16, "src_offset": 16, "dst_offset": 16, "action": "copy",
-         "via": "ls"},
-        {"dst": 1, "src": 0, "bytes": 16, "src_offset": 0, "dst_offset": 0, "action": "copy",
-         "via": "ls"},
-    ]],
+    "algorithm": "allgather.rdb",
+    "op": "allgather",
+    "spes": 2,
+    "root": 0,
+    "size": 16,
+    "buffer": 32,
+    "ordered": True,
+    "placement": [0, 8],
+    "rounds": [
+        [
+            {
+                "dst": 0,
+                "src": 1,
+                "bytes": 16,
+                "src_offset": 16,
+                "dst_offset": 16,
+                "action": "copy",
+                "via": "ls",
+            },
+            {
+                "dst": 1,
+                "src": 0,
+                "bytes": 16,
+                "src_offset": 0,
+                "dst_offset": 0,
+                "action": "copy",
+                "via": "ls",
+            },
+        ]
+    ],
     "text": "schedule allgather.rdb op=allgather p=2 root=0 size=16 buffer=32\nround 0\n"
-            "  0 <- 1 copy 16 @16 -> @16\n  1 <- 0 copy 16 @0 -> @0\n",
+    "  0 <- 1 copy 16 @16 -> @16\n  1 <- 0 copy 16 @0 -> @0\n",
 }
 
 
@@ -88,11 +110,17 @@ def fake_coll(monkeypatch):
         if names == "all":
             names = [f"{request['op']}.a", f"{request['op']}.b"]
         rows = [
-            {"op": request["op"], "algorithm": name, "spes": request["spes"], "size_bytes": size,
-             "latency_ns": size + (FAKE_ORDER.index(coll.short(name))
-                                   if coll.short(name) in FAKE_ORDER else 0),
-             "verified": not name.endswith("wrong")}
-            for name in names for size in request.get("sizes", [0])
+            {
+                "op": request["op"],
+                "algorithm": name,
+                "spes": request["spes"],
+                "size_bytes": size,
+                "latency_ns": size
+                + (FAKE_ORDER.index(coll.short(name)) if coll.short(name) in FAKE_ORDER else 0),
+                "verified": not name.endswith("wrong"),
+            }
+            for name in names
+            for size in request.get("sizes", [0])
         ]
         return {"result": rows, "machine_toml": 'name = "fake"\n'}
 
@@ -100,17 +128,41 @@ def fake_coll(monkeypatch):
         record(request, machine)
         return {"result": SCHEDULE, "machine_toml": None}
 
-    for name, function in [("coll_run", coll_run), ("coll_schedule", coll_schedule),
-                           ("resolved_machine", lambda request: 'name = "fake"\n')]:
+    for name, function in [
+        ("coll_run", coll_run),
+        ("coll_schedule", coll_schedule),
+        ("resolved_machine", lambda request: 'name = "fake"\n'),
+    ]:
         monkeypatch.setattr(cellblade._core, name, function, raising=False)
     return requests
 
 
 def test_flags_become_the_core_request(fake_coll, tmp_path, capsys):
-    argv = ["coll", "allreduce", "--spes", "16", "--sizes", "16:64", "--algos",
-            "rdb,allreduce.rs_ag", "--placement", "evenodd", "--root", "3", "--dtype", "float64",
-            "--reduce-op", "max", "--iterations", "5", "--set", "a.b=1", "--out", str(tmp_path),
-            "--json"]
+    argv = [
+        "coll",
+        "allreduce",
+        "--spes",
+        "16",
+        "--sizes",
+        "16:64",
+        "--algos",
+        "rdb,allreduce.rs_ag",
+        "--placement",
+        "evenodd",
+        "--root",
+        "3",
+        "--dtype",
+        "float64",
+        "--reduce-op",
+        "max",
+        "--iterations",
+        "5",
+        "--set",
+        "a.b=1",
+        "--out",
+        str(tmp_path),
+        "--json",
+    ]
     assert main(argv) == 0
     common = {
         "op": "allreduce",
@@ -125,11 +177,18 @@ def test_flags_become_the_core_request(fake_coll, tmp_path, capsys):
     }
     key = lambda request: json.dumps(request, sort_keys=True)  # noqa: E731
     assert sorted(fake_coll, key=key) == sorted(
-        [dict(common, algorithms=[name], sizes=[size])
-         for name in ("allreduce.rdb", "allreduce.rs_ag") for size in (16, 32, 64)], key=key)
+        [
+            dict(common, algorithms=[name], sizes=[size])
+            for name in ("allreduce.rdb", "allreduce.rs_ag")
+            for size in (16, 32, 64)
+        ],
+        key=key,
+    )
     results = json.loads(capsys.readouterr().out)
     assert [(r["algorithm"], r["size_bytes"]) for r in results][:2] == [
-        ("allreduce.rdb", 16), ("allreduce.rdb", 32)]
+        ("allreduce.rdb", 16),
+        ("allreduce.rdb", 32),
+    ]
 
 
 def test_barrier_sends_no_sizes_and_placement_ids_are_a_list(fake_coll, tmp_path):
@@ -142,12 +201,21 @@ def test_barrier_sends_no_sizes_and_placement_ids_are_a_list(fake_coll, tmp_path
 
 
 def test_table_marks_the_best_and_the_wrong_and_files_are_written(fake_coll, tmp_path, capsys):
-    argv = ["coll", "broadcast", "--sizes", "16,32", "--algos", "ota,wrong,two_to_all",
-            "--out", str(tmp_path)]
+    argv = [
+        "coll",
+        "broadcast",
+        "--sizes",
+        "16,32",
+        "--algos",
+        "ota,wrong,two_to_all",
+        "--out",
+        str(tmp_path),
+    ]
     assert main(argv) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0] == ("broadcast, 8 SPEs, int32, root 0, rank i on SPE i: "
-                        "latency (ns) of the slowest rank")
+    assert lines[0] == (
+        "broadcast, 8 SPEs, int32, root 0, rank i on SPE i: latency (ns) of the slowest rank"
+    )
     assert lines[1].split() == ["size", "ota", "wrong", "two_to_all"]
     assert lines[2].split() == ["16", "B", "16.0*", "17.0!", "18.0"]
     assert lines[3].split() == ["32", "B", "32.0*", "33.0!", "34.0"]
@@ -174,8 +242,14 @@ def test_show_prints_the_text_and_the_bif_crossings(fake_coll, capsys):
     argv = ["coll", "show", "allgather.rdb", "-n", "2", "--size", "16", "--placement", "0,8"]
     assert main(argv) == 0
     assert fake_coll[0] | {"machine": None, "set": None} == {
-        "algorithm": "allgather.rdb", "spes": 2, "size": 16, "root": 0, "placement": [0, 8],
-        "machine": None, "set": None}
+        "algorithm": "allgather.rdb",
+        "spes": 2,
+        "size": 16,
+        "root": 0,
+        "placement": [0, 8],
+        "machine": None,
+        "set": None,
+    }
     out = capsys.readouterr().out
     assert out == SCHEDULE["text"] + "placement 0,8: 2 of 2 transfers cross the BIF\n"
 
@@ -198,8 +272,19 @@ def test_list_shows_the_registry():
 
 
 def test_allgather_json_rows_are_verified(tmp_path):
-    done = run_cli("coll", "allgather", "--spes", "8", "--sizes", "64:256",
-                   "--algos", "allgather.rdb", "--json", "--out", str(tmp_path))
+    done = run_cli(
+        "coll",
+        "allgather",
+        "--spes",
+        "8",
+        "--sizes",
+        "64:256",
+        "--algos",
+        "allgather.rdb",
+        "--json",
+        "--out",
+        str(tmp_path),
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.count("\n") == 1
     rows = json.loads(done.stdout)
@@ -234,8 +319,9 @@ def test_show_prints_rounds_and_counts_bif_crossings():
 
 def test_draw_writes_a_png(tmp_path):
     path = tmp_path / "rdb.png"
-    done = run_cli("coll", "draw", "allgather.rdb", "-n", "16", "--placement", "evenodd",
-                   "--out", str(path))
+    done = run_cli(
+        "coll", "draw", "allgather.rdb", "-n", "16", "--placement", "evenodd", "--out", str(path)
+    )
     assert done.returncode == 0, done.stderr
     assert path.read_bytes()[:8] == PNG
 

@@ -9,10 +9,10 @@ import threading
 from pathlib import Path
 
 import pytest
+from conftest import run_cli, usage_error
 
 import cellblade
 from cellblade import _core, model
-from conftest import run_cli, usage_error
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -28,8 +28,9 @@ def cache(tmp_path_factory):
 def measured(tmp_path_factory) -> tuple[Path, dict]:
     """A small real measurement: two sizes, two iterations (seconds, not minutes)."""
     out = tmp_path_factory.mktemp("model")
-    done = run_cli("model", "measure", "--sizes", "64,4k", "--iterations", "2", "--out", str(out),
-                   "--json")
+    done = run_cli(
+        "model", "measure", "--sizes", "64,4k", "--iterations", "2", "--out", str(out), "--json"
+    )
     assert done.returncode == 0, done.stderr
     return out, json.loads(done.stdout)
 
@@ -44,8 +45,11 @@ def test_measure_writes_parameters_and_the_congestion_rows(measured):
     assert set(rows[0]) >= {"bif_messages", "size_bytes", "latency_ns", "excess_ns"}
     base = {r["size_bytes"]: r["latency_ns"] for r in rows if r["bif_messages"] == 2}
     for r in rows:
-        assert r["excess_ns"] == (0.0 if r["bif_messages"] <= 2 else
-                                  pytest.approx(r["latency_ns"] - base[r["size_bytes"]]))
+        assert r["excess_ns"] == (
+            0.0
+            if r["bif_messages"] <= 2
+            else pytest.approx(r["latency_ns"] - base[r["size_bytes"]])
+        )
     # More BIF messages of 4 KB cost more (the seed's figure 8).
     at_4k = {r["bif_messages"]: r["latency_ns"] for r in rows if r["size_bytes"] == 4096}
     assert at_4k[16] > at_4k[4] > at_4k[2]
@@ -54,8 +58,23 @@ def test_measure_writes_parameters_and_the_congestion_rows(measured):
 
 def test_predict_prints_both_models_beside_the_simulation(measured):
     out, _ = measured
-    done = run_cli("model", "predict", "allreduce", "--algo", "rdb", "-n", "8", "--sizes", "64,1k",
-                   "--simulate", "--iterations", "2", "--params", str(out / "params.toml"), "--json")
+    done = run_cli(
+        "model",
+        "predict",
+        "allreduce",
+        "--algo",
+        "rdb",
+        "-n",
+        "8",
+        "--sizes",
+        "64,1k",
+        "--simulate",
+        "--iterations",
+        "2",
+        "--params",
+        str(out / "params.toml"),
+        "--json",
+    )
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
     assert [r["size_bytes"] for r in result["rows"]] == [64, 1024]
@@ -64,28 +83,53 @@ def test_predict_prints_both_models_beside_the_simulation(measured):
         assert r["seed_source"] == "table 5, recursive doubling, one Cell"
         assert r["simulated_ns"] > 0
         assert r["schedule_error_pct"] == pytest.approx(
-            100 * (r["schedule_ns"] - r["simulated_ns"]) / r["simulated_ns"])
+            100 * (r["schedule_ns"] - r["simulated_ns"]) / r["simulated_ns"]
+        )
         assert abs(r["schedule_error_pct"]) < 15
 
 
 def test_predict_table_names_algorithms_without_an_equation(measured):
     out, _ = measured
-    done = run_cli("model", "predict", "broadcast", "--algo", "all", "-n", "8", "--sizes", "1k",
-                   "--params", str(out / "params.toml"))
+    done = run_cli(
+        "model",
+        "predict",
+        "broadcast",
+        "--algo",
+        "all",
+        "-n",
+        "8",
+        "--sizes",
+        "1k",
+        "--params",
+        str(out / "params.toml"),
+    )
     assert done.returncode == 0, done.stderr
     assert "broadcast.binomial_opt" in done.stdout
     assert "no seed equation: broadcast.kchains: seed 003 gives no equation for it\n" in done.stdout
-    assert ("no seed equation: broadcast.hybrid_segmented: the seed models it on two chips only "
-            "(table 2, hybrid-seg-binomial-opt): more than 8 SPEs, got 8") in done.stdout
+    assert (
+        "no seed equation: broadcast.hybrid_segmented: the seed models it on two chips only "
+        "(table 2, hybrid-seg-binomial-opt): more than 8 SPEs, got 8"
+    ) in done.stdout
 
 
 def test_predict_warns_when_it_extrapolates(measured):
     out, _ = measured
-    done = run_cli("model", "predict", "reduce", "--algo", "binomial", "--sizes", "16k",
-                   "--params", str(out / "params.toml"))
+    done = run_cli(
+        "model",
+        "predict",
+        "reduce",
+        "--algo",
+        "binomial",
+        "--sizes",
+        "16k",
+        "--params",
+        str(out / "params.toml"),
+    )
     assert done.returncode == 0, done.stderr
-    assert ("warning: reduce.binomial at 16384 bytes: beyond the largest measured size "
-            "(4096 bytes), extrapolated") in done.stdout
+    assert (
+        "warning: reduce.binomial at 16384 bytes: beyond the largest measured size "
+        "(4096 bytes), extrapolated"
+    ) in done.stdout
 
 
 def test_bad_input_is_refused_with_its_reason(measured, tmp_path):
@@ -95,7 +139,8 @@ def test_bad_input_is_refused_with_its_reason(measured, tmp_path):
     done = run_cli("model", "predict", "allreduce", "--algo", "nope", "--params", params)
     assert done.returncode == 1
     assert done.stderr.startswith(
-        "cellblade: error: --algo allreduce.nope is not allowed: one of barrier.rdb, ")
+        "cellblade: error: --algo allreduce.nope is not allowed: one of barrier.rdb, "
+    )
     done = run_cli("model", "predict", "allreduce", "--algo", "rdb_mailbox", "--params", params)
     assert done.returncode == 1
     assert "the model is not defined for notifications via mailbox" in done.stderr
@@ -106,8 +151,13 @@ def test_bad_input_is_refused_with_its_reason(measured, tmp_path):
     assert "is not allowed: a time of 0 ns or more" in done.stderr
     assert "l1_ack_ns" in done.stderr
     missing = tmp_path / "missing.toml"
-    missing.write_text("\n".join(line for line in (out / "params.toml").read_text().splitlines()
-                                 if not line.startswith("g2_ns")))
+    missing.write_text(
+        "\n".join(
+            line
+            for line in (out / "params.toml").read_text().splitlines()
+            if not line.startswith("g2_ns")
+        )
+    )
     done = run_cli("model", "predict", "allreduce", "--params", str(missing))
     assert done.stderr == "cellblade: error: --params: model parameters: missing field `g2_ns`\n"
     assert "invalid value '0'" in usage_error("model", "measure", "--iterations", "0")
@@ -139,14 +189,16 @@ def test_validation_scores_any_split_of_the_grid_alike(measured):
     assert {p["spes"] for p in points} == {8, 16}
     sample = points[:2]
     whole = model.simulate(sample, "qs20", iterations=2)
-    parts = (model.simulate(sample[:1], "qs20", iterations=2)
-             + model.simulate(sample[1:], "qs20", iterations=2))
+    parts = model.simulate(sample[:1], "qs20", iterations=2) + model.simulate(
+        sample[1:], "qs20", iterations=2
+    )
     assert whole == parts
 
 
 def test_coll_auto_picks_a_modelled_algorithm_per_size_and_runs_it(cache):
-    done = run_cli("coll", "allreduce", "-n", "8", "--sizes", "64,16k", "--algos", "auto",
-                   "--iterations", "2")
+    done = run_cli(
+        "coll", "allreduce", "-n", "8", "--sizes", "64,16k", "--algos", "auto", "--iterations", "2"
+    )
     assert done.returncode == 0, done.stderr
     # The measured parameters are cached in the cache directory, named by the machine's hash.
     cached = [path.name for path in cache.iterdir()]
@@ -159,7 +211,8 @@ def test_coll_auto_picks_a_modelled_algorithm_per_size_and_runs_it(cache):
     assert done.stderr == (
         "cellblade: error: --sizes 32768 is not allowed: no modelled allgather algorithm takes it "
         "on 8 SPEs: each refuses the size or the SPE count, or its buffers pass three quarters of "
-        "the local store\n")
+        "the local store\n"
+    )
 
 
 def test_a_placement_moves_the_prediction_and_the_choice(measured):
@@ -167,15 +220,38 @@ def test_a_placement_moves_the_prediction_and_the_choice(measured):
     params = str(out / "params.toml")
 
     def schedule_ns(*placement: str) -> float:
-        done = run_cli("model", "predict", "allreduce", "--algo", "rdb", "-n", "4", "--sizes",
-                       "4k", "--params", params, *placement, "--json")
+        done = run_cli(
+            "model",
+            "predict",
+            "allreduce",
+            "--algo",
+            "rdb",
+            "-n",
+            "4",
+            "--sizes",
+            "4k",
+            "--params",
+            params,
+            *placement,
+            "--json",
+        )
         assert done.returncode == 0, done.stderr
         return json.loads(done.stdout)["rows"][0]["schedule_ns"]
 
     # Ranks 0-1 and 2-3 on different chips: the last round crosses the BIF.
     assert schedule_ns("--placement", "0,1,8,9") > schedule_ns() + 300
-    done = run_cli("coll", "barrier", "-n", "16", "--algos", "auto", "--placement", "evenodd",
-                   "--iterations", "2")
+    done = run_cli(
+        "coll",
+        "barrier",
+        "-n",
+        "16",
+        "--algos",
+        "auto",
+        "--placement",
+        "evenodd",
+        "--iterations",
+        "2",
+    )
     assert done.returncode == 0, done.stderr
     assert "auto: barrier -> barrier." in done.stdout
 
@@ -189,14 +265,29 @@ def test_the_whole_grid_is_predicted_in_well_under_a_second(measured):
 
 def test_validate_json_reports_the_schedule_price_at_the_top(measured, tmp_path):
     out, _ = measured
-    done = run_cli("model", "validate", "--params", str(out / "params.toml"), "--workers", "2",
-                   "--out", str(tmp_path), "--json")
+    done = run_cli(
+        "model",
+        "validate",
+        "--params",
+        str(out / "params.toml"),
+        "--workers",
+        "2",
+        "--out",
+        str(tmp_path),
+        "--json",
+    )
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     assert report["model"] == "schedule price"
     assert report["points"] == 299 and report["seed_points"] == 425
-    for key in ("within_5", "within_10", "within_15", "worst_error_pct", "auto_regret_worst_pct",
-                "auto_regret_mean_pct"):
+    for key in (
+        "within_5",
+        "within_10",
+        "within_15",
+        "worst_error_pct",
+        "auto_regret_worst_pct",
+        "auto_regret_mean_pct",
+    ):
         assert key in report
     assert report["within_5"] <= report["within_10"] <= report["within_15"] <= report["points"]
     assert report["seed_equations"]["within_10"] < report["within_10"]
@@ -218,10 +309,21 @@ def test_model_requests_name_the_field_of_a_bad_value(measured):
         _core.model_grid({"params_toml": text, "machine_toml": ""})
     assert error.value.field == "machine_toml"
     assert str(error.value).startswith("machine_toml is not a field of the model grid request")
-    done = run_cli("model", "predict", "allreduce", "--params", str(out / "params.toml"),
-                   "--dtype", "float32", "--sizes", "6")
-    assert done.stderr == ("cellblade: error: --sizes 6 is not allowed: a positive multiple of "
-                           "the element size (4 bytes)\n")
+    done = run_cli(
+        "model",
+        "predict",
+        "allreduce",
+        "--params",
+        str(out / "params.toml"),
+        "--dtype",
+        "float32",
+        "--sizes",
+        "6",
+    )
+    assert done.stderr == (
+        "cellblade: error: --sizes 6 is not allowed: a positive multiple of "
+        "the element size (4 bytes)\n"
+    )
 
 
 def test_the_cache_is_written_whole_under_the_cache_directory(cache, monkeypatch, tmp_path):

@@ -8,10 +8,9 @@ import shutil
 from pathlib import Path
 
 import pytest
+from conftest import run_cli
 
 import cellblade
-
-from conftest import run_cli
 
 SOURCES = Path(__file__).parent / "mpi"
 
@@ -27,7 +26,17 @@ def build(tmp_path_factory):
     def make(name: str) -> str:
         if name not in built:
             exe = out / name
-            done = run_cli("mpicc", "-O1", "-Wall", "-I", str(SOURCES), str(SOURCES / f"{name}.c"), "-o", str(exe), "-lm")
+            done = run_cli(
+                "mpicc",
+                "-O1",
+                "-Wall",
+                "-I",
+                str(SOURCES),
+                str(SOURCES / f"{name}.c"),
+                "-o",
+                str(exe),
+                "-lm",
+            )
             assert done.returncode == 0, done.stderr
             built[name] = str(exe)
         return built[name]
@@ -37,9 +46,19 @@ def build(tmp_path_factory):
 
 @pytest.mark.parametrize(
     "name, ranks",
-    [("sendrecv_basic", 2), ("sendrecv_basic", 5), ("truncate", 2), ("wtime_barrier", 3),
-     ("collectives", 1), ("collectives", 4), ("collectives", 16), ("comm_types_ops", 1), ("comm_types_ops", 5),
-     ("nonblocking_probe", 2), ("nonblocking_probe", 3)],
+    [
+        ("sendrecv_basic", 2),
+        ("sendrecv_basic", 5),
+        ("truncate", 2),
+        ("wtime_barrier", 3),
+        ("collectives", 1),
+        ("collectives", 4),
+        ("collectives", 16),
+        ("comm_types_ops", 1),
+        ("comm_types_ops", 5),
+        ("nonblocking_probe", 2),
+        ("nonblocking_probe", 3),
+    ],
 )
 def test_program_passes(build, name, ranks):
     done = run_cli("mpirun", "-n", str(ranks), build(name))
@@ -49,14 +68,18 @@ def test_program_passes(build, name, ranks):
 
 
 def test_ls_mode_and_qs22_pass(build):
-    done = run_cli("mpirun", "-n", "4", "--mode", "ls", "--preset", "qs22", build("sendrecv_basic"), "8000")
+    done = run_cli(
+        "mpirun", "-n", "4", "--mode", "ls", "--preset", "qs22", build("sendrecv_basic"), "8000"
+    )
     assert (done.returncode, done.stdout) == (0, "No Errors\n"), done.stderr
 
 
 def test_ls_mode_refuses_what_the_local_store_cannot_hold(build):
     done = run_cli("mpirun", "-n", "2", "--mode", "ls", build("sendrecv_basic"))
     assert done.returncode == 1
-    assert "does not fit its local store (ls mode keeps message buffers there)" in done.stderr, done.stderr
+    assert "does not fit its local store (ls mode keeps message buffers there)" in done.stderr, (
+        done.stderr
+    )
 
 
 def test_same_program_same_output(build, tmp_path):
@@ -85,7 +108,9 @@ def test_deadlock_names_every_pending_call(build):
     assert done.stdout == ""
     assert re.fullmatch(
         r"cellblade: error: deadlock at [0-9.]+ ns: rank 0 waits in MPI_Send to 1, tag 5; "
-        r"rank 1 waits in MPI_Send to 0, tag 5\n", done.stderr), done.stderr
+        r"rank 1 waits in MPI_Send to 0, tag 5\n",
+        done.stderr,
+    ), done.stderr
 
 
 def test_crash_names_rank_and_signal(build):
@@ -109,27 +134,42 @@ def test_exit_without_finalize(build):
 def test_abort_ends_the_job_with_its_code(build):
     done = run_cli("mpirun", "-n", "2", build("fault_abort"))
     assert done.returncode == 7
-    assert done.stderr == "cellblade mpirun: rank 1 called MPI_Abort with error code 7: the other ranks were ended\n"
+    assert (
+        done.stderr
+        == "cellblade mpirun: rank 1 called MPI_Abort with error code 7: the other ranks were ended\n"
+    )
 
 
 def test_errors_are_fatal_by_default(build):
     done = run_cli("mpirun", "-n", "2", build("fault_fatal"))
     assert done.returncode == 6
-    assert "cellblade mpi: rank 0: MPI_Send: MPI_ERR_RANK: destination rank 9 is invalid: allowed 0 to 1 or MPI_PROC_NULL (MPI_ERRORS_ARE_FATAL)\n" in done.stderr
-    assert "cellblade mpirun: rank " in done.stderr and "called MPI_Abort with error code 6" in done.stderr
+    assert (
+        "cellblade mpi: rank 0: MPI_Send: MPI_ERR_RANK: destination rank 9 is invalid: allowed 0 to 1 or MPI_PROC_NULL (MPI_ERRORS_ARE_FATAL)\n"
+        in done.stderr
+    )
+    assert (
+        "cellblade mpirun: rank " in done.stderr
+        and "called MPI_Abort with error code 6" in done.stderr
+    )
 
 
 def test_call_before_init(build):
     done = run_cli("mpirun", "-n", "1", build("fault_noinit"))
     assert done.returncode == 1
     assert done.stderr.startswith("cellblade mpi: MPI_Send: called before MPI_Init\n"), done.stderr
-    assert "rank 0 exited with code 1 without calling MPI_Finalize (its last call: none, before MPI_Init)" in done.stderr
+    assert (
+        "rank 0 exited with code 1 without calling MPI_Finalize (its last call: none, before MPI_Init)"
+        in done.stderr
+    )
 
 
 @pytest.mark.parametrize(
     "args, named",
-    [(["-n", "0", "prog"], ["'0'", "1 to 16"]), (["-n", "17", "prog"], ["'17'", "1 to 16"]),
-     (["-n", "2", "--mode", "cache", "prog"], ["--mode", "'cache'"])],
+    [
+        (["-n", "0", "prog"], ["'0'", "1 to 16"]),
+        (["-n", "17", "prog"], ["'17'", "1 to 16"]),
+        (["-n", "2", "--mode", "cache", "prog"], ["--mode", "'cache'"]),
+    ],
 )
 def test_bad_flags_exit_2(args, named):
     done = run_cli("mpirun", *args)
@@ -140,7 +180,10 @@ def test_bad_flags_exit_2(args, named):
 
 def test_missing_or_non_executable_program(tmp_path):
     done = run_cli("mpirun", "-n", "2", str(tmp_path / "nosuch"))
-    assert (done.returncode, done.stderr) == (1, f"cellblade: error: {tmp_path / 'nosuch'}: no such file or directory\n")
+    assert (done.returncode, done.stderr) == (
+        1,
+        f"cellblade: error: {tmp_path / 'nosuch'}: no such file or directory\n",
+    )
     text = tmp_path / "notes.txt"
     text.write_text("hi")
     done = run_cli("mpirun", "-n", "2", str(text))
@@ -153,7 +196,10 @@ def test_outside_mpirun_the_library_says_so(build):
 
     done = subprocess.run([build("truncate")], capture_output=True, text=True, timeout=60)
     assert done.returncode == 1
-    assert done.stderr == "cellblade mpi: MPI_Init: this program is not running under `cellblade mpirun` (CELLBLADE_MPI_FD is not set)\n"
+    assert (
+        done.stderr
+        == "cellblade mpi: MPI_Init: this program is not running under `cellblade mpirun` (CELLBLADE_MPI_FD is not set)\n"
+    )
 
 
 def test_mpicc_show_adds_header_and_library():
@@ -172,9 +218,15 @@ def test_placement_puts_ranks_on_the_named_spes(build):
     done = run_cli("mpirun", "-n", "8", "--placement", "evenodd", build("sendrecv_basic"), "64")
     assert (done.returncode, done.stdout) == (0, "No Errors\n"), done.stderr
     done = run_cli("mpirun", "-n", "2", "--placement", "3,3", build("sendrecv_basic"))
-    assert (done.returncode, done.stderr) == (1, "cellblade: error: placement repeats SPE 3 (ranks 0 and 1): it must be a permutation\n")
+    assert (done.returncode, done.stderr) == (
+        1,
+        "cellblade: error: placement repeats SPE 3 (ranks 0 and 1): it must be a permutation\n",
+    )
     done = run_cli("mpirun", "-n", "3", "--placement", "0,1", build("sendrecv_basic"))
-    assert (done.returncode, done.stderr) == (1, "cellblade: error: --placement [0, 1] is not allowed: one SPE per rank: it names 2, the run has 3\n")
+    assert (done.returncode, done.stderr) == (
+        1,
+        "cellblade: error: --placement [0, 1] is not allowed: one SPE per rank: it names 2, the run has 3\n",
+    )
 
 
 def test_cross_chip_messages_take_longer(tmp_path):
@@ -212,7 +264,10 @@ def test_pingpong_command_prints_the_seed_rows():
     ls = json.loads(run_cli("pingpong", "--mode", "ls", "--sizes", "64k", "--json").stdout)
     assert ls[0]["throughput_gbps"] > 3 * rows[1]["throughput_gbps"]
     bad = run_cli("pingpong", "--reps", "0")
-    assert (bad.returncode, bad.stderr) == (1, "cellblade: error: --reps 0 is not allowed: 1 to 4294967295\n")
+    assert (bad.returncode, bad.stderr) == (
+        1,
+        "cellblade: error: --reps 0 is not allowed: 1 to 4294967295\n",
+    )
 
 
 def test_ctrl_c_ends_every_rank(tmp_path):
@@ -224,11 +279,18 @@ def test_ctrl_c_ends_every_rank(tmp_path):
     import time
 
     src = tmp_path / "spin.c"
-    src.write_text('#include <unistd.h>\n#include "mpi.h"\nint main(int c, char **v) { MPI_Init(&c, &v); for (;;) pause(); }\n')
+    src.write_text(
+        '#include <unistd.h>\n#include "mpi.h"\nint main(int c, char **v) { MPI_Init(&c, &v); for (;;) pause(); }\n'
+    )
     exe = tmp_path / "spin"
     assert run_cli("mpicc", str(src), "-o", str(exe)).returncode == 0
-    job = subprocess.Popen([sys.executable, "-m", "cellblade.cli", "mpirun", "-n", "3", str(exe)],
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    job = subprocess.Popen(
+        [sys.executable, "-m", "cellblade.cli", "mpirun", "-n", "3", str(exe)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
 
     def ranks() -> list[int]:
         found = []
@@ -299,7 +361,9 @@ def test_trace_and_out(build, tmp_path):
     import json
 
     trace, out = tmp_path / "t.json", tmp_path / "run"
-    done = run_cli("mpirun", "-n", "2", "--trace", str(trace), "--out", str(out), build("sendrecv_basic"), "16")
+    done = run_cli(
+        "mpirun", "-n", "2", "--trace", str(trace), "--out", str(out), build("sendrecv_basic"), "16"
+    )
     assert done.returncode == 0, done.stderr
     events = json.loads(trace.read_text())
     assert events, "a non-empty Chrome trace"
@@ -311,10 +375,16 @@ def test_trace_and_out(build, tmp_path):
 def test_depth_flag(build):
     import json
 
-    rows = {d: json.loads(run_cli("pingpong", "--sizes", "256k", "--depth", str(d), "--json").stdout)[0] for d in (2, 4)}
+    rows = {
+        d: json.loads(run_cli("pingpong", "--sizes", "256k", "--depth", str(d), "--json").stdout)[0]
+        for d in (2, 4)
+    }
     assert rows[4]["throughput_gbps"] >= 0.99 * rows[2]["throughput_gbps"]
     bad = run_cli("pingpong", "--depth", "9")
-    assert (bad.returncode, bad.stderr) == (1, "cellblade: error: --depth 9 is not allowed: 2 to 8 chunks in flight\n")
+    assert (bad.returncode, bad.stderr) == (
+        1,
+        "cellblade: error: --depth 9 is not allowed: 2 to 8 chunks in flight\n",
+    )
     done = run_cli("mpirun", "-n", "3", "--depth", "8", build("sendrecv_basic"))
     assert (done.returncode, done.stdout) == (0, "No Errors\n"), done.stderr
 
@@ -323,22 +393,31 @@ def test_the_job_and_pingpong_requests_name_their_fields():
     import cellblade
     from cellblade import _core
     from cellblade.mpi import launcher
+
     limit = cellblade.catalog()["mpi"]["max_ranks"]
     assert limit == 16
     with pytest.raises(cellblade.ConfigError) as refused:
         launcher.mpirun("/bin/true", n=limit + 1)  # refused before any process starts
     assert (refused.value.field, str(refused.value)) == (
-        "ranks", "ranks 17 is not allowed: 1 to 16 (one rank per SPE, 8 SPEs per chip, 2 chips; seed 004 §3.2)")
+        "ranks",
+        "ranks 17 is not allowed: 1 to 16 (one rank per SPE, 8 SPEs per chip, 2 chips; seed 004 §3.2)",
+    )
     with pytest.raises(cellblade.ConfigError) as refused:
         _core.mpi_pingpong({"sizes": [0], "np": 2})
     assert refused.value.field == "np"
     with pytest.raises(cellblade.ConfigError) as refused:
         _core.mpi_pingpong({"sizes": [0], "mode": "shm"})
-    assert (refused.value.field, str(refused.value)) == ("mode", "mode shm is not allowed: one of memory, ls")
+    assert (refused.value.field, str(refused.value)) == (
+        "mode",
+        "mode shm is not allowed: one of memory, ls",
+    )
     answer = _core.mpi_pingpong({"sizes": [0]}, {"preset": "qs22"})
     assert answer["result"][0]["bytes"] == 0 and "qs22" in answer["machine_toml"].lower()
     bad = run_cli("mpirun", "-n", "2", "--mode", "ls", "--depth", "1", "/bin/true")
-    assert (bad.returncode, bad.stderr) == (1, "cellblade: error: --depth 1 is not allowed: 2 to 8 chunks in flight\n")
+    assert (bad.returncode, bad.stderr) == (
+        1,
+        "cellblade: error: --depth 1 is not allowed: 2 to 8 chunks in flight\n",
+    )
 
 
 def test_bench_mpi_workload_matches_the_in_simulator_pingpong():
@@ -346,10 +425,14 @@ def test_bench_mpi_workload_matches_the_in_simulator_pingpong():
     simulated latencies are the core's ping-pong's, and it reports its wall-time figures."""
     from cellblade import _core
     from cellblade.mpi import bench
+
     r = bench.run(quick=True)
     sizes = [s["bytes"] for s in r["sizes"]]
     assert sizes == [0] + [1 << k for k in range(17)]
-    core = {row["bytes"]: row["latency_us"] for row in _core.mpi_pingpong({"sizes": [0, 1, 1024, 65536]})["result"]}
+    core = {
+        row["bytes"]: row["latency_us"]
+        for row in _core.mpi_pingpong({"sizes": [0, 1, 1024, 65536]})["result"]
+    }
     for s in r["sizes"]:
         if s["bytes"] in core:
             assert s["latency_us"] == pytest.approx(core[s["bytes"]], rel=0.01, abs=0.002), s

@@ -14,12 +14,12 @@ import sys
 import termios
 
 import pytest
+from conftest import run_cli, usage_error
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import cellblade
 from cellblade import parallel, splits, sweep
-from conftest import run_cli, usage_error
 
 SMALL_SWEEP = {"spe_counts": (1, 2), "iterations": 3, "warmup": 1}
 
@@ -39,7 +39,8 @@ def test_threads_give_the_bytes_and_order_of_one_core():
     assert _sweep_bytes(jobs=5) == one
     rows = json.loads(one)
     assert [(r["spes"], r["size_bytes"]) for r in rows] == [
-        (c.kwargs["spes"], c.kwargs["size"]) for c in _stats_calls()]
+        (c.kwargs["spes"], c.kwargs["size"]) for c in _stats_calls()
+    ]
 
 
 def test_a_refused_call_is_marked_and_the_others_run():
@@ -84,35 +85,82 @@ def test_reproduce_by_claim_group_is_reproduce_whole():
 def test_an_unknown_claim_group_names_the_known_ones():
     with pytest.raises(cellblade.ConfigError) as error:
         cellblade.reproduce(quick=True, claims=["nope"])
-    assert str(error.value) == ("claims nope is not allowed: one of barriers, broadcasts, "
-                                "reductions, affinity, model, mpi")
+    assert str(error.value) == (
+        "claims nope is not allowed: one of barriers, broadcasts, reductions, affinity, model, mpi"
+    )
     assert error.value.field == "claims"
 
 
 def test_coll_cells_are_the_rows_of_one_call(tmp_path):
-    done = run_cli("coll", "allgather", "-n", "4", "--sizes", "64,256", "--algos", "rdb,bruck",
-                   "--iterations", "2", "--json", "--jobs", "2", "--out", str(tmp_path))
+    done = run_cli(
+        "coll",
+        "allgather",
+        "-n",
+        "4",
+        "--sizes",
+        "64,256",
+        "--algos",
+        "rdb,bruck",
+        "--iterations",
+        "2",
+        "--json",
+        "--jobs",
+        "2",
+        "--out",
+        str(tmp_path),
+    )
     assert done.returncode == 0, done.stderr
-    whole = cellblade.coll_run("allgather", spes=4, sizes=[64, 256], iterations=2,
-                               algorithms=["allgather.rdb", "allgather.bruck"])
+    whole = cellblade.coll_run(
+        "allgather",
+        spes=4,
+        sizes=[64, 256],
+        iterations=2,
+        algorithms=["allgather.rdb", "allgather.bruck"],
+    )
     assert done.stdout == json.dumps(whole) + "\n"
 
 
 def test_affinity_placements_are_the_rows_of_one_call(tmp_path):
-    done = run_cli("affinity", "run", "--pattern", "rd1", "--placements", "evenodd,default",
-                   "--trials", "2", "--json", "--jobs", "2", "--out", str(tmp_path))
+    done = run_cli(
+        "affinity",
+        "run",
+        "--pattern",
+        "rd1",
+        "--placements",
+        "evenodd,default",
+        "--trials",
+        "2",
+        "--json",
+        "--jobs",
+        "2",
+        "--out",
+        str(tmp_path),
+    )
     assert done.returncode == 0, done.stderr
     whole = cellblade.affinity_run("rd1", ["evenodd", "default"], trials=2)
     assert done.stdout == json.dumps(whole) + "\n"
 
 
 def test_cells_that_do_not_fit_are_marked_and_the_sweep_goes_on(tmp_path):
-    done = run_cli("coll", "allreduce", "-n", "16", "--sizes", "64k,128k", "--algos", "rdb",
-                   "--iterations", "1", "--out", str(tmp_path))
+    done = run_cli(
+        "coll",
+        "allreduce",
+        "-n",
+        "16",
+        "--sizes",
+        "64k,128k",
+        "--algos",
+        "rdb",
+        "--iterations",
+        "1",
+        "--out",
+        str(tmp_path),
+    )
     assert done.returncode == 0, done.stderr
     with pytest.raises(cellblade.ProgramError) as error:
-        cellblade.coll_run("allreduce", spes=16, sizes=[131072], algorithms=["allreduce.rdb"],
-                           iterations=1)
+        cellblade.coll_run(
+            "allreduce", spes=16, sizes=[131072], algorithms=["allreduce.rdb"], iterations=1
+        )
     reason = str(error.value)
     assert "needs 263168 bytes, the local store has 262144" in reason
     lines = done.stdout.splitlines()
@@ -120,9 +168,15 @@ def test_cells_that_do_not_fit_are_marked_and_the_sweep_goes_on(tmp_path):
     document = json.loads((tmp_path / "coll-allreduce-16.json").read_text())
     fits, refused = document["results"]
     assert fits["latency_ns"] > 0 and "error" not in fits
-    assert refused == {"op": "allreduce", "spes": 16, "size_bytes": 131072,
-                       "algorithm": "allreduce.rdb", "latency_ns": None, "verified": None,
-                       "error": reason}
+    assert refused == {
+        "op": "allreduce",
+        "spes": 16,
+        "size_bytes": 131072,
+        "algorithm": "allreduce.rdb",
+        "latency_ns": None,
+        "verified": None,
+        "error": reason,
+    }
     with (tmp_path / "coll-allreduce-16.csv").open() as file:
         rows = list(csv.DictReader(file))
     assert rows[0]["error"] == "" and rows[1]["error"] == reason
@@ -130,16 +184,29 @@ def test_cells_that_do_not_fit_are_marked_and_the_sweep_goes_on(tmp_path):
 
 
 def test_a_sweep_with_nothing_runnable_fails_with_the_reason(tmp_path):
-    done = run_cli("coll", "allreduce", "-n", "16", "--sizes", "128k", "--algos", "rdb",
-                   "--iterations", "1", "--out", str(tmp_path / "out"))
+    done = run_cli(
+        "coll",
+        "allreduce",
+        "-n",
+        "16",
+        "--sizes",
+        "128k",
+        "--algos",
+        "rdb",
+        "--iterations",
+        "1",
+        "--out",
+        str(tmp_path / "out"),
+    )
     assert done.returncode == 1
-    assert done.stderr.startswith("cellblade: error: allreduce.rdb: does not fit: needs 263168 bytes")
+    assert done.stderr.startswith(
+        "cellblade: error: allreduce.rdb: does not fit: needs 263168 bytes"
+    )
     assert not (tmp_path / "out").exists()
 
 
 def test_no_progress_on_a_pipe(tmp_path):
-    done = run_cli("stats", "-f", "dmaget", "--sweep", "-i", "2", "-w", "1",
-                   "--out", str(tmp_path))
+    done = run_cli("stats", "-f", "dmaget", "--sweep", "-i", "2", "-w", "1", "--out", str(tmp_path))
     assert done.returncode == 0 and done.stderr == ""
     done = run_cli("reproduce", "--quick", "--jobs", "2")
     assert done.returncode == 0 and done.stderr == ""
@@ -150,8 +217,11 @@ def test_progress_on_a_terminal_but_not_with_json(tmp_path):
         leader, follower = os.openpty()
         # A terminal of 80 columns: tqdm draws nothing on one of 0 (a new pty's size).
         fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
-        child = subprocess.Popen([sys.executable, "-m", "cellblade.cli", *args],
-                                 stderr=follower, stdout=subprocess.DEVNULL)
+        child = subprocess.Popen(
+            [sys.executable, "-m", "cellblade.cli", *args],
+            stderr=follower,
+            stdout=subprocess.DEVNULL,
+        )
         os.close(follower)
         text = b""
         try:
@@ -163,8 +233,19 @@ def test_progress_on_a_terminal_but_not_with_json(tmp_path):
         assert child.wait(timeout=300) == 0
         return text.decode(errors="replace")
 
-    sweep_args = ("stats", "-f", "dmaget", "--sweep", "-i", "2", "-w", "1", "--out",
-                  str(tmp_path), "--force")
+    sweep_args = (
+        "stats",
+        "-f",
+        "dmaget",
+        "--sweep",
+        "-i",
+        "2",
+        "-w",
+        "1",
+        "--out",
+        str(tmp_path),
+        "--force",
+    )
     assert "dmaget sweep" in stderr_on_a_tty(*sweep_args)
     assert stderr_on_a_tty(*sweep_args, "--json") == ""
 
@@ -172,17 +253,30 @@ def test_progress_on_a_terminal_but_not_with_json(tmp_path):
 def test_dask_cluster_gives_the_bytes_of_one_core():
     distributed = pytest.importorskip("distributed")
     one = _sweep_bytes(jobs=1)
-    with distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1,
-                                  host="127.0.0.1", dashboard_address=None) as cluster:
+    with distributed.LocalCluster(
+        n_workers=2, processes=True, threads_per_worker=1, host="127.0.0.1", dashboard_address=None
+    ) as cluster:
         assert _sweep_bytes(scheduler=cluster.scheduler_address) == one
-        refused = parallel.run([parallel.Call("run_stats", {"function": "nosuch"})],
-                               scheduler=cluster.scheduler_address)
+        refused = parallel.run(
+            [parallel.Call("run_stats", {"function": "nosuch"})],
+            scheduler=cluster.scheduler_address,
+        )
         assert refused == parallel.run([parallel.Call("run_stats", {"function": "nosuch"})])
 
 
 def test_an_unreachable_scheduler_is_one_line(tmp_path):
-    done = run_cli("stats", "-f", "dmaget", "--sweep", "-i", "2", "--out", str(tmp_path),
-                   "--scheduler", "tcp://127.0.0.1:9")
+    done = run_cli(
+        "stats",
+        "-f",
+        "dmaget",
+        "--sweep",
+        "-i",
+        "2",
+        "--out",
+        str(tmp_path),
+        "--scheduler",
+        "tcp://127.0.0.1:9",
+    )
     assert done.returncode == 1
     assert done.stderr.startswith("cellblade: error: scheduler tcp://127.0.0.1:9: cannot connect")
     assert done.stderr.count("\n") == 1
@@ -192,15 +286,30 @@ def test_a_stats_sweep_marks_refused_points_in_every_output(monkeypatch, tmp_pat
     def run_stats(request, machine=None):
         if request["spes"] == 2 and request["size"] == 32:
             raise cellblade.ProgramError("does not fit: needs 300000 bytes")
-        return {"result": {"latency_ns": 10.0, "aggregate_bandwidth_gbps": 1.0,
-                           "sim": {"simulated_ns": 5.0, "events": 3}}, "machine_toml": "m\n"}
+        return {
+            "result": {
+                "latency_ns": 10.0,
+                "aggregate_bandwidth_gbps": 1.0,
+                "sim": {"simulated_ns": 5.0, "events": 3},
+            },
+            "machine_toml": "m\n",
+        }
 
     monkeypatch.setattr(cellblade._core, "run_stats", run_stats)
     result = sweep.run("dmaget", spe_counts=(1, 2), jobs=2)
     refused = [row for row in result.rows if row["error"]]
-    assert refused == [{"spes": 2, "size_bytes": 32, "list_elements": None, "latency_ns": None,
-                        "aggregate_bandwidth_gbps": None, "simulated_ns": None, "events": None,
-                        "error": "does not fit: needs 300000 bytes"}]
+    assert refused == [
+        {
+            "spes": 2,
+            "size_bytes": 32,
+            "list_elements": None,
+            "latency_ns": None,
+            "aggregate_bandwidth_gbps": None,
+            "simulated_ns": None,
+            "events": None,
+            "error": "does not fit: needs 300000 bytes",
+        }
+    ]
     assert len(result.rows) == 2 * len(sweep.DMA_SIZES) and result.machine_toml == "m\n"
     paths = sweep.write(result, tmp_path)
     with paths[0].open() as file:
@@ -219,18 +328,26 @@ def test_a_stats_sweep_with_no_point_that_runs_fails_with_the_reason(monkeypatch
         sweep.run("dmaget", spe_counts=(1,), jobs=2)
 
 
-@pytest.mark.parametrize("args, message", [
-    (("--jobs", "0"), "argument --jobs: invalid value '0': allowed 1 or more"),
-    (("--jobs", "2", "--scheduler", "tcp://h:1"),
-     "argument --scheduler: not allowed with argument --jobs"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (("--jobs", "0"), "argument --jobs: invalid value '0': allowed 1 or more"),
+        (
+            ("--jobs", "2", "--scheduler", "tcp://h:1"),
+            "argument --scheduler: not allowed with argument --jobs",
+        ),
+    ],
+)
 def test_bad_parallel_flags_are_bad_usage(args, message):
     assert usage_error("coll", "barrier", *args) == f"cellblade: error: {message}\n"
 
 
 @settings(max_examples=25, deadline=None)
-@given(sizes=st.lists(st.integers(1, 1 << 20), max_size=12), jobs=st.integers(1, 6),
-       refused=st.sets(st.integers(0, 11)))
+@given(
+    sizes=st.lists(st.integers(1, 1 << 20), max_size=12),
+    jobs=st.integers(1, 6),
+    refused=st.sets(st.integers(0, 11)),
+)
 def test_results_keep_the_order_of_the_calls_whatever_finishes_first(sizes, jobs, refused):
     """A fake core that answers later for smaller sizes, refusing some: results still come
     back in call order, refusals in their places."""
@@ -245,13 +362,17 @@ def test_results_keep_the_order_of_the_calls_whatever_finishes_first(sizes, jobs
     original = cellblade._core.run_stats
     cellblade._core.run_stats = run_stats
     try:
-        calls = [parallel.Call("run_stats", {"function": "dmaget", "size": size, "seed": i})
-                 for i, size in enumerate(sizes)]
+        calls = [
+            parallel.Call("run_stats", {"function": "dmaget", "size": size, "seed": i})
+            for i, size in enumerate(sizes)
+        ]
         results = parallel.run(calls, jobs=jobs)
     finally:
         cellblade._core.run_stats = original
-    assert results == [parallel.Failed("ProgramError", f"refused {i}") if i in refused
-                       else {"size": size} for i, size in enumerate(sizes)]
+    assert results == [
+        parallel.Failed("ProgramError", f"refused {i}") if i in refused else {"size": size}
+        for i, size in enumerate(sizes)
+    ]
 
 
 def test_the_environment_names_the_cluster_unless_jobs_is_given(monkeypatch, tmp_path):
@@ -269,5 +390,8 @@ def test_the_bench_gives_the_same_claims_on_one_core_every_core_and_dask():
     side = splits.reproduce_speedup(quick=True, progress=False, repeats=2)
     assert side["identical"] and side["groups"] == len(cellblade.reproduce_groups())
     assert {name: len(times) for name, times in side["wall_s"].items()} == {
-        "one_core": 2, "all_cores": 2, "dask": 2}
+        "one_core": 2,
+        "all_cores": 2,
+        "dask": 2,
+    }
     assert side["one_core_s"] == statistics.median(side["wall_s"]["one_core"])

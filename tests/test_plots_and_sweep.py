@@ -29,9 +29,14 @@ def test_functions_without_a_size_are_not_swept(function):
 
 def test_figure_is_a_png(tmp_path):
     rows = [
-        {"spes": spes, "size_bytes": size, "latency_ns": 100.0 + size * spes,
-         "aggregate_bandwidth_gbps": size / (100.0 + size)}
-        for spes in (1, 2) for size in (16, 32, 64)
+        {
+            "spes": spes,
+            "size_bytes": size,
+            "latency_ns": 100.0 + size * spes,
+            "aggregate_bandwidth_gbps": size / (100.0 + size),
+        }
+        for spes in (1, 2)
+        for size in (16, 32, 64)
     ]
     path = tmp_path / "figure.png"
     sweep_figure(rows, path, title="test", xlabel="size (bytes)")

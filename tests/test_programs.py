@@ -25,7 +25,9 @@ def send_to_in_mbox(spu, scratch, peer, value, tag=0):
 
 def test_pingpong_example_prints_its_expected_output():
     script = EXAMPLES / "pingpong.py"
-    done = subprocess.run([sys.executable, str(script)], capture_output=True, timeout=600, check=False)
+    done = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, timeout=600, check=False
+    )
     assert done.returncode == 0, done.stderr.decode()
     assert done.stderr == b""
     assert done.stdout == script.with_suffix(".expected").read_bytes()
@@ -204,7 +206,9 @@ def test_yielding_something_that_is_not_an_operation_raises_type_error():
         yield spu.compute(1)
         yield ppe_ops[0]
 
-    with pytest.raises(TypeError, match=r"spe_in_mbox_write\(0, 0x1, syscall=False\) is a PPE operation"):
+    with pytest.raises(
+        TypeError, match=r"spe_in_mbox_write\(0, 0x1, syscall=False\) is a PPE operation"
+    ):
         Blade().ppe(ppe).spe(0, spe).run()
 
 
@@ -214,6 +218,7 @@ def test_a_program_must_be_a_generator_function():
 
     with pytest.raises(TypeError, match="not a generator function"):
         Blade().spe(0, not_a_generator)
+
     class Factory:  # a callable checked only when the run starts it
         def __call__(self, spu):
             return 1

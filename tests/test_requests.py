@@ -10,12 +10,12 @@ import pkgutil
 from pathlib import Path
 
 import pytest
+from conftest import run_cli
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import cellblade
 from cellblade import _core
-from conftest import run_cli
 
 PACKAGE = Path(cellblade.__file__).parent
 
@@ -26,35 +26,77 @@ PACKAGE = Path(cellblade.__file__).parent
 @pytest.mark.parametrize(
     "call, field, message",
     [
-        (lambda: cellblade.run_stats("dmaget", spes=-1), "spes",
-         "spes -1 is not allowed: 1 to 16 SPEs"),
-        (lambda: cellblade.run_stats("dmaget", size="16k"), "size",
-         'size "16k" is not allowed: a whole number from 0 to 4294967295'),
-        (lambda: cellblade.run_stats("dmaget", iterations=10**12), "iterations",
-         "iterations 1000000000000 is not allowed: 1 to 4294967295"),
-        (lambda: cellblade.run_stats(None), "function",
-         "function null is not allowed: one of mkthread, mailbox, signal, dmaget, dmaput, "
-         "dmalistget, dmalistput, fetchadd, fetchsub, fetchinc, fetchdec, fetchset"),
-        (lambda: cellblade.run_stats("dmaget", spes=20), "spes",
-         "spes 20 is not allowed: 1 to 16 SPEs"),
-        (lambda: cellblade.coll_run("allreduce", root=-1), "root",
-         "root -1 is not allowed: a rank, from 0 to the number of SPEs - 1"),
-        (lambda: cellblade.coll_run("allreduce", root=10**23), "root",
-         "root 100000000000000000000000 is not allowed: a rank, from 0 to the number of SPEs - 1"),
-        (lambda: cellblade.coll_run("allreduce", sizes=[]), "sizes",
-         "sizes [] is not allowed: at least one message size"),
-        (lambda: cellblade.coll_run("allreduce", spes=17), "spes",
-         "spes 17 is not allowed: 1 to 16"),
-        (lambda: cellblade.coll_schedule("reduce.binomial", spes=4, root=4), "root",
-         "root 4 is not allowed: 0 to 3"),
-        (lambda: cellblade.affinity_search("ring", default_samples=0), "default_samples",
-         "default_samples 0 is not allowed: at least 1 draw of the default scheduler"),
-        (lambda: cellblade.affinity_run("ring", trials=0), "trials",
-         "trials 0 is not allowed: 1 to 100"),
-        (lambda: cellblade.affinity_run("ring", seed=-1), "seed",
-         "seed -1 is not allowed: a whole number from 0 to 18446744073709551615"),
-        (lambda: cellblade.affinity_run("ring", spes=12), "spes",
-         "spes 12 is not allowed: 8 (one chip) or 16 (both chips)"),
+        (
+            lambda: cellblade.run_stats("dmaget", spes=-1),
+            "spes",
+            "spes -1 is not allowed: 1 to 16 SPEs",
+        ),
+        (
+            lambda: cellblade.run_stats("dmaget", size="16k"),
+            "size",
+            'size "16k" is not allowed: a whole number from 0 to 4294967295',
+        ),
+        (
+            lambda: cellblade.run_stats("dmaget", iterations=10**12),
+            "iterations",
+            "iterations 1000000000000 is not allowed: 1 to 4294967295",
+        ),
+        (
+            lambda: cellblade.run_stats(None),
+            "function",
+            "function null is not allowed: one of mkthread, mailbox, signal, dmaget, dmaput, "
+            "dmalistget, dmalistput, fetchadd, fetchsub, fetchinc, fetchdec, fetchset",
+        ),
+        (
+            lambda: cellblade.run_stats("dmaget", spes=20),
+            "spes",
+            "spes 20 is not allowed: 1 to 16 SPEs",
+        ),
+        (
+            lambda: cellblade.coll_run("allreduce", root=-1),
+            "root",
+            "root -1 is not allowed: a rank, from 0 to the number of SPEs - 1",
+        ),
+        (
+            lambda: cellblade.coll_run("allreduce", root=10**23),
+            "root",
+            "root 100000000000000000000000 is not allowed: a rank, from 0 to the number of SPEs - 1",
+        ),
+        (
+            lambda: cellblade.coll_run("allreduce", sizes=[]),
+            "sizes",
+            "sizes [] is not allowed: at least one message size",
+        ),
+        (
+            lambda: cellblade.coll_run("allreduce", spes=17),
+            "spes",
+            "spes 17 is not allowed: 1 to 16",
+        ),
+        (
+            lambda: cellblade.coll_schedule("reduce.binomial", spes=4, root=4),
+            "root",
+            "root 4 is not allowed: 0 to 3",
+        ),
+        (
+            lambda: cellblade.affinity_search("ring", default_samples=0),
+            "default_samples",
+            "default_samples 0 is not allowed: at least 1 draw of the default scheduler",
+        ),
+        (
+            lambda: cellblade.affinity_run("ring", trials=0),
+            "trials",
+            "trials 0 is not allowed: 1 to 100",
+        ),
+        (
+            lambda: cellblade.affinity_run("ring", seed=-1),
+            "seed",
+            "seed -1 is not allowed: a whole number from 0 to 18446744073709551615",
+        ),
+        (
+            lambda: cellblade.affinity_run("ring", spes=12),
+            "spes",
+            "spes 12 is not allowed: 8 (one chip) or 16 (both chips)",
+        ),
     ],
 )
 def test_api_errors_name_the_argument_the_value_and_the_range(call, field, message):
@@ -74,10 +116,13 @@ def test_unknown_names_are_the_fields_errors():
     with pytest.raises(cellblade.ConfigError) as caught:
         cellblade.coll_run("scatter")
     assert (caught.value.field, str(caught.value)) == (
-        "op", "op scatter is not allowed: one of barrier, broadcast, reduce, allreduce, allgather")
+        "op",
+        "op scatter is not allowed: one of barrier, broadcast, reduce, allreduce, allgather",
+    )
     done = run_cli("coll", "allgather", "--algos", "spiral")
     assert done.stderr.startswith(
-        "cellblade: error: --algos allgather.spiral is not allowed: one of barrier.rdb, ")
+        "cellblade: error: --algos allgather.spiral is not allowed: one of barrier.rdb, "
+    )
 
 
 def test_unreadable_machine_and_placement_files_are_config_errors(tmp_path):
@@ -98,20 +143,34 @@ def test_unreadable_machine_and_placement_files_are_config_errors(tmp_path):
 @pytest.mark.parametrize(
     "args, line",
     [
-        (["stats", "-f", "dmaget", "-i", "1000000000000"],
-         "-i 1000000000000 is not allowed: 1 to 4294967295"),
-        (["stats", "-f", "dmaget", "-b", "4194304k"],
-         "-b 4294967296 is not allowed: a whole number from 0 to 4294967295"),
-        (["stats", "-f", "dmaget", "--seed", "-1"],
-         "--seed -1 is not allowed: a whole number from 0 to 18446744073709551615"),
-        (["stats", "-f", "dmaget", "-N", "2", "-l", "0", "-f", "dmalistget"],
-         "-l 0 is not allowed: 1 to 2048 list elements"),
-        (["coll", "reduce", "--root", "99999999999999999999999"],
-         "--root 99999999999999999999999 is not allowed: a rank, from 0 to the number of SPEs - 1"),
-        (["coll", "reduce", "--root", "8", "--algos", "binomial"],
-         "--root 8 is not allowed: 0 to 7"),
-        (["affinity", "run", "--pattern", "ring", "--trials", "1000000m"],
-         "--trials 1000000000000 is not allowed: 1 to 100"),
+        (
+            ["stats", "-f", "dmaget", "-i", "1000000000000"],
+            "-i 1000000000000 is not allowed: 1 to 4294967295",
+        ),
+        (
+            ["stats", "-f", "dmaget", "-b", "4194304k"],
+            "-b 4294967296 is not allowed: a whole number from 0 to 4294967295",
+        ),
+        (
+            ["stats", "-f", "dmaget", "--seed", "-1"],
+            "--seed -1 is not allowed: a whole number from 0 to 18446744073709551615",
+        ),
+        (
+            ["stats", "-f", "dmaget", "-N", "2", "-l", "0", "-f", "dmalistget"],
+            "-l 0 is not allowed: 1 to 2048 list elements",
+        ),
+        (
+            ["coll", "reduce", "--root", "99999999999999999999999"],
+            "--root 99999999999999999999999 is not allowed: a rank, from 0 to the number of SPEs - 1",
+        ),
+        (
+            ["coll", "reduce", "--root", "8", "--algos", "binomial"],
+            "--root 8 is not allowed: 0 to 7",
+        ),
+        (
+            ["affinity", "run", "--pattern", "ring", "--trials", "1000000m"],
+            "--trials 1000000000000 is not allowed: 1 to 100",
+        ),
     ],
 )
 def test_cli_errors_name_the_flag(args, line):
@@ -121,8 +180,10 @@ def test_cli_errors_name_the_flag(args, line):
 
 def test_cellstats_names_the_flag_it_was_given():
     done = run_cli("stats", "-f", "dmaget", "-N", "1", "-s")
-    assert done.stderr == ("cellblade: error: -N 1 is not allowed: at least 2 SPEs with "
-                           "spe_target (SPE 0 is the partner or target)\n")
+    assert done.stderr == (
+        "cellblade: error: -N 1 is not allowed: at least 2 SPEs with "
+        "spe_target (SPE 0 is the partner or target)\n"
+    )
 
 
 def test_cli_binary_files_are_one_line_errors(tmp_path):
@@ -130,10 +191,13 @@ def test_cli_binary_files_are_one_line_errors(tmp_path):
     binary.write_bytes(b"\x80\x81")
     done = run_cli("stats", "-f", "dmaget", "--machine", str(binary))
     assert (done.returncode, done.stderr) == (
-        1, f"cellblade: error: --machine {binary} cannot be read: not UTF-8 text (byte 0)\n")
+        1,
+        f"cellblade: error: --machine {binary} cannot be read: not UTF-8 text (byte 0)\n",
+    )
     done = run_cli("affinity", "run", "--pattern", "ring", "--placement-file", str(binary))
     assert done.stderr == (
-        f"cellblade: error: --placement-file {binary} cannot be read: not UTF-8 text (byte 0)\n")
+        f"cellblade: error: --placement-file {binary} cannot be read: not UTF-8 text (byte 0)\n"
+    )
 
 
 def test_placement_default_is_refused_without_offering_default():
@@ -154,7 +218,9 @@ def test_defaults_are_the_cores():
     # A run with everything left to the core uses the core's defaults.
     result = cellblade.run_stats("signal")
     assert (result["spes"], result["iterations"]) == (
-        catalog["stats"]["defaults"]["spes"], catalog["stats"]["defaults"]["iterations"])
+        catalog["stats"]["defaults"]["spes"],
+        catalog["stats"]["defaults"]["iterations"],
+    )
     [row] = cellblade.coll_run("broadcast", spes=2, algorithms=["broadcast.cml"])
     assert row["size_bytes"] == catalog["coll"]["default_size"]
 
@@ -163,7 +229,8 @@ def test_cli_help_shows_the_cores_limits():
     done = run_cli("affinity", "run", "--help")
     trials = _core.catalog()["affinity"]
     assert f"1 to {trials['max_trials']} (default: {trials['default_trials']})" in " ".join(
-        done.stdout.split())
+        done.stdout.split()
+    )
 
 
 # ---- the stub and the package's imports -------------------------------------------------------
@@ -175,8 +242,11 @@ def _stub() -> ast.Module:
 
 def test_the_stub_names_what_the_module_has():
     stub = _stub()
-    declared = {node.name for node in stub.body
-                if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and not node.name.startswith("_")}
+    declared = {
+        node.name
+        for node in stub.body
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and not node.name.startswith("_")
+    }
     exported = {name for name in dir(_core) if not name.startswith("_")}
     assert declared == exported
     for node in stub.body:
@@ -196,11 +266,14 @@ def test_the_stub_takes_the_arguments_the_functions_take():
             # The names, in order, and which ones may be left out (the MPI calls' defaults are
             # values, the programs' None).
             assert [(p.name, p.default is not p.empty) for p in parameters] == [
-                (arg, i >= optional) for i, arg in enumerate(stub_args)], node.name
+                (arg, i >= optional) for i, arg in enumerate(stub_args)
+            ], node.name
 
 
 def _modules() -> set[str]:
-    return {m.name for m in pkgutil.iter_modules([str(PACKAGE)]) if m.name != "_core"} | {"__init__"}
+    return {m.name for m in pkgutil.iter_modules([str(PACKAGE)]) if m.name != "_core"} | {
+        "__init__"
+    }
 
 
 def _imports(module: str) -> set[str]:
@@ -267,7 +340,9 @@ def test_negative_or_huge_handle_arguments_are_config_errors_naming_the_argument
     with pytest.raises(cellblade.ConfigError) as caught:
         Blade().spe(0, program).run()
     assert (caught.value.field, str(caught.value)) == (
-        "lsa", "lsa -1 is not allowed: a whole number from 0 to 4294967295")
+        "lsa",
+        "lsa -1 is not allowed: a whole number from 0 to 4294967295",
+    )
     with pytest.raises(cellblade.ConfigError, match=r"^spe -1 is not allowed: a whole number"):
         Blade().spe(-1, program)
     with pytest.raises(cellblade.ConfigError, match=r"^off 4294967296 is not allowed"):
@@ -293,24 +368,38 @@ def test_any_spe_count_out_of_range_is_refused_naming_spes(spes):
 
 def test_numpy_numbers_are_plain_numbers():
     np = pytest.importorskip("numpy")
-    rows = cellblade.coll_run("broadcast", spes=np.int64(2), sizes=np.array([16, 32]),
-                              algorithms=["broadcast.cml"], iterations=np.uint32(2))
+    rows = cellblade.coll_run(
+        "broadcast",
+        spes=np.int64(2),
+        sizes=np.array([16, 32]),
+        algorithms=["broadcast.cml"],
+        iterations=np.uint32(2),
+    )
     assert [row["size_bytes"] for row in rows] == [16, 32]
-    assert rows == cellblade.coll_run("broadcast", spes=2, sizes=[16, 32],
-                                      algorithms=["broadcast.cml"], iterations=2)
+    assert rows == cellblade.coll_run(
+        "broadcast", spes=2, sizes=[16, 32], algorithms=["broadcast.cml"], iterations=2
+    )
 
 
 @pytest.mark.parametrize(
     "call, message",
     [
-        (lambda: cellblade.run_stats("dmaget", size=2**70),
-         "size 1180591620717411303424 is not allowed: a whole number from 0 to 4294967295"),
-        (lambda: cellblade.run_stats("dmaget", seed=2**64),
-         "seed 18446744073709551616 is not allowed: a whole number from 0 to 18446744073709551615"),
-        (lambda: cellblade.coll_run("broadcast", sizes=[16, 2**70]),
-         "sizes [16, 1180591620717411303424] is not allowed: a whole number from 0 to 4294967295"),
-        (lambda: cellblade.run_stats("dmaget", placement=object),
-         "placement <class 'object'> is not allowed: a string"),
+        (
+            lambda: cellblade.run_stats("dmaget", size=2**70),
+            "size 1180591620717411303424 is not allowed: a whole number from 0 to 4294967295",
+        ),
+        (
+            lambda: cellblade.run_stats("dmaget", seed=2**64),
+            "seed 18446744073709551616 is not allowed: a whole number from 0 to 18446744073709551615",
+        ),
+        (
+            lambda: cellblade.coll_run("broadcast", sizes=[16, 2**70]),
+            "sizes [16, 1180591620717411303424] is not allowed: a whole number from 0 to 4294967295",
+        ),
+        (
+            lambda: cellblade.run_stats("dmaget", placement=object),
+            "placement <class 'object'> is not allowed: a string",
+        ),
     ],
 )
 def test_values_python_cannot_hand_over_are_refused_with_the_fields_range(call, message):

@@ -5,10 +5,10 @@ import textwrap
 import time
 
 import pytest
+from conftest import run_cli, usage_error
 
 import cellblade
 from cellblade.schedule import Schedule, copy, local, notify, reduce
-from conftest import run_cli, usage_error
 
 
 def ring(spes, root, size):
@@ -44,21 +44,33 @@ def one_round_only(spes, root, size):
 
 @pytest.mark.parametrize("spes", [1, 3, 8, 16])
 def test_a_python_ring_allgather_verifies_and_is_timed(spes):
-    rows = cellblade.coll_run("allgather", spes=spes, sizes=[64, 1024],
-                              algorithms=["allgather.rdb" if spes & (spes - 1) == 0
-                                          else "allgather.bruck", ring], iterations=3)
+    rows = cellblade.coll_run(
+        "allgather",
+        spes=spes,
+        sizes=[64, 1024],
+        algorithms=["allgather.rdb" if spes & (spes - 1) == 0 else "allgather.bruck", ring],
+        iterations=3,
+    )
     mine = [r for r in rows if r["algorithm"] == "allgather.ring"]
     assert [r["size_bytes"] for r in mine] == [64, 1024]
     assert all(r["verified"] and (r["latency_ns"] > 0 or spes == 1) for r in mine)
     # Deterministic: the same run gives the same figures.
-    again = cellblade.coll_run("allgather", spes=spes, sizes=[64, 1024], algorithms=[ring],
-                               iterations=3)
+    again = cellblade.coll_run(
+        "allgather", spes=spes, sizes=[64, 1024], algorithms=[ring], iterations=3
+    )
     assert [r["latency_ns"] for r in again] == [r["latency_ns"] for r in mine]
 
 
 def test_local_copies_reductions_and_other_channels_run():
-    (reduced,) = cellblade.coll_run("reduce", spes=5, sizes=[256], algorithms=[chain_reduce],
-                                    dtype="float64", reduce_op="max", iterations=2)
+    (reduced,) = cellblade.coll_run(
+        "reduce",
+        spes=5,
+        sizes=[256],
+        algorithms=[chain_reduce],
+        dtype="float64",
+        reduce_op="max",
+        iterations=2,
+    )
     assert reduced["verified"]
     (barrier,) = cellblade.coll_run("barrier", spes=6, algorithms=[mailbox_ota], iterations=2)
     assert barrier["verified"] and barrier["size_bytes"] == 0
@@ -82,6 +94,7 @@ def _one(transfer, op="allgather", **fields):
         s = Schedule(f"{op}.bad", op, spes, root, size, **fields)
         s.round([transfer(spes, size)])
         return s
+
     return generator
 
 
@@ -91,9 +104,14 @@ def _one(transfer, op="allgather", **fields):
         (_one(lambda p, n: copy(1, 0, 8, 16)), "DMAs move whole quadwords"),
         (_one(lambda p, n: copy(1, 0, 0, 0)), "DMAs move whole quadwords"),
         (_one(lambda p, n: copy(9, 0, 0, n)), "names a rank that does not exist: allowed 0 to 3"),
-        (_one(lambda p, n: reduce(1, 1, 0, n)),
-         "transfer 1 <- 1 is a reduce from a rank to itself: only a copy can be local"),
-        (_one(lambda p, n: copy(1, 0, 2**32 - 16, 32, dst_offset=0)), "runs past the 256-byte buffer"),
+        (
+            _one(lambda p, n: reduce(1, 1, 0, n)),
+            "transfer 1 <- 1 is a reduce from a rank to itself: only a copy can be local",
+        ),
+        (
+            _one(lambda p, n: copy(1, 0, 2**32 - 16, 32, dst_offset=0)),
+            "runs past the 256-byte buffer",
+        ),
         (_one(lambda p, n: copy(1, 0, p * n, n)), "runs past the 256-byte buffer"),
         (_one(lambda p, n: copy(1, 0, 0, n, via="signal")), "signal carries notifications only"),
         (_one(lambda p, n: copy(1, 0, 0, n, via="smoke")), "unknown variant `smoke`"),
@@ -113,19 +131,27 @@ def test_a_schedule_too_big_for_the_local_store_is_refused_before_any_buffer_is_
     # A gigabyte buffer took 42 s and 7.8 GB before the local-store check refused it.
     started = time.monotonic()
     with pytest.raises(cellblade.ProgramError) as error:
-        cellblade.coll_run("allgather", spes=4, sizes=[64],
-                           algorithms=[_one(lambda p, n: copy(1, 0, 0, n), buffer=10**9)])
-    assert str(error.value) == ("allgather.bad: does not fit: needs 1000000256 bytes, "
-                                "the local store has 262144")
-    with pytest.raises(cellblade.ProgramError, match="allreduce.rdb: does not fit: needs 16777216 "
-                                                     "bytes, the local store has 262144"):
+        cellblade.coll_run(
+            "allgather",
+            spes=4,
+            sizes=[64],
+            algorithms=[_one(lambda p, n: copy(1, 0, 0, n), buffer=10**9)],
+        )
+    assert str(error.value) == (
+        "allgather.bad: does not fit: needs 1000000256 bytes, the local store has 262144"
+    )
+    with pytest.raises(
+        cellblade.ProgramError,
+        match="allreduce.rdb: does not fit: needs 16777216 bytes, the local store has 262144",
+    ):
         cellblade.coll_run("allreduce", spes=16, sizes=[16 * 2**20], algorithms=["allreduce.rdb"])
     assert time.monotonic() - started < 2.0
 
 
 def test_the_command_line_runs_shows_and_draws_a_generator(tmp_path):
     source = tmp_path / "mine.py"
-    source.write_text(textwrap.dedent('''
+    source.write_text(
+        textwrap.dedent("""
         from cellblade.schedule import Schedule, copy
 
         def ring(spes, root, size):
@@ -134,10 +160,26 @@ def test_the_command_line_runs_shows_and_draws_a_generator(tmp_path):
                 s.round(copy(r, (r - 1) % spes, (r - k - 1) % spes * size, size)
                         for r in range(spes))
             return s
-    '''), encoding="utf-8")
+    """),
+        encoding="utf-8",
+    )
     spec = f"{source}:ring"
-    done = run_cli("coll", "allgather", "-n", "4", "--sizes", "64,128", "--algos", "rdb",
-                   "--generator", spec, "--iterations", "2", "--out", str(tmp_path))
+    done = run_cli(
+        "coll",
+        "allgather",
+        "-n",
+        "4",
+        "--sizes",
+        "64,128",
+        "--algos",
+        "rdb",
+        "--generator",
+        spec,
+        "--iterations",
+        "2",
+        "--out",
+        str(tmp_path),
+    )
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert lines[1].split() == ["size", "rdb", "ring"]
@@ -147,8 +189,9 @@ def test_the_command_line_runs_shows_and_draws_a_generator(tmp_path):
     picture = tmp_path / "ring.png"
     done = run_cli("coll", "draw", spec, "-n", "4", "--out", str(picture))
     assert done.returncode == 0 and picture.read_bytes()[:4] == b"\x89PNG"
-    assert "defines no function nope" in usage_error("coll", "allgather", "--generator",
-                                                     f"{source}:nope")
+    assert "defines no function nope" in usage_error(
+        "coll", "allgather", "--generator", f"{source}:nope"
+    )
     assert "expected FILE.py:FUNCTION" in usage_error("coll", "allgather", "--generator", "ring")
     done = run_cli("coll", "barrier", "--generator", spec)
     assert done.returncode == 1 and done.stderr.count("\n") == 1

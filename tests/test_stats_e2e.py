@@ -4,15 +4,21 @@ import csv
 import json
 
 import pytest
+from conftest import run_cli
 
 import cellblade
-from conftest import run_cli
 
 tomllib = pytest.importorskip("tomllib")
 
 SUMMARY_KEYS = {
-    "function", "spes", "size_bytes", "iterations", "latency_ns", "per_spe",
-    "aggregate_bandwidth_gbps", "sim",
+    "function",
+    "spes",
+    "size_bytes",
+    "iterations",
+    "latency_ns",
+    "per_spe",
+    "aggregate_bandwidth_gbps",
+    "sim",
 }
 DMAGET = ["stats", "-f", "dmaget", "-n", "1", "-b", "16k", "-i", "10"]
 
@@ -74,7 +80,9 @@ def test_trace_streams_to_its_file_and_a_bad_path_fails_before_the_run(tmp_path)
     # A run that fails after tracing for a while leaves no trace, whole or partial.
     slow = ["clock.decrementer_hz=1000000000", "mic.read_latency_ns=100000"]
     with pytest.raises(cellblade.ConfigError, match="longer than its 32-bit decrementer counts"):
-        cellblade.run_stats("dmaget", iterations=50_000, trace=tmp_path / "bad.json", overrides=slow)
+        cellblade.run_stats(
+            "dmaget", iterations=50_000, trace=tmp_path / "bad.json", overrides=slow
+        )
     assert [path.name for path in tmp_path.iterdir()] == ["t.json"]
 
 
@@ -110,8 +118,20 @@ def test_sweep_writes_table_data_and_figure(tmp_path):
 
 
 def test_a_placement_puts_thread_ranks_on_its_spes():
-    done = run_cli("stats", "-f", "dmaget", "-N", "4", "-b", "4k", "-i", "5", "--placement",
-                   "evenodd", "--json")
+    done = run_cli(
+        "stats",
+        "-f",
+        "dmaget",
+        "-N",
+        "4",
+        "-b",
+        "4k",
+        "-i",
+        "5",
+        "--placement",
+        "evenodd",
+        "--json",
+    )
     assert done.returncode == 0, done.stderr
     assert [spe["spe"] for spe in json.loads(done.stdout)["per_spe"]] == [0, 2, 4, 6]
     done = run_cli("stats", "-f", "dmaget", "-n", "2", "--placement", "zigzag")

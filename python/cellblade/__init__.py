@@ -27,10 +27,11 @@ import os
 from collections.abc import Iterable
 from typing import Any, Union
 
-from cellblade import _core
+from cellblade import _core, schedule
 from cellblade._core import CellbladeError, ConfigError, DeadlockError, ProgramError
-from cellblade import schedule
-from cellblade.machine import Machine, Overrides, choice as _machine, read_text as _read
+from cellblade.machine import Machine, Overrides
+from cellblade.machine import choice as _machine
+from cellblade.machine import read_text as _read
 from cellblade.programs import Blade
 
 __all__ = [
@@ -297,7 +298,9 @@ def coll_run(
 
 
 def reproduce(
-    quick: bool = False, machine: Machine | None = None, overrides: Overrides = (),
+    quick: bool = False,
+    machine: Machine | None = None,
+    overrides: Overrides = (),
     claims: Iterable[str] | None = None,
 ) -> list[dict[str, Any]]:
     """The papers' findings re-checked on the simulated blade: one dict per claim. ``claims``
@@ -322,8 +325,9 @@ def bench(quick: bool = False) -> dict[str, Any]:
     return _core.bench({"quick": quick})["result"]
 
 
-def _call(program, request: dict[str, Any], machine: Machine, overrides: Overrides,
-          **required: Any) -> Any:
+def _call(
+    program, request: dict[str, Any], machine: Machine, overrides: Overrides, **required: Any
+) -> Any:
     """Calls core program `program` with the request's fields (those left at None take the
     core's defaults) and returns its result with the machine it ran on."""
     fields = {key: _plain(value) for key, value in request.items() if value is not None}
@@ -346,8 +350,13 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def _generated(generator: schedule.Generator, op: str | None, spes: int | None,
-               root: int | None, size: int | None) -> dict[str, Any]:
+def _generated(
+    generator: schedule.Generator,
+    op: str | None,
+    spes: int | None,
+    root: int | None,
+    size: int | None,
+) -> dict[str, Any]:
     """A generator's schedule for one call (the core's defaults for what is None), or
     ConfigError saying what is wrong with it."""
     spes = CATALOG["coll"]["default_spes"] if spes is None else spes

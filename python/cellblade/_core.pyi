@@ -3,7 +3,8 @@ its request as a dict of the request's fields (see the core's request types) and
 as ``{"preset": NAME}`` or ``{"toml": TEXT}`` with ``"set": ["key=value", ...]``, and answers
 ``{"result": ..., "machine_toml": TEXT or None}``."""
 
-from typing import Any, Callable, Generator, Optional, TypedDict
+from collections.abc import Generator
+from typing import Any, Callable, Optional, TypedDict
 
 class _Machine(TypedDict, total=False):
     preset: Optional[str]
@@ -115,8 +116,13 @@ class Ppe:
 class ProgramBlade:
     """A blade to run Python programs on (``cellblade.programs.Blade`` wraps it)."""
 
-    def __init__(self, preset: Optional[str] = None, toml: Optional[str] = None,
-                 set: list[str] = ..., trace: bool = False) -> None: ...
+    def __init__(
+        self,
+        preset: Optional[str] = None,
+        toml: Optional[str] = None,
+        set: list[str] = ...,
+        trace: bool = False,
+    ) -> None: ...
     def spe(self, spe: int, program: Callable[[Spu], Generator[Op, Any, Any]]) -> None: ...
     def ppe(self, program: Callable[[Ppe], Generator[Op, Any, Any]]) -> None: ...
     def run(self) -> dict[str, Any]: ...

@@ -49,8 +49,10 @@ def write(
 
     out_dir.mkdir(parents=True, exist_ok=True)
     # Not with_suffix: a collective used as a pattern ("allgather.rdb") has a dot in its name.
-    paths = [out_dir / f"affinity-{parameters['pattern']}{suffix}"
-             for suffix in (".csv", ".json", ".png")]
+    paths = [
+        out_dir / f"affinity-{parameters['pattern']}{suffix}"
+        for suffix in (".csv", ".json", ".png")
+    ]
     with paths[0].open("w", newline="", encoding="utf-8") as file:
         writer = csv.DictWriter(file, fieldnames=COLUMNS, extrasaction="ignore")
         writer.writeheader()

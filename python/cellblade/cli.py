@@ -25,14 +25,14 @@ import json
 import os
 import sys
 import traceback
-from pathlib import Path
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import cellblade
-from cellblade import affinity, cli_model, coll, outputs, parallel, schedule, splits, sweep, units
 import cellblade.mpi.bench
 import cellblade.mpi.cli
+from cellblade import affinity, cli_model, coll, outputs, parallel, schedule, splits, sweep, units
 
 # Names, defaults and limits are the core's.
 CATALOG = cellblade.CATALOG
@@ -46,20 +46,44 @@ AFFINITY = CATALOG["affinity"]
 # flag the user typed.
 MACHINE_FLAGS = {"machine": "--machine", "preset": "--preset", "set": "--set"}
 STATS_FLAGS = {
-    **MACHINE_FLAGS, "function": "-f", "spes": "-n", "cell": "-c", "xdram": "-m",
-    "spe_target": "-s", "size": "-b", "stride": "-t", "list_elements": "-l", "iterations": "-i",
-    "warmup": "-w", "seed": "--seed", "placement": "--placement",
+    **MACHINE_FLAGS,
+    "function": "-f",
+    "spes": "-n",
+    "cell": "-c",
+    "xdram": "-m",
+    "spe_target": "-s",
+    "size": "-b",
+    "stride": "-t",
+    "list_elements": "-l",
+    "iterations": "-i",
+    "warmup": "-w",
+    "seed": "--seed",
+    "placement": "--placement",
     "placement_file": "--placement-file",
 }
 AFFINITY_FLAGS = {
-    **MACHINE_FLAGS, "pattern": "--pattern", "placements": "--placements",
-    "placement_file": "--placement-file", "spes": "--spes", "size": "--size",
-    "trials": "--trials", "seed": "--seed", "objective": "--objective",
+    **MACHINE_FLAGS,
+    "pattern": "--pattern",
+    "placements": "--placements",
+    "placement_file": "--placement-file",
+    "spes": "--spes",
+    "size": "--size",
+    "trials": "--trials",
+    "seed": "--seed",
+    "objective": "--objective",
 }
 COLL_FLAGS = {
-    **MACHINE_FLAGS, "spes": "--spes", "sizes": "--sizes", "size": "--size", "root": "--root",
-    "dtype": "--dtype", "reduce_op": "--reduce-op", "iterations": "--iterations",
-    "placement": "--placement", "algorithms": "--algos", "algorithm": "NAME",
+    **MACHINE_FLAGS,
+    "spes": "--spes",
+    "sizes": "--sizes",
+    "size": "--size",
+    "root": "--root",
+    "dtype": "--dtype",
+    "reduce_op": "--reduce-op",
+    "iterations": "--iterations",
+    "placement": "--placement",
+    "algorithms": "--algos",
+    "algorithm": "NAME",
 }
 
 
@@ -100,9 +124,14 @@ def main(argv: list[str] | None = None) -> int:
     bench = commands.add_parser("bench", help="the simulator's own speed")
     bench.add_argument("--json", action="store_true", help="print the result as JSON")
     bench.add_argument("--quick", action="store_true", help="short workloads")
-    bench.add_argument("--repeat", type=_positive, default=1, metavar="N",
-                       help="time reproduce on one core, every core and Dask N times in turn, "
-                       "and report medians (default: 1)")
+    bench.add_argument(
+        "--repeat",
+        type=_positive,
+        default=1,
+        metavar="N",
+        help="time reproduce on one core, every core and Dask N times in turn, "
+        "and report medians (default: 1)",
+    )
     bench.set_defaults(handler=_bench)
     cellblade.mpi.cli.add_commands(commands)
     return _run(parser, argv)
@@ -164,13 +193,15 @@ def _describe(error: Exception, flags: dict[str, str]) -> str:
     if isinstance(error, cellblade.CellbladeError):
         field, message = error.field, str(error)
         if field in flags and message.startswith(field):
-            return flags[field] + message[len(field):]
+            return flags[field] + message[len(field) :]
         return message
     if isinstance(error, (UsageError, outputs.OutputError)):
         return str(error)
     if isinstance(error, OSError) and error.filename is not None:
         return f"{error.filename}: {error.strerror.lower()}"
-    return f"internal error: {type(error).__name__}: {error} (set CELLBLADE_BACKTRACE=1 to see where)"
+    return (
+        f"internal error: {type(error).__name__}: {error} (set CELLBLADE_BACKTRACE=1 to see where)"
+    )
 
 
 # ---- arguments -----------------------------------------------------------------------------
@@ -202,49 +233,109 @@ def _add_stats_args(parser: argparse.ArgumentParser) -> None:
     """CellStats (seed 002 section 3): time a synchronisation or communication primitive."""
     parser.add_argument("-f", "--function", required=True, metavar="FUNCTION", help=FUNCTIONS)
     spes = parser.add_mutually_exclusive_group()
-    spes.add_argument("-n", type=_spe_count, dest="shared_spes", metavar="NSPE",
-                      help=f"NSPE SPEs (1..{MAX_SPES}) on one shared buffer "
-                      f"(default: -n {CATALOG['stats']['defaults']['spes']})")
-    spes.add_argument("-N", type=_spe_count, dest="private_spes", metavar="NSPE",
-                      help=f"NSPE SPEs (1..{MAX_SPES}), each on its own private buffer")
-    parser.add_argument("-c", "--cell", type=int, choices=range(CATALOG["chips"]), default=0,
-                        help="cell of the SPEs (default: 0)")
-    parser.add_argument("-m", "--xdram", type=int, choices=range(CATALOG["chips"]), default=0,
-                        help="XDRAM module of the buffers (default: 0)")
-    parser.add_argument("-s", "--spe-target", action="store_true",
-                        help="the peer is an SPE (mailbox, signal) or the buffer is in SPE 0's "
-                        "local store (DMA)")
-    parser.add_argument("-b", "--size", type=_size, metavar="SIZE",
-                        help="bytes per operation, k=1024 (default: the core's per function)")
-    parser.add_argument("-t", "--stride", type=_size, metavar="STRIDE",
-                        help="bytes between private buffers, k=1024")
-    parser.add_argument("-l", "--list-elements", type=_count, metavar="ELEMENTS",
-                        help="elements per DMA list")
-    parser.add_argument("-i", "--iterations", type=_count, metavar="ITER",
-                        default=None,
-                        help=f"timed iterations, k=1000 (default: {cellblade.DEFAULT_ITERATIONS})")
-    parser.add_argument("-w", "--warmup", type=_count, metavar="WARMUP",
-                        default=None,
-                        help=f"warm-up iterations, k=1000 (default: {cellblade.DEFAULT_WARMUP})")
-    parser.add_argument("--syscall", action="store_true",
-                        help="the PPE uses the library call, not a direct MMIO write")
+    spes.add_argument(
+        "-n",
+        type=_spe_count,
+        dest="shared_spes",
+        metavar="NSPE",
+        help=f"NSPE SPEs (1..{MAX_SPES}) on one shared buffer "
+        f"(default: -n {CATALOG['stats']['defaults']['spes']})",
+    )
+    spes.add_argument(
+        "-N",
+        type=_spe_count,
+        dest="private_spes",
+        metavar="NSPE",
+        help=f"NSPE SPEs (1..{MAX_SPES}), each on its own private buffer",
+    )
+    parser.add_argument(
+        "-c",
+        "--cell",
+        type=int,
+        choices=range(CATALOG["chips"]),
+        default=0,
+        help="cell of the SPEs (default: 0)",
+    )
+    parser.add_argument(
+        "-m",
+        "--xdram",
+        type=int,
+        choices=range(CATALOG["chips"]),
+        default=0,
+        help="XDRAM module of the buffers (default: 0)",
+    )
+    parser.add_argument(
+        "-s",
+        "--spe-target",
+        action="store_true",
+        help="the peer is an SPE (mailbox, signal) or the buffer is in SPE 0's local store (DMA)",
+    )
+    parser.add_argument(
+        "-b",
+        "--size",
+        type=_size,
+        metavar="SIZE",
+        help="bytes per operation, k=1024 (default: the core's per function)",
+    )
+    parser.add_argument(
+        "-t", "--stride", type=_size, metavar="STRIDE", help="bytes between private buffers, k=1024"
+    )
+    parser.add_argument(
+        "-l", "--list-elements", type=_count, metavar="ELEMENTS", help="elements per DMA list"
+    )
+    parser.add_argument(
+        "-i",
+        "--iterations",
+        type=_count,
+        metavar="ITER",
+        default=None,
+        help=f"timed iterations, k=1000 (default: {cellblade.DEFAULT_ITERATIONS})",
+    )
+    parser.add_argument(
+        "-w",
+        "--warmup",
+        type=_count,
+        metavar="WARMUP",
+        default=None,
+        help=f"warm-up iterations, k=1000 (default: {cellblade.DEFAULT_WARMUP})",
+    )
+    parser.add_argument(
+        "--syscall",
+        action="store_true",
+        help="the PPE uses the library call, not a direct MMIO write",
+    )
     parser.add_argument("--seed", type=int, help="seed for anything random")
-    parser.add_argument("--placement", metavar="NAME",
-                        help="run thread rank i on the SPE a named placement gives it "
-                        f"({', '.join(AFFINITY['placements'])}; seed 001)")
-    parser.add_argument("--placement-file", type=Path, metavar="FILE",
-                        help="the same, from a placement file")
+    parser.add_argument(
+        "--placement",
+        metavar="NAME",
+        help="run thread rank i on the SPE a named placement gives it "
+        f"({', '.join(AFFINITY['placements'])}; seed 001)",
+    )
+    parser.add_argument(
+        "--placement-file", type=Path, metavar="FILE", help="the same, from a placement file"
+    )
     _add_machine_args(parser)
     output = parser.add_argument_group("output")
     output.add_argument("--json", action="store_true", help="print one JSON object")
-    output.add_argument("--trace", type=Path, metavar="FILE",
-                        help="write a Chrome/Perfetto trace of the run to FILE")
-    output.add_argument("--out", type=Path, metavar="DIR",
-                        help="write result.json and the resolved machine.toml into DIR")
-    output.add_argument("--sweep", action="store_true",
-                        help="vary the size and the SPE count (1, 2, 4, 8, 16); -n/-N only pick "
-                        "shared or private buffers; writes sweep.csv, sweep.json and sweep.png "
-                        "into --out (default: out/stats-FUNCTION)")
+    output.add_argument(
+        "--trace",
+        type=Path,
+        metavar="FILE",
+        help="write a Chrome/Perfetto trace of the run to FILE",
+    )
+    output.add_argument(
+        "--out",
+        type=Path,
+        metavar="DIR",
+        help="write result.json and the resolved machine.toml into DIR",
+    )
+    output.add_argument(
+        "--sweep",
+        action="store_true",
+        help="vary the size and the SPE count (1, 2, 4, 8, 16); -n/-N only pick "
+        "shared or private buffers; writes sweep.csv, sweep.json and sweep.png "
+        "into --out (default: out/stats-FUNCTION)",
+    )
     _add_force_arg(output)
     _add_parallel_args(parser, "the --sweep points")
     parser.set_defaults(handler=_stats, flags=STATS_FLAGS)
@@ -259,45 +350,85 @@ def _name_list(text: str) -> str | list[str]:
 
 def _add_affinity_args(commands) -> None:
     """`cellblade affinity run | search | list`: thread-to-SPE placements (seed 001)."""
-    parent = commands.add_parser("affinity", help="thread-to-SPE placements (seed 001)",
-                                 description=_add_affinity_args.__doc__)
+    parent = commands.add_parser(
+        "affinity",
+        help="thread-to-SPE placements (seed 001)",
+        description=_add_affinity_args.__doc__,
+    )
     actions = parent.add_subparsers(dest="action", required=True, metavar="ACTION")
-    run = actions.add_parser("run", help="a pattern under each placement",
-                             description="Runs a communication pattern under each placement; "
-                             "prints a table and writes affinity-PATTERN.csv, .json and .png.")
-    search = actions.add_parser("search", help="the best and worst placements of a pattern",
-                                description="Searches the placements of a pattern for the best "
-                                "and the worst, beside EvenOdd and the default scheduler.")
+    run = actions.add_parser(
+        "run",
+        help="a pattern under each placement",
+        description="Runs a communication pattern under each placement; "
+        "prints a table and writes affinity-PATTERN.csv, .json and .png.",
+    )
+    search = actions.add_parser(
+        "search",
+        help="the best and worst placements of a pattern",
+        description="Searches the placements of a pattern for the best "
+        "and the worst, beside EvenOdd and the default scheduler.",
+    )
     for command in (run, search):
-        command.add_argument("--pattern", required=True, metavar="PATTERN",
-                             help="a pattern of `cellblade affinity list`")
-        command.add_argument("--spes", type=int, choices=AFFINITY_SPES,
-                             default=AFFINITY["default_spes"],
-                             help="8 (one chip) or 16 (both chips) "
-                             f"(default: {AFFINITY['default_spes']})")
-        command.add_argument("--size", type=_size, metavar="SIZE",
-                             help="largest message in bytes, k=1024 (default: the pattern's)")
+        command.add_argument(
+            "--pattern",
+            required=True,
+            metavar="PATTERN",
+            help="a pattern of `cellblade affinity list`",
+        )
+        command.add_argument(
+            "--spes",
+            type=int,
+            choices=AFFINITY_SPES,
+            default=AFFINITY["default_spes"],
+            help=f"8 (one chip) or 16 (both chips) (default: {AFFINITY['default_spes']})",
+        )
+        command.add_argument(
+            "--size",
+            type=_size,
+            metavar="SIZE",
+            help="largest message in bytes, k=1024 (default: the pattern's)",
+        )
         command.add_argument("--seed", type=int, help="seed for anything random (default: 0)")
         _add_machine_args(command)
         command.set_defaults(flags=AFFINITY_FLAGS)
         command.add_argument("--json", action="store_true", help="print only the result as JSON")
-    run.add_argument("--placements", type=_name_list, default="all", metavar="all|NAME,...",
-                     help="named placements and 'default' (the scheduler's), comma-separated "
-                     "(default: all)")
-    run.add_argument("--placement-file", type=Path, metavar="FILE",
-                     help="also run the placement in FILE: '#' comments, then one line of "
-                     "physical SPE ids in rank order, or lines 'rank spe'")
-    run.add_argument("--trials", type=_count, default=AFFINITY["default_trials"], metavar="N",
-                     help=f"trials per placement, 1 to {AFFINITY['max_trials']} "
-                     f"(default: {AFFINITY['default_trials']})")
-    run.add_argument("--out", type=Path, metavar="DIR",
-                     help="directory of the files (default: out/affinity-PATTERN)")
+    run.add_argument(
+        "--placements",
+        type=_name_list,
+        default="all",
+        metavar="all|NAME,...",
+        help="named placements and 'default' (the scheduler's), comma-separated (default: all)",
+    )
+    run.add_argument(
+        "--placement-file",
+        type=Path,
+        metavar="FILE",
+        help="also run the placement in FILE: '#' comments, then one line of "
+        "physical SPE ids in rank order, or lines 'rank spe'",
+    )
+    run.add_argument(
+        "--trials",
+        type=_count,
+        default=AFFINITY["default_trials"],
+        metavar="N",
+        help=f"trials per placement, 1 to {AFFINITY['max_trials']} "
+        f"(default: {AFFINITY['default_trials']})",
+    )
+    run.add_argument(
+        "--out",
+        type=Path,
+        metavar="DIR",
+        help="directory of the files (default: out/affinity-PATTERN)",
+    )
     _add_force_arg(run)
     _add_parallel_args(run, "the placements")
     run.set_defaults(handler=_affinity_run)
-    search.add_argument("--objective", choices=AFFINITY["objectives"],
-                        help="what to optimise (default: latency for patterns of several "
-                        "phases, else min_bandwidth)")
+    search.add_argument(
+        "--objective",
+        choices=AFFINITY["objectives"],
+        help="what to optimise (default: latency for patterns of several "
+        "phases, else min_bandwidth)",
+    )
     search.set_defaults(handler=_affinity_search)
     listing = actions.add_parser("list", help="the patterns and the named placements")
     listing.set_defaults(handler=_affinity_list)
@@ -323,7 +454,8 @@ def _generator(text: str) -> Callable:
     except SyntaxError as error:
         raise argparse.ArgumentTypeError(
             f"invalid value {text!r}: {error.filename}, line {error.lineno}: syntax error: "
-            f"{error.msg}") from None
+            f"{error.msg}"
+        ) from None
     except Exception as error:
         line = _line_in(error, path)
         if line is None and isinstance(error, ValueError):  # schedule.load's own words
@@ -331,13 +463,17 @@ def _generator(text: str) -> Callable:
         # The user's module failed while it was imported: where, and what it raised.
         where = path if line is None else f"{path}, line {line}"
         raise argparse.ArgumentTypeError(
-            f"invalid value {text!r}: {where}: raises {type(error).__name__}: {error}") from None
+            f"invalid value {text!r}: {where}: raises {type(error).__name__}: {error}"
+        ) from None
 
 
 def _line_in(error: BaseException, path: str) -> int | None:
     """The line of the deepest frame of `error`'s traceback in the file `path`, if any."""
-    frames = [frame for frame in traceback.extract_tb(error.__traceback__)
-              if os.path.abspath(frame.filename) == os.path.abspath(path)]
+    frames = [
+        frame
+        for frame in traceback.extract_tb(error.__traceback__)
+        if os.path.abspath(frame.filename) == os.path.abspath(path)
+    ]
     return frames[-1].lineno if frames else None
 
 
@@ -349,69 +485,141 @@ def _coll_placement(text: str) -> str | list[int]:
 
 def _add_coll_args(commands) -> None:
     """`cellblade coll OP | list | show | draw`: collective algorithms (seed 000)."""
-    parent = commands.add_parser("coll", help="collective algorithms (seed 000)",
-                                 description=_add_coll_args.__doc__)
+    parent = commands.add_parser(
+        "coll", help="collective algorithms (seed 000)", description=_add_coll_args.__doc__
+    )
     actions = parent.add_subparsers(dest="action", required=True, metavar="OP|list|show|draw")
     for op in coll.OPS:
-        run = actions.add_parser(op, help=f"time the {op} algorithms",
-                                 description=f"Times {op} algorithms on the simulated blade; "
-                                 f"prints a table and writes coll-{op}-N.csv, .json and .png.")
+        run = actions.add_parser(
+            op,
+            help=f"time the {op} algorithms",
+            description=f"Times {op} algorithms on the simulated blade; "
+            f"prints a table and writes coll-{op}-N.csv, .json and .png.",
+        )
         # For the flags this operation does not take; a flag's own default wins over these.
-        run.set_defaults(handler=_coll_run, op=op, sizes=None, root=None, dtype=None,
-                         reduce_op=None, flags=COLL_FLAGS)
-        run.add_argument("-n", "--spes", type=_spe_count, default=COLL["default_spes"],
-                         help=f"SPEs, 1..{COLL['max_spes']} (default: {COLL['default_spes']})")
+        run.set_defaults(
+            handler=_coll_run,
+            op=op,
+            sizes=None,
+            root=None,
+            dtype=None,
+            reduce_op=None,
+            flags=COLL_FLAGS,
+        )
+        run.add_argument(
+            "-n",
+            "--spes",
+            type=_spe_count,
+            default=COLL["default_spes"],
+            help=f"SPEs, 1..{COLL['max_spes']} (default: {COLL['default_spes']})",
+        )
         if op != "barrier":
-            run.add_argument("--sizes", type=_sizes, default=coll.parse_sizes("16:8k"),
-                             metavar="A:B|A,B,...", help="message sizes in bytes, k=1024: A:B "
-                             "doubles from A to B, or a comma list (default: 16:8k)")
+            run.add_argument(
+                "--sizes",
+                type=_sizes,
+                default=coll.parse_sizes("16:8k"),
+                metavar="A:B|A,B,...",
+                help="message sizes in bytes, k=1024: A:B "
+                "doubles from A to B, or a comma list (default: 16:8k)",
+            )
             run.add_argument("--root", type=_rank, default=0, help="root rank (default: 0)")
-            run.add_argument("--dtype", choices=COLL["dtypes"], default=COLL["default_dtype"],
-                             help=f"element type (default: {COLL['default_dtype']})")
-        run.add_argument("--algos", type=_name_list, default="all", metavar="all|NAME,...",
-                         help=f"algorithms of `cellblade coll list`, with or without '{op}.' "
-                         "(default: all that take the SPE count)")
-        run.add_argument("--generator", type=_generator, action="append", default=[],
-                         metavar="FILE.py:FUNCTION",
-                         help="also run a schedule generator written in Python (see "
-                         "cellblade.schedule); may be given more than once")
-        run.add_argument("--placement", type=_coll_placement, metavar="NAME|ID,...",
-                         help="placement of the ranks: a name (evenodd, ...) or the physical "
-                         "SPE (0-15, 8-15 on chip 1) of each rank (default: rank i on SPE i)")
+            run.add_argument(
+                "--dtype",
+                choices=COLL["dtypes"],
+                default=COLL["default_dtype"],
+                help=f"element type (default: {COLL['default_dtype']})",
+            )
+        run.add_argument(
+            "--algos",
+            type=_name_list,
+            default="all",
+            metavar="all|NAME,...",
+            help=f"algorithms of `cellblade coll list`, with or without '{op}.' "
+            "(default: all that take the SPE count)",
+        )
+        run.add_argument(
+            "--generator",
+            type=_generator,
+            action="append",
+            default=[],
+            metavar="FILE.py:FUNCTION",
+            help="also run a schedule generator written in Python (see "
+            "cellblade.schedule); may be given more than once",
+        )
+        run.add_argument(
+            "--placement",
+            type=_coll_placement,
+            metavar="NAME|ID,...",
+            help="placement of the ranks: a name (evenodd, ...) or the physical "
+            "SPE (0-15, 8-15 on chip 1) of each rank (default: rank i on SPE i)",
+        )
         if op in coll.REDUCING:
-            run.add_argument("--reduce-op", choices=COLL["reduce_ops"],
-                             default=COLL["default_reduce_op"],
-                             help=f"reduction (default: {COLL['default_reduce_op']})")
-        run.add_argument("--iterations", type=_count, metavar="N",
-                         help="timed calls, k=1000 (default: the core's)")
+            run.add_argument(
+                "--reduce-op",
+                choices=COLL["reduce_ops"],
+                default=COLL["default_reduce_op"],
+                help=f"reduction (default: {COLL['default_reduce_op']})",
+            )
+        run.add_argument(
+            "--iterations",
+            type=_count,
+            metavar="N",
+            help="timed calls, k=1000 (default: the core's)",
+        )
         _add_machine_args(run)
         run.add_argument("--json", action="store_true", help="print only the results as JSON")
-        run.add_argument("--out", type=Path, metavar="DIR",
-                         help=f"directory of the files (default: out/coll-{op}-N)")
+        run.add_argument(
+            "--out",
+            type=Path,
+            metavar="DIR",
+            help=f"directory of the files (default: out/coll-{op}-N)",
+        )
         _add_force_arg(run)
         _add_parallel_args(run, "the cells (algorithm and size)")
     listing = actions.add_parser("list", help="the algorithms")
     listing.set_defaults(handler=_coll_list)
     show = actions.add_parser("show", help="an algorithm's schedule as text")
-    draw = actions.add_parser("draw", help="an algorithm's schedule as a picture",
-                              description="Draws a schedule's rounds and transfers as a PNG; "
-                              "transfers between the chips are dashed red.")
+    draw = actions.add_parser(
+        "draw",
+        help="an algorithm's schedule as a picture",
+        description="Draws a schedule's rounds and transfers as a PNG; "
+        "transfers between the chips are dashed red.",
+    )
     for command in (show, draw):
-        command.add_argument("name", metavar="NAME|FILE.py:FUNCTION",
-                             help="an algorithm of `cellblade coll list`, or a schedule "
-                             "generator written in Python")
-        command.add_argument("-n", "--spes", type=_spe_count, default=COLL["default_spes"],
-                             help=f"SPEs, 1..{COLL['max_spes']} (default: {COLL['default_spes']})")
+        command.add_argument(
+            "name",
+            metavar="NAME|FILE.py:FUNCTION",
+            help="an algorithm of `cellblade coll list`, or a schedule generator written in Python",
+        )
+        command.add_argument(
+            "-n",
+            "--spes",
+            type=_spe_count,
+            default=COLL["default_spes"],
+            help=f"SPEs, 1..{COLL['max_spes']} (default: {COLL['default_spes']})",
+        )
         command.set_defaults(flags=COLL_FLAGS)
-        command.add_argument("--size", type=_size, metavar="SIZE",
-                             help="message size in bytes, k=1024 (default: the core's)")
+        command.add_argument(
+            "--size",
+            type=_size,
+            metavar="SIZE",
+            help="message size in bytes, k=1024 (default: the core's)",
+        )
         command.add_argument("--root", type=_rank, default=0, help="root rank (default: 0)")
-        command.add_argument("--placement", type=_coll_placement, metavar="NAME|ID,...",
-                             help="placement of the ranks, as for `coll OP`")
+        command.add_argument(
+            "--placement",
+            type=_coll_placement,
+            metavar="NAME|ID,...",
+            help="placement of the ranks, as for `coll OP`",
+        )
     show.set_defaults(handler=_coll_show)
-    draw.add_argument("--out", type=Path, metavar="FILE.png|DIR",
-                      help="the picture, or a directory to put coll-draw-NAME-N.png in "
-                      "(default: out/coll-draw-NAME-N.png)")
+    draw.add_argument(
+        "--out",
+        type=Path,
+        metavar="FILE.png|DIR",
+        help="the picture, or a directory to put coll-draw-NAME-N.png in "
+        "(default: out/coll-draw-NAME-N.png)",
+    )
     draw.set_defaults(handler=_coll_draw)
 
 
@@ -424,17 +632,27 @@ def _positive(text: str) -> int:
 def _add_parallel_args(parser: argparse.ArgumentParser, what: str = "the simulations") -> None:
     group = parser.add_argument_group("parallel runs (see cellblade.parallel)")
     where = group.add_mutually_exclusive_group()
-    where.add_argument("--jobs", type=_positive, metavar="N",
-                       help=f"run {what} N at a time on this machine (default: every core, "
-                       f"here {parallel.default_jobs()})")
-    where.add_argument("--scheduler", metavar="tcp://HOST:PORT",
-                       help=f"run {what} on a Dask cluster (default: ${parallel.SCHEDULER_VARIABLE}"
-                       " when set and --jobs is not given)")
+    where.add_argument(
+        "--jobs",
+        type=_positive,
+        metavar="N",
+        help=f"run {what} N at a time on this machine (default: every core, "
+        f"here {parallel.default_jobs()})",
+    )
+    where.add_argument(
+        "--scheduler",
+        metavar="tcp://HOST:PORT",
+        help=f"run {what} on a Dask cluster (default: ${parallel.SCHEDULER_VARIABLE}"
+        " when set and --jobs is not given)",
+    )
 
 
 def _add_force_arg(parser) -> None:
-    parser.add_argument("--force", action="store_true",
-                        help="replace the files of an earlier run in --out (default: refuse)")
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="replace the files of an earlier run in --out (default: refuse)",
+    )
 
 
 def _parallel(args: argparse.Namespace) -> dict[str, Any]:
@@ -450,8 +668,9 @@ def _progress(args: argparse.Namespace) -> bool:
 
 def _with_progress(args: argparse.Namespace, call: str, desc: str, **kwargs: Any) -> Any:
     """One long core call, with a progress bar whose clock runs while it works."""
-    (result,) = parallel.run([parallel.Call(call, kwargs)], jobs=1, desc=desc,
-                             progress=_progress(args))
+    (result,) = parallel.run(
+        [parallel.Call(call, kwargs)], jobs=1, desc=desc, progress=_progress(args)
+    )
     if isinstance(result, parallel.Failed):
         raise result.error()
     return result
@@ -470,12 +689,21 @@ def _out_dir(args: argparse.Namespace, default: Path, names: list[str]) -> tuple
 def _add_machine_args(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("machine")
     choice = group.add_mutually_exclusive_group()
-    choice.add_argument("--preset", default=CATALOG["default_preset"],
-                        metavar="|".join(CATALOG["presets"]),
-                        help=f"preset machine (default: {CATALOG['default_preset']})")
+    choice.add_argument(
+        "--preset",
+        default=CATALOG["default_preset"],
+        metavar="|".join(CATALOG["presets"]),
+        help=f"preset machine (default: {CATALOG['default_preset']})",
+    )
     choice.add_argument("--machine", type=Path, metavar="FILE.toml", help="a machine file")
-    group.add_argument("--set", action="append", default=[], dest="overrides",
-                       metavar="KEY=VALUE", help="override a machine-file value (repeatable)")
+    group.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        dest="overrides",
+        metavar="KEY=VALUE",
+        help="override a machine-file value (repeatable)",
+    )
 
 
 def _machine(args: argparse.Namespace) -> dict[str, Any]:
@@ -511,8 +739,11 @@ STATS_FILES = ["result.json", "machine.toml"]
 def _stats(args: argparse.Namespace) -> int:
     if args.sweep:
         return _sweep(args)
-    given = [flag for flag, value in (("--jobs", args.jobs), ("--scheduler", args.scheduler))
-             if value is not None]
+    given = [
+        flag
+        for flag, value in (("--jobs", args.jobs), ("--scheduler", args.scheduler))
+        if value is not None
+    ]
     if given:
         raise UsageError(f"{given[0]} applies to --sweep only: a single run is one simulation")
     if args.trace is not None:
@@ -523,8 +754,11 @@ def _stats(args: argparse.Namespace) -> int:
     result = _stats_run(args, parameters)
     summary = {key: value for key, value in result.items() if key not in ("machine_toml", "trace")}
     if result.get("trace_dropped_events"):
-        print(f"warning: the trace {args.trace} is cut: {result['trace_dropped_events']} events past "
-              "its limit were dropped (trace fewer iterations or SPEs)", file=sys.stderr)
+        print(
+            f"warning: the trace {args.trace} is cut: {result['trace_dropped_events']} events past "
+            "its limit were dropped (trace fewer iterations or SPEs)",
+            file=sys.stderr,
+        )
     if args.out is not None:
         with outputs.staged("--out", args.out, STATS_FILES, force=args.force) as staging:
             _write_json(staging / "result.json", dict(summary, parameters=parameters))
@@ -540,20 +774,26 @@ def _stats_run(args: argparse.Namespace, parameters: dict[str, Any]) -> dict[str
     """One CellStats run. The core streams the trace to a file beside --trace that replaces it
     only once the run has ended well; a trace it cannot write is an output error (exit 2)."""
     try:
-        return _with_progress(args, "run_stats", args.function, function=args.function,
-                              trace=args.trace, **parameters)
+        return _with_progress(
+            args, "run_stats", args.function, function=args.function, trace=args.trace, **parameters
+        )
     except cellblade.ConfigError as error:
         if error.field == "trace":
-            raise outputs.OutputError("--trace" + str(error)[len("trace"):]) from None
+            raise outputs.OutputError("--trace" + str(error)[len("trace") :]) from None
         raise
 
 
 def _sweep(args: argparse.Namespace) -> int:
-    given = [flag for flag, value in (("-b", args.size), ("-l", args.list_elements),
-                                      ("--trace", args.trace)) if value is not None]
+    given = [
+        flag
+        for flag, value in (("-b", args.size), ("-l", args.list_elements), ("--trace", args.trace))
+        if value is not None
+    ]
     if given:
-        raise UsageError(f"{', '.join(given)} cannot be combined with --sweep, which varies "
-                         "the size and the SPE count itself")
+        raise UsageError(
+            f"{', '.join(given)} cannot be combined with --sweep, which varies "
+            "the size and the SPE count itself"
+        )
     try:
         sweep.points(args.function)
     except ValueError as error:
@@ -585,7 +825,8 @@ def _calibrate(args: argparse.Namespace) -> int:
             p["source"],
             f"{p['simulated']:.5g} {p['unit']}",
             f"{100 * p['error']:+.1f}" + (" pt" if p["kind"] == "loss" else "%"),
-            ("fitted" if p["fitted"] else "prediction") + (f" (same as: {p['same_as']})" if p["same_as"] else ""),
+            ("fitted" if p["fitted"] else "prediction")
+            + (f" (same as: {p['same_as']})" if p["same_as"] else ""),
             check if p["holds"] else "no",
             p["note"],
         )
@@ -628,8 +869,9 @@ def _affinity_run(args: argparse.Namespace) -> int:
     title = affinity.title(args.pattern, args.size, args.spes, args.trials)
     with outputs.staged("--out", out, names, force=force) as staging:
         affinity.write(results, parameters, staging, title=title)
-        (staging / "machine.toml").write_text(cellblade.resolved_machine(**_machine(args)),
-                                              encoding="utf-8")
+        (staging / "machine.toml").write_text(
+            cellblade.resolved_machine(**_machine(args)), encoding="utf-8"
+        )
     paths = [out / name for name in names]
     if args.json:
         print(json.dumps(results))
@@ -658,8 +900,14 @@ def _affinity_run(args: argparse.Namespace) -> int:
 def _affinity_search(args: argparse.Namespace) -> int:
     # One call (see cellblade.splits): the core spreads an exhaustive search over the cores.
     result = _with_progress(
-        args, "affinity_search", f"searching {args.pattern}", pattern=args.pattern,
-        spes=args.spes, objective=args.objective, size=args.size, seed=args.seed,
+        args,
+        "affinity_search",
+        f"searching {args.pattern}",
+        pattern=args.pattern,
+        spes=args.spes,
+        objective=args.objective,
+        size=args.size,
+        seed=args.seed,
         **_machine(args),
     )
     if args.json:
@@ -667,20 +915,32 @@ def _affinity_search(args: argparse.Namespace) -> int:
         return 0
     unit = result.get("unit", "")
     objective = result.get("objective", args.objective)
-    print(f"{result['pattern']} on {result['spes']} SPEs, objective {objective}, "
-          f"{result['method']} search")
+    print(
+        f"{result['pattern']} on {result['spes']} SPEs, objective {objective}, "
+        f"{result['method']} search"
+    )
     rows = [
-        (name, affinity.mapping_text(result[name]["placement"]),
-         f"{result[name]['value']:.2f} {unit}")
+        (
+            name,
+            affinity.mapping_text(result[name]["placement"]),
+            f"{result[name]['value']:.2f} {unit}",
+        )
         for name in ("best", "worst", "evenodd")
     ]
     default = result["default"]
-    rows.append(("default", f"{default['samples']} samples",
-                 f"{default['mean']:.2f} {unit} (stddev {default['stddev']:.2f}, "
-                 f"min {default['min']:.2f}, max {default['max']:.2f})"))
+    rows.append(
+        (
+            "default",
+            f"{default['samples']} samples",
+            f"{default['mean']:.2f} {unit} (stddev {default['stddev']:.2f}, "
+            f"min {default['min']:.2f}, max {default['max']:.2f})",
+        )
+    )
     print(_table(("", "placement", "value"), rows, right=set()))
-    print(f"evaluated {result['evaluated']} placements in {result['wall_s']:.2f} s; "
-          f"symmetries: {', '.join(result['symmetries']) or 'none'}")
+    print(
+        f"evaluated {result['evaluated']} placements in {result['wall_s']:.2f} s; "
+        f"symmetries: {', '.join(result['symmetries']) or 'none'}"
+    )
     return 0
 
 
@@ -701,9 +961,11 @@ def _affinity_list(args: argparse.Namespace) -> int:
 def _coll_run(args: argparse.Namespace) -> int:
     if args.algos == ["auto"]:
         return cli_model.coll_auto(args, _table)
-    algorithms = args.algos if args.algos == "all" else [
-        name if "." in name else f"{args.op}.{name}" for name in args.algos
-    ]
+    algorithms = (
+        args.algos
+        if args.algos == "all"
+        else [name if "." in name else f"{args.op}.{name}" for name in args.algos]
+    )
     if args.generator:
         algorithms = [*([algorithms] if algorithms == "all" else algorithms), *args.generator]
     parameters = {
@@ -724,8 +986,9 @@ def _coll_run(args: argparse.Namespace) -> int:
     results = splits.coll_cells(parameters, _parallel(args))
     with outputs.staged("--out", out, names, force=force) as staging:
         coll.write(results, parameters, staging)
-        (staging / "machine.toml").write_text(cellblade.resolved_machine(**_machine(args)),
-                                              encoding="utf-8")
+        (staging / "machine.toml").write_text(
+            cellblade.resolved_machine(**_machine(args)), encoding="utf-8"
+        )
     paths = [out / name for name in names]
     if args.json:
         print(json.dumps(results))
@@ -733,8 +996,10 @@ def _coll_run(args: argparse.Namespace) -> int:
     unit, header, rows = coll.table(results)
     print(f"{coll.title(parameters)}: latency ({unit}) of the slowest rank")
     print(_table(header, rows, right=set(range(len(header)))))
-    print("(* best of the size; ! wrong result; [k] could not run, for reason k below; "
-          "- no such cell)")
+    print(
+        "(* best of the size; ! wrong result; [k] could not run, for reason k below; "
+        "- no such cell)"
+    )
     for k, reason in enumerate(coll.failures(results), 1):
         print(f"[{k}] {reason}")
     print("\n".join(f"wrote {path}" for path in paths))
@@ -749,8 +1014,9 @@ def _coll_list(args: argparse.Namespace) -> int:
 
 def _schedule(args: argparse.Namespace) -> dict[str, Any]:
     algorithm = schedule.load(args.name) if ".py:" in args.name else args.name
-    return cellblade.coll_schedule(algorithm, spes=args.spes, size=args.size, root=args.root,
-                                   placement=args.placement)
+    return cellblade.coll_schedule(
+        algorithm, spes=args.spes, size=args.size, root=args.root, placement=args.placement
+    )
 
 
 def _coll_show(args: argparse.Namespace) -> int:
@@ -758,8 +1024,10 @@ def _coll_show(args: argparse.Namespace) -> int:
     transfers = [t for r in schedule["rounds"] for t in r]
     crossing = sum(coll.crosses_bif(schedule["placement"], t) for t in transfers)
     print(schedule["text"], end="")
-    print(f"placement {affinity.mapping_text(schedule['placement'])}: {crossing} of "
-          f"{len(transfers)} transfers cross the BIF")
+    print(
+        f"placement {affinity.mapping_text(schedule['placement'])}: {crossing} of "
+        f"{len(transfers)} transfers cross the BIF"
+    )
     return 0
 
 
@@ -796,7 +1064,9 @@ def _demo(args: argparse.Namespace) -> int:
 
 def _bench(args: argparse.Namespace) -> int:
     result = _with_progress(args, "bench", "benchmarking", quick=args.quick)
-    result["reproduce_parallel"] = splits.reproduce_speedup(args.quick, _progress(args), args.repeat)
+    result["reproduce_parallel"] = splits.reproduce_speedup(
+        args.quick, _progress(args), args.repeat
+    )
     result["mpi"] = cellblade.mpi.bench.run(quick=args.quick)
     if args.json:
         print(json.dumps(result))
@@ -808,21 +1078,30 @@ def _bench(args: argparse.Namespace) -> int:
     print(_table(("workload", "wall (s)", "simulated (us)", "packets"), rows, right={1, 2, 3}))
     print(f"packets per second: {result['packets_per_second']:.3g} ({result['build']} build)")
     search = result["affinity_search"]
-    print(f"exhaustive one-chip placement search, {search['pattern']} pattern: "
-          f"{search['evaluated']} placements in {search['wall_s']:.1f} s (target: under 60 s)")
+    print(
+        f"exhaustive one-chip placement search, {search['pattern']} pattern: "
+        f"{search['evaluated']} placements in {search['wall_s']:.1f} s (target: under 60 s)"
+    )
     reproduce = result["reproduce"]
-    print(f"cellblade reproduce{' --quick' if reproduce['quick'] else ''}: {reproduce['claims']} "
-          f"claims ({reproduce['holding']} hold) in {reproduce['wall_s']:.1f} s "
-          "(target for the full form: under 300 s)")
+    print(
+        f"cellblade reproduce{' --quick' if reproduce['quick'] else ''}: {reproduce['claims']} "
+        f"claims ({reproduce['holding']} hold) in {reproduce['wall_s']:.1f} s "
+        "(target for the full form: under 300 s)"
+    )
     side = result["reproduce_parallel"]
     medians = "" if side["repeats"] == 1 else f", medians of {side['repeats']}"
-    print(f"the same, split into {side['groups']} claim groups{medians}: "
-          f"{side['one_core_s']:.1f} s on one "
-          f"core, {side['all_cores_s']:.1f} s on {side['cores']} cores "
-          f"({side['all_cores_speedup']:.2f}x; target on 2 cores: 1.7x), " + (
-              f"{side['dask_s']:.1f} s on 2 local Dask workers ({side['dask_speedup']:.2f}x)"
-              if side["dask_s"] is not None else "Dask not installed")
-          + ("" if side["identical"] else "; RESULTS DIFFER"))
+    print(
+        f"the same, split into {side['groups']} claim groups{medians}: "
+        f"{side['one_core_s']:.1f} s on one "
+        f"core, {side['all_cores_s']:.1f} s on {side['cores']} cores "
+        f"({side['all_cores_speedup']:.2f}x; target on 2 cores: 1.7x), "
+        + (
+            f"{side['dask_s']:.1f} s on 2 local Dask workers ({side['dask_speedup']:.2f}x)"
+            if side["dask_s"] is not None
+            else "Dask not installed"
+        )
+        + ("" if side["identical"] else "; RESULTS DIFFER")
+    )
     print(cli_model.bench_line())
     print(cellblade.mpi.bench.describe(result["mpi"]))
     return 0
@@ -832,8 +1111,10 @@ def _bench(args: argparse.Namespace) -> int:
 
 
 def _print_stats(summary: dict[str, Any]) -> None:
-    print(f"{summary['function']}: {summary['spes']} SPE(s), {summary['size_bytes']} B, "
-          f"{summary['iterations']} iterations")
+    print(
+        f"{summary['function']}: {summary['spes']} SPE(s), {summary['size_bytes']} B, "
+        f"{summary['iterations']} iterations"
+    )
     rows = [
         (str(spe["spe"]), f"{spe['latency_ns']:.1f}", _gbps(spe["bandwidth_gbps"]))
         for spe in summary["per_spe"]
@@ -842,21 +1123,31 @@ def _print_stats(summary: dict[str, Any]) -> None:
     print(_table(("SPE", "latency (ns)", "bandwidth (GB/s)"), rows, right={0, 1, 2}))
     print("(all: mean latency, aggregate bandwidth)")
     sim = summary["sim"]
-    print(f"sim: simulated {sim['simulated_ns'] / 1000:.1f} us, {sim['events']} events, "
-          f"{sim['events_per_second']:.3g} events/s, wall {sim['wall_s']:.3f} s")
+    print(
+        f"sim: simulated {sim['simulated_ns'] / 1000:.1f} us, {sim['events']} events, "
+        f"{sim['events_per_second']:.3g} events/s, wall {sim['wall_s']:.3f} s"
+    )
 
 
 def _print_claims(claims: list[dict[str, Any]]) -> None:
     check = _check_mark()
     rows = [
-        (c["claim"], c["source"], c["published"], c["simulated"],
-         check if c["holds"] else c["status"].replace("does not hold", "no"), c["note"])
+        (
+            c["claim"],
+            c["source"],
+            c["published"],
+            c["simulated"],
+            check if c["holds"] else c["status"].replace("does not hold", "no"),
+            c["note"],
+        )
         for c in claims
     ]
     print(_table(("claim", "source", "published", "simulated", "holds", "note"), rows, right=set()))
     counted = [c for c in claims if c["status"] in ("holds", "does not hold")]
-    print(f"{len(counted)} claims counted, {sum(map(_holds, counted))} hold; "
-          f"{len(claims) - len(counted)} not counted (not modelled or unverified)")
+    print(
+        f"{len(counted)} claims counted, {sum(map(_holds, counted))} hold; "
+        f"{len(claims) - len(counted)} not counted (not modelled or unverified)"
+    )
 
 
 def _gbps(value: float | None) -> str:
@@ -871,8 +1162,10 @@ def _table(header: tuple[str, ...], rows: list[tuple[str, ...]], right: set[int]
     """Columns two spaces apart; columns in `right` are right-aligned."""
     widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
     lines = [
-        "  ".join(cell.rjust(w) if i in right else cell.ljust(w)
-                  for i, (cell, w) in enumerate(zip(row, widths))).rstrip()
+        "  ".join(
+            cell.rjust(w) if i in right else cell.ljust(w)
+            for i, (cell, w) in enumerate(zip(row, widths))
+        ).rstrip()
         for row in [header, *rows]
     ]
     return "\n".join(lines)

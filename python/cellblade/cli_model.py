@@ -17,72 +17,149 @@ OUT = Path("out") / "model"
 LIMITS = cellblade.CATALOG["model"]
 # The flag of each model request field (cli.py's tables for the other commands).
 FIELD_FLAGS = {
-    "sizes": "--sizes", "iterations": "--iterations", "spes": "-n", "algorithms": "--algo",
-    "dtype": "--dtype", "placement": "--placement", "params_toml": "--params", "op": "OP",
+    "sizes": "--sizes",
+    "iterations": "--iterations",
+    "spes": "-n",
+    "algorithms": "--algo",
+    "dtype": "--dtype",
+    "placement": "--placement",
+    "params_toml": "--params",
+    "op": "OP",
 }
 
 
-def add_model_args(commands, add_machine_args: Callable, spe_count: Callable,
-                   table: Callable, machine_flags: dict[str, str]) -> None:
+def add_model_args(
+    commands,
+    add_machine_args: Callable,
+    spe_count: Callable,
+    table: Callable,
+    machine_flags: dict[str, str],
+) -> None:
     """Adds the `model` command to `commands` (cli.py's subparsers); `machine_flags` maps the
     machine's fields to their flags."""
     flags = {**machine_flags, **FIELD_FLAGS}
-    parent = commands.add_parser("model", help="the performance model of seed 003",
-                                 description="The extended PLogP model of seed 003.")
+    parent = commands.add_parser(
+        "model",
+        help="the performance model of seed 003",
+        description="The extended PLogP model of seed 003.",
+    )
     actions = parent.add_subparsers(dest="action", required=True, metavar="ACTION")
 
-    measure = actions.add_parser("measure", help="micro-benchmarks into a parameter file",
-                                 description="Run seed 003's section 3.3 micro-benchmarks.")
+    measure = actions.add_parser(
+        "measure",
+        help="micro-benchmarks into a parameter file",
+        description="Run seed 003's section 3.3 micro-benchmarks.",
+    )
     add_machine_args(measure)
-    measure.add_argument("--sizes", type=_sizes, default=None, metavar="A:B|LIST",
-                         help="message sizes (default "
-                         f"{format_size(LIMITS['measure_sizes'][0])}:"
-                         f"{format_size(LIMITS['measure_sizes'][-1])})")
-    measure.add_argument("--iterations", type=_positive, default=None, metavar="N",
-                         help=f"timed repetitions per point, 1 to {LIMITS['max_iterations']} "
-                         f"(default {LIMITS['default_measure_iterations']})")
-    measure.add_argument("--out", type=Path, default=OUT, metavar="DIR",
-                         help=f"where to write params.toml and the figures (default {OUT})")
+    measure.add_argument(
+        "--sizes",
+        type=_sizes,
+        default=None,
+        metavar="A:B|LIST",
+        help="message sizes (default "
+        f"{format_size(LIMITS['measure_sizes'][0])}:"
+        f"{format_size(LIMITS['measure_sizes'][-1])})",
+    )
+    measure.add_argument(
+        "--iterations",
+        type=_positive,
+        default=None,
+        metavar="N",
+        help=f"timed repetitions per point, 1 to {LIMITS['max_iterations']} "
+        f"(default {LIMITS['default_measure_iterations']})",
+    )
+    measure.add_argument(
+        "--out",
+        type=Path,
+        default=OUT,
+        metavar="DIR",
+        help=f"where to write params.toml and the figures (default {OUT})",
+    )
     measure.add_argument("--json", action="store_true", help="print the parameters as JSON")
     measure.set_defaults(handler=_measure, flags=flags)
 
-    predict = actions.add_parser("predict", help="predicted (and simulated) latencies",
-                                 description="Seed equations and schedule price side by side.")
+    predict = actions.add_parser(
+        "predict",
+        help="predicted (and simulated) latencies",
+        description="Seed equations and schedule price side by side.",
+    )
     predict.add_argument("op", choices=coll.OPS, metavar="OP", help=", ".join(coll.OPS))
-    predict.add_argument("--algo", default="all", metavar="NAME|all",
-                         help="a registry name (with or without the operation) or all")
-    predict.add_argument("-n", "--spes", type=spe_count, default=LIMITS["default_predict_spes"],
-                         metavar="N",
-                         help=f"ranks (default {LIMITS['default_predict_spes']})")
-    predict.add_argument("--sizes", type=_sizes, default=None, metavar="A:B|LIST",
-                         help="message sizes (default "
-                         f"{format_size(cellblade.CATALOG['coll']['default_size'])})")
-    predict.add_argument("--dtype", default=None, choices=cellblade.CATALOG["coll"]["dtypes"],
-                         help="element type "
-                         f"(default {cellblade.CATALOG['coll']['default_dtype']})")
-    predict.add_argument("--placement", type=_placement, default=None, metavar="NAME|ID,...",
-                         help="a placement name (evenodd, ...) or the physical SPE of each rank "
-                         "(default: rank i on SPE i)")
+    predict.add_argument(
+        "--algo",
+        default="all",
+        metavar="NAME|all",
+        help="a registry name (with or without the operation) or all",
+    )
+    predict.add_argument(
+        "-n",
+        "--spes",
+        type=spe_count,
+        default=LIMITS["default_predict_spes"],
+        metavar="N",
+        help=f"ranks (default {LIMITS['default_predict_spes']})",
+    )
+    predict.add_argument(
+        "--sizes",
+        type=_sizes,
+        default=None,
+        metavar="A:B|LIST",
+        help=f"message sizes (default {format_size(cellblade.CATALOG['coll']['default_size'])})",
+    )
+    predict.add_argument(
+        "--dtype",
+        default=None,
+        choices=cellblade.CATALOG["coll"]["dtypes"],
+        help=f"element type (default {cellblade.CATALOG['coll']['default_dtype']})",
+    )
+    predict.add_argument(
+        "--placement",
+        type=_placement,
+        default=None,
+        metavar="NAME|ID,...",
+        help="a placement name (evenodd, ...) or the physical SPE of each rank "
+        "(default: rank i on SPE i)",
+    )
     predict.add_argument("--simulate", action="store_true", help="also run on the simulated blade")
-    predict.add_argument("--iterations", type=_positive, default=None, metavar="N",
-                         help="timed calls per simulated point "
-                         f"(default {LIMITS['default_simulate_iterations']})")
+    predict.add_argument(
+        "--iterations",
+        type=_positive,
+        default=None,
+        metavar="N",
+        help=f"timed calls per simulated point (default {LIMITS['default_simulate_iterations']})",
+    )
     _add_params_arg(predict)
     add_machine_args(predict)
     predict.add_argument("--json", action="store_true", help="print the result as JSON")
     predict.set_defaults(handler=lambda args: _predict(args, table), flags=flags)
 
-    validate = actions.add_parser("validate", help="the seed's accuracy grid on the blade",
-                                  description="Every modelled algorithm, 8 and 16 SPEs, 64 B-32 KB.")
+    validate = actions.add_parser(
+        "validate",
+        help="the seed's accuracy grid on the blade",
+        description="Every modelled algorithm, 8 and 16 SPEs, 64 B-32 KB.",
+    )
     _add_params_arg(validate)
     add_machine_args(validate)
-    validate.add_argument("--iterations", type=_positive, default=None, metavar="N",
-                          help="timed calls per simulated point "
-                          f"(default {LIMITS['default_simulate_iterations']})")
-    validate.add_argument("--workers", type=_positive, default=1, metavar="N",
-                          help="simulate in N threads (default 1)")
-    validate.add_argument("--out", type=Path, default=OUT, metavar="DIR",
-                          help=f"where to write validate.json and the figures (default {OUT})")
+    validate.add_argument(
+        "--iterations",
+        type=_positive,
+        default=None,
+        metavar="N",
+        help=f"timed calls per simulated point (default {LIMITS['default_simulate_iterations']})",
+    )
+    validate.add_argument(
+        "--workers",
+        type=_positive,
+        default=1,
+        metavar="N",
+        help="simulate in N threads (default 1)",
+    )
+    validate.add_argument(
+        "--out",
+        type=Path,
+        default=OUT,
+        metavar="DIR",
+        help=f"where to write validate.json and the figures (default {OUT})",
+    )
     validate.add_argument("--json", action="store_true", help="print the summary as JSON")
     validate.set_defaults(handler=lambda args: _validate(args, table), flags=flags)
 
@@ -106,9 +183,14 @@ def _placement(text: str) -> str | list[int]:
 
 
 def _add_params_arg(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--params", type=Path, default=None, metavar="FILE.toml",
-                        help="a parameter file (default: measure this machine once, cached "
-                             f"under {model.cache_dir()}, or ${model.CACHE_ENV})")
+    parser.add_argument(
+        "--params",
+        type=Path,
+        default=None,
+        metavar="FILE.toml",
+        help="a parameter file (default: measure this machine once, cached "
+        f"under {model.cache_dir()}, or ${model.CACHE_ENV})",
+    )
 
 
 def _machine(args: argparse.Namespace) -> dict[str, Any]:
@@ -119,8 +201,12 @@ def _measure(args: argparse.Namespace) -> int:
     result = model.measure(**_machine(args), sizes=args.sizes, iterations=args.iterations)
     params = result["params"]
     args.out.mkdir(parents=True, exist_ok=True)
-    paths = [args.out / "params.toml", args.out / "model-gap.png", args.out / "model-congestion.png",
-             args.out / "machine.toml"]
+    paths = [
+        args.out / "params.toml",
+        args.out / "model-gap.png",
+        args.out / "model-congestion.png",
+        args.out / "machine.toml",
+    ]
     paths[0].write_text(result["toml"], encoding="utf-8")
     model.gap_figure(params, paths[1])
     model.congestion_figure(params, paths[2])
@@ -128,13 +214,20 @@ def _measure(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(params))
         return 0
-    print(f"L1(1) {params['l1_ack_ns']:.1f} ns, L2(1) {params['l2_ack_ns']:.1f} ns (figure 3(a)); "
-          f"g_Ack {params['g_ack_ns']:.1f}, g1_Ack {params['g1_ack_ns']:.1f}, "
-          f"g2_Ack {params['g2_ack_ns']:.1f} ns")
+    print(
+        f"L1(1) {params['l1_ack_ns']:.1f} ns, L2(1) {params['l2_ack_ns']:.1f} ns (figure 3(a)); "
+        f"g_Ack {params['g_ack_ns']:.1f}, g1_Ack {params['g1_ack_ns']:.1f}, "
+        f"g2_Ack {params['g2_ack_ns']:.1f} ns"
+    )
     print("size      L1(m)     L2(m)       g(m)     g1(m)     g2(m)  Kielmann g  (ns)")
     for i, size in enumerate(params["sizes_bytes"]):
-        print(f"{format_size(size):>5} " + " ".join(
-            f"{params[k][i]:9.1f}" for k in ("l1_ns", "l2_ns", "g_ns", "g1_ns", "g2_ns", "g_kielmann_ns")))
+        print(
+            f"{format_size(size):>5} "
+            + " ".join(
+                f"{params[k][i]:9.1f}"
+                for k in ("l1_ns", "l2_ns", "g_ns", "g1_ns", "g2_ns", "g_kielmann_ns")
+            )
+        )
     print("\n".join(f"wrote {path}" for path in paths))
     return 0
 
@@ -148,14 +241,28 @@ def _pct(value: float | None) -> str:
 
 
 def _predict(args: argparse.Namespace, table: Callable) -> int:
-    algorithms = [] if args.algo == "all" else [
-        args.algo if "." in args.algo else f"{args.op}.{args.algo}"]
-    placement = None if args.placement is None else cellblade.coll_schedule(
-        "barrier.rdb", spes=args.spes, placement=args.placement, **_machine(args))["placement"]
-    result = model.predict(args.op, _params(args), algorithms=algorithms, spes=args.spes,
-                           sizes=args.sizes, placement=placement, dtype=args.dtype,
-                           simulate=args.simulate,
-                           iterations=args.iterations, **_machine(args))
+    algorithms = (
+        [] if args.algo == "all" else [args.algo if "." in args.algo else f"{args.op}.{args.algo}"]
+    )
+    placement = (
+        None
+        if args.placement is None
+        else cellblade.coll_schedule(
+            "barrier.rdb", spes=args.spes, placement=args.placement, **_machine(args)
+        )["placement"]
+    )
+    result = model.predict(
+        args.op,
+        _params(args),
+        algorithms=algorithms,
+        spes=args.spes,
+        sizes=args.sizes,
+        placement=placement,
+        dtype=args.dtype,
+        simulate=args.simulate,
+        iterations=args.iterations,
+        **_machine(args),
+    )
     if args.json:
         print(json.dumps(result))
         return 0
@@ -165,12 +272,25 @@ def _predict(args: argparse.Namespace, table: Callable) -> int:
     for r in result["rows"]:
         seed = "-" if r["seed_ns"] is None else f"{r['seed_ns']:.1f}"
         sim = "-" if r["simulated_ns"] is None else f"{r['simulated_ns']:.1f}"
-        rows.append((r["algorithm"], format_size(r["size_bytes"]) if r["size_bytes"] else "-", seed,
-                     _pct(r["seed_error_pct"]), f"{r['schedule_ns']:.1f}",
-                     _pct(r["schedule_error_pct"]), sim))
+        rows.append(
+            (
+                r["algorithm"],
+                format_size(r["size_bytes"]) if r["size_bytes"] else "-",
+                seed,
+                _pct(r["seed_error_pct"]),
+                f"{r['schedule_ns']:.1f}",
+                _pct(r["schedule_error_pct"]),
+                sim,
+            )
+        )
     print(f"{args.op}, {args.spes} SPEs: latency (ns), predicted and simulated")
-    print(table(("algorithm", "size", "seed eq.", "error", "schedule", "error", "simulated"), rows,
-                right={1, 2, 3, 4, 5, 6}))
+    print(
+        table(
+            ("algorithm", "size", "seed eq.", "error", "schedule", "error", "simulated"),
+            rows,
+            right={1, 2, 3, 4, 5, 6},
+        )
+    )
     reasons = {r["algorithm"]: r["seed_source"] for r in result["rows"] if r["seed_ns"] is None}
     for reason in reasons.values():
         # The core's reason ends with the list of modelled names; the table needs only the why.
@@ -179,35 +299,68 @@ def _predict(args: argparse.Namespace, table: Callable) -> int:
 
 
 def _validate(args: argparse.Namespace, table: Callable) -> int:
-    report = model.validate(_params(args), **_machine(args), iterations=args.iterations,
-                            workers=args.workers, progress=not args.json)
+    report = model.validate(
+        _params(args),
+        **_machine(args),
+        iterations=args.iterations,
+        workers=args.workers,
+        progress=not args.json,
+    )
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "validate.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
-    model.error_figure(report["rows"], args.out / "model-errors.png", key="seed_error_pct",
-                       title="Seed 003 equations against the simulated blade (cf. figure 10)")
-    model.error_figure(report["rows"], args.out / "model-errors-schedule.png",
-                       key="schedule_error_pct", title="Schedule price against the simulated blade")
-    model.error_figure(report["rows"], args.out / "model-errors-baseline.png",
-                       key="baseline_error_pct",
-                       title="Non-Cell-specific baseline: Kielmann's g, no C (cf. figure 11)")
+    model.error_figure(
+        report["rows"],
+        args.out / "model-errors.png",
+        key="seed_error_pct",
+        title="Seed 003 equations against the simulated blade (cf. figure 10)",
+    )
+    model.error_figure(
+        report["rows"],
+        args.out / "model-errors-schedule.png",
+        key="schedule_error_pct",
+        title="Schedule price against the simulated blade",
+    )
+    model.error_figure(
+        report["rows"],
+        args.out / "model-errors-baseline.png",
+        key="baseline_error_pct",
+        title="Non-Cell-specific baseline: Kielmann's g, no C (cf. figure 11)",
+    )
     if args.json:
         print(json.dumps({k: v for k, v in report.items() if k != "rows"}))
         return 0
     n = report["points"]
     rows = []
-    for name, s in (("seed 003 equations", report["seed_equations"]),
-                    ("schedule price", report),
-                    ("baseline (fig. 11)", report["baseline"])):
-        rows.append((name, *(f"{s[key]} ({100 * s[key] / n:.1f}%)"
-                              for key in ("within_5", "within_10", "within_15")),
-                     f"{s['worst_error_pct']:.1f}%"))
-    print(f"{n} points (the seed: {report['seed_points']}; 398 within 10%, all within 15%, "
-          "seed 003 §7.2)")
-    print(table(("model", "within 5%", "within 10%", "within 15%", "worst"), rows, right={1, 2, 3, 4}))
-    print(f"--algos auto regret on the grid: worst {report['auto_regret_worst_pct']:.1f}%, "
-          f"mean {report['auto_regret_mean_pct']:.2f}%")
-    print(f"predicting the {n} points with every model took {report['predict_s'] * 1000:.1f} ms "
-          "(the simulations took the rest)")
+    for name, s in (
+        ("seed 003 equations", report["seed_equations"]),
+        ("schedule price", report),
+        ("baseline (fig. 11)", report["baseline"]),
+    ):
+        rows.append(
+            (
+                name,
+                *(
+                    f"{s[key]} ({100 * s[key] / n:.1f}%)"
+                    for key in ("within_5", "within_10", "within_15")
+                ),
+                f"{s['worst_error_pct']:.1f}%",
+            )
+        )
+    print(
+        f"{n} points (the seed: {report['seed_points']}; 398 within 10%, all within 15%, "
+        "seed 003 §7.2)"
+    )
+    print(
+        table(("model", "within 5%", "within 10%", "within 15%", "worst"), rows, right={1, 2, 3, 4})
+    )
+    print(
+        f"--algos auto regret on the grid: worst {report['auto_regret_worst_pct']:.1f}%, "
+        f"mean {report['auto_regret_mean_pct']:.2f}%"
+    )
+    print(
+        f"predicting the {n} points with every model took {report['predict_s'] * 1000:.1f} ms "
+        "(the simulations took the rest)"
+    )
     print(f"wrote {args.out / 'validate.json'} and the figures model-errors*.png")
     return 0
 
@@ -219,30 +372,59 @@ def coll_auto(args: argparse.Namespace, table: Callable) -> int:
     # A size no modelled algorithm takes is one of the --sizes the user typed.
     args.flags = {**args.flags, "size": "--sizes"}
     # The physical SPE of each rank, a named placement resolved the way the run resolves it.
-    placement = cellblade.coll_schedule("barrier.rdb", spes=args.spes, placement=args.placement,
-                                        machine=args.machine or args.preset,
-                                        overrides=args.overrides)["placement"]
+    placement = cellblade.coll_schedule(
+        "barrier.rdb",
+        spes=args.spes,
+        placement=args.placement,
+        machine=args.machine or args.preset,
+        overrides=args.overrides,
+    )["placement"]
     picks: dict[str, list[int]] = {}
     sizes = args.sizes or [cellblade.DEFAULT_COLL_SIZE]
-    for size in ([0] if args.op == "barrier" else sizes):
-        choice = model.choose(args.op, args.spes, size, params, placement=placement,
-                              dtype=args.dtype, root=args.root, machine=args.machine or args.preset,
-                              overrides=args.overrides)
+    for size in [0] if args.op == "barrier" else sizes:
+        choice = model.choose(
+            args.op,
+            args.spes,
+            size,
+            params,
+            placement=placement,
+            dtype=args.dtype,
+            root=args.root,
+            machine=args.machine or args.preset,
+            overrides=args.overrides,
+        )
         picks.setdefault(choice["algorithm"], []).append(size)
-        print(f"auto: {format_size(size) if size else args.op} -> {choice['algorithm']} "
-              f"(predicted {choice['predicted_ns']:.1f} ns)")
+        print(
+            f"auto: {format_size(size) if size else args.op} -> {choice['algorithm']} "
+            f"(predicted {choice['predicted_ns']:.1f} ns)"
+        )
     results = []
     for name, chosen_sizes in picks.items():
-        results += cellblade.coll_run(args.op, spes=args.spes, sizes=chosen_sizes or None,
-                                      algorithms=[name], root=args.root, placement=args.placement,
-                                      dtype=args.dtype, reduce_op=args.reduce_op,
-                                      iterations=args.iterations,
-                                      machine=args.machine or args.preset, overrides=args.overrides)
+        results += cellblade.coll_run(
+            args.op,
+            spes=args.spes,
+            sizes=chosen_sizes or None,
+            algorithms=[name],
+            root=args.root,
+            placement=args.placement,
+            dtype=args.dtype,
+            reduce_op=args.reduce_op,
+            iterations=args.iterations,
+            machine=args.machine or args.preset,
+            overrides=args.overrides,
+        )
     if args.json:
         print(json.dumps(results))
         return 0
-    rows = [(r["algorithm"], format_size(r["size_bytes"]) if r["size_bytes"] else "-",
-             f"{r['latency_ns']:.1f}", "yes" if r["verified"] else "NO") for r in results]
+    rows = [
+        (
+            r["algorithm"],
+            format_size(r["size_bytes"]) if r["size_bytes"] else "-",
+            f"{r['latency_ns']:.1f}",
+            "yes" if r["verified"] else "NO",
+        )
+        for r in results
+    ]
     print(table(("algorithm", "size", "latency (ns)", "verified"), rows, right={1, 2}))
     return 0
 
@@ -250,5 +432,7 @@ def coll_auto(args: argparse.Namespace, table: Callable) -> int:
 def bench_line() -> str:
     """`cellblade bench`'s line for the model: the time to predict the validation grid."""
     timing = model.time_grid(model.params_for())
-    return (f"model: predicting the {timing['points']}-point validation grid with every model "
-            f"took {timing['predict_s'] * 1000:.0f} ms (target: under 1 s)")
+    return (
+        f"model: predicting the {timing['points']}-point validation grid with every model "
+        f"took {timing['predict_s'] * 1000:.0f} ms (target: under 1 s)"
+    )

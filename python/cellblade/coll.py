@@ -15,8 +15,16 @@ import cellblade
 from cellblade.schedule import SPES_PER_CHIP, crosses_bif, short
 from cellblade.units import format_size, parse_size
 
-__all__ = ["SPES_PER_CHIP", "crosses_bif", "short", "parse_sizes", "table", "title", "write",
-           "failures"]
+__all__ = [
+    "SPES_PER_CHIP",
+    "crosses_bif",
+    "short",
+    "parse_sizes",
+    "table",
+    "title",
+    "write",
+    "failures",
+]
 
 OPS = tuple(cellblade.CATALOG["coll"]["ops"])
 REDUCING = ("reduce", "allreduce")
@@ -67,8 +75,11 @@ def table(results: list[dict[str, Any]]) -> tuple[str, tuple[str, ...], list[tup
     unit, scale, digits = ("us", 1000, 2) if large else ("ns", 1, 1)
     rows = []
     for size in sizes:
-        line = [cell[a, size] for a in algorithms
-                if (a, size) in cell and not cell[a, size].get("error")]
+        line = [
+            cell[a, size]
+            for a in algorithms
+            if (a, size) in cell and not cell[a, size].get("error")
+        ]
         best = min((r["latency_ns"] for r in line if r["verified"]), default=None)
         row = [format_size(size) if size else "-"]
         for algorithm in algorithms:

@@ -38,18 +38,27 @@ def cache_dir() -> Path:
     return Path(base) / "cellblade" / "model"
 
 
-def _answer(program: Callable, request: dict[str, Any], machine: cellblade.Machine | None = None,
-            overrides: cellblade.Overrides = ()) -> Any:
+def _answer(
+    program: Callable,
+    request: dict[str, Any],
+    machine: cellblade.Machine | None = None,
+    overrides: cellblade.Overrides = (),
+) -> Any:
     """The result of core program `program` (fields left at None take the core's defaults)."""
     fields = {key: value for key, value in request.items() if value is not None}
     return program(fields, choice(machine, overrides))["result"]
 
 
-def measure(machine: cellblade.Machine = "qs20", overrides: cellblade.Overrides = (),
-            sizes: list[int] | None = None, iterations: int | None = None) -> dict[str, Any]:
+def measure(
+    machine: cellblade.Machine = "qs20",
+    overrides: cellblade.Overrides = (),
+    sizes: list[int] | None = None,
+    iterations: int | None = None,
+) -> dict[str, Any]:
     """Runs the section 3.3 micro-benchmarks: ``{"params": {...}, "toml": text}``."""
-    return _answer(_core.model_measure, {"sizes": sizes, "iterations": iterations}, machine,
-                   overrides)
+    return _answer(
+        _core.model_measure, {"sizes": sizes, "iterations": iterations}, machine, overrides
+    )
 
 
 def _write_whole(path: Path, text: str) -> None:
@@ -66,8 +75,12 @@ def _write_whole(path: Path, text: str) -> None:
         raise
 
 
-def params_for(machine: cellblade.Machine = "qs20", overrides: cellblade.Overrides = (),
-               params_file: Path | None = None, cache: Path | None = None) -> str:
+def params_for(
+    machine: cellblade.Machine = "qs20",
+    overrides: cellblade.Overrides = (),
+    params_file: Path | None = None,
+    cache: Path | None = None,
+) -> str:
     """The parameter TOML: `params_file` if given, else the measurement of this machine, cached
     under `cache` (default ``cache_dir()``) by a hash of the resolved machine file (a changed
     machine is re-measured)."""
@@ -83,72 +96,129 @@ def params_for(machine: cellblade.Machine = "qs20", overrides: cellblade.Overrid
     return text
 
 
-def predict(op: str, params_toml: str, algorithms: list[str] | None = None,
-            spes: int | None = None, sizes: list[int] | None = None,
-            placement: list[int] | None = None, dtype: str | None = None,
-            simulate: bool = False, iterations: int | None = None,
-            machine: cellblade.Machine = "qs20",
-            overrides: cellblade.Overrides = ()) -> dict[str, Any]:
+def predict(
+    op: str,
+    params_toml: str,
+    algorithms: list[str] | None = None,
+    spes: int | None = None,
+    sizes: list[int] | None = None,
+    placement: list[int] | None = None,
+    dtype: str | None = None,
+    simulate: bool = False,
+    iterations: int | None = None,
+    machine: cellblade.Machine = "qs20",
+    overrides: cellblade.Overrides = (),
+) -> dict[str, Any]:
     """Seed equation, schedule price and (with `simulate`) simulated latency per algorithm and
     size: ``{"op", "rows": [...], "warnings": [...]}``."""
-    request = {"params_toml": params_toml, "op": op, "algorithms": algorithms, "spes": spes,
-               "sizes": sizes, "placement": placement, "dtype": dtype, "simulate": simulate,
-               "iterations": iterations}
+    request = {
+        "params_toml": params_toml,
+        "op": op,
+        "algorithms": algorithms,
+        "spes": spes,
+        "sizes": sizes,
+        "placement": placement,
+        "dtype": dtype,
+        "simulate": simulate,
+        "iterations": iterations,
+    }
     return _answer(_core.model_predict, request, machine, overrides)
 
 
-def price(schedule: dict[str, Any] | Callable, params_toml: str, spes: int = 8, size: int = 1024,
-          root: int = 0, placement: list[int] | None = None,
-          dtype: str | None = None) -> dict[str, Any]:
+def price(
+    schedule: dict[str, Any] | Callable,
+    params_toml: str,
+    spes: int = 8,
+    size: int = 1024,
+    root: int = 0,
+    placement: list[int] | None = None,
+    dtype: str | None = None,
+) -> dict[str, Any]:
     """The price of any schedule (a JSON-form dict, or a Python generator called with
     `spes`, `root` and `size`): ``{"latency_ns", "extrapolated"}``."""
     if callable(schedule):
         schedule = schedule(spes, root, size).to_dict()
-    request = {"params_toml": params_toml, "schedule": schedule, "placement": placement,
-               "dtype": dtype}
+    request = {
+        "params_toml": params_toml,
+        "schedule": schedule,
+        "placement": placement,
+        "dtype": dtype,
+    }
     return _answer(_core.model_price, request)
 
 
-def choose(op: str, spes: int, size: int, params_toml: str, placement: list[int] | None = None,
-           dtype: str | None = None, root: int | None = None, machine: cellblade.Machine = "qs20",
-           overrides: cellblade.Overrides = ()) -> dict[str, Any]:
+def choose(
+    op: str,
+    spes: int,
+    size: int,
+    params_toml: str,
+    placement: list[int] | None = None,
+    dtype: str | None = None,
+    root: int | None = None,
+    machine: cellblade.Machine = "qs20",
+    overrides: cellblade.Overrides = (),
+) -> dict[str, Any]:
     """The algorithm the model picks: ``{"algorithm", "predicted_ns", "candidates"}``;
     `placement` is the physical SPE of each rank (None: rank i on SPE i)."""
-    request = {"params_toml": params_toml, "op": op, "spes": spes, "size": size, "root": root,
-               "placement": placement, "dtype": dtype}
+    request = {
+        "params_toml": params_toml,
+        "op": op,
+        "spes": spes,
+        "size": size,
+        "root": root,
+        "placement": placement,
+        "dtype": dtype,
+    }
     return _answer(_core.model_choose, request, machine, overrides)
 
 
-def grid(params_toml: str, machine: cellblade.Machine = "qs20",
-         overrides: cellblade.Overrides = ()) -> list[dict[str, Any]]:
+def grid(
+    params_toml: str, machine: cellblade.Machine = "qs20", overrides: cellblade.Overrides = ()
+) -> list[dict[str, Any]]:
     """The validation grid's points: ``{"algorithm", "spes", "size_bytes"}``."""
     return _answer(_core.model_grid, {"params_toml": params_toml}, machine, overrides)
 
 
-def time_grid(params_toml: str, machine: cellblade.Machine = "qs20",
-              overrides: cellblade.Overrides = ()) -> dict[str, Any]:
+def time_grid(
+    params_toml: str, machine: cellblade.Machine = "qs20", overrides: cellblade.Overrides = ()
+) -> dict[str, Any]:
     """Wall time to predict the whole validation grid with every model: ``{"points",
     "predict_s"}``."""
     return _answer(_core.model_time_grid, {"params_toml": params_toml}, machine, overrides)
 
 
-def simulate(points: list[dict[str, Any]], machine: cellblade.Machine = "qs20",
-             overrides: cellblade.Overrides = (), iterations: int | None = None) -> list[float]:
+def simulate(
+    points: list[dict[str, Any]],
+    machine: cellblade.Machine = "qs20",
+    overrides: cellblade.Overrides = (),
+    iterations: int | None = None,
+) -> list[float]:
     """Simulated latency (ns) of each point; any split of the list gives the same numbers."""
-    return _answer(_core.model_simulate, {"points": points, "iterations": iterations}, machine,
-                   overrides)
+    return _answer(
+        _core.model_simulate, {"points": points, "iterations": iterations}, machine, overrides
+    )
 
 
-def validate(params_toml: str, machine: cellblade.Machine = "qs20",
-             overrides: cellblade.Overrides = (), iterations: int | None = None, workers: int = 1,
-             progress: bool = False) -> dict[str, Any]:
+def validate(
+    params_toml: str,
+    machine: cellblade.Machine = "qs20",
+    overrides: cellblade.Overrides = (),
+    iterations: int | None = None,
+    workers: int = 1,
+    progress: bool = False,
+) -> dict[str, Any]:
     """Simulates the grid (in `workers` threads: the core releases the GIL) and scores it."""
     points = grid(params_toml, machine, overrides)
-    chunks = [points[i:i + 8] for i in range(0, len(points), 8)]
+    chunks = [points[i : i + 8] for i in range(0, len(points), 8)]
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
         jobs = pool.map(lambda chunk: simulate(chunk, machine, overrides, iterations), chunks)
-        simulated = [ns for part in tqdm(jobs, total=len(chunks), desc="validate", unit="chunk",
-                                         disable=not progress) for ns in part]
+        simulated = [
+            ns
+            for part in tqdm(
+                jobs, total=len(chunks), desc="validate", unit="chunk", disable=not progress
+            )
+            for ns in part
+        ]
     request = {"params_toml": params_toml, "points": points, "simulated": simulated}
     return _answer(_core.model_score, request)
 
@@ -174,8 +244,12 @@ def gap_figure(params: dict[str, Any], path: Path) -> None:
     figure = Figure(figsize=(6.5, 4.5), layout="constrained")
     axes = figure.subplots()
     sizes = params["sizes_bytes"]
-    for key, label in (("g_ns", "g (one chip)"), ("g1_ns", "g1 (blade, same chip)"),
-                       ("g2_ns", "g2 (blade, across the BIF)"), ("g_kielmann_ns", "Kielmann's g")):
+    for key, label in (
+        ("g_ns", "g (one chip)"),
+        ("g1_ns", "g1 (blade, same chip)"),
+        ("g2_ns", "g2 (blade, across the BIF)"),
+        ("g_kielmann_ns", "Kielmann's g"),
+    ):
         axes.plot(sizes, params[key], marker="o", label=label)
     axes.set_yscale("log")
     axes.set_ylabel("gap (ns)")
@@ -194,8 +268,12 @@ def congestion_figure(params: dict[str, Any], path: Path) -> None:
     sizes = sorted({r["size_bytes"] for r in rows})
     for n in sorted({r["bif_messages"] for r in rows}):
         line = sorted((r for r in rows if r["bif_messages"] == n), key=lambda r: r["size_bytes"])
-        axes.plot([r["size_bytes"] for r in line], [r["latency_ns"] for r in line], marker=".",
-                  label=f"BIF-{n}")
+        axes.plot(
+            [r["size_bytes"] for r in line],
+            [r["latency_ns"] for r in line],
+            marker=".",
+            label=f"BIF-{n}",
+        )
     axes.set_yscale("log")
     axes.set_ylabel("latency (ns)")
     _log2_axis(axes, sizes)
@@ -215,15 +293,21 @@ def error_figure(rows: list[dict[str, Any]], path: Path, *, key: str, title: str
     for axes, op in zip(grid.flat, ops):
         mine = [r for r in data if r["algorithm"].startswith(op + ".")]
         for name, spes in sorted({(r["algorithm"], r["spes"]) for r in mine}):
-            line = sorted((r for r in mine if r["algorithm"] == name and r["spes"] == spes),
-                          key=lambda r: r["size_bytes"])
-            axes.plot([r["size_bytes"] for r in line], [r[key] for r in line], marker=".",
-                      label=f"{name.partition('.')[2]} {spes}")
+            line = sorted(
+                (r for r in mine if r["algorithm"] == name and r["spes"] == spes),
+                key=lambda r: r["size_bytes"],
+            )
+            axes.plot(
+                [r["size_bytes"] for r in line],
+                [r[key] for r in line],
+                marker=".",
+                label=f"{name.partition('.')[2]} {spes}",
+            )
         axes.axhspan(-10, 10, color="green", alpha=0.08)
         axes.set_ylabel("error (%)")
         axes.set_title(op)
         _log2_axis(axes, sorted({r["size_bytes"] for r in mine}))
-    for axes in list(grid.flat)[len(ops):]:
+    for axes in list(grid.flat)[len(ops) :]:
         axes.set_visible(False)
     figure.suptitle(title)
     figure.savefig(path, dpi=120)

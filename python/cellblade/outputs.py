@@ -30,8 +30,10 @@ def check_file(flag: str, path: Path, *, suffix: str | None = None) -> None:
     """Refuses `path` for `flag` if it cannot become a file: a directory, a missing or
     unwritable parent, or (with `suffix`) another file type."""
     if suffix is not None and path.suffix.lower() != suffix:
-        raise OutputError(f"{flag} {path}: the file is written as {suffix[1:].upper()}: "
-                          f"give a name ending in {suffix}")
+        raise OutputError(
+            f"{flag} {path}: the file is written as {suffix[1:].upper()}: "
+            f"give a name ending in {suffix}"
+        )
     if path.is_dir():
         raise OutputError(f"{flag} {path}: is a directory, expected a file")
     if path.exists() and not path.is_file():
@@ -50,8 +52,10 @@ def check_dir(flag: str, path: Path, names: Sequence[str], *, force: bool) -> No
     if not force:
         for name in names:
             if (path / name).exists():
-                raise OutputError(f"{flag} {path}: {path / name} exists from an earlier run: "
-                                  "pass --force to replace it, or choose another directory")
+                raise OutputError(
+                    f"{flag} {path}: {path / name} exists from an earlier run: "
+                    "pass --force to replace it, or choose another directory"
+                )
 
 
 def _check_parent(flag: str, directory: Path) -> None:
@@ -73,8 +77,13 @@ def write_file(flag: str, path: Path, write: Callable[[Path], None]) -> Path:
         return path
     _named(flag, path, lambda: path.parent.mkdir(parents=True, exist_ok=True))
     # The temporary name ends like the file's, for writers that choose the format by suffix.
-    handle, temporary = _named(flag, path, lambda: tempfile.mkstemp(
-        dir=path.parent, prefix=f".{path.stem}.", suffix=f".part{path.suffix}"))
+    handle, temporary = _named(
+        flag,
+        path,
+        lambda: tempfile.mkstemp(
+            dir=path.parent, prefix=f".{path.stem}.", suffix=f".part{path.suffix}"
+        ),
+    )
     os.close(handle)
     try:
         os.chmod(temporary, 0o666 & ~_umask())  # mkstemp's 0600 would outlive the rename
@@ -98,8 +107,15 @@ def staged(flag: str, directory: Path, names: Sequence[str], *, force: bool) -> 
     """A temporary directory beside `directory` to write the files `names` into; on a clean
     exit they are moved into `directory` together (see the module docs), else dropped."""
     _named(flag, directory, lambda: directory.parent.mkdir(parents=True, exist_ok=True))
-    temporary = Path(_named(flag, directory, lambda: tempfile.mkdtemp(
-        dir=directory.parent, prefix=f".{directory.name}.", suffix=".part")))
+    temporary = Path(
+        _named(
+            flag,
+            directory,
+            lambda: tempfile.mkdtemp(
+                dir=directory.parent, prefix=f".{directory.name}.", suffix=".part"
+            ),
+        )
+    )
     try:
         yield temporary
         missing = [name for name in names if not (temporary / name).is_file()]
@@ -133,8 +149,10 @@ def _commit(flag: str, temporary: Path, directory: Path, names: Sequence[str], f
     except FileExistsError:
         for path in placed:
             path.unlink()
-        raise OutputError(f"{flag} {directory}: {directory / name} was written by another run "
-                          "meanwhile: not replaced (pass --force to replace it)") from None
+        raise OutputError(
+            f"{flag} {directory}: {directory / name} was written by another run "
+            "meanwhile: not replaced (pass --force to replace it)"
+        ) from None
 
 
 def _named(flag: str, path: Path, action: Callable):

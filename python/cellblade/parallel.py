@@ -116,8 +116,15 @@ def run(
     core). `progress` shows a tqdm bar on stderr saying `desc` and the call being run."""
     if jobs is not None and jobs < 1:
         raise ValueError(f"jobs {jobs} is not allowed: at least 1")
-    bar = tqdm(total=len(calls), desc=desc, unit="run", disable=not progress, file=sys.stderr,
-               leave=False, dynamic_ncols=True)
+    bar = tqdm(
+        total=len(calls),
+        desc=desc,
+        unit="run",
+        disable=not progress,
+        file=sys.stderr,
+        leave=False,
+        dynamic_ncols=True,
+    )
     try:
         if scheduler is not None:
             return _on_dask(calls, scheduler, bar)
@@ -138,8 +145,9 @@ _THREAD_PREFIX = "cellblade-sim"
 def _on_threads(calls: Sequence[Call], jobs: int, bar: tqdm) -> list[Any]:
     # Even one job runs on a worker thread: the main thread only waits, so Ctrl-C reaches it
     # at once and the progress bar's clock keeps moving during a long simulation.
-    pool = ThreadPoolExecutor(max_workers=max(1, min(jobs, len(calls))),
-                              thread_name_prefix=_THREAD_PREFIX)
+    pool = ThreadPoolExecutor(
+        max_workers=max(1, min(jobs, len(calls))), thread_name_prefix=_THREAD_PREFIX
+    )
     try:
         futures = [pool.submit(execute, call) for call in calls]
         _follow(futures, calls, bar)
@@ -174,7 +182,8 @@ def _on_dask(calls: Sequence[Call], address: str, bar: tqdm) -> list[Any]:
     except ImportError:
         raise cellblade.ConfigError(
             f"scheduler {address}: dask.distributed is not installed "
-            "(pip install 'cellblade[dask]')") from None
+            "(pip install 'cellblade[dask]')"
+        ) from None
     try:
         client = Client(address, timeout=CONNECT_TIMEOUT)
     except (OSError, TimeoutError, ValueError) as error:
@@ -184,4 +193,3 @@ def _on_dask(calls: Sequence[Call], address: str, bar: tqdm) -> list[Any]:
         for _ in as_completed(futures):
             bar.update()
         return client.gather(futures)
-

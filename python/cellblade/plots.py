@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from matplotlib.figure import Figure
-from matplotlib.ticker import NullLocator, FuncFormatter
+from matplotlib.ticker import FuncFormatter, NullLocator
 
 from cellblade.schedule import SPES_PER_CHIP, crosses_bif, short
 
@@ -21,8 +21,10 @@ def sweep_figure(rows: list[dict[str, Any]], path: Path, *, title: str, xlabel: 
     latency, bandwidth = figure.subplots(1, 2)
     sizes = sorted({row["size_bytes"] for row in rows})
     for spes in sorted({row["spes"] for row in rows}):
-        line = sorted((r for r in rows if r["spes"] == spes and not r.get("error")),
-                      key=lambda r: r["size_bytes"])
+        line = sorted(
+            (r for r in rows if r["spes"] == spes and not r.get("error")),
+            key=lambda r: r["size_bytes"],
+        )
         x = [r["size_bytes"] for r in line]
         label = f"{spes} SPE" if spes == 1 else f"{spes} SPEs"
         latency.plot(x, [r["latency_ns"] for r in line], marker="o", label=label)
@@ -38,8 +40,9 @@ def sweep_figure(rows: list[dict[str, Any]], path: Path, *, title: str, xlabel: 
     latency.set_ylabel("latency (ns)")
     bandwidth.set_ylabel("aggregate bandwidth (GB/s)")
     figure.suptitle(title)
-    _note_failures(figure, [(f"{r['spes']} SPEs, {r['size_bytes']} B", r.get("error"))
-                            for r in rows])
+    _note_failures(
+        figure, [(f"{r['spes']} SPEs, {r['size_bytes']} B", r.get("error")) for r in rows]
+    )
     figure.savefig(path, dpi=120)
 
 
@@ -54,8 +57,10 @@ def _note_failures(figure: Figure, cells: list[tuple[str, str | None]]) -> None:
     # Shortened to the figure's width (about 16 x-small characters an inch); the JSON and
     # CSV keep the whole reason.
     width = int(figure.get_figwidth() * 16)
-    lines = [textwrap.shorten(f"not run: {name}: {error}", width, placeholder=" ...")
-             for name, error in failed[:MAX_NOTED]]
+    lines = [
+        textwrap.shorten(f"not run: {name}: {error}", width, placeholder=" ...")
+        for name, error in failed[:MAX_NOTED]
+    ]
     if len(failed) > MAX_NOTED:
         lines.append(f"... and {len(failed) - MAX_NOTED} more cells not run (see the JSON)")
     figure.supxlabel("\n".join(lines), fontsize="x-small", color="tab:red", ha="left", x=0.01)
@@ -67,8 +72,13 @@ def placement_figure(results: list[dict[str, Any]], path: Path, *, title: str) -
     figure = Figure(figsize=(max(4.0, 1.1 * len(results)), 4.5), layout="constrained")
     axes = figure.subplots()
     names = [r["placement"] for r in results]
-    axes.bar(names, [r["min_bandwidth_gbps"] for r in results],
-             yerr=[r["stddev_gbps"] for r in results], capsize=4, color="tab:blue")
+    axes.bar(
+        names,
+        [r["min_bandwidth_gbps"] for r in results],
+        yerr=[r["stddev_gbps"] for r in results],
+        capsize=4,
+        color="tab:blue",
+    )
     axes.set_xlabel("placement")
     axes.set_ylabel("bandwidth (GB/s)")
     axes.set_ylim(bottom=0)
@@ -84,13 +94,15 @@ def coll_figure(results: list[dict[str, Any]], path: Path, *, title: str) -> Non
 
     figure = Figure(figsize=(7, 4.5), layout="constrained")
     axes = figure.subplots()
-    failures = [(short(r["algorithm"]), r["size_bytes"], r.get("error")) for r in results
-                if r.get("error")]
+    failures = [
+        (short(r["algorithm"]), r["size_bytes"], r.get("error")) for r in results if r.get("error")
+    ]
     results = [r for r in results if not r.get("error")]
     algorithms = list(dict.fromkeys(r["algorithm"] for r in results))
     if all(r["op"] == "barrier" for r in results):
-        axes.bar([short(a) for a in algorithms], [r["latency_ns"] for r in results],
-                 color="tab:blue")
+        axes.bar(
+            [short(a) for a in algorithms], [r["latency_ns"] for r in results], color="tab:blue"
+        )
         axes.tick_params(axis="x", labelrotation=30)
         for label in axes.get_xticklabels():
             label.set_horizontalalignment("right")
@@ -101,18 +113,26 @@ def coll_figure(results: list[dict[str, Any]], path: Path, *, title: str) -> Non
         # Sizes where no cell ran keep their tick, so the gap shows.
         sizes = sorted({size for _, size, _ in failures} | {r["size_bytes"] for r in results})
         for i, algorithm in enumerate(algorithms):
-            line = sorted((r for r in results if r["algorithm"] == algorithm),
-                          key=lambda r: r["size_bytes"])
+            line = sorted(
+                (r for r in results if r["algorithm"] == algorithm), key=lambda r: r["size_bytes"]
+            )
             # The colour cycle has ten colours: after them, other markers and dashes.
             style = LINE_STYLES[i // 10 % len(LINE_STYLES)]
-            axes.plot([r["size_bytes"] for r in line], [r["latency_ns"] / 1000 for r in line],
-                      marker=style[0], linestyle=style[1], color=f"C{i % 10}",
-                      label=short(algorithm))
+            axes.plot(
+                [r["size_bytes"] for r in line],
+                [r["latency_ns"] / 1000 for r in line],
+                marker=style[0],
+                linestyle=style[1],
+                color=f"C{i % 10}",
+                label=short(algorithm),
+            )
         axes.set_xscale("log", base=2)
         axes.set_yscale("log")
         # Plain numbers on the log axis (0.5, 1, 2, 5, ...), as the seed's figures print them.
         axes.yaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
-        axes.yaxis.set_minor_formatter(FuncFormatter(lambda value, _: f"{value:g}" if str(value)[0] in "25" else ""))
+        axes.yaxis.set_minor_formatter(
+            FuncFormatter(lambda value, _: f"{value:g}" if str(value)[0] in "25" else "")
+        )
         axes.set_xticks(sizes, [str(size) for size in sizes], rotation=45)
         axes.xaxis.set_minor_locator(NullLocator())
         axes.set_xlabel("message size (bytes)")
@@ -137,22 +157,29 @@ def schedule_figure(schedule: dict[str, Any], path: Path) -> None:
     Saved as PNG at `path`."""
     from matplotlib.lines import Line2D
 
-
     placement, rounds, spes = schedule["placement"], schedule["rounds"], schedule["spes"]
 
     def local(t: dict[str, Any]) -> bool:
         return t["src"] == t["dst"]
 
-    figure = Figure(figsize=(max(6.0, 0.75 * spes + 2.5), 1.5 * len(rounds) + 2.2),
-                    layout="constrained")
+    figure = Figure(
+        figsize=(max(6.0, 0.75 * spes + 2.5), 1.5 * len(rounds) + 2.2), layout="constrained"
+    )
     axes = figure.subplots()
     rows = len(rounds) + 1
     for row in range(rows):
         for rank, spe in enumerate(placement):
-            axes.scatter(rank, -row, s=700, zorder=3, edgecolors="black",
-                         color=CHIP_COLOURS[spe // SPES_PER_CHIP])
-            axes.text(rank, -row, f"{rank}\nSPE {spe}", ha="center", va="center", fontsize=6,
-                      zorder=4)
+            axes.scatter(
+                rank,
+                -row,
+                s=700,
+                zorder=3,
+                edgecolors="black",
+                color=CHIP_COLOURS[spe // SPES_PER_CHIP],
+            )
+            axes.text(
+                rank, -row, f"{rank}\nSPE {spe}", ha="center", va="center", fontsize=6, zorder=4
+            )
     crossing = 0
     for k, transfers in enumerate(rounds):
         axes.text(-0.7, -k - 0.5, f"round {k}", ha="right", va="center", fontsize=8)
@@ -160,38 +187,83 @@ def schedule_figure(schedule: dict[str, Any], path: Path) -> None:
             bif = crosses_bif(placement, t)
             crossing += bif
             colour = BIF_COLOUR if bif else ACTION_COLOURS[t["action"]]
-            axes.annotate("", xy=(t["dst"], -k - 1), xytext=(t["src"], -k),
-                          arrowprops={"arrowstyle": "-|>", "color": colour, "shrinkA": 13,
-                                      "shrinkB": 13,
-                                      "linestyle": "--" if bif else ":" if local(t) else "-"})
+            axes.annotate(
+                "",
+                xy=(t["dst"], -k - 1),
+                xytext=(t["src"], -k),
+                arrowprops={
+                    "arrowstyle": "-|>",
+                    "color": colour,
+                    "shrinkA": 13,
+                    "shrinkB": 13,
+                    "linestyle": "--" if bif else ":" if local(t) else "-",
+                },
+            )
             if t["bytes"]:
                 # Labels at staggered points along their arrows, so that crossing arrows'
                 # labels do not land on each other.
                 at = 0.3 + 0.4 * i / max(1, len(transfers) - 1)
-                axes.text(t["src"] + at * (t["dst"] - t["src"]), -k - at, str(t["bytes"]),
-                          ha="center", va="center", fontsize=6, color=colour, zorder=5,
-                          bbox={"boxstyle": "round,pad=0.1", "color": "white", "alpha": 0.8})
+                axes.text(
+                    t["src"] + at * (t["dst"] - t["src"]),
+                    -k - at,
+                    str(t["bytes"]),
+                    ha="center",
+                    va="center",
+                    fontsize=6,
+                    color=colour,
+                    zorder=5,
+                    bbox={"boxstyle": "round,pad=0.1", "color": "white", "alpha": 0.8},
+                )
     # The legend names each action with the channels its notifications take ("ls" unsaid).
     vias: dict[str, set[str]] = {}
     for t in (t for transfers in rounds for t in transfers if not local(t)):
         vias.setdefault(t["action"], set()).add(t.get("via", "ls"))
-    handles = [Line2D([], [], color=colour, label=" / ".join(
-                   action if via == "ls" else f"{action} via {via}" for via in sorted(vias[action])))
-               for action, colour in ACTION_COLOURS.items() if action in vias]
+    handles = [
+        Line2D(
+            [],
+            [],
+            color=colour,
+            label=" / ".join(
+                action if via == "ls" else f"{action} via {via}" for via in sorted(vias[action])
+            ),
+        )
+        for action, colour in ACTION_COLOURS.items()
+        if action in vias
+    ]
     if any(local(t) for transfers in rounds for t in transfers):
-        handles.append(Line2D([], [], color=ACTION_COLOURS["copy"], linestyle=":",
-                              label="copy within the local store"))
-    handles.append(Line2D([], [], color=BIF_COLOUR, linestyle="--",
-                          label=f"crosses the BIF ({crossing})"))
-    handles += [Line2D([], [], marker="o", linestyle="", markersize=10, markeredgecolor="black",
-                       color=CHIP_COLOURS[chip], label=f"SPE on chip {chip}")
-                for chip in sorted({spe // SPES_PER_CHIP for spe in placement})]
+        handles.append(
+            Line2D(
+                [],
+                [],
+                color=ACTION_COLOURS["copy"],
+                linestyle=":",
+                label="copy within the local store",
+            )
+        )
+    handles.append(
+        Line2D([], [], color=BIF_COLOUR, linestyle="--", label=f"crosses the BIF ({crossing})")
+    )
+    handles += [
+        Line2D(
+            [],
+            [],
+            marker="o",
+            linestyle="",
+            markersize=10,
+            markeredgecolor="black",
+            color=CHIP_COLOURS[chip],
+            label=f"SPE on chip {chip}",
+        )
+        for chip in sorted({spe // SPES_PER_CHIP for spe in placement})
+    ]
     axes.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize="small")
     axes.set_xlim(-1.8, spes - 0.4)
     axes.set_ylim(-rows + 0.4, 0.6)
     axes.set_axis_off()
     transfers = sum(map(len, rounds))
     size = f"{schedule['size']} B, " if schedule["op"] != "barrier" else ""
-    figure.suptitle(f"{schedule['algorithm']}, {spes} SPEs, {size}root {schedule['root']}\n"
-                    f"{len(rounds)} rounds, {transfers} transfers, {crossing} across the BIF")
+    figure.suptitle(
+        f"{schedule['algorithm']}, {spes} SPEs, {size}root {schedule['root']}\n"
+        f"{len(rounds)} rounds, {transfers} transfers, {crossing} across the BIF"
+    )
     figure.savefig(path, dpi=120)

@@ -108,7 +108,10 @@ class Blade:
         chosen = machine.choice(preset, set)
         self._trace = trace
         self._core = _core.ProgramBlade(
-            preset=chosen.get("preset"), toml=chosen.get("toml"), set=chosen["set"], trace=trace,
+            preset=chosen.get("preset"),
+            toml=chosen.get("toml"),
+            set=chosen["set"],
+            trace=trace,
         )
 
     def spe(self, spe_id: int, fn: SpuProgram) -> Blade:

@@ -52,19 +52,23 @@ class Transfer:
     via: str = "ls"
 
 
-def copy(dst: int, src: int, offset: int, nbytes: int, *, dst_offset: int | None = None,
-         via: str = "ls") -> Transfer:
+def copy(
+    dst: int, src: int, offset: int, nbytes: int, *, dst_offset: int | None = None, via: str = "ls"
+) -> Transfer:
     """``dst`` copies ``nbytes`` at ``offset`` of ``src``'s buffer (to ``dst_offset``, by default
     the same offset)."""
-    return Transfer(dst, src, "copy", nbytes, offset, offset if dst_offset is None else dst_offset,
-                    via)
+    return Transfer(
+        dst, src, "copy", nbytes, offset, offset if dst_offset is None else dst_offset, via
+    )
 
 
-def reduce(dst: int, src: int, offset: int, nbytes: int, *, dst_offset: int | None = None,
-           via: str = "ls") -> Transfer:
+def reduce(
+    dst: int, src: int, offset: int, nbytes: int, *, dst_offset: int | None = None, via: str = "ls"
+) -> Transfer:
     """``dst`` combines ``nbytes`` at ``offset`` of ``src``'s buffer into its own."""
-    return Transfer(dst, src, "reduce", nbytes, offset,
-                    offset if dst_offset is None else dst_offset, via)
+    return Transfer(
+        dst, src, "reduce", nbytes, offset, offset if dst_offset is None else dst_offset, via
+    )
 
 
 def notify(dst: int, src: int, *, via: str = "ls") -> Transfer:
@@ -110,23 +114,30 @@ class Schedule:
 Generator = Callable[[int, int, int], Schedule]
 
 
-def generate(generator: Generator, op: str | None, spes: int, root: int,
-             size: int) -> dict[str, Any]:
+def generate(
+    generator: Generator, op: str | None, spes: int, root: int, size: int
+) -> dict[str, Any]:
     """Calls ``generator`` and checks that it answered with a Schedule (of operation ``op``,
     unless None)."""
     name = getattr(generator, "__name__", repr(generator))
     try:
         schedule = generator(spes, root, size)
     except Exception as error:  # the user's code: say where, keep the cause for tracebacks
-        raise ValueError(f"schedule generator {name} failed for spes={spes}, root={root}, "
-                         f"size={size}: {type(error).__name__}: {error}") from error
+        raise ValueError(
+            f"schedule generator {name} failed for spes={spes}, root={root}, "
+            f"size={size}: {type(error).__name__}: {error}"
+        ) from error
     if not isinstance(schedule, Schedule):
-        raise TypeError(f"schedule generator {name} returned {type(schedule).__name__}, "
-                        "expected a cellblade.schedule.Schedule")
+        raise TypeError(
+            f"schedule generator {name} returned {type(schedule).__name__}, "
+            "expected a cellblade.schedule.Schedule"
+        )
     document = schedule.to_dict()
     if op is not None and document["op"] != op:
-        raise ValueError(f"schedule generator {schedule.algorithm} builds a schedule for "
-                         f"operation {document['op']}, the run is for {op}")
+        raise ValueError(
+            f"schedule generator {schedule.algorithm} builds a schedule for "
+            f"operation {document['op']}, the run is for {op}"
+        )
     return document
 
 

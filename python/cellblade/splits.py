@@ -31,8 +31,10 @@ from cellblade import parallel, schedule
 
 def claims(quick: bool, machine: dict[str, Any], where: dict[str, Any]) -> list[dict[str, Any]]:
     """`cellblade.reproduce(quick, **machine)`, its claim groups run side by side."""
-    calls = [parallel.Call("reproduce", dict(quick=quick, claims=[group], **machine), label=group)
-             for group in cellblade.reproduce_groups()]
+    calls = [
+        parallel.Call("reproduce", dict(quick=quick, claims=[group], **machine), label=group)
+        for group in cellblade.reproduce_groups()
+    ]
     return _all_or_raise(parallel.run(calls, desc="reproducing claims", **where))
 
 
@@ -41,8 +43,12 @@ def placements(parameters: dict[str, Any], where: dict[str, Any]) -> list[dict[s
     names = parameters["placements"]
     if names == "all":
         names = [p["name"] for p in cellblade.affinity_catalog()["placements"]] + ["default"]
-    calls = [parallel.Call("affinity_run", dict(parameters, placements=[name], placement_file=None),
-                           label=name) for name in names]
+    calls = [
+        parallel.Call(
+            "affinity_run", dict(parameters, placements=[name], placement_file=None), label=name
+        )
+        for name in names
+    ]
     if parameters.get("placement_file") is not None:
         calls.append(parallel.Call("affinity_run", dict(parameters, placements=[]), label="file"))
     return _all_or_raise(parallel.run(calls, desc=f"{parameters['pattern']} placements", **where))
@@ -56,44 +62,64 @@ def coll_cells(parameters: dict[str, Any], where: dict[str, Any]) -> list[dict[s
     generators = [a for a in algorithms if callable(a)]
     sizes = [None] if op == "barrier" else list(parameters["sizes"])
     check_generator_ops(generators, op, spes, parameters["root"], sizes[0] or 0)
-    cells = [(a, size) for a in [*(a for a in algorithms if not callable(a)), *generators]
-             for size in sizes]
+    cells = [
+        (a, size)
+        for a in [*(a for a in algorithms if not callable(a)), *generators]
+        for size in sizes
+    ]
     if not cells:
         raise cellblade.ConfigError(f"no {op} algorithm takes {spes} SPEs")
-    calls = [parallel.Call("coll_run", dict(parameters, algorithms=[algorithm],
-                                            sizes=None if size is None else [size]),
-                           label=f"{_name(algorithm)} {size or ''}".strip())
-             for algorithm, size in cells]
+    calls = [
+        parallel.Call(
+            "coll_run",
+            dict(parameters, algorithms=[algorithm], sizes=None if size is None else [size]),
+            label=f"{_name(algorithm)} {size or ''}".strip(),
+        )
+        for algorithm, size in cells
+    ]
     results = parallel.run(calls, desc=f"{op} on {spes} SPEs", **where)
     if all(isinstance(r, parallel.Failed) for r in results):
         raise results[0].error()
     # A generator's rows carry the name its schedule gives; a refused cell takes it from them.
-    names = {id(a): rows[0]["algorithm"] for (a, _), rows in zip(cells, results)
-             if not isinstance(rows, parallel.Failed) and rows}
+    names = {
+        id(a): rows[0]["algorithm"]
+        for (a, _), rows in zip(cells, results)
+        if not isinstance(rows, parallel.Failed) and rows
+    }
     rows = []
     for (algorithm, size), result in zip(cells, results):
         if isinstance(result, parallel.Failed):
-            rows.append({"op": op, "spes": spes, "size_bytes": size or 0,
-                         "algorithm": names.get(id(algorithm), _name(algorithm)),
-                         "latency_ns": None, "verified": None, "error": result.message})
+            rows.append(
+                {
+                    "op": op,
+                    "spes": spes,
+                    "size_bytes": size or 0,
+                    "algorithm": names.get(id(algorithm), _name(algorithm)),
+                    "latency_ns": None,
+                    "verified": None,
+                    "error": result.message,
+                }
+            )
         else:
             rows.extend(result)
     return rows
 
 
 def _expand(algorithms: str | list, op: str, spes: int) -> list:
-    """"all" (alone or in a list) as the algorithms of `op` that take `spes` SPEs, as the core
+    """ "all" (alone or in a list) as the algorithms of `op` that take `spes` SPEs, as the core
     lists them."""
     if algorithms != "all" and "all" not in algorithms:
         return list(algorithms)
     takes = spes & (spes - 1) == 0  # a power of two
-    everyone = [a["name"] for a in cellblade.coll_list()
-                if a["op"] == op and (a["spes"] == "any" or takes)]
+    everyone = [
+        a["name"] for a in cellblade.coll_list() if a["op"] == op and (a["spes"] == "any" or takes)
+    ]
     return everyone + ([] if algorithms == "all" else [a for a in algorithms if a != "all"])
 
 
-def check_generator_ops(generators: list[Callable], op: str, spes: int, root: int,
-                        size: int) -> None:
+def check_generator_ops(
+    generators: list[Callable], op: str, spes: int, root: int, size: int
+) -> None:
     """A generator of another operation is a bad request (ConfigError), not a cell that
     cannot run."""
     for generator in generators:
@@ -113,8 +139,10 @@ def reproduce_speedup(quick: bool, progress: bool, repeats: int = 1) -> dict[str
     in turn so that a change of load on the machine falls on all three alike: the wall times
     of each round, their medians, the ratios of the medians to one core's, and whether every
     run gave the same claims."""
-    calls = [parallel.Call("reproduce", {"quick": quick, "claims": [group]}, label=group)
-             for group in cellblade.reproduce_groups()]
+    calls = [
+        parallel.Call("reproduce", {"quick": quick, "claims": [group]}, label=group)
+        for group in cellblade.reproduce_groups()
+    ]
     cores = parallel.default_jobs()
     try:
         from distributed import Client, LocalCluster
@@ -123,9 +151,15 @@ def reproduce_speedup(quick: bool, progress: bool, repeats: int = 1) -> dict[str
     with contextlib.ExitStack() as stack:
         where = {"one_core": {"jobs": 1}, "all_cores": {"jobs": cores}}
         if LocalCluster is not None:
-            cluster = stack.enter_context(LocalCluster(
-                n_workers=2, processes=True, threads_per_worker=1, host="127.0.0.1",
-                dashboard_address=None))
+            cluster = stack.enter_context(
+                LocalCluster(
+                    n_workers=2,
+                    processes=True,
+                    threads_per_worker=1,
+                    host="127.0.0.1",
+                    dashboard_address=None,
+                )
+            )
             # Timed once the workers have imported cellblade, as on a cluster that is running.
             with Client(cluster.scheduler_address) as client:
                 client.run(importlib.import_module, "cellblade")
@@ -135,14 +169,18 @@ def reproduce_speedup(quick: bool, progress: bool, repeats: int = 1) -> dict[str
         for _ in range(repeats):
             for name, place in where.items():
                 start = time.perf_counter()
-                results = parallel.run(calls, progress=progress, desc=f"reproduce, {name}",
-                                       **place)
+                results = parallel.run(calls, progress=progress, desc=f"reproduce, {name}", **place)
                 times[name].append(time.perf_counter() - start)
                 answers.add(json.dumps(_all_or_raise(results)))
     median = {name: statistics.median(values) for name, values in times.items()}
     return {
-        "quick": quick, "groups": len(calls), "cores": cores, "repeats": repeats,
-        "wall_s": times, "one_core_s": median["one_core"], "all_cores_s": median["all_cores"],
+        "quick": quick,
+        "groups": len(calls),
+        "cores": cores,
+        "repeats": repeats,
+        "wall_s": times,
+        "one_core_s": median["one_core"],
+        "all_cores_s": median["all_cores"],
         "all_cores_speedup": median["one_core"] / median["all_cores"],
         "dask_s": median.get("dask"),
         "dask_speedup": median["one_core"] / median["dask"] if "dask" in median else None,

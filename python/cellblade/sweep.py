@@ -54,23 +54,32 @@ def points(function: str) -> list[tuple[int, int | None]]:
 def calls(function: str, *, spe_counts=SPE_COUNTS, **parameters: Any) -> list[parallel.Call]:
     """One `cellblade.run_stats` call per point; `parameters` are its other arguments."""
     return [
-        parallel.Call("run_stats", dict(parameters, function=function, spes=spes, size=size,
-                                        list_elements=elements),
-                      label=f"{spes} SPEs, {size} B")
-        for spes in spe_counts for size, elements in points(function)
+        parallel.Call(
+            "run_stats",
+            dict(parameters, function=function, spes=spes, size=size, list_elements=elements),
+            label=f"{spes} SPEs, {size} B",
+        )
+        for spes in spe_counts
+        for size, elements in points(function)
     ]
 
 
 def run(
-    function: str, *, spe_counts=SPE_COUNTS, progress: bool = False, jobs: int | None = None,
-    scheduler: str | None = None, **parameters: Any
+    function: str,
+    *,
+    spe_counts=SPE_COUNTS,
+    progress: bool = False,
+    jobs: int | None = None,
+    scheduler: str | None = None,
+    **parameters: Any,
 ) -> Sweep:
     """Runs `cellblade.run_stats` at every point (on `jobs` threads or a Dask `scheduler`, see
     `cellblade.parallel`); `parameters` are its other arguments. A point the core refuses keeps
     its row, with the core's reason in "error"; only a sweep with no point that runs fails."""
     grid = calls(function, spe_counts=spe_counts, **parameters)
-    results = parallel.run(grid, jobs=jobs, scheduler=scheduler, progress=progress,
-                           desc=f"{function} sweep")
+    results = parallel.run(
+        grid, jobs=jobs, scheduler=scheduler, progress=progress, desc=f"{function} sweep"
+    )
     done = [r for r in results if not isinstance(r, parallel.Failed)]
     if not done:
         raise results[0].error()
@@ -79,15 +88,28 @@ def run(
 
 
 def _row(point: dict[str, Any], result: Any) -> dict[str, Any]:
-    row = {"spes": point["spes"], "size_bytes": point["size"],
-           "list_elements": point["list_elements"]}
+    row = {
+        "spes": point["spes"],
+        "size_bytes": point["size"],
+        "list_elements": point["list_elements"],
+    }
     if isinstance(result, parallel.Failed):
-        return dict(row, latency_ns=None, aggregate_bandwidth_gbps=None, simulated_ns=None,
-                    events=None, error=result.message)
-    return dict(row, latency_ns=result["latency_ns"],
-                aggregate_bandwidth_gbps=result["aggregate_bandwidth_gbps"],
-                simulated_ns=result["sim"]["simulated_ns"], events=result["sim"]["events"],
-                error=None)
+        return dict(
+            row,
+            latency_ns=None,
+            aggregate_bandwidth_gbps=None,
+            simulated_ns=None,
+            events=None,
+            error=result.message,
+        )
+    return dict(
+        row,
+        latency_ns=result["latency_ns"],
+        aggregate_bandwidth_gbps=result["aggregate_bandwidth_gbps"],
+        simulated_ns=result["sim"]["simulated_ns"],
+        events=result["sim"]["events"],
+        error=None,
+    )
 
 
 FILES = ("sweep.csv", "sweep.json", "sweep.png", "machine.toml")

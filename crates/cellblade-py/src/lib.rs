@@ -33,30 +33,15 @@ mod interrupt;
 mod mpi;
 mod programs;
 
-create_exception!(
-    cellblade,
-    CellbladeError,
-    PyException,
-    "Base class of every error raised by the cellblade simulator."
-);
-create_exception!(
-    cellblade,
-    ConfigError,
-    CellbladeError,
-    "A bad flag, machine-file key or value."
-);
+create_exception!(cellblade, CellbladeError, PyException, "Base class of every error raised by the cellblade simulator.");
+create_exception!(cellblade, ConfigError, CellbladeError, "A bad flag, machine-file key or value.");
 create_exception!(
     cellblade,
     ProgramError,
     CellbladeError,
     "A simulated program did something the hardware forbids (illegal DMA, LS overflow, ...)."
 );
-create_exception!(
-    cellblade,
-    DeadlockError,
-    CellbladeError,
-    "Every simulated program is blocked and nothing is pending."
-);
+create_exception!(cellblade, DeadlockError, CellbladeError, "Every simulated program is blocked and nothing is pending.");
 
 pub(crate) fn to_py(err: Error) -> PyErr {
     let message = err.to_string();
@@ -252,19 +237,16 @@ mod _core {
     use super::*;
 
     #[pymodule_export]
-    use super::{
-        affinity_catalog, affinity_run, affinity_search, bench, calibrate, catalog, coll_check, coll_list, coll_run,
-        coll_schedule, preset_toml, reproduce, resolved_machine, run_stats, CellbladeError, ConfigError,
-        DeadlockError, ProgramError,
-    };
-    #[pymodule_export]
-    use super::{
-        model_choose, model_grid, model_measure, model_predict, model_price, model_score, model_simulate, model_time_grid,
-    };
+    use super::programs::{PpeHandle, ProgramBlade, PyOp, SpuHandle};
     #[pymodule_export]
     use super::reproduce_groups;
     #[pymodule_export]
-    use super::programs::{PpeHandle, ProgramBlade, PyOp, SpuHandle};
+    use super::{
+        affinity_catalog, affinity_run, affinity_search, bench, calibrate, catalog, coll_check, coll_list, coll_run, coll_schedule,
+        preset_toml, reproduce, resolved_machine, run_stats, CellbladeError, ConfigError, DeadlockError, ProgramError,
+    };
+    #[pymodule_export]
+    use super::{model_choose, model_grid, model_measure, model_predict, model_price, model_score, model_simulate, model_time_grid};
     #[pymodule_export]
     use super::{mpi::mpi_run, mpi_pingpong};
 

@@ -17,17 +17,9 @@ use crate::{fields_of, machine_of, to_py, to_python};
 /// "finished" | "aborted" | "lost", ...}, "machine_toml": ...}.
 #[pyfunction]
 #[pyo3(signature = (fds, request, machine=None))]
-pub fn mpi_run(
-    py: Python<'_>,
-    fds: Vec<i32>,
-    request: &Bound<'_, PyDict>,
-    machine: Option<&Bound<'_, PyAny>>,
-) -> PyResult<Py<PyAny>> {
+pub fn mpi_run(py: Python<'_>, fds: Vec<i32>, request: &Bound<'_, PyDict>, machine: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
     // SAFETY: the launcher detached these sockets from their Python objects and passes them here once.
-    let streams: Vec<UnixStream> = fds
-        .iter()
-        .map(|&fd| UnixStream::from(unsafe { OwnedFd::from_raw_fd(fd) }))
-        .collect();
+    let streams: Vec<UnixStream> = fds.iter().map(|&fd| UnixStream::from(unsafe { OwnedFd::from_raw_fd(fd) })).collect();
     let mut job = request::parse::<JobRequest>(fields_of::<JobRequest>(request)?).map_err(to_py)?;
     job.streams = streams;
     let choice = machine_of(machine)?;

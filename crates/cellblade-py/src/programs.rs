@@ -346,32 +346,38 @@ impl SpuHandle {
 
     /// Move `size` bytes from effective address `ea` to local store `lsa` in tag group `tag`.
     fn mfc_get(&self, lsa: &Bound<'_, PyAny>, ea: &Bound<'_, PyAny>, size: &Bound<'_, PyAny>, tag: &Bound<'_, PyAny>) -> PyResult<PyOp> {
-        let (lsa, ea, size, tag) = (unsigned::<u32>(lsa, "lsa")?, unsigned::<u64>(ea, "ea")?, unsigned::<u32>(size, "size")?, unsigned::<u32>(tag, "tag")?);
+        let (lsa, ea, size, tag) =
+            (unsigned::<u32>(lsa, "lsa")?, unsigned::<u64>(ea, "ea")?, unsigned::<u32>(size, "size")?, unsigned::<u32>(tag, "tag")?);
         Ok(op(Op::Dma { kind: Dma::Get, lsa, ea, size, tag }))
     }
     /// mfc_get, fenced: after earlier commands of the tag group.
     fn mfc_getf(&self, lsa: &Bound<'_, PyAny>, ea: &Bound<'_, PyAny>, size: &Bound<'_, PyAny>, tag: &Bound<'_, PyAny>) -> PyResult<PyOp> {
-        let (lsa, ea, size, tag) = (unsigned::<u32>(lsa, "lsa")?, unsigned::<u64>(ea, "ea")?, unsigned::<u32>(size, "size")?, unsigned::<u32>(tag, "tag")?);
+        let (lsa, ea, size, tag) =
+            (unsigned::<u32>(lsa, "lsa")?, unsigned::<u64>(ea, "ea")?, unsigned::<u32>(size, "size")?, unsigned::<u32>(tag, "tag")?);
         Ok(op(Op::Dma { kind: Dma::Getf, lsa, ea, size, tag }))
     }
     /// mfc_get with a barrier: after earlier commands of the tag group, before later ones.
     fn mfc_getb(&self, lsa: &Bound<'_, PyAny>, ea: &Bound<'_, PyAny>, size: &Bound<'_, PyAny>, tag: &Bound<'_, PyAny>) -> PyResult<PyOp> {
-        let (lsa, ea, size, tag) = (unsigned::<u32>(lsa, "lsa")?, unsigned::<u64>(ea, "ea")?, unsigned::<u32>(size, "size")?, unsigned::<u32>(tag, "tag")?);
+        let (lsa, ea, size, tag) =
+            (unsigned::<u32>(lsa, "lsa")?, unsigned::<u64>(ea, "ea")?, unsigned::<u32>(size, "size")?, unsigned::<u32>(tag, "tag")?);
         Ok(op(Op::Dma { kind: Dma::Getb, lsa, ea, size, tag }))
     }
     /// Move `size` bytes from local store `lsa` to effective address `ea` in tag group `tag`.
     fn mfc_put(&self, lsa: &Bound<'_, PyAny>, ea: &Bound<'_, PyAny>, size: &Bound<'_, PyAny>, tag: &Bound<'_, PyAny>) -> PyResult<PyOp> {
-        let (lsa, ea, size, tag) = (unsigned::<u32>(lsa, "lsa")?, unsigned::<u64>(ea, "ea")?, unsigned::<u32>(size, "size")?, unsigned::<u32>(tag, "tag")?);
+        let (lsa, ea, size, tag) =
+            (unsigned::<u32>(lsa, "lsa")?, unsigned::<u64>(ea, "ea")?, unsigned::<u32>(size, "size")?, unsigned::<u32>(tag, "tag")?);
         Ok(op(Op::Dma { kind: Dma::Put, lsa, ea, size, tag }))
     }
     /// mfc_put, fenced: after earlier commands of the tag group.
     fn mfc_putf(&self, lsa: &Bound<'_, PyAny>, ea: &Bound<'_, PyAny>, size: &Bound<'_, PyAny>, tag: &Bound<'_, PyAny>) -> PyResult<PyOp> {
-        let (lsa, ea, size, tag) = (unsigned::<u32>(lsa, "lsa")?, unsigned::<u64>(ea, "ea")?, unsigned::<u32>(size, "size")?, unsigned::<u32>(tag, "tag")?);
+        let (lsa, ea, size, tag) =
+            (unsigned::<u32>(lsa, "lsa")?, unsigned::<u64>(ea, "ea")?, unsigned::<u32>(size, "size")?, unsigned::<u32>(tag, "tag")?);
         Ok(op(Op::Dma { kind: Dma::Putf, lsa, ea, size, tag }))
     }
     /// mfc_put with a barrier: after earlier commands of the tag group, before later ones.
     fn mfc_putb(&self, lsa: &Bound<'_, PyAny>, ea: &Bound<'_, PyAny>, size: &Bound<'_, PyAny>, tag: &Bound<'_, PyAny>) -> PyResult<PyOp> {
-        let (lsa, ea, size, tag) = (unsigned::<u32>(lsa, "lsa")?, unsigned::<u64>(ea, "ea")?, unsigned::<u32>(size, "size")?, unsigned::<u32>(tag, "tag")?);
+        let (lsa, ea, size, tag) =
+            (unsigned::<u32>(lsa, "lsa")?, unsigned::<u64>(ea, "ea")?, unsigned::<u32>(size, "size")?, unsigned::<u32>(tag, "tag")?);
         Ok(op(Op::Dma { kind: Dma::Putb, lsa, ea, size, tag }))
     }
 
@@ -475,7 +481,13 @@ impl PpeHandle {
     }
     /// Write signal register `which` (1 or 2) of SPE `spe`.
     #[pyo3(signature = (spe, which, value, syscall=false))]
-    fn spe_signal_write(&self, spe: &Bound<'_, PyAny>, which: &Bound<'_, PyAny>, value: &Bound<'_, PyAny>, syscall: bool) -> PyResult<PyOp> {
+    fn spe_signal_write(
+        &self,
+        spe: &Bound<'_, PyAny>,
+        which: &Bound<'_, PyAny>,
+        value: &Bound<'_, PyAny>,
+        syscall: bool,
+    ) -> PyResult<PyOp> {
         let (spe, which, value) = (unsigned::<usize>(spe, "spe")?, unsigned::<u32>(which, "which")?, unsigned::<u32>(value, "value")?);
         Ok(op(Op::SignalWrite { spe, which, value, syscall }))
     }
@@ -501,7 +513,8 @@ impl PpeHandle {
     }
     /// A store to problem-state register `register` of SPE `spe` (posted).
     fn mmio_write(&self, spe: &Bound<'_, PyAny>, register: &Bound<'_, PyAny>, value: &Bound<'_, PyAny>) -> PyResult<PyOp> {
-        let (spe, register, value) = (unsigned::<usize>(spe, "spe")?, unsigned::<u64>(register, "register")?, unsigned::<u32>(value, "value")?);
+        let (spe, register, value) =
+            (unsigned::<usize>(spe, "spe")?, unsigned::<u64>(register, "register")?, unsigned::<u32>(value, "value")?);
         Ok(op(Op::MmioWrite { spe, register, value }))
     }
 }

@@ -10,7 +10,8 @@ fn main() {
     let trials: u32 = arg(3).and_then(|s| s.parse().ok()).unwrap_or(8);
     let file = load(preset_text("qs20").unwrap(), &[]).unwrap();
     let pat = pattern::build(&name, 8, pattern::default_size(&name).unwrap()).unwrap();
-    let mut choices: Vec<Choice> = placement::named().map(|n| Choice::Fixed(n.into(), placement::Placement::named(n, 8).unwrap())).collect();
+    let mut choices: Vec<Choice> =
+        placement::named().map(|n| Choice::Fixed(n.into(), placement::Placement::named(n, 8).unwrap())).collect();
     choices.push(Choice::Default);
     let cells: Vec<String> = choices
         .iter()

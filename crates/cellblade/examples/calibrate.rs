@@ -4,10 +4,11 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let json = args.iter().any(|a| a == "--json");
     let set: Vec<String> = args.into_iter().filter(|a| a != "--json").collect();
-    let out = cellblade::api::run_json::<cellblade::calibrate::CalibrateRequest>(&serde_json::json!({ "set": set }).to_string()).unwrap_or_else(|e| {
-        eprintln!("error: {e}");
-        std::process::exit(1)
-    });
+    let out = cellblade::api::run_json::<cellblade::calibrate::CalibrateRequest>(&serde_json::json!({ "set": set }).to_string())
+        .unwrap_or_else(|e| {
+            eprintln!("error: {e}");
+            std::process::exit(1)
+        });
     let answer: serde_json::Value = serde_json::from_str(&out).unwrap();
     if json {
         println!("{}", answer["result"]);

@@ -7,7 +7,13 @@ fn main() {
         Ok(out) => {
             let answer: serde_json::Value = serde_json::from_str(&out).unwrap();
             for r in answer["result"].as_array().unwrap() {
-                println!("{:<28} {:>6} B {:>10.1} ns {}", r["algorithm"].as_str().unwrap(), r["size_bytes"], r["latency_ns"].as_f64().unwrap(), if r["verified"].as_bool().unwrap() { "verified" } else { "WRONG" });
+                println!(
+                    "{:<28} {:>6} B {:>10.1} ns {}",
+                    r["algorithm"].as_str().unwrap(),
+                    r["size_bytes"],
+                    r["latency_ns"].as_f64().unwrap(),
+                    if r["verified"].as_bool().unwrap() { "verified" } else { "WRONG" }
+                );
             }
         }
         Err(e) => {

@@ -9,10 +9,25 @@ fn main() {
         std::process::exit(1)
     });
     let rows = cellblade::calibrate::run_all(&file).unwrap();
-    for r in rows.iter().filter(|r| r.name.contains("other chip") || r.name.contains("chip 1") || r.name.contains("XDRAM1") || r.name.contains("shared")) {
+    for r in rows
+        .iter()
+        .filter(|r| r.name.contains("other chip") || r.name.contains("chip 1") || r.name.contains("XDRAM1") || r.name.contains("shared"))
+    {
         println!("{:<64} {:>9.1} {:>9.1} {:>+6.1}%", r.name, r.published, r.simulated, 100.0 * r.error);
     }
     let (one, two) = cellblade::reproduce::signal_barriers(&file, 20).unwrap();
-    println!("{:<64} {:>9.1} {:>9.1} {:>+6.1}%", "signal barrier 16 SPEs, one root (seed 002 §5.2)", 2700.0, one, 100.0 * (one / 2700.0 - 1.0));
-    println!("{:<64} {:>9.1} {:>9.1} {:>+6.1}%", "signal barrier 16 SPEs, a root per chip (seed 002 §5.2)", 700.0, two, 100.0 * (two / 700.0 - 1.0));
+    println!(
+        "{:<64} {:>9.1} {:>9.1} {:>+6.1}%",
+        "signal barrier 16 SPEs, one root (seed 002 §5.2)",
+        2700.0,
+        one,
+        100.0 * (one / 2700.0 - 1.0)
+    );
+    println!(
+        "{:<64} {:>9.1} {:>9.1} {:>+6.1}%",
+        "signal barrier 16 SPEs, a root per chip (seed 002 §5.2)",
+        700.0,
+        two,
+        100.0 * (two / 700.0 - 1.0)
+    );
 }

@@ -50,7 +50,19 @@ fn main() {
             other => panic!("{key} is {other}"),
         };
         let rows = run_all(&load(text, &[format!("{key}={moved_to}")]).unwrap()).unwrap();
-        let names: Vec<String> = base.iter().zip(&rows).filter(|(a, b)| moved(a, b)).map(|(a, b)| format!("{} ({:+.1}{})", a.name, if a.kind == "loss" { 100.0 * (b.simulated - a.simulated) } else { 100.0 * (b.simulated / a.simulated - 1.0) }, if a.kind == "loss" { " pt" } else { "%" })).collect();
+        let names: Vec<String> = base
+            .iter()
+            .zip(&rows)
+            .filter(|(a, b)| moved(a, b))
+            .map(|(a, b)| {
+                format!(
+                    "{} ({:+.1}{})",
+                    a.name,
+                    if a.kind == "loss" { 100.0 * (b.simulated - a.simulated) } else { 100.0 * (b.simulated / a.simulated - 1.0) },
+                    if a.kind == "loss" { " pt" } else { "%" }
+                )
+            })
+            .collect();
         println!("{key} {value} -> {moved_to}: {} rows: {}", names.len(), if names.is_empty() { "none".into() } else { names.join("; ") });
     }
 }

@@ -57,7 +57,13 @@ pub struct AlgorithmInfo {
 pub fn coll_list() -> Vec<AlgorithmInfo> {
     coll::algorithms::REGISTRY
         .iter()
-        .map(|a| AlgorithmInfo { name: a.name, op: a.op.name(), description: a.description, spes: if a.pow2 { "power of two" } else { "any" }, source: a.source })
+        .map(|a| AlgorithmInfo {
+            name: a.name,
+            op: a.op.name(),
+            description: a.description,
+            spes: if a.pow2 { "power of two" } else { "any" },
+            source: a.source,
+        })
         .collect()
 }
 
@@ -87,9 +93,16 @@ pub fn affinity_catalog() -> AffinityCatalog {
     use affinity::{pattern, placement::Placement};
     let patterns = pattern::CATALOG
         .iter()
-        .map(|&(name, description, size)| PatternInfo { name, description, phases: pattern::build(name, 8, size).map_or(0, |p| p.phases.len()), default_size_bytes: size })
+        .map(|&(name, description, size)| PatternInfo {
+            name,
+            description,
+            phases: pattern::build(name, 8, size).map_or(0, |p| p.phases.len()),
+            default_size_bytes: size,
+        })
         .collect();
-    let placements = affinity::placement::named().map(|name| PlacementInfo { name, mapping: Placement::named(name, 8).map(|p| p.rank_to_spe).unwrap_or_default() }).collect();
+    let placements = affinity::placement::named()
+        .map(|name| PlacementInfo { name, mapping: Placement::named(name, 8).map(|p| p.rank_to_spe).unwrap_or_default() })
+        .collect();
     AffinityCatalog { patterns, placements }
 }
 
@@ -188,7 +201,9 @@ mod tests {
 
     #[test]
     fn json_requests_take_the_same_path() {
-        let out: Value = serde_json::from_str(&run_json::<coll::request::ScheduleRequest>(r#"{"algorithm": "barrier.rdb", "spes": 4}"#).unwrap()).unwrap();
+        let out: Value =
+            serde_json::from_str(&run_json::<coll::request::ScheduleRequest>(r#"{"algorithm": "barrier.rdb", "spes": 4}"#).unwrap())
+                .unwrap();
         assert_eq!(out["result"]["placement"], serde_json::json!([0, 1, 2, 3]));
         assert!(out["machine_toml"].is_null());
         let e = run_json::<StatsParams>(r#"{"function": "signal", "machine": {"preset": "qs20", "toml": "x"}}"#).unwrap_err();

@@ -108,7 +108,12 @@ pub fn run(quick: bool) -> Result<BenchResult> {
     let affinity_search = SearchBench { pattern: name.into(), evaluated: s.evaluated, wall_s: s.wall_s };
     let start = std::time::Instant::now();
     let claims = crate::reproduce::run_all(&file, quick)?;
-    let reproduce = ReproduceBench { quick, claims: claims.len(), holding: claims.iter().filter(|c| c.holds).count(), wall_s: start.elapsed().as_secs_f64() };
+    let reproduce = ReproduceBench {
+        quick,
+        claims: claims.len(),
+        holding: claims.iter().filter(|c| c.holds).count(),
+        wall_s: start.elapsed().as_secs_f64(),
+    };
     Ok(BenchResult { build: build_kind(), packets_per_second: packets as f64 / wall.max(1e-9), workloads, affinity_search, reproduce })
 }
 

@@ -20,9 +20,9 @@ use crate::blade::Blade;
 use crate::error::Result;
 use crate::machine::config::MachineFile;
 use crate::machine::memory::reg;
+use crate::spu::Spu;
 use crate::stats::pattern::{run_gets, Get};
 use crate::stats::{self, StatsParams};
-use crate::spu::Spu;
 
 #[derive(Debug, Clone, Serialize, serde::Deserialize)]
 pub struct Row {
@@ -136,7 +136,11 @@ fn round_trip(file: &MachineFile, how: &'static str, words: u32, iterations: u32
                 for w in 0..words {
                     spu.ls_write_u32(lsa, v + w)?;
                     // Later words are fenced behind the earlier ones: 64-bit values take two ordered messages.
-                    if w == 0 { spu.mfc_put(lsa, target, 4, 0).await? } else { spu.mfc_putf(lsa, target, 4, 0).await? }
+                    if w == 0 {
+                        spu.mfc_put(lsa, target, 4, 0).await?
+                    } else {
+                        spu.mfc_putf(lsa, target, 4, 0).await?
+                    }
                 }
                 Ok(())
             };
@@ -210,8 +214,11 @@ const S002T1: &str = "seed 002 Table 1";
 const S002T2: &str = "seed 002 Table 2";
 const S004: &str = "seed 004 §5.1";
 
-/// Seed 001 Table 1: (pattern number, [(dst, src, published GB/s)]).
-pub const TABLE1: &[(&str, &[(usize, usize, f64)])] = &[
+/// One pattern's transfers: (dst, src, published GB/s).
+type Transfers = &'static [(usize, usize, f64)];
+
+/// Seed 001 Table 1: (pattern number, its transfers).
+pub const TABLE1: &[(&str, Transfers)] = &[
     ("1", &[(6, 4, 24.3)]),
     ("2", &[(2, 0, 24.2), (6, 4, 24.3)]),
     ("3", &[(2, 0, 23.6), (5, 7, 23.9), (6, 4, 23.8)]),
@@ -251,26 +258,90 @@ fn sync_rows(file: &MachineFile) -> Result<Vec<Row>> {
     // A signal and a mailbox write are the same 4-byte put to a problem-state register.
     let (sg0, sg1) = (spe_sync("signal", 0)?, spe_sync("signal", 1)?);
     rows.push(row(MB0, S002T2, 158.1, mb0, "ns", true, "fits eib.command_phase_bus_cycles"));
-    rows.push(row(MB1, S002T2, 589.9, mb1, "ns", true, "fits bif.noncacheable_crossing_ns, to the mean of this and the signal row (the same cycle): two guarded writes across the BIF"));
+    rows.push(row(
+        MB1,
+        S002T2,
+        589.9,
+        mb1,
+        "ns",
+        true,
+        "fits bif.noncacheable_crossing_ns, to the mean of this and the signal row (the same cycle): two guarded writes across the BIF",
+    ));
     rows.push(same(row("SPE-SPE signal sync, same chip", S002T2, 160.1, sg0, "ns", false, ""), MB0));
-    rows.push(same(row("SPE-SPE signal sync, other chip", S002T2, 619.4, sg1, "ns", true, "fits bif.noncacheable_crossing_ns with the mailbox row"), MB1));
+    rows.push(same(
+        row("SPE-SPE signal sync, other chip", S002T2, 619.4, sg1, "ns", true, "fits bif.noncacheable_crossing_ns with the mailbox row"),
+        MB1,
+    ));
     let ls32 = round_trip(file, "ls", 1, it)?;
     rows.push(row(RTTLS, S000, 150.0, ls32, "ns", false, "4-byte put into the partner's LS, which polls"));
     rows.push(row(RTT32, S000, 150.0, round_trip(file, "mailbox", 1, it)?, "ns", false, ""));
     rows.push(same(row("32-bit RTT through signal", S000, 150.0, round_trip(file, "signal", 1, it)?, "ns", false, ""), RTT32));
     rows.push(row(RTT64, S000, 300.0, round_trip(file, "mailbox", 2, it)?, "ns", false, "second word fenced behind the first"));
-    rows.push(same(row("64-bit RTT through signal (2 messages)", S000, 300.0, round_trip(file, "signal", 2, it)?, "ns", false, "second word fenced behind the first"), RTT64));
+    rows.push(same(
+        row(
+            "64-bit RTT through signal (2 messages)",
+            S000,
+            300.0,
+            round_trip(file, "signal", 2, it)?,
+            "ns",
+            false,
+            "second word fenced behind the first",
+        ),
+        RTT64,
+    ));
     rows.push(same(bound("inter-SPE latency of a short message", S001, 100.0, ls32 / 2.0, "ns", "half the local-store round trip"), RTTLS));
 
-    let ppe = |f: &str, cell: usize, sc: bool| lat(json!({"function": f, "spes": 1, "cell": cell, "syscall": sc, "iterations": if sc { 20 } else { it }}));
+    let ppe = |f: &str, cell: usize, sc: bool| {
+        lat(json!({"function": f, "spes": 1, "cell": cell, "syscall": sc, "iterations": if sc { 20 } else { it }}))
+    };
     rows.push(row("PPE-SPE mailbox, SPE on chip 0", S002T1, 779.7, ppe("mailbox", 0, false)?, "ns", false, ""));
-    rows.push(row("PPE-SPE mailbox, SPE on chip 1", S002T1, 1678.2, ppe("mailbox", 1, false)?, "ns", false, "four non-cacheable accesses across the BIF"));
+    rows.push(row(
+        "PPE-SPE mailbox, SPE on chip 1",
+        S002T1,
+        1678.2,
+        ppe("mailbox", 1, false)?,
+        "ns",
+        false,
+        "four non-cacheable accesses across the BIF",
+    ));
     rows.push(row("PPE-SPE signal, SPE on chip 0", S002T1, 503.8, ppe("signal", 0, false)?, "ns", true, "fits ppe.mmio_ns"));
-    rows.push(row("PPE-SPE signal, SPE on chip 1", S002T1, 1182.3, ppe("signal", 1, false)?, "ns", false, "three non-cacheable accesses across the BIF"));
+    rows.push(row(
+        "PPE-SPE signal, SPE on chip 1",
+        S002T1,
+        1182.3,
+        ppe("signal", 1, false)?,
+        "ns",
+        false,
+        "three non-cacheable accesses across the BIF",
+    ));
     rows.push(row("PPE-SPE mailbox via library call", S002T1, 10000.0, ppe("mailbox", 0, true)?, "ns", true, "fits ppe.syscall_ns"));
-    rows.push(row("PPE-SPE signal via library call", S002T1, 18000.0, ppe("signal", 0, true)?, "ns", true, "two kernel entries: chosen to fit this row (no source found)"));
-    rows.push(row("thread creation", "seed 002 §4.2", 1.68e6, lat(json!({"function": "mkthread", "iterations": 3}))?, "ns", true, "fits ppe.thread_create_us"));
-    rows.push(row("SPE-SPE signal write", S004, 50.0, signal_one_way(file)?, "ns", false, "issue of a sndsig until the receiver's read returns"));
+    rows.push(row(
+        "PPE-SPE signal via library call",
+        S002T1,
+        18000.0,
+        ppe("signal", 0, true)?,
+        "ns",
+        true,
+        "two kernel entries: chosen to fit this row (no source found)",
+    ));
+    rows.push(row(
+        "thread creation",
+        "seed 002 §4.2",
+        1.68e6,
+        lat(json!({"function": "mkthread", "iterations": 3}))?,
+        "ns",
+        true,
+        "fits ppe.thread_create_us",
+    ));
+    rows.push(row(
+        "SPE-SPE signal write",
+        S004,
+        50.0,
+        signal_one_way(file)?,
+        "ns",
+        false,
+        "issue of a sndsig until the receiver's read returns",
+    ));
     Ok(rows)
 }
 
@@ -279,16 +350,42 @@ fn atomic_rows(file: &MachineFile) -> Result<Vec<Row>> {
     use serde_json::json;
     const S: &str = "seed 002 §4.5.1";
     let lat = |j| -> Result<f64> { Ok(stat(file, j)?.latency_ns) };
-    let shared = |spes: usize, size: u32, cell: usize| lat(json!({"function": "fetchadd", "spes": spes, "shared": true, "size": size, "cell": cell, "iterations": 50}));
+    let shared = |spes: usize, size: u32, cell: usize| {
+        lat(json!({"function": "fetchadd", "spes": spes, "shared": true, "size": size, "cell": cell, "iterations": 50}))
+    };
     let mut rows = vec![
-        row("fetch-and-add, private variables", S, 111.0, lat(json!({"function": "fetchadd", "spes": 8, "shared": false, "size": 4, "iterations": 200}))?, "ns", true, "fits atomic.hit_core_cycles"),
-        row("fetch-and-add, one shared 4-64 B variable, 16 SPEs", S, 9000.0, shared(16, 4, 0)?, "ns", false, "line hand-over through memory, serialised"),
+        row(
+            "fetch-and-add, private variables",
+            S,
+            111.0,
+            lat(json!({"function": "fetchadd", "spes": 8, "shared": false, "size": 4, "iterations": 200}))?,
+            "ns",
+            true,
+            "fits atomic.hit_core_cycles",
+        ),
+        row(
+            "fetch-and-add, one shared 4-64 B variable, 16 SPEs",
+            S,
+            9000.0,
+            shared(16, 4, 0)?,
+            "ns",
+            false,
+            "line hand-over through memory, serialised",
+        ),
         row("fetch-and-add, one shared 128 B variable, 16 SPEs", S, 8000.0, shared(16, 128, 0)?, "ns", false, "'up to 8 us' (Fig. 12(b))"),
     ];
     // "From 10 to 15 SPEs the Shared-C1-MX experiments are 1 us greater than Shared-C0-MX."
     let gap = (10..=15).map(|n| Ok(shared(n, 4, 1)? - shared(n, 4, 0)?)).collect::<Result<Vec<f64>>>()?;
     let mean = gap.iter().sum::<f64>() / gap.len() as f64;
-    rows.push(row("shared fetch-and-add, SPEs from chip 1 minus chip 0, 10-15 SPEs", S, 1000.0, mean, "ns", false, &format!("mean of {}", fmt_list(&gap, 0))));
+    rows.push(row(
+        "shared fetch-and-add, SPEs from chip 1 minus chip 0, 10-15 SPEs",
+        S,
+        1000.0,
+        mean,
+        "ns",
+        false,
+        &format!("mean of {}", fmt_list(&gap, 0)),
+    ));
     Ok(rows)
 }
 
@@ -302,8 +399,23 @@ fn dma_rows(file: &MachineFile) -> Result<Vec<Row>> {
     let agg = |j| -> Result<f64> { Ok(stat(file, j)?.aggregate_bandwidth_gbps.unwrap_or(0.0)) };
     let xdram0 = agg(json!({"function": "dmaget", "spes": 8, "size": 16384, "xdram": 0, "iterations": 50}))?;
     rows.push(row("8 SPEs GET 16 KB from XDRAM0, aggregate", S44, 24.6, xdram0, "GB/s", false, ""));
-    rows.push(bound("8 SPEs GET from memory, bandwidth per SPE", S001, 4.0, xdram0 / 8.0, "GB/s", "'each sustains bandwidth less than 4 GB/s'"));
-    rows.push(row("8 SPEs GET 16 KB from XDRAM1, aggregate", S44, 13.6, agg(json!({"function": "dmaget", "spes": 8, "size": 16384, "xdram": 1, "iterations": 50}))?, "GB/s", true, "fits bif.data_gbps"));
+    rows.push(bound(
+        "8 SPEs GET from memory, bandwidth per SPE",
+        S001,
+        4.0,
+        xdram0 / 8.0,
+        "GB/s",
+        "'each sustains bandwidth less than 4 GB/s'",
+    ));
+    rows.push(row(
+        "8 SPEs GET 16 KB from XDRAM1, aggregate",
+        S44,
+        13.6,
+        agg(json!({"function": "dmaget", "spes": 8, "size": 16384, "xdram": 1, "iterations": 50}))?,
+        "GB/s",
+        true,
+        "fits bif.data_gbps",
+    ));
     for xdram in [0usize, 1] {
         for size in [128u32, 512] {
             let fitted = xdram == 0 && size == 128;
@@ -313,24 +425,74 @@ fn dma_rows(file: &MachineFile) -> Result<Vec<Row>> {
                 _ => "",
             };
             let l = lat(json!({"function": "dmaget", "spes": 1, "shared": false, "size": size, "xdram": xdram, "iterations": 200}))?;
-            rows.push(row(&format!("private-buffer GET latency, {size} B, XDRAM{xdram}"), S44, 300.0, l, "ns", fitted || (xdram == 1 && size == 128), note));
+            rows.push(row(
+                &format!("private-buffer GET latency, {size} B, XDRAM{xdram}"),
+                S44,
+                300.0,
+                l,
+                "ns",
+                fitted || (xdram == 1 && size == 128),
+                note,
+            ));
         }
     }
     let mem16 = lat(json!({"function": "dmaget", "spes": 1, "shared": false, "size": 16, "iterations": 200}))?;
     let spe16 = lat(json!({"function": "dmaget", "spes": 2, "spe_target": true, "size": 16, "iterations": 200}))?;
-    rows.push(row("SPE-SPE DMA of a small message", S004, 115.0, spe16, "ns", true, "'a little under 0.12 us'; fits mfc.tag_update_bus_cycles"));
-    rows.push(row("16 B GET latency, main memory / another SPE's LS", S001, 2.0, mem16 / spe16, "x", false, "'a factor of two greater to main memory'"));
+    rows.push(row(
+        "SPE-SPE DMA of a small message",
+        S004,
+        115.0,
+        spe16,
+        "ns",
+        true,
+        "'a little under 0.12 us'; fits mfc.tag_update_bus_cycles",
+    ));
+    rows.push(row(
+        "16 B GET latency, main memory / another SPE's LS",
+        S001,
+        2.0,
+        mem16 / spe16,
+        "x",
+        false,
+        "'a factor of two greater to main memory'",
+    ));
     let single = agg(json!({"function": "dmaget", "spes": 1, "size": 16384, "iterations": 50}))?;
-    rows.push(row("blocking 16 KB GET from memory, one SPE", S004, 6.0, single, "GB/s", false, "'the maximum bandwidth for blocking SPE to main memory DMAs is around 6 GB/s'"));
+    rows.push(row(
+        "blocking 16 KB GET from memory, one SPE",
+        S004,
+        6.0,
+        single,
+        "GB/s",
+        false,
+        "'the maximum bandwidth for blocking SPE to main memory DMAs is around 6 GB/s'",
+    ));
     let one = lat(json!({"function": "dmaget", "spes": 8, "size": 16384, "iterations": 20}))?;
     let list64 = lat(json!({"function": "dmalistget", "spes": 8, "size": 256, "list_elements": 64, "iterations": 20}))?;
     rows.push(row("64-element list / one 16 KB DMA, latency ratio", S45, 1.0, list64 / one, "x", false, "8 SPEs, shared buffer in XDRAM0"));
-    rows.push(row("1024 x 16 B list latency, 16 SPEs", S45, 140_000.0, lat(json!({"function": "dmalistget", "spes": 16, "size": 16, "list_elements": 1024, "iterations": 3}))?, "ns", false, "the seed does not say how many SPEs; 16 is its largest case"));
+    rows.push(row(
+        "1024 x 16 B list latency, 16 SPEs",
+        S45,
+        140_000.0,
+        lat(json!({"function": "dmalistget", "spes": 16, "size": 16, "list_elements": 1024, "iterations": 3}))?,
+        "ns",
+        false,
+        "the seed does not say how many SPEs; 16 is its largest case",
+    ));
     // "Almost 3 GB/s in all 1024 x 16 Bytes experiments": every SPE count; the row shows the
     // count farthest from 3 GB/s.
-    let all = (1..=16).map(|n| agg(json!({"function": "dmalistget", "spes": n, "size": 16, "list_elements": 1024, "iterations": 3}))).collect::<Result<Vec<f64>>>()?;
+    let all = (1..=16)
+        .map(|n| agg(json!({"function": "dmalistget", "spes": n, "size": 16, "list_elements": 1024, "iterations": 3})))
+        .collect::<Result<Vec<f64>>>()?;
     let worst = all.iter().copied().fold(3.0f64, |w, x| if (x - 3.0).abs() > (w - 3.0).abs() { x } else { w });
-    rows.push(row("1024 x 16 B lists aggregate, 1-16 SPEs, farthest from 3", S45, 3.0, worst, "GB/s", false, &format!("1 to 16 SPEs: {} GB/s", fmt_list(&all, 1))));
+    rows.push(row(
+        "1024 x 16 B lists aggregate, 1-16 SPEs, farthest from 3",
+        S45,
+        3.0,
+        worst,
+        "GB/s",
+        false,
+        &format!("1 to 16 SPEs: {} GB/s", fmt_list(&all, 1)),
+    ));
     Ok(rows)
 }
 
@@ -338,17 +500,34 @@ fn dma_rows(file: &MachineFile) -> Result<Vec<Row>> {
 /// uncontended transfer (#1), published beside simulated.
 fn table1_rows(file: &MachineFile) -> Result<Vec<Row>> {
     let mut rows = Vec::new();
-    let run = |pattern: &[(usize, usize, f64)]| run_gets(file.clone(), &pattern.iter().map(|&(dst, src, _)| Get { dst, src }).collect::<Vec<_>>(), 65536, 3);
+    let run = |pattern: &[(usize, usize, f64)]| {
+        run_gets(file.clone(), &pattern.iter().map(|&(dst, src, _)| Get { dst, src }).collect::<Vec<_>>(), 65536, 3)
+    };
     let (published_alone, simulated_alone) = (TABLE1[0].1[0].2, run(TABLE1[0].1)?[0]);
     // #1 is the reference of the losses: its own row is its bandwidth.
-    rows.push(row("Table 1 #1: 6 <- 4 alone, bandwidth", T1, published_alone, simulated_alone, "GB/s", false, "the uncontended transfer the losses are measured against"));
+    rows.push(row(
+        "Table 1 #1: 6 <- 4 alone, bandwidth",
+        T1,
+        published_alone,
+        simulated_alone,
+        "GB/s",
+        false,
+        "the uncontended transfer the losses are measured against",
+    ));
     for (num, pattern) in &TABLE1[1..] {
         let bw = run(pattern)?;
         for (&(dst, src, published), got) in pattern.iter().zip(bw) {
             // #5 chose eib.ring_start_interval_bus_cycles (the seed's 100.4 GB/s per direction).
             let fitted = *num == "5";
             let note = format!("{published} vs {got:.1} GB/s{}", if fitted { "; fits eib.ring_start_interval_bus_cycles" } else { "" });
-            rows.push(loss(&format!("Table 1 #{num}: {dst} <- {src}, loss"), T1, 1.0 - published / published_alone, 1.0 - got / simulated_alone, fitted, &note));
+            rows.push(loss(
+                &format!("Table 1 #{num}: {dst} <- {src}, loss"),
+                T1,
+                1.0 - published / published_alone,
+                1.0 - got / simulated_alone,
+                fitted,
+                &note,
+            ));
         }
     }
     Ok(rows)

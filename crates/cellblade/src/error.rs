@@ -23,7 +23,10 @@ pub enum Error {
     Config(String),
     /// A request field whose value is not allowed (a [`ErrorKind::Config`] error); the message
     /// begins with the field's name, so a front can put its own name for it (a CLI flag) there.
-    Field { field: String, message: String },
+    Field {
+        field: String,
+        message: String,
+    },
     Program(String),
     Deadlock(String),
     Internal(String),

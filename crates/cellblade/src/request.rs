@@ -217,6 +217,9 @@ mod tests {
         assert_eq!(both.resolve().unwrap_err().message(), "choose a machine preset or a machine file, not both");
         let a = answer(&MachineChoice::default(), Probe { spes: 3, _sizes: vec![] }).unwrap();
         assert_eq!(a.result, 3);
-        assert_eq!(a.machine_toml.unwrap(), MachineChoice { preset: Some("qs20".into()), ..Default::default() }.resolve().unwrap().to_toml());
+        assert_eq!(
+            a.machine_toml.unwrap(),
+            MachineChoice { preset: Some("qs20".into()), ..Default::default() }.resolve().unwrap().to_toml()
+        );
     }
 }

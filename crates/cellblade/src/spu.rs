@@ -193,7 +193,11 @@ impl Spu {
 
     /// A blocking channel access: charge the channel, try `op`; if it cannot complete now the
     /// SPU stalls (described by `what` for a deadlock report) until the machine wakes it.
-    async fn channel_wait<W>(&self, op: impl FnOnce(&mut Machine, &mut crate::machine::Sched) -> Option<u32>, what: impl FnOnce(&Machine) -> W) -> Result<u32>
+    async fn channel_wait<W>(
+        &self,
+        op: impl FnOnce(&mut Machine, &mut crate::machine::Sched) -> Option<u32>,
+        what: impl FnOnce(&Machine) -> W,
+    ) -> Result<u32>
     where
         W: Fn() -> String + 'static,
     {
@@ -214,10 +218,13 @@ impl Spu {
     async fn tag_status(&self, all: bool) -> Result<u32> {
         let (spe, pid) = (self.spe, self.pid);
         let mode = if all { "all" } else { "any" };
-        self.channel_wait(|m, _| m.tag_wait(spe, pid, all), |m| {
-            let mask = m.mfc[spe].tag_mask;
-            move || format!("tag groups {mask:#x} ({mode}) of spe {spe}")
-        })
+        self.channel_wait(
+            |m, _| m.tag_wait(spe, pid, all),
+            |m| {
+                let mask = m.mfc[spe].tag_mask;
+                move || format!("tag groups {mask:#x} ({mode}) of spe {spe}")
+            },
+        )
         .await
     }
 
@@ -250,7 +257,11 @@ impl Spu {
 
     pub async fn spu_write_out_mbox(&self, v: u32) -> Result<()> {
         let (spe, pid) = (self.spe, self.pid);
-        self.channel_wait(|m, _| m.ch[spe].write_out_mbox(pid, v).then_some(0), |_| move || format!("room in the outbound mailbox of spe {spe}")).await?;
+        self.channel_wait(
+            |m, _| m.ch[spe].write_out_mbox(pid, v).then_some(0),
+            |_| move || format!("room in the outbound mailbox of spe {spe}"),
+        )
+        .await?;
         Ok(())
     }
 
@@ -311,7 +322,7 @@ impl Spu {
 
     fn check_line(&self, lsa: u32, ea: u64, what: &str) -> Result<()> {
         let m = self.sh.world.borrow();
-        if lsa % 128 != 0 || ea % 128 != 0 || lsa as u64 + 128 > m.p.ls_bytes as u64 {
+        if !lsa.is_multiple_of(128) || !ea.is_multiple_of(128) || lsa as u64 + 128 > m.p.ls_bytes as u64 {
             return Err(program_err(format!(
                 "spe {}: {what}(lsa={lsa:#x}, ea={ea:#x}): lock-line commands move one 128-byte line: both addresses must be 128-byte aligned and in range",
                 self.spe
@@ -326,7 +337,7 @@ impl Spu {
     /// An atomic read-modify-write of the 32-bit word at `ea` (like atomic_add_return): a
     /// getllar/putllc loop using the 128-byte scratch line at `scratch`. Returns the old value.
     pub async fn atomic_rmw(&self, scratch: u32, ea: u64, op: AtomicOp) -> Result<u32> {
-        if ea % 4 != 0 {
+        if !ea.is_multiple_of(4) {
             return Err(program_err(format!("spe {}: atomic word at {ea:#x} is not 4-byte aligned", self.spe)));
         }
         let line = line_of(ea);

@@ -161,7 +161,12 @@ fn a_computation_past_the_end_of_simulated_time_is_an_overflow_error() {
     .unwrap();
     let e = b.run().unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Program);
-    assert!(e.to_string().starts_with("simulated time overflow: spe 0: compute(2305843009213693952 core cycles) from 3.125 ns would end at or past tick 2^62"), "{e}");
+    assert!(
+        e.to_string().starts_with(
+            "simulated time overflow: spe 0: compute(2305843009213693952 core cycles) from 3.125 ns would end at or past tick 2^62"
+        ),
+        "{e}"
+    );
     // Just short of the horizon is a legal (long) computation.
     let mut b = blade();
     b.spe(0, |spu| async move {
@@ -181,10 +186,17 @@ fn a_ppe_access_to_a_register_that_does_not_exist_is_a_program_error() {
     });
     let e = b.run().unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Program);
-    assert_eq!(e.to_string(), "ppe: mmio_read of register 0x4000 of spe 3: no such register; allowed are 0x4004 (SPU_Out_Mbox), 0x4014 (SPU_Mbox_Stat)");
+    assert_eq!(
+        e.to_string(),
+        "ppe: mmio_read of register 0x4000 of spe 3: no such register; allowed are 0x4004 (SPU_Out_Mbox), 0x4014 (SPU_Mbox_Stat)"
+    );
     let mut b = blade();
     b.ppe(|ppe| async move { ppe.mmio_write(3, 0x4004, 1).await });
-    assert!(b.run().unwrap_err().to_string().starts_with("ppe: mmio_write of register 0x4004 of spe 3: no such register; allowed are 0x400c (SPU_In_Mbox)"));
+    assert!(b
+        .run()
+        .unwrap_err()
+        .to_string()
+        .starts_with("ppe: mmio_write of register 0x4004 of spe 3: no such register; allowed are 0x400c (SPU_In_Mbox)"));
 }
 
 #[test]

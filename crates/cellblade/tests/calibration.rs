@@ -48,7 +48,10 @@ fn every_row_holds_except_the_listed_ones() {
     for r in &rows {
         let listed = NOT_MET.contains(&r.name.as_str());
         if r.holds == listed {
-            surprises.push(format!("{}: published {} simulated {:.3} {} (error {:+.3}), listed as not met: {listed}", r.name, r.published, r.simulated, r.unit, r.error));
+            surprises.push(format!(
+                "{}: published {} simulated {:.3} {} (error {:+.3}), listed as not met: {listed}",
+                r.name, r.published, r.simulated, r.unit, r.error
+            ));
         }
     }
     assert!(surprises.is_empty(), "{}", surprises.join("\n"));

@@ -76,7 +76,11 @@ fn every_algorithm_verifies_on_the_simulated_blade() {
             if p == 6 {
                 // Three elements: padded to a quadword (or six), reported as asked.
                 let r = measure(&file, a, 12, &setup).unwrap();
-                assert!(r.verified && r.size_bytes == if a.op == cellblade::coll::schedule::Op::Barrier { 0 } else { 12 }, "{} with 3 elements", a.name);
+                assert!(
+                    r.verified && r.size_bytes == if a.op == cellblade::coll::schedule::Op::Barrier { 0 } else { 12 },
+                    "{} with 3 elements",
+                    a.name
+                );
             }
         }
     }
@@ -87,11 +91,17 @@ fn bad_requests_say_why() {
     let err = |req: &str| cellblade::api::run_json::<cellblade::coll::request::RunRequest>(req).unwrap_err().to_string();
     assert!(err(r#"{"op": "allgather", "spes": 17}"#).contains("spes 17 is not allowed: 1 to 16"));
     assert!(err(r#"{"op": "reduce", "spes": 8, "root": 8, "algorithms": ["reduce.binomial"]}"#).contains("root 8 is not allowed: 0 to 7"));
-    assert!(err(r#"{"op": "allreduce", "spes": 8, "sizes": [20], "dtype": "float64"}"#).contains("sizes 20 is not allowed: a multiple of the element size (8 bytes)"));
-    assert!(err(r#"{"op": "allgather", "algorithms": ["allgather.spiral"]}"#).contains("algorithms allgather.spiral is not allowed: one of barrier.rdb,"));
-    assert!(err(r#"{"op": "allgather", "spes": 6, "algorithms": ["allgather.rdb"]}"#).contains("needs a power-of-two number of SPEs, got 6"));
-    assert!(err(r#"{"op": "allgather", "algorithms": ["reduce.binomial"]}"#).contains("reduce.binomial belongs to operation reduce, not allgather"));
-    assert!(err(r#"{"op": "broadcast", "sizes": [262144], "algorithms": ["broadcast.ota"]}"#).contains("broadcast.ota: does not fit: needs 262656 bytes, the local store has 262144"));
+    assert!(err(r#"{"op": "allreduce", "spes": 8, "sizes": [20], "dtype": "float64"}"#)
+        .contains("sizes 20 is not allowed: a multiple of the element size (8 bytes)"));
+    assert!(err(r#"{"op": "allgather", "algorithms": ["allgather.spiral"]}"#)
+        .contains("algorithms allgather.spiral is not allowed: one of barrier.rdb,"));
+    assert!(
+        err(r#"{"op": "allgather", "spes": 6, "algorithms": ["allgather.rdb"]}"#).contains("needs a power-of-two number of SPEs, got 6")
+    );
+    assert!(err(r#"{"op": "allgather", "algorithms": ["reduce.binomial"]}"#)
+        .contains("reduce.binomial belongs to operation reduce, not allgather"));
+    assert!(err(r#"{"op": "broadcast", "sizes": [262144], "algorithms": ["broadcast.ota"]}"#)
+        .contains("broadcast.ota: does not fit: needs 262656 bytes, the local store has 262144"));
     assert!(err(r#"{"op": "scatter"}"#).contains("op scatter is not allowed: one of barrier, broadcast"));
     assert!(err(r#"{"op": "reduce", "sizes": [0]}"#).contains("sizes 0 is not allowed: at least one element"));
     assert!(err(r#"{"op": "barrier", "iterations": 0}"#).contains("iterations 0 is not allowed: at least 1"));
@@ -102,13 +112,19 @@ fn a_timed_run_longer_than_the_decrementer_counts_is_refused() {
     // A 1 GHz decrementer wraps after 4.29 s; with 31 us atomic hits an atomic barrier takes
     // about 90 us, so some 50000 calls pass it (few events each: the test stays quick).
     let sets = r#"["clock.decrementer_hz=1000000000", "atomic.hit_core_cycles=100000", "eib.command_phase_bus_cycles=10000", "mfc.tag_update_bus_cycles=10000", "mfc.issue_core_cycles=10000", "spu.channel_core_cycles=1000", "spu.poll_core_cycles=1000"]"#;
-    let req = |iterations: u32| format!(r#"{{"op": "barrier", "spes": 2, "algorithms": ["barrier.atomic"], "iterations": {iterations}, "set": {sets}}}"#);
+    let req = |iterations: u32| {
+        format!(r#"{{"op": "barrier", "spes": 2, "algorithms": ["barrier.atomic"], "iterations": {iterations}, "set": {sets}}}"#)
+    };
     let coll_run = |req: &str| cellblade::api::run_json::<cellblade::coll::request::RunRequest>(req);
     let ok: serde_json::Value = serde_json::from_str(&coll_run(&req(20)).unwrap()).unwrap();
     let per_call = ok["result"][0]["latency_ns"].as_f64().unwrap();
     let n = (5e9 / per_call).ceil() as u32;
     let e = coll_run(&req(n)).unwrap_err().to_string();
-    assert!(e.starts_with(&format!("iterations {n} is not allowed: rank ")) && e.ends_with("longer than its 32-bit decrementer counts before it wraps (4.3 s)"), "{per_call} {e}");
+    assert!(
+        e.starts_with(&format!("iterations {n} is not allowed: rank "))
+            && e.ends_with("longer than its 32-bit decrementer counts before it wraps (4.3 s)"),
+        "{per_call} {e}"
+    );
     // Within the span the run is measured (a shorter first estimate: no more warm-up share).
     let lat: serde_json::Value = serde_json::from_str(&coll_run(&req((3.8e9 / per_call) as u32)).unwrap()).unwrap();
     assert!((lat["result"][0]["latency_ns"].as_f64().unwrap() - per_call).abs() < 0.1 * per_call, "{lat}");
@@ -125,7 +141,11 @@ fn the_largest_message_that_fits_runs_and_one_more_quadword_fails_clearly() {
         let (mut lo, mut hi) = (128u32, file.spu.ls_bytes);
         while hi - lo > 128 {
             let mid = (lo + hi) / 2 / 128 * 128;
-            if fits(mid) { lo = mid } else { hi = mid }
+            if fits(mid) {
+                lo = mid
+            } else {
+                hi = mid
+            }
         }
         assert!(verify(&a.schedule(8, 0, lo).unwrap(), Dtype::Int32, ReduceOp::Sum).is_ok(), "{} at {lo} B", a.name);
         let r = measure(&file, a, lo, &setup).unwrap();

@@ -163,4 +163,3 @@ fn two_addresses_interleaved_in_a_mailbox_are_an_error() {
         panic!("{e}");
     }
 }
-

@@ -63,7 +63,8 @@ fn synthetic() -> ModelParams {
 }
 
 fn request(op: &str, algorithms: &[&str], spes: usize, sizes: &[u32]) -> PredictRequest {
-    serde_json::from_value(serde_json::json!({"params_toml": "", "op": op, "algorithms": algorithms, "spes": spes, "sizes": sizes})).unwrap()
+    serde_json::from_value(serde_json::json!({"params_toml": "", "op": op, "algorithms": algorithms, "spes": spes, "sizes": sizes}))
+        .unwrap()
 }
 
 #[test]
@@ -72,9 +73,15 @@ fn an_unknown_algorithm_or_operation_is_refused_with_the_valid_names() {
     assert_eq!(e.field(), Some("algorithms"));
     assert!(e.to_string().starts_with("algorithms allreduce.nope is not allowed: one of barrier.rdb,"), "{e}");
     let e = predict(&qs20(), &synthetic(), &request("scatter", &[], 8, &[64])).unwrap_err();
-    assert_eq!((e.field(), e.to_string()), (Some("op"), "op scatter is not allowed: one of barrier, broadcast, reduce, allreduce, allgather".into()));
+    assert_eq!(
+        (e.field(), e.to_string()),
+        (Some("op"), "op scatter is not allowed: one of barrier, broadcast, reduce, allreduce, allgather".into())
+    );
     let e = predict(&qs20(), &synthetic(), &request("reduce", &["allreduce.rdb"], 8, &[64])).unwrap_err();
-    assert_eq!((e.field(), e.to_string()), (Some("algorithms"), "algorithms: allreduce.rdb belongs to operation allreduce, not reduce".into()));
+    assert_eq!(
+        (e.field(), e.to_string()),
+        (Some("algorithms"), "algorithms: allreduce.rdb belongs to operation allreduce, not reduce".into())
+    );
 }
 
 #[test]
@@ -141,7 +148,10 @@ fn the_seed_equations_give_their_table_rows_by_hand() {
     assert_eq!(eq("allreduce.rs_ag", 8, 1024).latency_ns, eq("reduce.rabenseifner", 8, 1024).latency_ns);
     assert_eq!(eq("allreduce.rs_ag", 8, 1024).source, "table 5, ReduceScatter+rd-allgather, one Cell");
     let e = equations::predict(&p, "broadcast.binomial_opt", 6, 1024, 0.06).unwrap_err();
-    assert_eq!(e.to_string(), "broadcast.binomial_opt: the seed's equation (table 2, binomial-tree-opt, one Cell) is for a power-of-two number of SPEs, got 6");
+    assert_eq!(
+        e.to_string(),
+        "broadcast.binomial_opt: the seed's equation (table 2, binomial-tree-opt, one Cell) is for a power-of-two number of SPEs, got 6"
+    );
 }
 
 #[test]

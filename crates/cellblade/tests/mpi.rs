@@ -48,16 +48,7 @@ fn bytes_arrive_in_both_modes_over_sizes() {
         for n in [0u32, 1, 3, 17, 128, 4000, 16384, 40000] {
             let (data, st) = one_message(n, mode, None);
             assert_eq!(data, pattern(n, 7), "{n} bytes, {mode:?}");
-            assert_eq!(
-                st,
-                mpi::Status {
-                    source: 0,
-                    tag: 3,
-                    bytes: n,
-                    sent: n,
-                    error: code::SUCCESS
-                }
-            );
+            assert_eq!(st, mpi::Status { source: 0, tag: 3, bytes: n, sent: n, error: code::SUCCESS });
         }
     }
 }
@@ -129,12 +120,7 @@ fn messages_from_one_sender_do_not_overtake() {
     .unwrap();
     let err = w.run().unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Deadlock);
-    assert!(
-        err.to_string().ends_with(
-            ": rank 0 waits in MPI_Send to 1, tag 1; rank 1 waits in MPI_Recv from 0, tag 2"
-        ),
-        "{err}"
-    );
+    assert!(err.to_string().ends_with(": rank 0 waits in MPI_Send to 1, tag 1; rank 1 waits in MPI_Recv from 0, tag 2"), "{err}");
 }
 
 #[test]
@@ -189,16 +175,8 @@ fn truncation_fills_the_buffer_and_reports_to_both() {
     let (st, data) = got.borrow_mut().take().unwrap();
     assert_eq!((st.bytes, st.sent, st.error), (50, 100, code::ERR_TRUNCATE));
     assert_eq!(&data[..50], &pattern(100, 1)[..50]);
-    assert_eq!(
-        &data[50..],
-        &[0u8; 14],
-        "nothing past the receive count is written"
-    );
-    assert_eq!(
-        *acks.borrow(),
-        Some(code::ERR_TRUNCATE),
-        "the signal carries the error (§3.3)"
-    );
+    assert_eq!(&data[50..], &[0u8; 14], "nothing past the receive count is written");
+    assert_eq!(*acks.borrow(), Some(code::ERR_TRUNCATE), "the signal carries the error (§3.3)");
 }
 
 #[test]
@@ -216,26 +194,15 @@ fn both_sending_first_is_a_deadlock_naming_each_call() {
     assert_eq!(err.kind(), ErrorKind::Deadlock);
     let msg = err.to_string();
     assert!(msg.starts_with("deadlock at "), "{msg}");
-    assert!(
-        msg.ends_with(
-            ": rank 0 waits in MPI_Send to 1, tag 5; rank 1 waits in MPI_Send to 0, tag 5"
-        ),
-        "{msg}"
-    );
+    assert!(msg.ends_with(": rank 0 waits in MPI_Send to 1, tag 5; rank 1 waits in MPI_Send to 0, tag 5"), "{msg}");
 }
 
 #[test]
 fn receiving_from_a_finished_rank_is_a_deadlock() {
     let mut w = MpiWorld::new(qs20(), 3, None, Mode::Memory).unwrap();
-    w.rank(0, |r| async move {
-        r.recv(0, 0, ANY_SOURCE, 1, 0).await.map(|_| ())
-    })
-    .unwrap();
+    w.rank(0, |r| async move { r.recv(0, 0, ANY_SOURCE, 1, 0).await.map(|_| ()) }).unwrap();
     w.rank(1, |_| async move { Ok(()) }).unwrap();
-    w.rank(2, |r| async move {
-        r.recv(0, 0, 1, ANY_TAG, 0).await.map(|_| ())
-    })
-    .unwrap();
+    w.rank(2, |r| async move { r.recv(0, 0, 1, ANY_TAG, 0).await.map(|_| ()) }).unwrap();
     let msg = w.run().unwrap_err().to_string();
     assert!(
         msg.ends_with(": rank 0 waits in MPI_Recv from any source, tag 1; rank 1 has finished; rank 2 waits in MPI_Recv from 1, any tag"),
@@ -248,28 +215,15 @@ fn bad_requests_are_clear_errors() {
     let e = MpiWorld::new(qs20(), 17, None, Mode::Memory).err().unwrap();
     assert_eq!(e.to_string(), "ranks 17 is not allowed: 1 to 16 (one rank per SPE, 8 SPEs per chip, 2 chips; seed 004 §3.2)");
     assert!(MpiWorld::new(qs20(), 0, None, Mode::Memory).is_err());
-    let e = MpiWorld::new(qs20(), 2, Some(vec![3, 3]), Mode::Memory)
-        .err()
-        .unwrap();
+    let e = MpiWorld::new(qs20(), 2, Some(vec![3, 3]), Mode::Memory).err().unwrap();
     assert!(e.to_string().contains("repeats SPE 3"), "{e}");
-    assert_eq!(
-        Mode::parse("cache").unwrap_err().to_string(),
-        "unknown MPI mode 'cache': allowed memory, ls"
-    );
+    assert_eq!(Mode::parse("cache").unwrap_err().to_string(), "unknown MPI mode 'cache': allowed memory, ls");
     let mut w = MpiWorld::new(qs20(), 2, None, Mode::Memory).unwrap();
-    w.rank(
-        0,
-        |r| async move { r.send(0, 0, 2, 0, 0).await.map(|_| ()) },
-    )
-    .unwrap();
+    w.rank(0, |r| async move { r.send(0, 0, 2, 0, 0).await.map(|_| ()) }).unwrap();
     w.rank(1, |_| async move { Ok(()) }).unwrap();
-    assert_eq!(
-        w.run().unwrap_err().to_string(),
-        "rank 0: MPI_Send to rank 2 does not exist: allowed 0 to 1"
-    );
+    assert_eq!(w.run().unwrap_err().to_string(), "rank 0: MPI_Send to rank 2 does not exist: allowed 0 to 1");
     let mut w = MpiWorld::new(qs20(), 1, None, Mode::Ls).unwrap();
-    w.rank(0, |r| async move { r.alloc(300_000).map(|_| ()) })
-        .unwrap();
+    w.rank(0, |r| async move { r.alloc(300_000).map(|_| ()) }).unwrap();
     assert_eq!(
         w.run().unwrap_err().to_string(),
         "rank 0: a 300000-byte buffer does not fit its local store (ls mode keeps message buffers there): 225280 bytes are free"
@@ -298,19 +252,8 @@ fn startup_reads_rank_from_the_boot_structure_and_costs_time() {
 
 #[test]
 fn same_job_same_times() {
-    let run = || {
-        pingpong(
-            qs20(),
-            PingPong {
-                mode: Mode::Memory,
-                congested: true,
-                bytes: 4096,
-                reps: 20,
-                depth: mpi::DEFAULT_DEPTH,
-            },
-        )
-        .unwrap()
-    };
+    let run =
+        || pingpong(qs20(), PingPong { mode: Mode::Memory, congested: true, bytes: 4096, reps: 20, depth: mpi::DEFAULT_DEPTH }).unwrap();
     assert_eq!(run(), run());
 }
 
@@ -320,27 +263,13 @@ fn more_chunks_in_flight_move_the_same_bytes_no_slower() {
     // On the simulated blade it does not: one MFC keeps at most `mfc.outstanding_packets` (16)
     // transfers in flight, which two 16 KB chunks already fill (README, MPI section).
     let run = |depth| {
-        pingpong(
-            qs20(),
-            PingPong {
-                mode: Mode::Memory,
-                congested: false,
-                bytes: 1 << 20,
-                reps: 8,
-                depth,
-            },
-        )
-        .unwrap()
-        .throughput_gbps
+        pingpong(qs20(), PingPong { mode: Mode::Memory, congested: false, bytes: 1 << 20, reps: 8, depth }).unwrap().throughput_gbps
     };
     let (two, four) = (run(2), run(4));
     println!("1 MB ping-pong: depth 2 {two:.2} GB/s, depth 4 {four:.2} GB/s");
     assert!(four >= 0.99 * two, "{two} -> {four}");
     let mut w = MpiWorld::new(qs20(), 2, None, Mode::Memory).unwrap();
-    assert_eq!(
-        w.set_depth(9).unwrap_err().to_string(),
-        "depth 9 is not allowed: 2 to 8 chunks in flight"
-    );
+    assert_eq!(w.set_depth(9).unwrap_err().to_string(), "depth 9 is not allowed: 2 to 8 chunks in flight");
     let (data, _) = {
         w.set_depth(8).unwrap();
         drop(w);
@@ -360,50 +289,32 @@ fn pingpong_figures() {
             .iter()
             .filter(|&&b| mode == Mode::Memory || b <= 65536)
             .map(|&b| {
-                pingpong(
-                    qs20(),
-                    PingPong {
-                        mode,
-                        congested,
-                        bytes: b,
-                        reps: mpi::default_reps(b).min(64),
-                        depth: mpi::DEFAULT_DEPTH,
-                    },
-                )
-                .unwrap()
+                pingpong(qs20(), PingPong { mode, congested, bytes: b, reps: mpi::default_reps(b).min(64), depth: mpi::DEFAULT_DEPTH })
+                    .unwrap()
             })
             .collect();
         for r in &rows {
-            println!(
-                "  {mode:?} congested={congested} {:>8} B  {:>8.3} us  {:>6.2} GB/s",
-                r.bytes, r.latency_us, r.throughput_gbps
-            );
+            println!("  {mode:?} congested={congested} {:>8} B  {:>8.3} us  {:>6.2} GB/s", r.bytes, r.latency_us, r.throughput_gbps);
         }
-        (
-            rows[0].latency_us,
-            rows.iter().map(|r| r.throughput_gbps).fold(0.0, f64::max),
-        )
+        (rows[0].latency_us, rows.iter().map(|r| r.throughput_gbps).fold(0.0, f64::max))
     };
     let (lat, mem) = best(Mode::Memory, false);
     let (_, cong) = best(Mode::Memory, true);
     let (lat_ls, ls) = best(Mode::Ls, false);
     let row = |what: &str, sim: f64, publ: f64| {
-        println!("{what:<32} simulated {sim:>7.3}  published {publ:>6.2}  error {:+.0}%  (seed 004 §5.1 Table 1)", (sim / publ - 1.0) * 100.0)
+        println!(
+            "{what:<32} simulated {sim:>7.3}  published {publ:>6.2}  error {:+.0}%  (seed 004 §5.1 Table 1)",
+            (sim / publ - 1.0) * 100.0
+        )
     };
     row("0-byte latency, memory (us)", lat, 0.65);
     row("0-byte latency, ls (us)", lat_ls, 0.65);
     row("max throughput, memory (GB/s)", mem, 6.01);
     row("max throughput, congested (GB/s)", cong, 4.48);
     row("max throughput, ls (GB/s)", ls, 23.29);
-    assert!(
-        ls > mem,
-        "one SPE-to-SPE DMA beats two trips through main memory"
-    );
+    assert!(ls > mem, "one SPE-to-SPE DMA beats two trips through main memory");
     assert!(cong <= mem * 1.0001, "congestion does not help");
-    assert!(
-        (lat - lat_ls).abs() < 1e-9,
-        "a 0-byte message moves no data in either mode"
-    );
+    assert!((lat - lat_ls).abs() < 1e-9, "a 0-byte message moves no data in either mode");
 }
 
 #[test]
@@ -418,9 +329,7 @@ fn sendrecv_gets_a_ring_and_a_send_to_oneself_through() {
                 let (s, d) = (r.alloc(8)?, r.alloc(8)?);
                 r.write(s, &[rank as u8; 8])?;
                 let left = ((rank + n - 1) % n) as i32;
-                let (code, st) = r
-                    .sendrecv(s, 8, (rank + 1) % n, 2, d, 8, left, 2, 0)
-                    .await?;
+                let (code, st) = r.sendrecv(s, 8, (rank + 1) % n, 2, d, 8, left, 2, 0).await?;
                 assert_eq!((code, st.source as i32, st.bytes), (code::SUCCESS, left, 8));
                 g.borrow_mut()[rank] = r.read(d, 8)?[0];
                 Ok(())
@@ -444,18 +353,10 @@ fn probe_sees_without_taking_and_iprobe_does_not_wait() {
     })
     .unwrap();
     w.rank(1, |r| async move {
-        assert_eq!(
-            r.iprobe(ANY_SOURCE, ANY_TAG, 0).await?,
-            None,
-            "nothing sent yet: rank 0 is computing"
-        );
+        assert_eq!(r.iprobe(ANY_SOURCE, ANY_TAG, 0).await?, None, "nothing sent yet: rank 0 is computing");
         let st = r.probe(ANY_SOURCE, ANY_TAG, 0).await?;
         assert_eq!((st.source, st.tag, st.bytes), (0, 8, 24));
-        assert_eq!(
-            r.iprobe(0, 8, 0).await?.map(|s| s.bytes),
-            Some(24),
-            "still there"
-        );
+        assert_eq!(r.iprobe(0, 8, 0).await?.map(|s| s.bytes), Some(24), "still there");
         assert_eq!(r.iprobe(0, 9, 0).await?, None, "another tag does not match");
         let b = r.alloc(24)?;
         assert_eq!(r.recv(b, 24, 0, 8, 0).await?.bytes, 24);
@@ -472,15 +373,7 @@ mod external {
 
     use cellblade::mpi::{run_external, wire, ExternalOutcome, Mode};
 
-    fn request(
-        s: &mut UnixStream,
-        op: u32,
-        a: i32,
-        b: i32,
-        c: i32,
-        payload: &[u8],
-        len: u64,
-    ) -> (wire::Answer, Vec<u8>) {
+    fn request(s: &mut UnixStream, op: u32, a: i32, b: i32, c: i32, payload: &[u8], len: u64) -> (wire::Answer, Vec<u8>) {
         let mut h = Vec::new();
         for v in [op, a as u32, b as u32, c as u32] {
             h.extend_from_slice(&v.to_ne_bytes());
@@ -495,16 +388,7 @@ mod external {
         let value = f64::from_ne_bytes(ans[24..32].try_into().unwrap());
         let mut data = vec![0u8; count as usize];
         s.read_exact(&mut data).unwrap();
-        (
-            wire::Answer {
-                err: i(0),
-                source: i(4),
-                tag: i(8),
-                count,
-                value,
-            },
-            data,
-        )
+        (wire::Answer { err: i(0), source: i(4), tag: i(8), count, value }, data)
     }
 
     #[test]
@@ -514,10 +398,7 @@ mod external {
         let t0 = std::thread::spawn(move || {
             let (init, _) = request(&mut a0, wire::OP_INIT, 0, 0, 0, &[], 0);
             assert_eq!((init.source, init.tag), (0, 2));
-            assert!(
-                (init.value - 1.0 / 14_318_000.0).abs() < 1e-15,
-                "Wtick is the decrementer period"
-            );
+            assert!((init.value - 1.0 / 14_318_000.0).abs() < 1e-15, "Wtick is the decrementer period");
             request(&mut a0, wire::OP_SEND, 1, 4, 1, b"hello", 5);
             let (t, _) = request(&mut a0, wire::OP_WTIME, 0, 0, 0, &[], 0);
             request(&mut a0, wire::OP_FINALIZE, 0, 0, 0, &[], 0);
@@ -546,41 +427,24 @@ mod external {
         let t = std::thread::spawn(move || {
             request(&mut a0, wire::OP_INIT, 0, 0, 0, &[], 0);
             // Wait in a receive from rank 1, as a real rank would; the answer never comes.
-            let h: Vec<u8> = [wire::OP_RECV, 1, 0, 0]
-                .iter()
-                .flat_map(|v: &u32| v.to_ne_bytes())
-                .chain(0u64.to_ne_bytes())
-                .collect();
+            let h: Vec<u8> = [wire::OP_RECV, 1, 0, 0].iter().flat_map(|v: &u32| v.to_ne_bytes()).chain(0u64.to_ne_bytes()).collect();
             a0.write_all(&h).unwrap();
             let mut ans = [0u8; wire::ANSWER_BYTES];
-            assert!(
-                a0.read_exact(&mut ans).is_err(),
-                "the simulator closes the connection"
-            );
+            assert!(a0.read_exact(&mut ans).is_err(), "the simulator closes the connection");
         });
         drop(a1);
         let out = run_external(super::qs20(), None, Mode::Memory, 2, false, vec![b0, b1]).unwrap();
         t.join().unwrap();
-        assert!(
-            matches!(&out, ExternalOutcome::Lost { rank: 1, after } if after == "none, before MPI_Init"),
-            "{out:?}"
-        );
+        assert!(matches!(&out, ExternalOutcome::Lost { rank: 1, after } if after == "none, before MPI_Init"), "{out:?}");
         let (mut a0, b0) = UnixStream::pair().unwrap();
         let t = std::thread::spawn(move || {
             request(&mut a0, wire::OP_INIT, 0, 0, 0, &[], 0);
-            let h: Vec<u8> = [wire::OP_ABORT, 3, 0, 0]
-                .iter()
-                .flat_map(|v: &u32| v.to_ne_bytes())
-                .chain(0u64.to_ne_bytes())
-                .collect();
+            let h: Vec<u8> = [wire::OP_ABORT, 3, 0, 0].iter().flat_map(|v: &u32| v.to_ne_bytes()).chain(0u64.to_ne_bytes()).collect();
             a0.write_all(&h).unwrap();
             a0
         });
         let out = run_external(super::qs20(), None, Mode::Ls, 2, true, vec![b0]).unwrap();
         drop(t.join().unwrap());
-        assert!(
-            matches!(out, ExternalOutcome::Aborted { rank: 0, code: 3 }),
-            "{out:?}"
-        );
+        assert!(matches!(out, ExternalOutcome::Aborted { rank: 0, code: 3 }), "{out:?}");
     }
 }

@@ -4,7 +4,7 @@
 //! honest in both directions: a listed claim that holds, disappears or changes status fails.
 
 use cellblade::machine::config::{load, preset_text};
-use cellblade::reproduce::{run_all, rules, tally};
+use cellblade::reproduce::{rules, run_all, tally};
 
 const NOT_REPRODUCED: &[&str] = &[
     "barrier.rdb on 8 SPEs takes about 225 ns",
@@ -44,7 +44,8 @@ const NOT_REPRODUCED: &[&str] = &[
     "EvenOdd is good on every pattern",
 ];
 
-const NOT_MODELLED: &[&str] = &["barrier.rdb on 8 SPEs is 25% below CML's (also rdb)", "barrier.rdb on 16 SPEs is 12.5% below CML's (also rdb)"];
+const NOT_MODELLED: &[&str] =
+    &["barrier.rdb on 8 SPEs is 25% below CML's (also rdb)", "barrier.rdb on 16 SPEs is 12.5% below CML's (also rdb)"];
 
 #[test]
 fn seed_claims_hold_except_the_listed_ones() {
@@ -81,9 +82,18 @@ fn each_rule_draws_its_line_where_the_readme_says() {
     assert!(rules::up_to(0.40, 0.42) && !rules::up_to(-0.1, -0.1) && !rules::up_to(0.30, 0.42));
     assert!(rules::best_latency(102.0, 100.0) && !rules::best_latency(102.1, 100.0));
     assert!(rules::best_ratio(0.98) && !rules::best_ratio(0.979));
-    assert!(rules::constant(&[100.0, 125.0, 110.0]) && !rules::constant(&[100.0, 125.1]) && !rules::constant(&[]) && !rules::constant(&[-1.0, -1.0]));
+    assert!(
+        rules::constant(&[100.0, 125.0, 110.0])
+            && !rules::constant(&[100.0, 125.1])
+            && !rules::constant(&[])
+            && !rules::constant(&[-1.0, -1.0])
+    );
     assert!(rules::same(109.9, 100.0) && rules::same(100.0, 109.9) && !rules::same(111.0, 100.0));
-    assert!(rules::beats_everywhere(&[(1.0, 2.0), (3.0, 4.0)]) && !rules::beats_everywhere(&[(1.0, 2.0), (4.0, 4.0)]) && !rules::beats_everywhere(&[]));
+    assert!(
+        rules::beats_everywhere(&[(1.0, 2.0), (3.0, 4.0)])
+            && !rules::beats_everywhere(&[(1.0, 2.0), (4.0, 4.0)])
+            && !rules::beats_everywhere(&[])
+    );
     assert!(rules::well_under(74.9, 100.0) && !rules::well_under(75.0, 100.0));
     assert!(rules::good(0.9) && !rules::good(0.899) && rules::poor(0.749) && !rules::poor(0.75));
 }

@@ -58,10 +58,17 @@ def run(quick: bool = False) -> dict[str, Any]:
     batches = [float(us) for b, us in lines if b == "roundtrip_us"]
     report = job.report
     return {
-        "program": "examples/mpi/latency.c", "ranks": 2, "sizes": rows, "wall_s": wall,
-        "simulator_wall_s": report["wall_s"], "simulated_ns": report["simulated_ns"],
-        "packets": report["packets"], "packets_per_second": report["packets"] / report["wall_s"],
-        "roundtrip_us": statistics.median(batches), "roundtrip_batches_us": batches, "roundtrip_calls": calls,
+        "program": "examples/mpi/latency.c",
+        "ranks": 2,
+        "sizes": rows,
+        "wall_s": wall,
+        "simulator_wall_s": report["wall_s"],
+        "simulated_ns": report["simulated_ns"],
+        "packets": report["packets"],
+        "packets_per_second": report["packets"] / report["wall_s"],
+        "roundtrip_us": statistics.median(batches),
+        "roundtrip_batches_us": batches,
+        "roundtrip_calls": calls,
         "target_roundtrip_us": TARGET_ROUNDTRIP_US,
     }
 
@@ -71,11 +78,17 @@ def describe(r: dict[str, Any]) -> str:
     if "skipped" in r:
         return f"MPI workload skipped: {r['skipped']}"
     sizes = r["sizes"]
-    shown = ", ".join(f"{s['bytes']} B {s['latency_us']:.2f}" for s in sizes if s["bytes"] in (0, 1, 1024, 65536, 1 << 20))
-    return (f"MPI ping-pong ({r['program']}, {r['ranks']} rank processes, 0 B to {sizes[-1]['bytes']} B): "
-            f"wall {r['wall_s']:.2f} s (simulator {r['simulator_wall_s']:.2f} s), "
-            f"{r['packets_per_second']:.3g} simulated packets/s\n"
-            f"  simulated latency (us): {shown}\n"
-            f"  one MPI call's round trip, rank process to simulator: {r['roundtrip_us']:.2f} us of wall time "
-            f"(median of 5 batches of {r['roundtrip_calls'] // 5} MPI_Wtime calls, "
-            f"{min(r['roundtrip_batches_us']):.2f} to {max(r['roundtrip_batches_us']):.2f}; target under {r['target_roundtrip_us']:g} us)")
+    shown = ", ".join(
+        f"{s['bytes']} B {s['latency_us']:.2f}"
+        for s in sizes
+        if s["bytes"] in (0, 1, 1024, 65536, 1 << 20)
+    )
+    return (
+        f"MPI ping-pong ({r['program']}, {r['ranks']} rank processes, 0 B to {sizes[-1]['bytes']} B): "
+        f"wall {r['wall_s']:.2f} s (simulator {r['simulator_wall_s']:.2f} s), "
+        f"{r['packets_per_second']:.3g} simulated packets/s\n"
+        f"  simulated latency (us): {shown}\n"
+        f"  one MPI call's round trip, rank process to simulator: {r['roundtrip_us']:.2f} us of wall time "
+        f"(median of 5 batches of {r['roundtrip_calls'] // 5} MPI_Wtime calls, "
+        f"{min(r['roundtrip_batches_us']):.2f} to {max(r['roundtrip_batches_us']):.2f}; target under {r['target_roundtrip_us']:g} us)"
+    )

@@ -14,69 +14,136 @@ MPI = CATALOG["mpi"]
 # the field, the CLI the flag the user typed.
 MACHINE_FLAGS = {"machine": "--machine", "preset": "--preset", "set": "--set"}
 MPIRUN_FLAGS = {
-    **MACHINE_FLAGS, "ranks": "-n", "mode": "--mode", "depth": "--depth", "placement": "--placement",
-    "placement_file": "--placement", "trace": "--trace",
+    **MACHINE_FLAGS,
+    "ranks": "-n",
+    "mode": "--mode",
+    "depth": "--depth",
+    "placement": "--placement",
+    "placement_file": "--placement",
+    "trace": "--trace",
 }
 PINGPONG_FLAGS = {
-    **MACHINE_FLAGS, "sizes": "--sizes", "mode": "--mode", "depth": "--depth", "reps": "--reps",
+    **MACHINE_FLAGS,
+    "sizes": "--sizes",
+    "mode": "--mode",
+    "depth": "--depth",
+    "reps": "--reps",
     "congested": "--congested",
 }
-_DEPTH_HELP = (f"16 KB chunks in flight in memory mode, {MPI['default_depth']} to {MPI['max_depth']} "
-               f"(default {MPI['default_depth']}: the seed's double buffering)")
+_DEPTH_HELP = (
+    f"16 KB chunks in flight in memory mode, {MPI['default_depth']} to {MPI['max_depth']} "
+    f"(default {MPI['default_depth']}: the seed's double buffering)"
+)
 _MODE_HELP = f"where message buffers live (default {MPI['default_mode']}: main memory, the seed's)"
 
 
 def add_commands(commands: argparse._SubParsersAction) -> None:
     """Register mpicc and mpirun on the `cellblade` command's subparsers."""
-    cc = commands.add_parser("mpicc", help="compile an MPI C program for the simulated blade",
-                             description="The system C compiler (CC, default cc) with mpi.h and "
-                             "the rank library, as mpicc does. --show prints the command.",
-                             add_help=False, prefix_chars="+")
+    cc = commands.add_parser(
+        "mpicc",
+        help="compile an MPI C program for the simulated blade",
+        description="The system C compiler (CC, default cc) with mpi.h and "
+        "the rank library, as mpicc does. --show prints the command.",
+        add_help=False,
+        prefix_chars="+",
+    )
     # No options of its own: every argument, dashes included, is the compiler's ("--show" aside).
     cc.add_argument("args", nargs=argparse.REMAINDER, help="compiler arguments, or --show ARGS")
     cc.set_defaults(handler=_mpicc)
-    run = commands.add_parser("mpirun", help="run an MPI program on the simulated SPEs",
-                              description="Run PROGRAM as N ranks, each an OS process driving "
-                              "one simulated SPE (seed 004). MPI_Wtime is simulated time.")
-    run.add_argument("-n", "-np", dest="ranks", type=_ranks, required=True, metavar="N",
-                     help=f"number of ranks, 1 to {MPI['max_ranks']} (one per SPE)")
+    run = commands.add_parser(
+        "mpirun",
+        help="run an MPI program on the simulated SPEs",
+        description="Run PROGRAM as N ranks, each an OS process driving "
+        "one simulated SPE (seed 004). MPI_Wtime is simulated time.",
+    )
+    run.add_argument(
+        "-n",
+        "-np",
+        dest="ranks",
+        type=_ranks,
+        required=True,
+        metavar="N",
+        help=f"number of ranks, 1 to {MPI['max_ranks']} (one per SPE)",
+    )
     run.add_argument("--mode", choices=MPI["modes"], help=_MODE_HELP)
     run.add_argument("--depth", type=int, metavar="N", help=_DEPTH_HELP)
     group = run.add_mutually_exclusive_group()
-    group.add_argument("--preset", default="qs20", metavar="qs20|qs22", help="preset machine (default: qs20)")
+    group.add_argument(
+        "--preset", default="qs20", metavar="qs20|qs22", help="preset machine (default: qs20)"
+    )
     group.add_argument("--machine", type=Path, metavar="FILE.toml", help="a machine file")
-    run.add_argument("--set", action="append", default=[], dest="overrides", metavar="KEY=VALUE",
-                     help="override a machine-file value (repeatable)")
-    run.add_argument("--placement", type=_placement, metavar="NAME|IDS|FILE",
-                     help="each rank's SPE: a named placement (8 or 16 ranks), SPE ids in rank "
-                     "order such as 0,8,1,9, or a placement file (default: rank i on SPE i)")
-    run.add_argument("--trace", type=Path, metavar="FILE",
-                     help="write a Chrome/Perfetto trace of the simulated blade to FILE")
-    run.add_argument("--out", type=Path, metavar="DIR",
-                     help="write result.json (the job's report) and the resolved machine.toml into DIR")
+    run.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        dest="overrides",
+        metavar="KEY=VALUE",
+        help="override a machine-file value (repeatable)",
+    )
+    run.add_argument(
+        "--placement",
+        type=_placement,
+        metavar="NAME|IDS|FILE",
+        help="each rank's SPE: a named placement (8 or 16 ranks), SPE ids in rank "
+        "order such as 0,8,1,9, or a placement file (default: rank i on SPE i)",
+    )
+    run.add_argument(
+        "--trace",
+        type=Path,
+        metavar="FILE",
+        help="write a Chrome/Perfetto trace of the simulated blade to FILE",
+    )
+    run.add_argument(
+        "--out",
+        type=Path,
+        metavar="DIR",
+        help="write result.json (the job's report) and the resolved machine.toml into DIR",
+    )
     run.add_argument("program", help="the MPI program (built with cellblade mpicc)")
     run.add_argument("args", nargs=argparse.REMAINDER, help="the program's arguments")
     run.set_defaults(handler=_mpirun, flags=MPIRUN_FLAGS)
-    ping = commands.add_parser("pingpong", help="seed 004's MPI ping-pong (section 5.1)",
-                               description="Seed 004 section 5.1's ping-pong on the simulated "
-                               "blade: time per message and throughput over sizes.")
+    ping = commands.add_parser(
+        "pingpong",
+        help="seed 004's MPI ping-pong (section 5.1)",
+        description="Seed 004 section 5.1's ping-pong on the simulated "
+        "blade: time per message and throughput over sizes.",
+    )
     ping.add_argument("--mode", choices=MPI["modes"], help=_MODE_HELP)
     ping.add_argument("--depth", type=int, metavar="N", help=_DEPTH_HELP)
-    ping.add_argument("--congested", action="store_true",
-                      help="all 8 SPEs of chip 0 in exchanging pairs, one pair timed")
-    ping.add_argument("--sizes", type=_sizes, metavar="S,S,...",
-                      help="message sizes in bytes, k=1024 (default: "
-                      + ",".join(str(s) for s in MPI["default_sizes"]) + ")")
-    ping.add_argument("--reps", type=int, default=None, help="repetitions (default: 1000 up to 1 KB, fewer above)")
-    ping.add_argument("--preset", default="qs20", metavar="qs20|qs22", help="preset machine (default: qs20)")
-    ping.add_argument("--set", action="append", default=[], dest="overrides", metavar="KEY=VALUE",
-                      help="override a machine-file value (repeatable)")
+    ping.add_argument(
+        "--congested",
+        action="store_true",
+        help="all 8 SPEs of chip 0 in exchanging pairs, one pair timed",
+    )
+    ping.add_argument(
+        "--sizes",
+        type=_sizes,
+        metavar="S,S,...",
+        help="message sizes in bytes, k=1024 (default: "
+        + ",".join(str(s) for s in MPI["default_sizes"])
+        + ")",
+    )
+    ping.add_argument(
+        "--reps", type=int, default=None, help="repetitions (default: 1000 up to 1 KB, fewer above)"
+    )
+    ping.add_argument(
+        "--preset", default="qs20", metavar="qs20|qs22", help="preset machine (default: qs20)"
+    )
+    ping.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        dest="overrides",
+        metavar="KEY=VALUE",
+        help="override a machine-file value (repeatable)",
+    )
     ping.add_argument("--json", action="store_true", help="print the rows as JSON")
     ping.set_defaults(handler=_pingpong, flags=PINGPONG_FLAGS)
 
 
 def _sizes(text: str) -> list[int]:
     from cellblade import units
+
     try:
         return [units.parse_size(part) for part in text.split(",") if part.strip()]
     except ValueError as error:
@@ -98,6 +165,7 @@ def _pingpong(args: argparse.Namespace) -> int:
     import json
 
     from cellblade import _core
+
     request = {**_given(args, ("sizes", "mode", "reps", "depth")), "congested": args.congested}
     rows = _core.mpi_pingpong(request, {"preset": args.preset, "set": args.overrides})["result"]
     if args.json:
@@ -107,7 +175,9 @@ def _pingpong(args: argparse.Namespace) -> int:
     print(f"# seed 004 section 5.1 ping-pong, mode {mode}{', congested' if args.congested else ''}")
     print(f"{'bytes':>10} {'reps':>6} {'latency (us)':>13} {'throughput (GB/s)':>18}")
     for r in rows:
-        print(f"{r['bytes']:>10} {r['reps']:>6} {r['latency_us']:>13.3f} {r['throughput_gbps']:>18.3f}")
+        print(
+            f"{r['bytes']:>10} {r['reps']:>6} {r['latency_us']:>13.3f} {r['throughput_gbps']:>18.3f}"
+        )
     return 0
 
 
@@ -121,9 +191,14 @@ def _save(args: argparse.Namespace, result: launcher.JobResult) -> None:
         args.trace.write_text(trace)
     if args.out is not None:
         args.out.mkdir(parents=True, exist_ok=True)
-        report.update(exit_code=result.exit_code, message=result.message, ranks=args.ranks,
-                      mode=args.mode or MPI["default_mode"],
-                      program=args.program, args=args.args)
+        report.update(
+            exit_code=result.exit_code,
+            message=result.message,
+            ranks=args.ranks,
+            mode=args.mode or MPI["default_mode"],
+            program=args.program,
+            args=args.args,
+        )
         (args.out / "result.json").write_text(json.dumps(report, indent=2) + "\n")
         if machine is not None:
             (args.out / "machine.toml").write_text(machine)
@@ -131,7 +206,9 @@ def _save(args: argparse.Namespace, result: launcher.JobResult) -> None:
 
 def _ranks(text: str) -> int:
     if not text.isdecimal() or not 1 <= int(text) <= MPI["max_ranks"]:
-        raise argparse.ArgumentTypeError(f"invalid value {text!r}: allowed 1 to {MPI['max_ranks']} ranks (one per SPE)")
+        raise argparse.ArgumentTypeError(
+            f"invalid value {text!r}: allowed 1 to {MPI['max_ranks']} ranks (one per SPE)"
+        )
     return int(text)
 
 
@@ -141,16 +218,26 @@ def _mpicc(args: argparse.Namespace) -> int:
         print(" ".join(compiler.mpicc_command(rest)))
         return 0
     if not rest:
-        print("cellblade mpicc: error: no input files (give the compiler's arguments)", file=sys.stderr)
+        print(
+            "cellblade mpicc: error: no input files (give the compiler's arguments)",
+            file=sys.stderr,
+        )
         return 2
     return compiler.mpicc(rest)
 
 
 def _mpirun(args: argparse.Namespace) -> int:
-    result = launcher.mpirun(args.program, args.args, n=args.ranks, mode=args.mode,
-                             machine=args.machine or args.preset, overrides=args.overrides,
-                             placement=args.placement, trace=args.trace is not None,
-                             depth=args.depth)
+    result = launcher.mpirun(
+        args.program,
+        args.args,
+        n=args.ranks,
+        mode=args.mode,
+        machine=args.machine or args.preset,
+        overrides=args.overrides,
+        placement=args.placement,
+        trace=args.trace is not None,
+        depth=args.depth,
+    )
     _save(args, result)
     if result.message:
         print(f"cellblade mpirun: {result.message}", file=sys.stderr)

@@ -46,8 +46,22 @@ def library_dir() -> Path:
         objects = []
         for source in (p for p in _sources() if p.suffix == ".c"):
             obj = build / f"{source.stem}.o"
-            _check([cc, "-std=c99", "-D_POSIX_C_SOURCE=200809L", "-O2", "-fPIC", "-Wall", "-I", str(SOURCES),
-                    "-c", str(source), "-o", str(obj)])
+            _check(
+                [
+                    cc,
+                    "-std=c99",
+                    "-D_POSIX_C_SOURCE=200809L",
+                    "-O2",
+                    "-fPIC",
+                    "-Wall",
+                    "-I",
+                    str(SOURCES),
+                    "-c",
+                    str(source),
+                    "-o",
+                    str(obj),
+                ]
+            )
             objects.append(obj)
         _check(["ar", "rcs", str(build / "libcellblade_mpi.a"), *map(str, objects)])
         for obj in objects:

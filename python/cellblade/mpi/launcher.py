@@ -50,8 +50,13 @@ def _machine(machine: str | Path, overrides: list[str]) -> dict[str, Any]:
     return {"preset": text, "set": overrides}
 
 
-def _request(n: int, mode: str | None, placement: str | Path | list[int] | None, trace: bool,
-             depth: int | None) -> dict[str, Any]:
+def _request(
+    n: int,
+    mode: str | None,
+    placement: str | Path | list[int] | None,
+    trace: bool,
+    depth: int | None,
+) -> dict[str, Any]:
     """The job's request (crates/cellblade/src/mpi/request.rs); fields left out take the core's
     defaults. A placement that names a file is the file's text."""
     request: dict[str, Any] = {"ranks": n, "trace": trace}
@@ -113,7 +118,9 @@ def mpirun(
     procs: list[subprocess.Popen] = []
     try:
         for rank, (_, child) in enumerate(pairs):
-            env = dict(os.environ, CELLBLADE_MPI_FD=str(child.fileno()), CELLBLADE_MPI_RANK=str(rank))
+            env = dict(
+                os.environ, CELLBLADE_MPI_FD=str(child.fileno()), CELLBLADE_MPI_RANK=str(rank)
+            )
             procs.append(subprocess.Popen([path, *args], env=env, pass_fds=[child.fileno()]))
             child.close()
         fds = [parent.detach() for parent, _ in pairs]
@@ -126,8 +133,9 @@ def mpirun(
         _stop(procs)
 
 
-def _simulate(procs: list[subprocess.Popen], fds: list[int], request: dict[str, Any],
-              machine: dict[str, Any]) -> dict[str, Any]:
+def _simulate(
+    procs: list[subprocess.Popen], fds: list[int], request: dict[str, Any], machine: dict[str, Any]
+) -> dict[str, Any]:
     """Run the simulation in a thread, so that Ctrl-C reaches this one even while the
     simulator waits for a rank that computes: then the ranks are ended, which closes their
     sockets and ends the simulation. The report is the job's outcome with its machine_toml."""
@@ -168,17 +176,27 @@ def _finish(report: dict[str, Any], procs: list[subprocess.Popen]) -> JobResult:
             if p.returncode is None:
                 return JobResult(1, f"rank {rank} did not exit after MPI_Finalize: ended", report)
             if p.returncode != 0:
-                return JobResult(_exit_code(p), f"rank {rank} {_ended(p)} after MPI_Finalize", report)
+                return JobResult(
+                    _exit_code(p), f"rank {rank} {_ended(p)} after MPI_Finalize", report
+                )
         return JobResult(0, "", report)
     rank = report["rank"]
     if outcome == "aborted":
         code = report["code"]
-        return JobResult(code if 0 < code < 256 else 1, f"rank {rank} called MPI_Abort with error code {code}: the other ranks were ended", report)
+        return JobResult(
+            code if 0 < code < 256 else 1,
+            f"rank {rank} called MPI_Abort with error code {code}: the other ranks were ended",
+            report,
+        )
     p = procs[rank]
     try:
         p.wait(timeout=_GRACE_S)
     except subprocess.TimeoutExpired:
-        return JobResult(1, f"rank {rank} closed its connection without MPI_Finalize (last call: {report['after']}): the other ranks were ended", report)
+        return JobResult(
+            1,
+            f"rank {rank} closed its connection without MPI_Finalize (last call: {report['after']}): the other ranks were ended",
+            report,
+        )
     return JobResult(
         _exit_code(p) or 1,
         f"rank {rank} {_ended(p)} without calling MPI_Finalize (its last call: {report['after']}): the other ranks were ended",

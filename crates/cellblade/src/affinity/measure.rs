@@ -117,7 +117,9 @@ pub fn measure(file: &MachineFile, pattern: &Pattern, placement: &Placement, rep
             let scratch = spu.ls_alloc(16 * (MAX_PHASES as u32 + 2), 16)?;
             let ack_slot = scratch + 16 * MAX_PHASES as u32;
             let barrier_slot = ack_slot + 16;
-            let of = |k: usize, f: &dyn Fn(&Transfer) -> bool| phases.get(k).map(|ph| ph.iter().filter(|t| f(t)).copied().collect::<Vec<_>>()).unwrap_or_default();
+            let of = |k: usize, f: &dyn Fn(&Transfer) -> bool| {
+                phases.get(k).map(|ph| ph.iter().filter(|t| f(t)).copied().collect::<Vec<_>>()).unwrap_or_default()
+            };
             let received: u64 = phases.iter().flatten().filter(|t| t.dst == rank).map(|t| t.bytes as u64).sum();
             barrier(&spu, rank, &spes, barrier_slot).await?;
             if let Some(seed) = jitter {

@@ -72,7 +72,15 @@ pub enum Choice {
 
 /// Run `pattern` under `choice` for `trials` trials of `reps` operations; each trial has its own
 /// start skew, and under the default scheduler its own assignment.
-pub fn run(file: &MachineFile, pattern: &Pattern, choice: &Choice, spes: usize, trials: u32, reps: u32, seed: u64) -> Result<PlacementResult> {
+pub fn run(
+    file: &MachineFile,
+    pattern: &Pattern,
+    choice: &Choice,
+    spes: usize,
+    trials: u32,
+    reps: u32,
+    seed: u64,
+) -> Result<PlacementResult> {
     let mut sched = DefaultScheduler::new(file, seed, spes);
     let mut mins = Vec::new();
     let mut means = Vec::new();

@@ -86,7 +86,10 @@ pub fn build(name: &str, p: usize, size: u32) -> Result<Pattern> {
         return Err(config_err(format!("pattern {name} needs a power-of-two number of ranks, got {p}")));
     }
     if let Some(tr) = phases.iter().flatten().find(|tr| tr.bytes == 0 || tr.bytes % 16 != 0) {
-        return Err(config_err(format!("pattern {name} with size {size} gives a {}-byte message: sizes must be multiples of 16", tr.bytes)));
+        return Err(config_err(format!(
+            "pattern {name} with size {size} gives a {}-byte message: sizes must be multiples of 16",
+            tr.bytes
+        )));
     }
     Ok(Pattern { name: name.to_string(), phases })
 }

@@ -51,7 +51,10 @@ impl Placement {
     /// A named placement for `spes` ranks (8 or 16).
     pub fn named(name: &str, spes: usize) -> Result<Placement> {
         let Some((_, pairs)) = NAMED.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)) else {
-            return Err(config_err(format!("unknown placement '{name}': allowed {}, or a placement file", named().collect::<Vec<_>>().join(", "))));
+            return Err(config_err(format!(
+                "unknown placement '{name}': allowed {}, or a placement file",
+                named().collect::<Vec<_>>().join(", ")
+            )));
         };
         check_spes(spes)?;
         let mut chip = [0usize; 8];

@@ -187,7 +187,10 @@ mod tests {
     #[test]
     fn bad_fields_are_named_with_value_and_range() {
         let e = err::<SearchRequest>(json!({"pattern": "ring", "default_samples": 0}));
-        assert_eq!((e.field(), e.message()), (Some("default_samples"), "default_samples 0 is not allowed: at least 1 draw of the default scheduler"));
+        assert_eq!(
+            (e.field(), e.message()),
+            (Some("default_samples"), "default_samples 0 is not allowed: at least 1 draw of the default scheduler")
+        );
         let e = err::<RunRequest>(json!({"pattern": "ring", "trials": 101}));
         assert_eq!(e.message(), "trials 101 is not allowed: 1 to 100");
         let e = err::<RunRequest>(json!({"pattern": "ring", "seed": -1}));

@@ -81,7 +81,11 @@ mod tests {
         // Always keeping: one assignment throughout.
         let kept = draw(&file(&["scheduler.keep_probability=1"]));
         assert!(kept.iter().all(|p| *p == kept[0]));
-        let e = crate::machine::config::load(crate::machine::config::preset_text("qs20").unwrap(), &["scheduler.more_swaps_probability=1".into()]).unwrap_err();
+        let e = crate::machine::config::load(
+            crate::machine::config::preset_text("qs20").unwrap(),
+            &["scheduler.more_swaps_probability=1".into()],
+        )
+        .unwrap_err();
         assert_eq!(e.to_string(), "machine key 'scheduler.more_swaps_probability' = 1 is out of range: allowed 0 to 0.99");
     }
 

@@ -26,8 +26,8 @@ use serde::Serialize;
 use super::measure::measure;
 use super::pattern::Pattern;
 use super::placement::{check_spes, Placement};
-use super::scheduler::DefaultScheduler;
 use super::sample_stddev;
+use super::scheduler::DefaultScheduler;
 use crate::error::{config_err, Result};
 use crate::machine::config::{MachineFile, Params};
 use crate::machine::topology::{Element, SPES_PER_CHIP};
@@ -127,7 +127,11 @@ impl Evaluator<'_> {
         let (file, pattern, objective, todo_ref) = (self.file, self.pattern, self.objective, &todo);
         let computed: Vec<Result<f64>> = std::thread::scope(|scope| {
             let handles: Vec<_> = (0..workers)
-                .map(|w| scope.spawn(move || todo_ref.iter().skip(w).step_by(workers).map(|m| evaluate(file, pattern, objective, m)).collect::<Vec<_>>()))
+                .map(|w| {
+                    scope.spawn(move || {
+                        todo_ref.iter().skip(w).step_by(workers).map(|m| evaluate(file, pattern, objective, m)).collect::<Vec<_>>()
+                    })
+                })
                 .collect();
             let mut parts: Vec<_> = handles.into_iter().map(|h| h.join().expect("an evaluation thread panicked").into_iter()).collect();
             (0..todo_ref.len()).map(|i| parts[i % workers].next().expect("one value per mapping")).collect()
@@ -174,7 +178,9 @@ pub fn ring_symmetries(p: &Params) -> Vec<(String, [usize; 8])> {
 pub fn pattern_automorphisms(pattern: &Pattern, p: usize) -> Vec<Vec<usize>> {
     let phases: Vec<Vec<_>> = pattern.phases.iter().map(|ph| sorted(ph.iter().map(|t| (t.dst, t.src, t.bytes)).collect())).collect();
     permutations(p)
-        .filter(|s| phases.iter().zip(&pattern.phases).all(|(want, ph)| sorted(ph.iter().map(|t| (s[t.dst], s[t.src], t.bytes)).collect()) == *want))
+        .filter(|s| {
+            phases.iter().zip(&pattern.phases).all(|(want, ph)| sorted(ph.iter().map(|t| (s[t.dst], s[t.src], t.bytes)).collect()) == *want)
+        })
         .collect()
 }
 
@@ -210,7 +216,14 @@ fn perm_index(p: &[usize]) -> usize {
     idx
 }
 
-pub fn search(file: &MachineFile, pattern: &Pattern, spes: usize, objective: Objective, seed: u64, default_samples: usize) -> Result<SearchResult> {
+pub fn search(
+    file: &MachineFile,
+    pattern: &Pattern,
+    spes: usize,
+    objective: Objective,
+    seed: u64,
+    default_samples: usize,
+) -> Result<SearchResult> {
     check_spes(spes)?;
     let t0 = Instant::now();
     let mut ev = Evaluator { file, pattern, objective, cache: HashMap::new() };
@@ -423,7 +436,12 @@ mod search_tests {
             let (best, worst) = climb_from(&mut ev, 8, 3, false).unwrap();
             // Within 0.1%: the exhaustive search scores one placement per symmetry class, and
             // the arbiter's tie-breaks make members of a class differ slightly (rd1: 0.03%).
-            assert!((best.value - exact.best.value).abs() <= 1e-3 * exact.best.value, "{name}: climb {} vs exhaustive {}", best.value, exact.best.value);
+            assert!(
+                (best.value - exact.best.value).abs() <= 1e-3 * exact.best.value,
+                "{name}: climb {} vs exhaustive {}",
+                best.value,
+                exact.best.value
+            );
             // The climb saw placements well below the optimum on its way.
             assert!(worst.value < 0.75 * exact.best.value, "{name}: worst seen {}", worst.value);
             assert_eq!(ev.value(&best.placement).unwrap(), best.value);

@@ -79,7 +79,8 @@ fn barrier_mailbox(s: &mut Schedule) {
     let mut levels = Vec::new();
     let mut stride = 1;
     while stride < p {
-        let pairs: Vec<(usize, usize)> = (0..p).filter(|v| v % stride == 0 && v % (4 * stride) != 0).map(|v| (v - v % (4 * stride), v)).collect();
+        let pairs: Vec<(usize, usize)> =
+            (0..p).filter(|v| v % stride == 0 && v % (4 * stride) != 0).map(|v| (v - v % (4 * stride), v)).collect();
         levels.push(pairs);
         stride *= 4;
     }
@@ -352,10 +353,14 @@ fn allreduce_rs_ag(s: &mut Schedule) {
     let p = s.p;
     let mut d = 1;
     while d < p {
-        s.round((0..p).map(|r| {
-            let start = ((r ^ d) / d) * d;
-            Xfer::copy(r, r ^ d, start as u32 * seg, d as u32 * seg)
-        }).collect());
+        s.round(
+            (0..p)
+                .map(|r| {
+                    let start = ((r ^ d) / d) * d;
+                    Xfer::copy(r, r ^ d, start as u32 * seg, d as u32 * seg)
+                })
+                .collect(),
+        );
         d *= 2;
     }
 }
@@ -372,10 +377,14 @@ fn allgather_rdb(s: &mut Schedule) {
     let (p, size) = (s.p, s.size);
     let mut d = 1;
     while d < p {
-        s.round((0..p).map(|r| {
-            let start = ((r ^ d) / d) * d;
-            Xfer::copy(r, r ^ d, start as u32 * size, d as u32 * size)
-        }).collect());
+        s.round(
+            (0..p)
+                .map(|r| {
+                    let start = ((r ^ d) / d) * d;
+                    Xfer::copy(r, r ^ d, start as u32 * size, d as u32 * size)
+                })
+                .collect(),
+        );
         d *= 2;
     }
 }
@@ -542,45 +551,357 @@ fn allreduce_cml(s: &mut Schedule) {
 }
 
 pub const REGISTRY: &[Algorithm] = &[
-    Algorithm { name: "barrier.rdb", op: Op::Barrier, description: "recursive doubling (extra rounds for non-powers of two)", source: "seed 000 §4", pow2: false, min_spes: 1, build: barrier_rdb },
-    Algorithm { name: "barrier.bruck", op: Op::Barrier, description: "Bruck: round k, rank r hears from r-2^k", source: "seed 000 §4", pow2: false, min_spes: 1, build: barrier_bruck },
-    Algorithm { name: "barrier.ota", op: Op::Barrier, description: "one-to-all over local-store notifications", source: "seed 000 §4", pow2: false, min_spes: 1, build: barrier_ota },
-    Algorithm { name: "barrier.ota_signal", op: Op::Barrier, description: "one-to-all through OR-mode signal registers", source: "seed 000 §4", pow2: false, min_spes: 1, build: barrier_ota_signal },
-    Algorithm { name: "barrier.mailbox", op: Op::Barrier, description: "stepwise mailbox barrier: fan-in-4 tree up and down, no mailbox overflows", source: "seed 000 §3.2", pow2: false, min_spes: 1, build: barrier_mailbox },
-    Algorithm { name: "barrier.atomic", op: Op::Barrier, description: "centralized: atomic increments of a counter in main memory", source: "seed 000 §4", pow2: false, min_spes: 1, build: barrier_atomic },
-    Algorithm { name: "barrier.two_root_signal", op: Op::Barrier, description: "a signal root per half (per chip), the roots exchange, then release", source: "seed 002 §5.2", pow2: false, min_spes: 1, build: barrier_two_root_signal },
-    Algorithm { name: "barrier.gather_bcast", op: Op::Barrier, description: "binomial gather then binomial broadcast", source: "seed 000 §4", pow2: false, min_spes: 1, build: barrier_gather_bcast },
-    Algorithm { name: "broadcast.cml", op: Op::Broadcast, description: "CML-style baseline: binomial tree with send-buffer copies", source: "seed 000 §4", pow2: false, min_spes: 1, build: bcast_cml },
-    Algorithm { name: "broadcast.ota", op: Op::Broadcast, description: "every rank gets from the root at once", source: "seed 000 §4", pow2: false, min_spes: 1, build: bcast_ota },
-    Algorithm { name: "broadcast.two_to_all", op: Op::Broadcast, description: "root to the other half's first rank, then one-to-all in each half", source: "seed 000 §4", pow2: false, min_spes: 1, build: bcast_two_to_all },
-    Algorithm { name: "broadcast.binomial_simple", op: Op::Broadcast, description: "binomial tree, sends announced without waiting for ACKs", source: "seed 000 §3.4", pow2: false, min_spes: 1, build: bcast_binomial_simple },
-    Algorithm { name: "broadcast.binomial_opt", op: Op::Broadcast, description: "binomial tree with ordered address-data-ACK rounds", source: "seed 000 §3.4", pow2: false, min_spes: 1, build: bcast_binomial },
-    Algorithm { name: "broadcast.kchains", op: Op::Broadcast, description: "2 fan-out, then 2 chains", source: "seed 000 §3.4", pow2: false, min_spes: 1, build: bcast_kchains },
-    Algorithm { name: "broadcast.segmented", op: Op::Broadcast, description: "segmented binomial: halves down each subtree, then exchange", source: "seed 000 §3.4, seed 003 §5", pow2: true, min_spes: 1, build: bcast_segmented },
-    Algorithm { name: "broadcast.hybrid_segmented", op: Op::Broadcast, description: "one BIF message, then segmented binomial on each chip", source: "seed 000 §3.4", pow2: true, min_spes: 4, build: bcast_hybrid_segmented },
-    Algorithm { name: "reduce.binomial", op: Op::Reduce, description: "binomial tree reduce over local-store notifications", source: "seed 000 §3.1", pow2: false, min_spes: 1, build: reduce_binomial },
-    Algorithm { name: "reduce.binomial_mailbox", op: Op::Reduce, description: "binomial tree reduce over mailboxes, a barrier after every round", source: "seed 000 §3.2", pow2: false, min_spes: 1, build: reduce_binomial_mailbox },
-    Algorithm { name: "reduce.cml", op: Op::Reduce, description: "CML-style baseline: binomial tree with send-buffer copies", source: "seed 000 §4", pow2: false, min_spes: 1, build: reduce_cml },
-    Algorithm { name: "reduce.rabenseifner", op: Op::Reduce, description: "reduce-scatter by recursive halving, then gather", source: "seed 000 §4", pow2: true, min_spes: 1, build: reduce_rabenseifner },
-    Algorithm { name: "allreduce.rdb", op: Op::Allreduce, description: "recursive doubling exchange-and-reduce", source: "seed 000 §4", pow2: false, min_spes: 1, build: allreduce_rdb },
-    Algorithm { name: "allreduce.rdb_mailbox", op: Op::Allreduce, description: "recursive doubling over mailboxes, a barrier after every round", source: "seed 000 §3.2, §4", pow2: false, min_spes: 1, build: allreduce_rdb_mailbox },
-    Algorithm { name: "allreduce.rdb_barrier", op: Op::Allreduce, description: "recursive doubling with a barrier every two rounds", source: "seed 000 §4", pow2: false, min_spes: 1, build: allreduce_rdb_barrier },
-    Algorithm { name: "allreduce.cml", op: Op::Allreduce, description: "CML-style baseline: binomial reduce then binomial broadcast, with send-buffer copies", source: "seed 000 §4", pow2: false, min_spes: 1, build: allreduce_cml },
-    Algorithm { name: "allreduce.reduce_bcast", op: Op::Allreduce, description: "binomial reduce then binomial broadcast", source: "seed 000 §4", pow2: false, min_spes: 1, build: allreduce_reduce_bcast },
-    Algorithm { name: "allreduce.rs_ag", op: Op::Allreduce, description: "reduce-scatter then recursive-doubling all-gather", source: "seed 000 §3.5", pow2: true, min_spes: 1, build: allreduce_rs_ag },
-    Algorithm { name: "allreduce.rs_gather_bcast", op: Op::Allreduce, description: "reduce-scatter, gather, broadcast", source: "seed 000 §4", pow2: true, min_spes: 1, build: allreduce_rs_gather_bcast },
-    Algorithm { name: "allgather.rdb", op: Op::Allgather, description: "recursive doubling", source: "seed 000 §3.3", pow2: true, min_spes: 1, build: allgather_rdb },
-    Algorithm { name: "allgather.bruck", op: Op::Allgather, description: "Bruck, any number of SPEs", source: "seed 000 §4", pow2: false, min_spes: 1, build: allgather_bruck },
-    Algorithm { name: "allgather.gather_bcast", op: Op::Allgather, description: "binomial gather then binomial broadcast", source: "seed 000 §3.3", pow2: false, min_spes: 1, build: allgather_gather_bcast },
-    Algorithm { name: "allgather.hybrid_2_8", op: Op::Allgather, description: "1 round of gather, rdb among 8 leaders, 1 round of broadcast", source: "seed 000 §3.3", pow2: true, min_spes: 2, build: allgather_hybrid_k1 },
-    Algorithm { name: "allgather.hybrid_3_4", op: Op::Allgather, description: "2 rounds of gather, rdb among 4 leaders, 2 rounds of broadcast", source: "seed 000 §3.3", pow2: true, min_spes: 4, build: allgather_hybrid_k2 },
-    Algorithm { name: "allgather.hybrid_4_2", op: Op::Allgather, description: "3 rounds of gather, rdb among 2 leaders, 3 rounds of broadcast", source: "seed 000 §3.3", pow2: true, min_spes: 8, build: allgather_hybrid_k3 },
-    Algorithm { name: "allreduce.hybrid_a_2_8", op: Op::Allreduce, description: "HybridA: 1 round of reduce, rdb among 8 leaders, 1 round of broadcast", source: "seed 000 §3.5", pow2: true, min_spes: 2, build: allreduce_hybrid_a_k1 },
-    Algorithm { name: "allreduce.hybrid_a_3_4", op: Op::Allreduce, description: "HybridA: 2 rounds of reduce, rdb among 4 leaders, 2 rounds of broadcast", source: "seed 000 §3.5", pow2: true, min_spes: 4, build: allreduce_hybrid_a_k2 },
-    Algorithm { name: "allreduce.hybrid_a_4_2", op: Op::Allreduce, description: "HybridA: 3 rounds of reduce, rdb among 2 leaders, 3 rounds of broadcast", source: "seed 000 §3.5", pow2: true, min_spes: 8, build: allreduce_hybrid_a_k3 },
-    Algorithm { name: "allreduce.hybrid_b_2_8", op: Op::Allreduce, description: "HybridB: reduce-scatter, then hybrid-2-8 all-gather", source: "seed 000 §3.5", pow2: true, min_spes: 2, build: allreduce_hybrid_b_k1 },
-    Algorithm { name: "allreduce.hybrid_b_3_4", op: Op::Allreduce, description: "HybridB: reduce-scatter, then hybrid-3-4 all-gather", source: "seed 000 §3.5", pow2: true, min_spes: 4, build: allreduce_hybrid_b_k2 },
-    Algorithm { name: "allreduce.hybrid_b_4_2", op: Op::Allreduce, description: "HybridB: reduce-scatter, then hybrid-4-2 all-gather", source: "seed 000 §3.5", pow2: true, min_spes: 8, build: allreduce_hybrid_b_k3 },
+    Algorithm {
+        name: "barrier.rdb",
+        op: Op::Barrier,
+        description: "recursive doubling (extra rounds for non-powers of two)",
+        source: "seed 000 §4",
+        pow2: false,
+        min_spes: 1,
+        build: barrier_rdb,
+    },
+    Algorithm {
+        name: "barrier.bruck",
+        op: Op::Barrier,
+        description: "Bruck: round k, rank r hears from r-2^k",
+        source: "seed 000 §4",
+        pow2: false,
+        min_spes: 1,
+        build: barrier_bruck,
+    },
+    Algorithm {
+        name: "barrier.ota",
+        op: Op::Barrier,
+        description: "one-to-all over local-store notifications",
+        source: "seed 000 §4",
+        pow2: false,
+        min_spes: 1,
+        build: barrier_ota,
+    },
+    Algorithm {
+        name: "barrier.ota_signal",
+        op: Op::Barrier,
+        description: "one-to-all through OR-mode signal registers",
+        source: "seed 000 §4",
+        pow2: false,
+        min_spes: 1,
+        build: barrier_ota_signal,
+    },
+    Algorithm {
+        name: "barrier.mailbox",
+        op: Op::Barrier,
+        description: "stepwise mailbox barrier: fan-in-4 tree up and down, no mailbox overflows",
+        source: "seed 000 §3.2",
+        pow2: false,
+        min_spes: 1,
+        build: barrier_mailbox,
+    },
+    Algorithm {
+        name: "barrier.atomic",
+        op: Op::Barrier,
+        description: "centralized: atomic increments of a counter in main memory",
+        source: "seed 000 §4",
+        pow2: false,
+        min_spes: 1,
+        build: barrier_atomic,
+    },
+    Algorithm {
+        name: "barrier.two_root_signal",
+        op: Op::Barrier,
+        description: "a signal root per half (per chip), the roots exchange, then release",
+        source: "seed 002 §5.2",
+        pow2: false,
+        min_spes: 1,
+        build: barrier_two_root_signal,
+    },
+    Algorithm {
+        name: "barrier.gather_bcast",
+        op: Op::Barrier,
+        description: "binomial gather then binomial broadcast",
+        source: "seed 000 §4",
+        pow2: false,
+        min_spes: 1,
+        build: barrier_gather_bcast,
+    },
+    Algorithm {
+        name: "broadcast.cml",
+        op: Op::Broadcast,
+        description: "CML-style baseline: binomial tree with send-buffer copies",
+        source: "seed 000 §4",
+        pow2: false,
+        min_spes: 1,
+        build: bcast_cml,
+    },
+    Algorithm {
+        name: "broadcast.ota",
+        op: Op::Broadcast,
+        description: "every rank gets from the root at once",
+        source: "seed 000 §4",
+        pow2: false,
+        min_spes: 1,
+        build: bcast_ota,
+    },
+    Algorithm {
+        name: "broadcast.two_to_all",
+        op: Op::Broadcast,
+        description: "root to the other half's first rank, then one-to-all in each half",
+        source: "seed 000 §4",
+        pow2: false,
+        min_spes: 1,
+        build: bcast_two_to_all,
+    },
+    Algorithm {
+        name: "broadcast.binomial_simple",
+        op: Op::Broadcast,
+        description: "binomial tree, sends announced without waiting for ACKs",
+        source: "seed 000 §3.4",
+        pow2: false,
+        min_spes: 1,
+        build: bcast_binomial_simple,
+    },
+    Algorithm {
+        name: "broadcast.binomial_opt",
+        op: Op::Broadcast,
+        description: "binomial tree with ordered address-data-ACK rounds",
+        source: "seed 000 §3.4",
+        pow2: false,
+        min_spes: 1,
+        build: bcast_binomial,
+    },
+    Algorithm {
+        name: "broadcast.kchains",
+        op: Op::Broadcast,
+        description: "2 fan-out, then 2 chains",
+        source: "seed 000 §3.4",
+        pow2: false,
+        min_spes: 1,
+        build: bcast_kchains,
+    },
+    Algorithm {
+        name: "broadcast.segmented",
+        op: Op::Broadcast,
+        description: "segmented binomial: halves down each subtree, then exchange",
+        source: "seed 000 §3.4, seed 003 §5",
+        pow2: true,
+        min_spes: 1,
+        build: bcast_segmented,
+    },
+    Algorithm {
+        name: "broadcast.hybrid_segmented",
+        op: Op::Broadcast,
+        description: "one BIF message, then segmented binomial on each chip",
+        source: "seed 000 §3.4",
+        pow2: true,
+        min_spes: 4,
+        build: bcast_hybrid_segmented,
+    },
+    Algorithm {
+        name: "reduce.binomial",
+        op: Op::Reduce,
+        description: "binomial tree reduce over local-store notifications",
+        source: "seed 000 §3.1",
+        pow2: false,
+        min_spes: 1,
+        build: reduce_binomial,
+    },
+    Algorithm {
+        name: "reduce.binomial_mailbox",
+        op: Op::Reduce,
+        description: "binomial tree reduce over mailboxes, a barrier after every round",
+        source: "seed 000 §3.2",
+        pow2: false,
+        min_spes: 1,
+        build: reduce_binomial_mailbox,
+    },
+    Algorithm {
+        name: "reduce.cml",
+        op: Op::Reduce,
+        description: "CML-style baseline: binomial tree with send-buffer copies",
+        source: "seed 000 §4",
+        pow2: false,
+        min_spes: 1,
+        build: reduce_cml,
+    },
+    Algorithm {
+        name: "reduce.rabenseifner",
+        op: Op::Reduce,
+        description: "reduce-scatter by recursive halving, then gather",
+        source: "seed 000 §4",
+        pow2: true,
+        min_spes: 1,
+        build: reduce_rabenseifner,
+    },
+    Algorithm {
+        name: "allreduce.rdb",
+        op: Op::Allreduce,
+        description: "recursive doubling exchange-and-reduce",
+        source: "seed 000 §4",
+        pow2: false,
+        min_spes: 1,
+        build: allreduce_rdb,
+    },
+    Algorithm {
+        name: "allreduce.rdb_mailbox",
+        op: Op::Allreduce,
+        description: "recursive doubling over mailboxes, a barrier after every round",
+        source: "seed 000 §3.2, §4",
+        pow2: false,
+        min_spes: 1,
+        build: allreduce_rdb_mailbox,
+    },
+    Algorithm {
+        name: "allreduce.rdb_barrier",
+        op: Op::Allreduce,
+        description: "recursive doubling with a barrier every two rounds",
+        source: "seed 000 §4",
+        pow2: false,
+        min_spes: 1,
+        build: allreduce_rdb_barrier,
+    },
+    Algorithm {
+        name: "allreduce.cml",
+        op: Op::Allreduce,
+        description: "CML-style baseline: binomial reduce then binomial broadcast, with send-buffer copies",
+        source: "seed 000 §4",
+        pow2: false,
+        min_spes: 1,
+        build: allreduce_cml,
+    },
+    Algorithm {
+        name: "allreduce.reduce_bcast",
+        op: Op::Allreduce,
+        description: "binomial reduce then binomial broadcast",
+        source: "seed 000 §4",
+        pow2: false,
+        min_spes: 1,
+        build: allreduce_reduce_bcast,
+    },
+    Algorithm {
+        name: "allreduce.rs_ag",
+        op: Op::Allreduce,
+        description: "reduce-scatter then recursive-doubling all-gather",
+        source: "seed 000 §3.5",
+        pow2: true,
+        min_spes: 1,
+        build: allreduce_rs_ag,
+    },
+    Algorithm {
+        name: "allreduce.rs_gather_bcast",
+        op: Op::Allreduce,
+        description: "reduce-scatter, gather, broadcast",
+        source: "seed 000 §4",
+        pow2: true,
+        min_spes: 1,
+        build: allreduce_rs_gather_bcast,
+    },
+    Algorithm {
+        name: "allgather.rdb",
+        op: Op::Allgather,
+        description: "recursive doubling",
+        source: "seed 000 §3.3",
+        pow2: true,
+        min_spes: 1,
+        build: allgather_rdb,
+    },
+    Algorithm {
+        name: "allgather.bruck",
+        op: Op::Allgather,
+        description: "Bruck, any number of SPEs",
+        source: "seed 000 §4",
+        pow2: false,
+        min_spes: 1,
+        build: allgather_bruck,
+    },
+    Algorithm {
+        name: "allgather.gather_bcast",
+        op: Op::Allgather,
+        description: "binomial gather then binomial broadcast",
+        source: "seed 000 §3.3",
+        pow2: false,
+        min_spes: 1,
+        build: allgather_gather_bcast,
+    },
+    Algorithm {
+        name: "allgather.hybrid_2_8",
+        op: Op::Allgather,
+        description: "1 round of gather, rdb among 8 leaders, 1 round of broadcast",
+        source: "seed 000 §3.3",
+        pow2: true,
+        min_spes: 2,
+        build: allgather_hybrid_k1,
+    },
+    Algorithm {
+        name: "allgather.hybrid_3_4",
+        op: Op::Allgather,
+        description: "2 rounds of gather, rdb among 4 leaders, 2 rounds of broadcast",
+        source: "seed 000 §3.3",
+        pow2: true,
+        min_spes: 4,
+        build: allgather_hybrid_k2,
+    },
+    Algorithm {
+        name: "allgather.hybrid_4_2",
+        op: Op::Allgather,
+        description: "3 rounds of gather, rdb among 2 leaders, 3 rounds of broadcast",
+        source: "seed 000 §3.3",
+        pow2: true,
+        min_spes: 8,
+        build: allgather_hybrid_k3,
+    },
+    Algorithm {
+        name: "allreduce.hybrid_a_2_8",
+        op: Op::Allreduce,
+        description: "HybridA: 1 round of reduce, rdb among 8 leaders, 1 round of broadcast",
+        source: "seed 000 §3.5",
+        pow2: true,
+        min_spes: 2,
+        build: allreduce_hybrid_a_k1,
+    },
+    Algorithm {
+        name: "allreduce.hybrid_a_3_4",
+        op: Op::Allreduce,
+        description: "HybridA: 2 rounds of reduce, rdb among 4 leaders, 2 rounds of broadcast",
+        source: "seed 000 §3.5",
+        pow2: true,
+        min_spes: 4,
+        build: allreduce_hybrid_a_k2,
+    },
+    Algorithm {
+        name: "allreduce.hybrid_a_4_2",
+        op: Op::Allreduce,
+        description: "HybridA: 3 rounds of reduce, rdb among 2 leaders, 3 rounds of broadcast",
+        source: "seed 000 §3.5",
+        pow2: true,
+        min_spes: 8,
+        build: allreduce_hybrid_a_k3,
+    },
+    Algorithm {
+        name: "allreduce.hybrid_b_2_8",
+        op: Op::Allreduce,
+        description: "HybridB: reduce-scatter, then hybrid-2-8 all-gather",
+        source: "seed 000 §3.5",
+        pow2: true,
+        min_spes: 2,
+        build: allreduce_hybrid_b_k1,
+    },
+    Algorithm {
+        name: "allreduce.hybrid_b_3_4",
+        op: Op::Allreduce,
+        description: "HybridB: reduce-scatter, then hybrid-3-4 all-gather",
+        source: "seed 000 §3.5",
+        pow2: true,
+        min_spes: 4,
+        build: allreduce_hybrid_b_k2,
+    },
+    Algorithm {
+        name: "allreduce.hybrid_b_4_2",
+        op: Op::Allreduce,
+        description: "HybridB: reduce-scatter, then hybrid-4-2 all-gather",
+        source: "seed 000 §3.5",
+        pow2: true,
+        min_spes: 8,
+        build: allreduce_hybrid_b_k3,
+    },
 ];
 
 pub fn find(name: &str) -> Result<&'static Algorithm> {

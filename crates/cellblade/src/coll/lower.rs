@@ -143,7 +143,21 @@ impl Rank {
     #[allow(clippy::too_many_arguments)]
     pub fn new(spu: Spu, rank: usize, spes: Vec<usize>, layout: Layout, dtype: Dtype, rop: ReduceOp, costs: Costs, counters: u64) -> Rank {
         let p = spes.len();
-        Rank { spu, rank, spes, layout, sent: vec![[0; 2]; p], seen: vec![[0; 2]; p], dtype, rop, costs, counters, atomic_seen: 0, signal_bits: 0, mailbox: VecDeque::new() }
+        Rank {
+            spu,
+            rank,
+            spes,
+            layout,
+            sent: vec![[0; 2]; p],
+            seen: vec![[0; 2]; p],
+            dtype,
+            rop,
+            costs,
+            counters,
+            atomic_seen: 0,
+            signal_bits: 0,
+            mailbox: VecDeque::new(),
+        }
     }
 
     /// Tell `peer` our next ADDR or ACK through `via`; an ADDR announces `data` or, without,
@@ -237,10 +251,18 @@ impl Rank {
                         }
                     };
                     let spe = ((((EA_HIGH as u64) << 32 | low as u64) - LS_WINDOW) / SPE_STRIDE) as usize;
-                    let sender = self.spes.iter().position(|&s| s == spe).ok_or_else(|| program_err(format!("spe {me}: mailbox address {low:#x} names no rank")))?;
+                    let sender = self
+                        .spes
+                        .iter()
+                        .position(|&s| s == spe)
+                        .ok_or_else(|| program_err(format!("spe {me}: mailbox address {low:#x} names no rank")))?;
                     (ADDR, sender)
                 }
-                None => return Err(program_err(format!("spe {me}: unexpected word {word:#x} in its inbound mailbox (the low half of an address without its high half)"))),
+                None => {
+                    return Err(program_err(format!(
+                        "spe {me}: unexpected word {word:#x} in its inbound mailbox (the low half of an address without its high half)"
+                    )))
+                }
             };
             self.mailbox.push_back(message);
         }

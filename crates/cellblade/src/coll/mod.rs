@@ -84,7 +84,10 @@ pub fn measure(file: &MachineFile, alg: &Algorithm, size: u32, setup: &Setup) ->
 pub fn measure_schedule(file: &MachineFile, sched: &Schedule, setup: &Setup) -> Result<CollResult> {
     let p = setup.placement.len();
     if sched.p != p || sched.root != setup.root {
-        return Err(config_err(format!("{}: the schedule is for {} SPEs and root {}, the run has {p} and root {}", sched.algorithm, sched.p, sched.root, setup.root)));
+        return Err(config_err(format!(
+            "{}: the schedule is for {} SPEs and root {}, the run has {p} and root {}",
+            sched.algorithm, sched.p, sched.root, setup.root
+        )));
     }
     check_fits(sched, file.spu.ls_bytes)?;
     let model_ok = verify::verify(sched, setup.dtype, setup.rop).is_ok();
@@ -93,7 +96,8 @@ pub fn measure_schedule(file: &MachineFile, sched: &Schedule, setup: &Setup) -> 
     let want = expected(sched.op, p, sched.root, sched.size, setup.dtype, setup.rop);
     let costs = {
         let params = crate::machine::config::Params::resolve(file);
-        let reduce_cycles = if setup.dtype == Dtype::Float64 { params.reduce_dp_cycles_per_quadword } else { params.reduce_cycles_per_quadword };
+        let reduce_cycles =
+            if setup.dtype == Dtype::Float64 { params.reduce_dp_cycles_per_quadword } else { params.reduce_cycles_per_quadword };
         Costs { reduce_cycles, copy_cycles: params.copy_cycles_per_quadword }
     };
     let mut blade = Blade::new(file.clone(), false);

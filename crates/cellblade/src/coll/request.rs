@@ -65,7 +65,11 @@ pub(crate) fn placement_of(sel: &Option<PlacementSel>, spes: usize) -> Result<Ve
         None => Ok((0..spes).collect()),
         Some(PlacementSel::Ids(v)) => {
             if v.len() != spes {
-                return Err(field_err("placement", format!("{v:?}"), format!("one SPE per rank: it names {}, the run has {spes}", v.len())));
+                return Err(field_err(
+                    "placement",
+                    format!("{v:?}"),
+                    format!("one SPE per rank: it names {}, the run has {spes}", v.len()),
+                ));
             }
             Ok(Placement::new(v.clone())?.rank_to_spe)
         }
@@ -85,7 +89,10 @@ fn schedule_value(s: &Schedule, placement: &Option<PlacementSel>) -> Result<Valu
 }
 
 fn dtype_and_op(dtype: &str, reduce_op: &str) -> Result<(Dtype, ReduceOp)> {
-    Ok((Dtype::parse(dtype).map_err(|e| within("dtype", dtype, e))?, ReduceOp::parse(reduce_op).map_err(|e| within("reduce_op", reduce_op, e))?))
+    Ok((
+        Dtype::parse(dtype).map_err(|e| within("dtype", dtype, e))?,
+        ReduceOp::parse(reduce_op).map_err(|e| within("reduce_op", reduce_op, e))?,
+    ))
 }
 
 /// An algorithm of the registry named in field `field`.
@@ -238,7 +245,8 @@ impl Request for RunRequest {
         if self.iterations == 0 {
             return Err(field_err("iterations", 0, "at least 1"));
         }
-        let setup = Setup { root: self.root, placement: placement_of(&self.placement, self.spes)?, dtype, rop, iterations: self.iterations };
+        let setup =
+            Setup { root: self.root, placement: placement_of(&self.placement, self.spes)?, dtype, rop, iterations: self.iterations };
         let sizes = self.sizes(op, dtype)?;
         let mut out = Vec::new();
         for alg in &algs {
@@ -290,7 +298,10 @@ mod tests {
         let e = err::<RunRequest>(json!({"op": "allreduce", "dtype": "int8"}));
         assert_eq!((e.field(), e.message()), (Some("dtype"), "dtype int8 is not allowed: one of int32, float32, float64"));
         let e = err::<RunRequest>(json!({"op": "scatter"}));
-        assert_eq!((e.field(), e.message()), (Some("op"), "op scatter is not allowed: one of barrier, broadcast, reduce, allreduce, allgather"));
+        assert_eq!(
+            (e.field(), e.message()),
+            (Some("op"), "op scatter is not allowed: one of barrier, broadcast, reduce, allreduce, allgather")
+        );
         let e = err::<ScheduleRequest>(json!({"algorithm": "barrier.nope"}));
         assert_eq!(e.field(), Some("algorithm"));
     }

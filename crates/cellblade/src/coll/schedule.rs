@@ -190,7 +190,7 @@ pub fn check_call(algorithm: &str, op: Op, p: usize, root: usize, size: u32) -> 
     if root >= p {
         return Err(crate::error::field_err("root", root, format!("0 to {}", p - 1)));
     }
-    if op != Op::Barrier && (size == 0 || size % 16 != 0) {
+    if op != Op::Barrier && (size == 0 || !size.is_multiple_of(16)) {
         return Err(config_err(format!("size {size} is not allowed for {algorithm}: a multiple of 16 bytes (a quadword)")));
     }
     Ok(())
@@ -209,8 +209,13 @@ impl Schedule {
         if s.buffer == 0 {
             s.buffer = least;
         }
-        if s.buffer < least || s.buffer % 16 != 0 {
-            return Err(config_err(format!("{}: buffer {} is not allowed: a multiple of 16 bytes, at least the {least} bytes the {} needs", s.algorithm, s.buffer, s.op.name())));
+        if s.buffer < least || !s.buffer.is_multiple_of(16) {
+            return Err(config_err(format!(
+                "{}: buffer {} is not allowed: a multiple of 16 bytes, at least the {least} bytes the {} needs",
+                s.algorithm,
+                s.buffer,
+                s.op.name()
+            )));
         }
         s.check()?;
         Ok(s)
@@ -263,7 +268,13 @@ impl Schedule {
         for (k, round) in self.rounds.iter().enumerate() {
             for x in round {
                 if x.dst >= self.p || x.src >= self.p {
-                    return Err(config_err(format!("{}: round {k}: transfer {} <- {} names a rank that does not exist: allowed 0 to {}", self.algorithm, x.dst, x.src, self.p - 1)));
+                    return Err(config_err(format!(
+                        "{}: round {k}: transfer {} <- {} names a rank that does not exist: allowed 0 to {}",
+                        self.algorithm,
+                        x.dst,
+                        x.src,
+                        self.p - 1
+                    )));
                 }
                 if x.is_local() && x.action != Action::Copy {
                     return Err(config_err(format!(
@@ -275,7 +286,13 @@ impl Schedule {
                     )));
                 }
                 if matches!(x.via, Via::Signal | Via::Atomic) && x.action != Action::Notify {
-                    return Err(config_err(format!("{}: round {k}: transfer {} <- {}: {} carries notifications only", self.algorithm, x.dst, x.src, x.via.name())));
+                    return Err(config_err(format!(
+                        "{}: round {k}: transfer {} <- {}: {} carries notifications only",
+                        self.algorithm,
+                        x.dst,
+                        x.src,
+                        x.via.name()
+                    )));
                 }
                 let data = x.action != Action::Notify;
                 if data && (x.bytes == 0 || [x.bytes, x.src_offset, x.dst_offset].iter().any(|v| v % 16 != 0)) {
@@ -283,7 +300,10 @@ impl Schedule {
                 }
                 let end = |offset: u32| u64::from(offset) + u64::from(x.bytes);
                 if end(x.src_offset) > u64::from(self.buffer) || end(x.dst_offset) > u64::from(self.buffer) {
-                    return Err(config_err(format!("{}: round {k}: transfer {} <- {} runs past the {}-byte buffer", self.algorithm, x.dst, x.src, self.buffer)));
+                    return Err(config_err(format!(
+                        "{}: round {k}: transfer {} <- {} runs past the {}-byte buffer",
+                        self.algorithm, x.dst, x.src, self.buffer
+                    )));
                 }
             }
             for w in round.iter().filter(|x| x.action == Action::Copy) {

@@ -51,7 +51,10 @@ pub fn verify(s: &Schedule, dtype: Dtype, rop: ReduceOp) -> Result<()> {
         if let Some(want) = want {
             if got[r][..want.len()] != want[..] {
                 let at = got[r].iter().zip(&want).position(|(a, b)| a != b).unwrap_or(0);
-                return Err(config_err(format!("{}: rank {r} holds the wrong result at byte {at} (p = {}, size = {})", s.algorithm, s.p, s.size)));
+                return Err(config_err(format!(
+                    "{}: rank {r} holds the wrong result at byte {at} (p = {}, size = {})",
+                    s.algorithm, s.p, s.size
+                )));
             }
         }
     }

@@ -118,7 +118,14 @@ struct Ring {
 
 impl Default for Ring {
     fn default() -> Self {
-        Ring { ready_at: Time::ZERO, len: 0, first_end: NEVER, held: 0, end: [Time::ZERO; MAX_TRANSFERS_PER_RING], segments: [0; MAX_TRANSFERS_PER_RING] }
+        Ring {
+            ready_at: Time::ZERO,
+            len: 0,
+            first_end: NEVER,
+            held: 0,
+            end: [Time::ZERO; MAX_TRANSFERS_PER_RING],
+            segments: [0; MAX_TRANSFERS_PER_RING],
+        }
     }
 }
 
@@ -276,7 +283,17 @@ impl<C: Copy> Bus<C> {
     /// caller's `client` is written straight into the transaction slot rather than passed
     /// through the stack, where reading it back stalled on store forwarding.
     #[inline(always)]
-    pub fn start(&mut self, now: Time, src: Element, dst: Element, bytes: u32, initiator_chip: usize, storage: Storage, client: C) -> TxnId {
+    #[allow(clippy::too_many_arguments)] // a transaction's fields, written straight into its slot
+    pub fn start(
+        &mut self,
+        now: Time,
+        src: Element,
+        dst: Element,
+        bytes: u32,
+        initiator_chip: usize,
+        storage: Storage,
+        client: C,
+    ) -> TxnId {
         debug_assert!(bytes <= self.p.packet_bytes);
         let txn = Txn { bytes, client };
         let id = match self.free_ids.pop() {
@@ -640,7 +657,14 @@ fn insert_by<T: Copy + Default, K: PartialOrd>(q: &mut Fifo<T>, a: T, key: impl 
 /// The first ring that can take route `rt` now (its ended transfers retired), and the segments
 /// it holds there; otherwise lowers `next` to when one might.
 #[inline(always)]
-fn pick_ring(rings: &mut [Ring; 2 * MAX_RINGS_PER_DIRECTION], n: usize, rt: &Route, now: Time, max_transfers: usize, next: &mut Time) -> Option<(usize, u16)> {
+fn pick_ring(
+    rings: &mut [Ring; 2 * MAX_RINGS_PER_DIRECTION],
+    n: usize,
+    rt: &Route,
+    now: Time,
+    max_transfers: usize,
+    next: &mut Time,
+) -> Option<(usize, u16)> {
     if rt.either_way() {
         return pick_ring_half_way(rings, n, rt, now, max_transfers, next);
     }
@@ -653,7 +677,14 @@ fn pick_ring(rings: &mut [Ring; 2 * MAX_RINGS_PER_DIRECTION], n: usize, rt: &Rou
 /// then the emptier one.
 #[cold]
 #[inline(never)]
-fn pick_ring_half_way(rings: &mut [Ring; 2 * MAX_RINGS_PER_DIRECTION], n: usize, rt: &Route, now: Time, max_transfers: usize, next: &mut Time) -> Option<(usize, u16)> {
+fn pick_ring_half_way(
+    rings: &mut [Ring; 2 * MAX_RINGS_PER_DIRECTION],
+    n: usize,
+    rt: &Route,
+    now: Time,
+    max_transfers: usize,
+    next: &mut Time,
+) -> Option<(usize, u16)> {
     rings[..2 * n].iter_mut().for_each(|r| r.settle(now));
     let (cw_rings, ccw_rings) = rings[..2 * n].split_at(n);
     let cost = |on: &[Ring], mask: u16| (on.iter().map(|r| r.overlapping(mask)).sum::<usize>(), on.iter().map(|r| r.len).sum::<usize>());
@@ -843,7 +874,10 @@ mod tests {
             let r = drive(&[], &[(0, s0, s1), (bus, s0, s1), (2 * bus, s2, s1), (3 * bus, s2, s1)]);
             // SPE0 -> SPE1: 3 hops clockwise; SPE2 -> SPE1: 4.
             let grant = |k: u64| cp + k * pkt;
-            assert_eq!(r.delivered, vec![grant(0) + pkt + 3 * hop, grant(2) + pkt + 3 * hop, grant(1) + pkt + 4 * hop, grant(3) + pkt + 4 * hop]);
+            assert_eq!(
+                r.delivered,
+                vec![grant(0) + pkt + 3 * hop, grant(2) + pkt + 3 * hop, grant(1) + pkt + 4 * hop, grant(3) + pkt + 4 * hop]
+            );
         }
 
         #[test]
@@ -852,7 +886,11 @@ mod tests {
             // Four one-hop clockwise transfers on disjoint segments, ready one bus cycle apart:
             // SPE1 -> SPE3, SPE5 -> SPE7, SPE6 -> SPE4, SPE2 -> SPE0.
             let set = ["eib.rings_per_direction=1", "eib.ring_start_interval_bus_cycles=1"];
-            let starts: Vec<(u64, Element, Element)> = [(1, 3), (5, 7), (6, 4), (2, 0)].iter().enumerate().map(|(k, &(a, b))| (16 * k as u64, Element::spe(a), Element::spe(b))).collect();
+            let starts: Vec<(u64, Element, Element)> = [(1, 3), (5, 7), (6, 4), (2, 0)]
+                .iter()
+                .enumerate()
+                .map(|(k, &(a, b))| (16 * k as u64, Element::spe(a), Element::spe(b)))
+                .collect();
             let r = drive(&set, &starts);
             let (cp, pkt, hop, bus) = units(&r.p);
             let first3: Vec<u64> = (0..3).map(|k| cp + k * bus + pkt + hop).collect();
@@ -868,7 +906,8 @@ mod tests {
             // SPE1 -> SPE6 is six hops either way. A clockwise transfer on its clockwise path
             // (SPE3 -> SPE5, granted first) leaves a clockwise ring free, so either way is open;
             // the rule takes the way with fewer transfers crossing the path: counter-clockwise.
-            let starts = [(0, Element::spe(3), Element::spe(5)), (16, Element::spe(1), Element::spe(6)), (5000, Element::spe(1), Element::spe(6))];
+            let starts =
+                [(0, Element::spe(3), Element::spe(5)), (16, Element::spe(1), Element::spe(6)), (5000, Element::spe(1), Element::spe(6))];
             let r = drive(&[], &starts);
             let (cp, pkt, hop, bus) = units(&r.p);
             let n = r.p.rings_per_direction as u64;

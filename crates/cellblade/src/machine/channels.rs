@@ -76,7 +76,9 @@ impl Channels {
 
     /// SPU_Mbox_Stat: outbound count (bits 0-7), free inbound slots (8-15), interrupt-mailbox count (16-23).
     pub fn mbox_status(&self) -> u32 {
-        self.out_mbox.is_some() as u32 | (((IN_MBOX_DEPTH - self.in_mbox.len()) as u32) << 8) | ((self.out_intr_mbox.is_some() as u32) << 16)
+        self.out_mbox.is_some() as u32
+            | (((IN_MBOX_DEPTH - self.in_mbox.len()) as u32) << 8)
+            | ((self.out_intr_mbox.is_some() as u32) << 16)
     }
 
     /// A write to signal register `which` (0 or 1).

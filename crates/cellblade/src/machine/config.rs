@@ -50,11 +50,7 @@ pub struct ClockCfg {
 }
 
 impl ClockCfg {
-    const LIMITS: Limits = &[
-        ("core_mhz", 1.0, 25_600.0),
-        ("bus_divider", 1.0, 8.0),
-        ("decrementer_hz", 1_000_000.0, 1_000_000_000.0),
-    ];
+    const LIMITS: Limits = &[("core_mhz", 1.0, 25_600.0), ("bus_divider", 1.0, 8.0), ("decrementer_hz", 1_000_000.0, 1_000_000_000.0)];
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -97,11 +93,8 @@ pub struct BifCfg {
 }
 
 impl BifCfg {
-    const LIMITS: Limits = &[
-        ("data_gbps", 0.1, 100.0),
-        ("crossing_latency_ns", 0.0, 100_000.0),
-        ("noncacheable_crossing_ns", 0.0, 100_000.0),
-    ];
+    const LIMITS: Limits =
+        &[("data_gbps", 0.1, 100.0), ("crossing_latency_ns", 0.0, 100_000.0), ("noncacheable_crossing_ns", 0.0, 100_000.0)];
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -112,10 +105,7 @@ pub struct MicCfg {
 }
 
 impl MicCfg {
-    const LIMITS: Limits = &[
-        ("access_bus_cycles", 1.0, 1024.0),
-        ("read_latency_ns", 0.0, 100_000.0),
-    ];
+    const LIMITS: Limits = &[("access_bus_cycles", 1.0, 1024.0), ("read_latency_ns", 0.0, 100_000.0)];
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -176,11 +166,7 @@ pub struct AtomicCfg {
 }
 
 impl AtomicCfg {
-    const LIMITS: Limits = &[
-        ("hit_core_cycles", 0.0, 100_000.0),
-        ("guard_core_cycles", 0.0, 100_000.0),
-        ("line_bytes", 128.0, 128.0),
-    ];
+    const LIMITS: Limits = &[("hit_core_cycles", 0.0, 100_000.0), ("guard_core_cycles", 0.0, 100_000.0), ("line_bytes", 128.0, 128.0)];
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -192,11 +178,7 @@ pub struct PpeCfg {
 }
 
 impl PpeCfg {
-    const LIMITS: Limits = &[
-        ("mmio_ns", 0.0, 1_000_000.0),
-        ("syscall_ns", 0.0, 1_000_000.0),
-        ("thread_create_us", 0.0, 1_000_000.0),
-    ];
+    const LIMITS: Limits = &[("mmio_ns", 0.0, 1_000_000.0), ("syscall_ns", 0.0, 1_000_000.0), ("thread_create_us", 0.0, 1_000_000.0)];
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -206,9 +188,7 @@ pub struct MemoryCfg {
 }
 
 impl MemoryCfg {
-    const LIMITS: Limits = &[
-        ("xdram_bytes", 1_048_576.0, 68_719_476_736.0),
-    ];
+    const LIMITS: Limits = &[("xdram_bytes", 1_048_576.0, 68_719_476_736.0)];
 }
 
 /// The default thread-to-SPE scheduler of seed 001 §3 (see `affinity::scheduler`).
@@ -223,10 +203,7 @@ pub struct SchedulerCfg {
 }
 
 impl SchedulerCfg {
-    const LIMITS: Limits = &[
-        ("keep_probability", 0.0, 1.0),
-        ("more_swaps_probability", 0.0, 0.99),
-    ];
+    const LIMITS: Limits = &[("keep_probability", 0.0, 1.0), ("more_swaps_probability", 0.0, 0.99)];
 }
 
 /// The text of a built-in preset.
@@ -240,11 +217,12 @@ pub fn preset_text(name: &str) -> Result<&'static str> {
 
 /// Parse a machine file, apply `key=value` overrides (keys must exist), and validate.
 pub fn load(text: &str, overrides: &[String]) -> Result<MachineFile> {
-    let mut table: toml::Table = text.parse().map_err(|e: toml::de::Error| config_err(format!("machine file does not parse{}: {}", at_line(text, &e), e.message())))?;
+    let mut table: toml::Table = text
+        .parse()
+        .map_err(|e: toml::de::Error| config_err(format!("machine file does not parse{}: {}", at_line(text, &e), e.message())))?;
     // The file's own keys first, from its text, so an error can give the key's line.
-    serde_path_to_error::deserialize::<_, MachineFile>(toml::Deserializer::new(text)).map_err(|e| {
-        config_err(format!("machine file key '{}'{}: {}", e.path(), at_line(text, e.inner()), e.inner().message()))
-    })?;
+    serde_path_to_error::deserialize::<_, MachineFile>(toml::Deserializer::new(text))
+        .map_err(|e| config_err(format!("machine file key '{}'{}: {}", e.path(), at_line(text, e.inner()), e.inner().message())))?;
     for ov in overrides {
         apply_override(&mut table, ov)?;
     }
@@ -260,9 +238,7 @@ fn at_line(text: &str, e: &toml::de::Error) -> String {
 }
 
 fn apply_override(table: &mut toml::Table, ov: &str) -> Result<()> {
-    let (key, raw) = ov
-        .split_once('=')
-        .ok_or_else(|| config_err(format!("override '{ov}' is not of the form section.key=value")))?;
+    let (key, raw) = ov.split_once('=').ok_or_else(|| config_err(format!("override '{ov}' is not of the form section.key=value")))?;
     let key = key.trim();
     let path: Vec<&str> = key.split('.').collect();
     let mut cur = &mut *table;
@@ -285,19 +261,13 @@ fn apply_override(table: &mut toml::Table, ov: &str) -> Result<()> {
             };
             return Ok(());
         }
-        cur = slot
-            .as_table_mut()
-            .ok_or_else(|| config_err(format!("machine key '{key}': '{part}' is a value, not a section")))?;
+        cur = slot.as_table_mut().ok_or_else(|| config_err(format!("machine key '{key}': '{part}' is a value, not a section")))?;
     }
     Err(config_err(format!("override '{ov}' names no key")))
 }
 
 fn parse_value(raw: &str) -> toml::Value {
-    format!("v = {raw}")
-        .parse::<toml::Table>()
-        .ok()
-        .and_then(|mut t| t.remove("v"))
-        .unwrap_or_else(|| toml::Value::String(raw.to_string()))
+    format!("v = {raw}").parse::<toml::Table>().ok().and_then(|mut t| t.remove("v")).unwrap_or_else(|| toml::Value::String(raw.to_string()))
 }
 
 /// A number as a user would write it: whole numbers without a fraction, others (and 1e18, inf)
@@ -319,8 +289,7 @@ fn check(ok: bool, key: &str, value: impl std::fmt::Display, allowed: &str) -> R
 }
 
 /// The element names a ring must contain, each exactly once.
-pub const RING_ELEMENTS: [&str; 12] =
-    ["PPE", "SPE0", "SPE1", "SPE2", "SPE3", "SPE4", "SPE5", "SPE6", "SPE7", "MIC", "IOIF0", "IOIF1"];
+pub const RING_ELEMENTS: [&str; 12] = ["PPE", "SPE0", "SPE1", "SPE2", "SPE3", "SPE4", "SPE5", "SPE6", "SPE7", "MIC", "IOIF0", "IOIF1"];
 
 impl MachineFile {
     /// Each section's name and numeric limits.
@@ -340,7 +309,12 @@ impl MachineFile {
     fn validate(&self) -> Result<()> {
         self.check_ranges()?;
         let c = &self.clock;
-        check(TICKS_PER_SECOND % (c.core_mhz * 1_000_000) == 0, "clock.core_mhz", c.core_mhz, "a divisor of 25600 (e.g. 3200, 1600, 800)")?;
+        check(
+            TICKS_PER_SECOND.is_multiple_of(c.core_mhz * 1_000_000),
+            "clock.core_mhz",
+            c.core_mhz,
+            "a divisor of 25600 (e.g. 3200, 1600, 800)",
+        )?;
         let e = &self.eib;
         let mut seen = e.ring_order.clone();
         seen.sort();
@@ -349,9 +323,9 @@ impl MachineFile {
         check(seen == want, "eib.ring_order", format!("{:?}", e.ring_order), "each of PPE, SPE0..SPE7, MIC, IOIF0, IOIF1 exactly once")?;
         check([8, 16, 32].contains(&e.beat_bytes), "eib.beat_bytes", e.beat_bytes, "8, 16 or 32")?;
         check(["IOIF0", "IOIF1"].contains(&self.bif.element.as_str()), "bif.element", &self.bif.element, "IOIF0 or IOIF1")?;
-        check(self.mfc.max_dma_bytes % 16 == 0, "mfc.max_dma_bytes", self.mfc.max_dma_bytes, "a multiple of 16")?;
-        check(self.spu.ls_bytes % 128 == 0, "spu.ls_bytes", self.spu.ls_bytes, "a multiple of 128")?;
-        check(self.memory.xdram_bytes % 65536 == 0, "memory.xdram_bytes", self.memory.xdram_bytes, "a multiple of 64 KiB")?;
+        check(self.mfc.max_dma_bytes.is_multiple_of(16), "mfc.max_dma_bytes", self.mfc.max_dma_bytes, "a multiple of 16")?;
+        check(self.spu.ls_bytes.is_multiple_of(128), "spu.ls_bytes", self.spu.ls_bytes, "a multiple of 128")?;
+        check(self.memory.xdram_bytes.is_multiple_of(65536), "memory.xdram_bytes", self.memory.xdram_bytes, "a multiple of 64 KiB")?;
         Ok(())
     }
 
@@ -555,21 +529,33 @@ mod tests {
             }
             let mut maxed = Vec::new();
             for (section, limits) in MachineFile::SECTIONS {
-                let keys: Vec<&String> = table[section].as_table().unwrap().iter().filter(|(_, v)| v.is_integer() || v.is_float()).map(|(k, _)| k).collect();
+                let keys: Vec<&String> =
+                    table[section].as_table().unwrap().iter().filter(|(_, v)| v.is_integer() || v.is_float()).map(|(k, _)| k).collect();
                 let mut declared: Vec<&str> = limits.iter().map(|(k, _, _)| *k).collect();
                 declared.sort();
                 let mut have: Vec<&str> = keys.iter().map(|k| k.as_str()).collect();
                 have.sort();
                 assert_eq!(have, declared, "section {section}: every numeric key has exactly one range");
                 for &(k, _, hi) in limits {
-                    if !matches!((section, k), ("clock", _) | ("eib", "packet_bytes") | ("atomic", "line_bytes") | ("spu", "ls_bytes") | ("mfc", "max_dma_bytes") | ("memory", _) | ("eib", "beat_bytes")) {
+                    if !matches!(
+                        (section, k),
+                        ("clock", _)
+                            | ("eib", "packet_bytes")
+                            | ("atomic", "line_bytes")
+                            | ("spu", "ls_bytes")
+                            | ("mfc", "max_dma_bytes")
+                            | ("memory", _)
+                            | ("eib", "beat_bytes")
+                    ) {
                         maxed.push(format!("{section}.{k}={hi}"));
                     }
                 }
             }
             let f = load(preset_text(p).unwrap(), &maxed).unwrap();
             let q = Params::resolve(&f);
-            for t in [q.command_phase, q.tag_update, q.syscall, q.thread_create, q.ppe_mmio, q.bif_crossing, q.mic_read_latency, q.atomic_hit] {
+            for t in
+                [q.command_phase, q.tag_update, q.syscall, q.thread_create, q.ppe_mmio, q.bif_crossing, q.mic_read_latency, q.atomic_hit]
+            {
                 assert!(t.0 < Time::HORIZON.0 >> 20, "{t:?}");
             }
         }

@@ -31,10 +31,16 @@ pub mod reg {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Loc {
     Mem(u64),
-    Ls { spe: usize, off: u32 },
+    Ls {
+        spe: usize,
+        off: u32,
+    },
     /// A register's offset in the problem-state area (below 2^20; 32 bits keep a `Loc` in 16
     /// bytes, and every bus transaction carries two).
-    Mmio { spe: usize, reg: u32 },
+    Mmio {
+        spe: usize,
+        reg: u32,
+    },
 }
 
 impl Loc {
@@ -80,7 +86,7 @@ impl Memory {
 
     /// Resolve `[ea, ea+len)`; it must lie within one region.
     pub fn resolve(&self, ea: u64, len: u32) -> Result<Loc> {
-        let end = ea.checked_add(len as u64).unwrap_or(u64::MAX);
+        let end = ea.saturating_add(len as u64);
         if end <= 2 * self.xdram_bytes {
             return Ok(Loc::Mem(ea));
         }
@@ -92,9 +98,13 @@ impl Memory {
                     return Ok(Loc::Ls { spe, off: off as u32 });
                 }
                 let r = off.wrapping_sub(PS_OFFSET);
-                if off >= PS_OFFSET && [reg::SPU_OUT_MBOX, reg::SPU_IN_MBOX, reg::SPU_MBOX_STAT, reg::SIGNOTIFY1, reg::SIGNOTIFY2].contains(&r) {
+                if off >= PS_OFFSET
+                    && [reg::SPU_OUT_MBOX, reg::SPU_IN_MBOX, reg::SPU_MBOX_STAT, reg::SIGNOTIFY1, reg::SIGNOTIFY2].contains(&r)
+                {
                     if len != 4 {
-                        return Err(program_err(format!("mmio access to register {r:#x} of spe {spe} is {len} bytes: problem-state registers take exactly 4")));
+                        return Err(program_err(format!(
+                            "mmio access to register {r:#x} of spe {spe} is {len} bytes: problem-state registers take exactly 4"
+                        )));
                     }
                     return Ok(Loc::Mmio { spe, reg: r as u32 });
                 }

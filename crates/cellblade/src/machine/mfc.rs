@@ -30,7 +30,16 @@ impl CmdKind {
             CmdKind::Sndsig => "mfc_sndsig",
             CmdKind::Barrier => return "mfc_barrier".into(),
         };
-        format!("{base}{}", if fence { "f" } else if barrier { "b" } else { "" })
+        format!(
+            "{base}{}",
+            if fence {
+                "f"
+            } else if barrier {
+                "b"
+            } else {
+                ""
+            }
+        )
     }
 
     /// Data flows from the effective address into local store.
@@ -101,17 +110,15 @@ impl MfcCommand {
         }
         match self.kind {
             CmdKind::Barrier => return Ok(()),
-            CmdKind::Sndsig => {
-                if self.size != 4 {
-                    return Err(program_err(format!("{}: sndsig moves exactly 4 bytes", at())));
-                }
+            CmdKind::Sndsig if self.size != 4 => {
+                return Err(program_err(format!("{}: sndsig moves exactly 4 bytes", at())));
             }
             CmdKind::GetList | CmdKind::PutList => {
                 let n = self.list.len();
                 if n == 0 || n > p.max_list_elements as usize {
                     return Err(program_err(format!("{}: list has {n} elements: allowed 1 to {}", at(), p.max_list_elements)));
                 }
-                if self.lsa % 16 != 0 {
+                if !self.lsa.is_multiple_of(16) {
                     return Err(program_err(format!("{}: a list's local-store address must be 16-byte aligned", at())));
                 }
             }
@@ -127,12 +134,16 @@ impl MfcCommand {
 
 fn check_piece(pc: &Piece, p: &Params, what: impl Fn() -> String) -> Result<()> {
     let s = pc.size;
-    let legal_size = matches!(s, 1 | 2 | 4 | 8) || (s % 16 == 0 && s <= p.max_dma_bytes);
+    let legal_size = matches!(s, 1 | 2 | 4 | 8) || (s.is_multiple_of(16) && s <= p.max_dma_bytes);
     if !legal_size {
-        return Err(program_err(format!("{}: size {s} is illegal: allowed 1, 2, 4, 8 or a multiple of 16 up to {}", what(), p.max_dma_bytes)));
+        return Err(program_err(format!(
+            "{}: size {s} is illegal: allowed 1, 2, 4, 8 or a multiple of 16 up to {}",
+            what(),
+            p.max_dma_bytes
+        )));
     }
     let align = s.min(16) as u64;
-    if pc.lsa as u64 % align != 0 || pc.ea % align != 0 {
+    if !(pc.lsa as u64).is_multiple_of(align) || !pc.ea.is_multiple_of(align) {
         return Err(program_err(format!(
             "{}: a {s}-byte transfer needs local-store and effective addresses aligned to {align} bytes (lsa={:#x}, ea={:#x})",
             what(),
@@ -141,10 +152,21 @@ fn check_piece(pc: &Piece, p: &Params, what: impl Fn() -> String) -> Result<()> 
         )));
     }
     if s < 16 && pc.lsa % 16 != (pc.ea % 16) as u32 {
-        return Err(program_err(format!("{}: a {s}-byte transfer needs the same offset within a quadword at both ends (lsa % 16 = {}, ea % 16 = {})", what(), pc.lsa % 16, pc.ea % 16)));
+        return Err(program_err(format!(
+            "{}: a {s}-byte transfer needs the same offset within a quadword at both ends (lsa % 16 = {}, ea % 16 = {})",
+            what(),
+            pc.lsa % 16,
+            pc.ea % 16
+        )));
     }
     if pc.lsa as u64 + s as u64 > p.ls_bytes as u64 {
-        return Err(program_err(format!("{}: local-store range {:#x}..{:#x} runs past the {}-byte local store", what(), pc.lsa, pc.lsa as u64 + s as u64, p.ls_bytes)));
+        return Err(program_err(format!(
+            "{}: local-store range {:#x}..{:#x} runs past the {}-byte local store",
+            what(),
+            pc.lsa,
+            pc.lsa as u64 + s as u64,
+            p.ls_bytes
+        )));
     }
     Ok(())
 }

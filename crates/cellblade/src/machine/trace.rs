@@ -30,7 +30,14 @@ enum Sink {
     #[default]
     Off,
     Memory(Vec<Value>),
-    File { out: BufWriter<File>, path: PathBuf, part: PathBuf, written: u64, limit: u64, failed: Option<std::io::Error> },
+    File {
+        out: BufWriter<File>,
+        path: PathBuf,
+        part: PathBuf,
+        written: u64,
+        limit: u64,
+        failed: Option<std::io::Error>,
+    },
 }
 
 #[derive(Default)]
@@ -81,7 +88,9 @@ impl Tracer {
         let mut out = BufWriter::new(file);
         let head = serde_json::to_string(&track_names()).expect("serialises");
         // The metadata events open the array; events follow, each after a comma.
-        let write = out.write_all(b"{\"displayTimeUnit\": \"ns\", \"traceEvents\": ").and_then(|_| out.write_all(&head.as_bytes()[..head.len() - 1]));
+        let write = out
+            .write_all(b"{\"displayTimeUnit\": \"ns\", \"traceEvents\": ")
+            .and_then(|_| out.write_all(&head.as_bytes()[..head.len() - 1]));
         write.map_err(|e| unwritable(path, e))?;
         Ok(Tracer { enabled: true, sink: Sink::File { out, path: path.to_path_buf(), part, written: 0, limit, failed: None }, dropped: 0 })
     }
@@ -108,6 +117,9 @@ impl Tracer {
     // Called per packet and per command: when tracing is off this inlines to one test, and the
     // JSON building stays out of line.
     #[inline]
+    // An event's fields are passed flat: a struct would be built on the hot path even when
+    // tracing is off.
+    #[allow(clippy::too_many_arguments)]
     pub fn ring(&mut self, chip: usize, ring: usize, start: Time, end: Time, from: Element, to: Element, bytes: u32) {
         if self.enabled {
             self.record_ring(chip, ring, start, end, from, to, bytes);
@@ -115,6 +127,9 @@ impl Tracer {
     }
 
     #[inline(never)]
+    // An event's fields are passed flat: a struct would be built on the hot path even when
+    // tracing is off.
+    #[allow(clippy::too_many_arguments)]
     fn record_ring(&mut self, chip: usize, ring: usize, start: Time, end: Time, from: Element, to: Element, bytes: u32) {
         self.push(json!({"name": format!("{} -> {}", from.name(), to.name()), "ph": "X", "ts": us(start), "dur": us(end - start),
             "pid": PID_EIB + chip as u64, "tid": ring, "args": {"bytes": bytes}}));
@@ -129,11 +144,16 @@ impl Tracer {
 
     #[inline(never)]
     fn record_bif(&mut self, from_chip: usize, start: Time, end: Time, bytes: u32) {
-        self.push(json!({"name": format!("cell{} -> cell{}", from_chip, 1 - from_chip), "ph": "X", "ts": us(start), "dur": us(end - start),
-            "pid": PID_BIF, "tid": from_chip, "args": {"bytes": bytes}}));
+        self.push(
+            json!({"name": format!("cell{} -> cell{}", from_chip, 1 - from_chip), "ph": "X", "ts": us(start), "dur": us(end - start),
+            "pid": PID_BIF, "tid": from_chip, "args": {"bytes": bytes}}),
+        );
     }
 
     #[inline]
+    // An event's fields are passed flat: a struct would be built on the hot path even when
+    // tracing is off.
+    #[allow(clippy::too_many_arguments)]
     pub fn dma(&mut self, spe: usize, id: u64, name: &str, start: Time, end: Time, bytes: u32, tag: u32) {
         if self.enabled {
             self.record_dma(spe, id, name, start, end, bytes, tag);
@@ -141,6 +161,9 @@ impl Tracer {
     }
 
     #[inline(never)]
+    // An event's fields are passed flat: a struct would be built on the hot path even when
+    // tracing is off.
+    #[allow(clippy::too_many_arguments)]
     fn record_dma(&mut self, spe: usize, id: u64, name: &str, start: Time, end: Time, bytes: u32, tag: u32) {
         let pid = PID_SPE + spe as u64;
         self.push(json!({"name": name, "cat": "dma", "ph": "b", "id": id, "ts": us(start), "pid": pid, "tid": 1, "args": {"bytes": bytes, "tag": tag}}));
@@ -156,7 +179,9 @@ impl Tracer {
 
     #[inline(never)]
     fn record_instant(&mut self, spe: usize, name: &str, at: Time, value: u32) {
-        self.push(json!({"name": name, "ph": "i", "s": "t", "ts": us(at), "pid": PID_SPE + spe as u64, "tid": 0, "args": {"value": value}}));
+        self.push(
+            json!({"name": name, "ph": "i", "s": "t", "ts": us(at), "pid": PID_SPE + spe as u64, "tid": 0, "args": {"value": value}}),
+        );
     }
 
     /// End the trace: the in-memory object with its track names, or the file completed and
@@ -176,7 +201,13 @@ impl Tracer {
                 let tail = format!("],\n\"otherData\": {{\"dropped_events\": {dropped}}}}}\n");
                 let res = match failed {
                     Some(e) => Err(e),
-                    None => out.write_all(tail.as_bytes()).and_then(|_| out.flush()).and_then(|_| if part == path { Ok(()) } else { std::fs::rename(&part, &path) }),
+                    None => out.write_all(tail.as_bytes()).and_then(|_| out.flush()).and_then(|_| {
+                        if part == path {
+                            Ok(())
+                        } else {
+                            std::fs::rename(&part, &path)
+                        }
+                    }),
                 };
                 if let Err(e) = res {
                     if part != path {

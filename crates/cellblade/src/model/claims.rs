@@ -18,26 +18,66 @@ fn parameter_claims(p: &ModelParams) -> Vec<Claim> {
     let mut out = Vec::new();
     let sizes = &p.sizes_bytes;
     let worst_1_2 = sizes.iter().map(|&m| (row(p, 1, m) / row(p, 2, m) - 1.0).abs()).fold(0.0, f64::max);
-    out.push(claim("BIF-1 equals BIF-2: the BIF carries two messages without contention", "seed 003 §3.3", "equal",
-        format!("within {:.1}% at every size", 100.0 * worst_1_2), worst_1_2 < 0.05, ""));
-    let small_worst = p.congestion.iter().filter(|r| r.size_bytes <= 256 && r.bif_messages > 2).map(|r| r.excess_ns / row(p, 2, r.size_bytes)).fold(0.0, f64::max);
-    out.push(claim("almost no BIF congestion up to 256 B", "seed 003 §7.1, Fig. 8", "almost none",
-        format!("at most {:.0}% over BIF-2 up to 256 B", 100.0 * small_worst), small_worst < 0.10, "'almost none' read as under 10% over BIF-2"));
+    out.push(claim(
+        "BIF-1 equals BIF-2: the BIF carries two messages without contention",
+        "seed 003 §3.3",
+        "equal",
+        format!("within {:.1}% at every size", 100.0 * worst_1_2),
+        worst_1_2 < 0.05,
+        "",
+    ));
+    let small_worst = p
+        .congestion
+        .iter()
+        .filter(|r| r.size_bytes <= 256 && r.bif_messages > 2)
+        .map(|r| r.excess_ns / row(p, 2, r.size_bytes))
+        .fold(0.0, f64::max);
+    out.push(claim(
+        "almost no BIF congestion up to 256 B",
+        "seed 003 §7.1, Fig. 8",
+        "almost none",
+        format!("at most {:.0}% over BIF-2 up to 256 B", 100.0 * small_worst),
+        small_worst < 0.10,
+        "'almost none' read as under 10% over BIF-2",
+    ));
     let big: Vec<u32> = sizes.iter().copied().filter(|&m| m > 256).collect();
     let rising = big.iter().all(|&m| {
         let l: Vec<f64> = [2, 4, 8, 16].iter().map(|&n| row(p, n, m)).collect();
         l.windows(2).all(|w| w[1] >= w[0])
     });
     let top = big.last().copied().unwrap_or(0);
-    out.push(claim("latency climbs above 256 B and above two BIF messages", "seed 003 §7.1, Fig. 8", "rises with n above 256 B",
-        format!("BIF-2/4/8/16 at {top} B: {:.0} / {:.0} / {:.0} / {:.0} ns", row(p, 2, top), row(p, 4, top), row(p, 8, top), row(p, 16, top)),
-        rising && !big.is_empty(), "checked at every measured size above 256 B"));
+    out.push(claim(
+        "latency climbs above 256 B and above two BIF messages",
+        "seed 003 §7.1, Fig. 8",
+        "rises with n above 256 B",
+        format!(
+            "BIF-2/4/8/16 at {top} B: {:.0} / {:.0} / {:.0} / {:.0} ns",
+            row(p, 2, top),
+            row(p, 4, top),
+            row(p, 8, top),
+            row(p, 16, top)
+        ),
+        rising && !big.is_empty(),
+        "checked at every measured size above 256 B",
+    ));
     let peak = p.congestion.iter().map(|r| r.excess_ns / row(p, 2, r.size_bytes)).fold(0.0, f64::max);
-    out.push(claim("congestion adds up to 218% of the uncontended latency", "seed 003 §7.1", "218%",
-        format!("{:.0}%", 100.0 * peak), (peak - 2.18).abs() <= 0.218, "holds within 10% of the published peak"));
+    out.push(claim(
+        "congestion adds up to 218% of the uncontended latency",
+        "seed 003 §7.1",
+        "218%",
+        format!("{:.0}%", 100.0 * peak),
+        (peak - 2.18).abs() <= 0.218,
+        "holds within 10% of the published peak",
+    ));
     let i = sizes.len() - 1;
-    out.push(claim("g1 exceeds g: SPEs across the BIF also post requests to the arbiter", "seed 003 §7.1, Fig. 7", "g1 > g",
-        format!("at {} B: g {:.0} ns, g1 {:.0} ns", sizes[i], p.g_ns[i], p.g1_ns[i]), p.g1_ns[i] > p.g_ns[i], ""));
+    out.push(claim(
+        "g1 exceeds g: SPEs across the BIF also post requests to the arbiter",
+        "seed 003 §7.1, Fig. 7",
+        "g1 > g",
+        format!("at {} B: g {:.0} ns, g1 {:.0} ns", sizes[i], p.g_ns[i], p.g1_ns[i]),
+        p.g1_ns[i] > p.g_ns[i],
+        "",
+    ));
     out
 }
 
@@ -46,21 +86,53 @@ fn accuracy_claims(v: &Validation) -> Vec<Claim> {
     let n = v.points as f64;
     let pct = |k: usize| 100.0 * k as f64 / n;
     vec![
-        claim("the seed's equations: 94% of predictions within 10% of the measured time", "seed 003 §7.2, Fig. 10", "398 of 425 (94%)",
+        claim(
+            "the seed's equations: 94% of predictions within 10% of the measured time",
+            "seed 003 §7.2, Fig. 10",
+            "398 of 425 (94%)",
             format!("{} of {} ({:.0}%)", v.seed_equations.within_10, v.points, pct(v.seed_equations.within_10)),
-            pct(v.seed_equations.within_10) >= 94.0, "seed equations as written against the simulated blade"),
-        claim("the seed's equations: every prediction within 15%", "seed 003 §7.2", "425 of 425",
+            pct(v.seed_equations.within_10) >= 94.0,
+            "seed equations as written against the simulated blade",
+        ),
+        claim(
+            "the seed's equations: every prediction within 15%",
+            "seed 003 §7.2",
+            "425 of 425",
             format!("{} of {}, worst {:.0}%", v.seed_equations.within_15, v.points, v.seed_equations.worst_error_pct),
-            v.seed_equations.within_15 == v.points, ""),
-        claim("a model of the seed's parameters: 94% within 10%, all within 15%", "seed 003 §7.2", "398 of 425 within 10%, all within 15%",
-            format!("schedule price: {} of {} ({:.0}%) within 10%, {} within 15%, worst {:.0}%", v.within_10, v.points, pct(v.within_10), v.within_15, v.worst_error_pct),
-            pct(v.within_10) >= 94.0 && v.within_15 == v.points, "the schedule price (L, g, C, gamma measured as in §3.3) in place of the tables' equations"),
-        claim("non-Cell-specific models (Kielmann's g, no C) err up to 140%", "seed 003 §7.2, Fig. 11", "up to 140%",
-            format!("up to {:.0}%", v.baseline.worst_error_pct), v.baseline.worst_error_pct >= 100.0,
-            "holds when the baseline's worst error reaches 100% or more"),
-        claim("ignoring BIF contention alone errs up to 56%", "seed 003 §7.2", "up to 56%",
-            format!("the schedule price without C: up to {:.0}%", v.no_contention.worst_error_pct), (v.no_contention.worst_error_pct - 56.0).abs() <= 15.0,
-            "holds within 15 points of 56%; measured on the schedule price, whose other terms are close"),
+            v.seed_equations.within_15 == v.points,
+            "",
+        ),
+        claim(
+            "a model of the seed's parameters: 94% within 10%, all within 15%",
+            "seed 003 §7.2",
+            "398 of 425 within 10%, all within 15%",
+            format!(
+                "schedule price: {} of {} ({:.0}%) within 10%, {} within 15%, worst {:.0}%",
+                v.within_10,
+                v.points,
+                pct(v.within_10),
+                v.within_15,
+                v.worst_error_pct
+            ),
+            pct(v.within_10) >= 94.0 && v.within_15 == v.points,
+            "the schedule price (L, g, C, gamma measured as in §3.3) in place of the tables' equations",
+        ),
+        claim(
+            "non-Cell-specific models (Kielmann's g, no C) err up to 140%",
+            "seed 003 §7.2, Fig. 11",
+            "up to 140%",
+            format!("up to {:.0}%", v.baseline.worst_error_pct),
+            v.baseline.worst_error_pct >= 100.0,
+            "holds when the baseline's worst error reaches 100% or more",
+        ),
+        claim(
+            "ignoring BIF contention alone errs up to 56%",
+            "seed 003 §7.2",
+            "up to 56%",
+            format!("the schedule price without C: up to {:.0}%", v.no_contention.worst_error_pct),
+            (v.no_contention.worst_error_pct - 56.0).abs() <= 15.0,
+            "holds within 15 points of 56%; measured on the schedule price, whose other terms are close",
+        ),
     ]
 }
 
@@ -73,7 +145,13 @@ pub fn claims(file: &MachineFile, quick: bool) -> Result<Vec<Claim>> {
     // As many timed calls as the schedule price assumes (price::CALLS): its loop overlap is priced.
     let simulated = simulate_points(file, &points, super::price::CALLS as u32)?;
     out.extend(accuracy_claims(&score(&p, &points, &simulated)?));
-    out.push(claim("barrier and broadcast up to 64 SPEs (4 blades) predicted within 13%", "seed 003 §7.2, §6.1", "within 13%",
-        "not simulated".into(), false, "clusters of blades are not built yet"));
+    out.push(claim(
+        "barrier and broadcast up to 64 SPEs (4 blades) predicted within 13%",
+        "seed 003 §7.2, §6.1",
+        "within 13%",
+        "not simulated".into(),
+        false,
+        "clusters of blades are not built yet",
+    ));
     Ok(out)
 }

@@ -109,10 +109,7 @@ fn ceil_log2(p: usize) -> u32 {
 /// per SPE; the vector otherwise). `gamma` is ns per byte of the reduction's data type.
 pub fn predict(params: &ModelParams, algorithm: &str, p: usize, size: u32, gamma: f64) -> Result<Equation> {
     if !COVERED.contains(&algorithm) {
-        return Err(config_err(format!(
-            "{algorithm}: seed 003 gives no equation for it (tables 1-5 model {})",
-            COVERED.join(", ")
-        )));
+        return Err(config_err(format!("{algorithm}: seed 003 gives no equation for it (tables 1-5 model {})", COVERED.join(", "))));
     }
     if p < 2 {
         return Err(config_err(format!("{algorithm}: the seed's equations need at least 2 SPEs, got {p}")));
@@ -203,12 +200,18 @@ fn broadcast(e: &mut E, c: &Call) -> Result<(f64, &'static str)> {
         }
         ("broadcast.binomial_simple", false) => {
             let q = 3.0;
-            (floor_log2(p) as f64 * (e.l(1, m) + e.l1(1)) + q * e.g(0, m) + q * params.g_ack_ns / 2.0, "table 2, binomial-tree-simple, one Cell")
+            (
+                floor_log2(p) as f64 * (e.l(1, m) + e.l1(1)) + q * e.g(0, m) + q * params.g_ack_ns / 2.0,
+                "table 2, binomial-tree-simple, one Cell",
+            )
         }
         ("broadcast.binomial_simple", true) => {
             let q1 = 7.0;
             let k = floor_log2(p) as f64 - 1.0;
-            (k * (e.l(1, m) + e.l1(1)) + e.l(2, m) + e.l1(2) + q1 * e.g(1, m) + q1 * params.g1_ack_ns / 2.0, "table 2, binomial-tree-simple, two Cells")
+            (
+                k * (e.l(1, m) + e.l1(1)) + e.l(2, m) + e.l1(2) + q1 * e.g(1, m) + q1 * params.g1_ack_ns / 2.0,
+                "table 2, binomial-tree-simple, two Cells",
+            )
         }
         ("broadcast.binomial_opt", false) => {
             c.need_pow2("table 2, binomial-tree-opt, one Cell")?;
@@ -310,7 +313,10 @@ fn allreduce(e: &mut E, c: &Call) -> Result<(f64, &'static str)> {
         ("allreduce.rdb", true) => {
             c.need_pow2("table 5, recursive doubling, two Cells")?;
             let c = e.c(m, p as u32);
-            ((lg - 1.0) * (e.l(1, m) + 2.0 * e.l1(1) + gamma * m as f64) + e.l(2, m) + 2.0 * e.l1(2) + gamma * m as f64 + c, "table 5, recursive doubling, two Cells")
+            (
+                (lg - 1.0) * (e.l(1, m) + 2.0 * e.l1(1) + gamma * m as f64) + e.l(2, m) + 2.0 * e.l1(2) + gamma * m as f64 + c,
+                "table 5, recursive doubling, two Cells",
+            )
         }
         (a, _) if a.starts_with("allreduce.hybrid_a_") => {
             c.two_only("table 5, HybridA-x-y")?;

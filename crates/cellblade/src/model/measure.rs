@@ -84,7 +84,7 @@ fn latency(file: &MachineFile, peers: std::ops::Range<usize>, bytes: u32, it: u3
 fn gaps(file: &MachineFile, readers: std::ops::Range<usize>, mv: impl Fn() -> Move, it: u32) -> Result<(f64, f64)> {
     let moves: Vec<(usize, Move)> = readers.clone().map(|s| (s, mv())).collect();
     let t = burst(file, &moves, it)?;
-    let (near, far): (Vec<(usize, f64)>, Vec<(usize, f64)>) = readers.zip(t).partition(|(s, _)| *s < 8);
+    let (near, far): (Timed, Timed) = readers.zip(t).partition(|(s, _)| *s < 8);
     let per = |g: &[(usize, f64)]| if g.is_empty() { 0.0 } else { max(&g.iter().map(|x| x.1).collect::<Vec<_>>()) / g.len() as f64 };
     Ok((per(&near), per(&far)))
 }
@@ -106,7 +106,9 @@ fn gamma(file: &MachineFile) -> Vec<GammaRow> {
     let p = Params::resolve(file);
     let core_ns = p.core_cycle.as_ns();
     let mut rows = Vec::new();
-    for (dtype, cycles) in [("int32", p.reduce_cycles_per_quadword), ("float32", p.reduce_cycles_per_quadword), ("float64", p.reduce_dp_cycles_per_quadword)] {
+    for (dtype, cycles) in
+        [("int32", p.reduce_cycles_per_quadword), ("float32", p.reduce_cycles_per_quadword), ("float64", p.reduce_dp_cycles_per_quadword)]
+    {
         for op in ["sum", "min", "max", "prod"] {
             rows.push(GammaRow { dtype: dtype.into(), op: op.into(), ns_per_byte: cycles as f64 * core_ns / 16.0 });
         }
@@ -163,3 +165,6 @@ pub fn measure(file: &MachineFile, req: &MeasureRequest) -> Result<ModelParams> 
     p.check()?;
     Ok(p)
 }
+
+/// (SPE, time) pairs of the readers on one side of the BIF.
+type Timed = Vec<(usize, f64)>;

@@ -108,24 +108,45 @@ impl ModelParams {
         if n < 2 || self.sizes_bytes.windows(2).any(|w| w[0] >= w[1]) {
             return Err(config_err("model parameters: sizes_bytes must list at least two rising sizes"));
         }
-        let arrays = [("l1_ns", &self.l1_ns), ("l2_ns", &self.l2_ns), ("g_ns", &self.g_ns), ("g1_ns", &self.g1_ns), ("g2_ns", &self.g2_ns), ("g_kielmann_ns", &self.g_kielmann_ns)];
+        let arrays = [
+            ("l1_ns", &self.l1_ns),
+            ("l2_ns", &self.l2_ns),
+            ("g_ns", &self.g_ns),
+            ("g1_ns", &self.g1_ns),
+            ("g2_ns", &self.g2_ns),
+            ("g_kielmann_ns", &self.g_kielmann_ns),
+        ];
         for (name, a) in arrays {
             if a.len() != n {
                 return Err(config_err(format!("model parameters: {name} has {} values, sizes_bytes has {n}: one per size", a.len())));
             }
-            if let Some((i, v)) = a.iter().enumerate().find(|(_, v)| !(**v >= 0.0)) {
+            if let Some((i, v)) = a.iter().enumerate().find(|(_, v)| !v.is_finite() || **v < 0.0) {
                 return Err(config_err(format!("model parameters: {name}[{i}] = {v} is not allowed: a time of 0 ns or more")));
             }
         }
-        let scalars = [("l1_ack_ns", self.l1_ack_ns), ("l2_ack_ns", self.l2_ack_ns), ("g_ack_ns", self.g_ack_ns), ("g1_ack_ns", self.g1_ack_ns), ("g2_ack_ns", self.g2_ack_ns), ("copy_ns_per_byte", self.copy_ns_per_byte), ("g_note_issue_ns", self.g_note_issue_ns)];
-        if let Some((name, v)) = scalars.iter().find(|(_, v)| !(*v >= 0.0)) {
+        let scalars = [
+            ("l1_ack_ns", self.l1_ack_ns),
+            ("l2_ack_ns", self.l2_ack_ns),
+            ("g_ack_ns", self.g_ack_ns),
+            ("g1_ack_ns", self.g1_ack_ns),
+            ("g2_ack_ns", self.g2_ack_ns),
+            ("copy_ns_per_byte", self.copy_ns_per_byte),
+            ("g_note_issue_ns", self.g_note_issue_ns),
+        ];
+        if let Some((name, v)) = scalars.iter().find(|(_, v)| !v.is_finite() || *v < 0.0) {
             return Err(config_err(format!("model parameters: {name} = {v} is not allowed: a time of 0 ns or more")));
         }
-        if let Some(r) = self.congestion.iter().find(|r| !(r.latency_ns >= 0.0) || !r.excess_ns.is_finite()) {
-            return Err(config_err(format!("model parameters: congestion bif_messages={} size_bytes={}: latency_ns {} is not allowed: 0 ns or more", r.bif_messages, r.size_bytes, r.latency_ns)));
+        if let Some(r) = self.congestion.iter().find(|r| !r.latency_ns.is_finite() || r.latency_ns < 0.0 || !r.excess_ns.is_finite()) {
+            return Err(config_err(format!(
+                "model parameters: congestion bif_messages={} size_bytes={}: latency_ns {} is not allowed: 0 ns or more",
+                r.bif_messages, r.size_bytes, r.latency_ns
+            )));
         }
-        if let Some(g) = self.gamma.iter().find(|g| !(g.ns_per_byte >= 0.0)) {
-            return Err(config_err(format!("model parameters: gamma {} {} = {} is not allowed: 0 or more ns per byte", g.dtype, g.op, g.ns_per_byte)));
+        if let Some(g) = self.gamma.iter().find(|g| !g.ns_per_byte.is_finite() || g.ns_per_byte < 0.0) {
+            return Err(config_err(format!(
+                "model parameters: gamma {} {} = {} is not allowed: 0 or more ns per byte",
+                g.dtype, g.op, g.ns_per_byte
+            )));
         }
         Ok(())
     }

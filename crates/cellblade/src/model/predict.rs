@@ -6,15 +6,15 @@ use serde::{Deserialize, Serialize};
 use super::equations::{self, COVERED};
 use super::params::ModelParams;
 use super::price::price;
+use super::request::{check_iterations, default_dtype, default_simulate_iterations, DEFAULT_PREDICT_SPES};
 use crate::coll::algorithms::{self, Algorithm};
 use crate::coll::data::{Dtype, ReduceOp};
+use crate::coll::request::{DEFAULT_SIZE, MAX_SPES};
 use crate::coll::schedule::Op;
 use crate::coll::{measure as coll_measure, Setup};
-use super::request::{check_iterations, default_dtype, default_simulate_iterations, DEFAULT_PREDICT_SPES};
-use crate::coll::request::{DEFAULT_SIZE, MAX_SPES};
 use crate::error::{field_err, field_msg, Result};
-use crate::request::within;
 use crate::machine::config::MachineFile;
+use crate::request::within;
 
 fn default_spes() -> usize {
     DEFAULT_PREDICT_SPES
@@ -95,7 +95,11 @@ pub fn placement_of(p: usize, given: &Option<Vec<usize>>) -> Result<Vec<usize>> 
             let mut seen = [false; MAX_SPES];
             for &s in v {
                 if s >= MAX_SPES || std::mem::replace(&mut seen[s], true) {
-                    return Err(field_err("placement", format!("{v:?}"), format!("distinct SPEs 0 to {}: {s} is out of range or repeated", MAX_SPES - 1)));
+                    return Err(field_err(
+                        "placement",
+                        format!("{v:?}"),
+                        format!("distinct SPEs 0 to {}: {s} is out of range or repeated", MAX_SPES - 1),
+                    ));
                 }
             }
             Ok(v.clone())
@@ -111,7 +115,10 @@ pub fn check_dtype(name: &str) -> Result<Dtype> {
 /// The algorithms a request names, checked against its operation.
 fn chosen(op: Op, names: &[String], p: usize) -> Result<Vec<&'static Algorithm>> {
     if names.is_empty() || names == ["all"] {
-        return Ok(algorithms::REGISTRY.iter().filter(|a| a.op == op && a.schedule(p, 0, 1024).is_ok_and(|s| super::price::check_covered(&s).is_ok())).collect());
+        return Ok(algorithms::REGISTRY
+            .iter()
+            .filter(|a| a.op == op && a.schedule(p, 0, 1024).is_ok_and(|s| super::price::check_covered(&s).is_ok()))
+            .collect());
     }
     names
         .iter()
@@ -143,7 +150,13 @@ pub fn predict(file: &MachineFile, params: &ModelParams, req: &PredictRequest) -
         check_iterations(req.iterations)?;
     }
     let algs = chosen(op, &req.algorithms, p)?;
-    let sizes: Vec<u32> = if op == Op::Barrier { vec![0] } else if req.sizes.is_empty() { vec![DEFAULT_SIZE] } else { req.sizes.clone() };
+    let sizes: Vec<u32> = if op == Op::Barrier {
+        vec![0]
+    } else if req.sizes.is_empty() {
+        vec![DEFAULT_SIZE]
+    } else {
+        req.sizes.clone()
+    };
     if let Some(s) = sizes.iter().find(|&&s| op != Op::Barrier && (s == 0 || s % dtype.bytes() != 0)) {
         return Err(field_err("sizes", s, format!("a positive multiple of the element size ({} bytes)", dtype.bytes())));
     }
@@ -163,7 +176,11 @@ pub fn predict(file: &MachineFile, params: &ModelParams, req: &PredictRequest) -
             };
             let extrapolated = priced.extrapolated || seed_ext;
             if extrapolated {
-                warnings.push(format!("{} at {size} bytes: beyond the largest measured size ({} bytes), extrapolated", alg.name, params.max_size()));
+                warnings.push(format!(
+                    "{} at {size} bytes: beyond the largest measured size ({} bytes), extrapolated",
+                    alg.name,
+                    params.max_size()
+                ));
             }
             rows.push(PredictRow {
                 algorithm: alg.name.to_string(),

@@ -17,6 +17,7 @@
 //!   ACKs, as the lowering waits) costs gamma per byte;
 //! - a rank's call ends when every reader of its sends has acknowledged and its own notes
 //!   have landed.
+//!
 //! The price is that of a timed loop, as `coll::measure` (and the seed, §7) measures: [`CALLS`]
 //! calls back to back, each rank starting the next call when its part of the last is done, the
 //! slowest rank's time over the count. A broadcast is timed with the rdb barrier after it
@@ -233,7 +234,8 @@ fn shared_sends(cx: &Ctx, s: &Schedule) -> Vec<[usize; 2]> {
 /// BIF messages at once in a round: crossing transfers from distinct sources (one source's
 /// readers already queue on its ramp), as in the butterfly benchmark where every source differs.
 fn crossing_sources(cx: &Ctx, round: &[Xfer]) -> u32 {
-    let mut srcs: Vec<usize> = round.iter().filter(|x| x.action != Action::Notify && !x.is_local() && cx.cross(x.src, x.dst)).map(|x| x.src).collect();
+    let mut srcs: Vec<usize> =
+        round.iter().filter(|x| x.action != Action::Notify && !x.is_local() && cx.cross(x.src, x.dst)).map(|x| x.src).collect();
     srcs.sort_unstable();
     srcs.dedup();
     srcs.len() as u32
@@ -256,7 +258,15 @@ fn mixed_sources(cx: &Ctx, round: &[Xfer], n: usize) -> Vec<bool> {
 /// The round's receives, in issue order (a reader takes its notes in turn, each once its ADDR
 /// has come): when each reader is done, given when each is `ready` and each transfer's `addr`
 /// arrival. The ramps' queues carry over in `src_free` and `dst_free`.
-fn gets(cx: &mut Ctx, round: &[Xfer], addr: &[f64], ready: &[f64], shared: &[[usize; 2]], src_free: &mut [[f64; 2]], dst_free: &mut [f64]) -> Vec<f64> {
+fn gets(
+    cx: &mut Ctx,
+    round: &[Xfer],
+    addr: &[f64],
+    ready: &[f64],
+    shared: &[[usize; 2]],
+    src_free: &mut [[f64; 2]],
+    dst_free: &mut [f64],
+) -> Vec<f64> {
     let n = ready.len();
     let crossing = crossing_sources(cx, round);
     let mixed = mixed_sources(cx, round, n);

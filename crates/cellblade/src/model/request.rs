@@ -201,7 +201,11 @@ impl Request for ScoreRequest {
         check_points(&self.points)?;
         if self.points.len() != self.simulated.len() {
             let n = self.simulated.len();
-            return Err(field_err("simulated", format!("({n} latencies)"), format!("one latency per point: there are {} points", self.points.len())));
+            return Err(field_err(
+                "simulated",
+                format!("({n} latencies)"),
+                format!("one latency per point: there are {} points", self.points.len()),
+            ));
         }
         if let Some(ns) = self.simulated.iter().find(|ns| !ns.is_finite() || **ns <= 0.0) {
             return Err(field_err("simulated", ns, "latencies above 0 ns"));
@@ -355,7 +359,8 @@ mod tests {
         assert_eq!(e.field(), Some("machine_toml"));
         let e = SimulateRequest { points: vec![], iterations: 0 }.run(&qs20()).unwrap_err();
         assert_eq!((e.field(), e.message()), (Some("iterations"), "iterations 0 is not allowed: 1 to 100000"));
-        let mut predict: PredictRequest = parse(json!({"params_toml": "", "op": "barrier", "simulate": true, "iterations": 100_001})).unwrap();
+        let mut predict: PredictRequest =
+            parse(json!({"params_toml": "", "op": "barrier", "simulate": true, "iterations": 100_001})).unwrap();
         predict.params_toml = measured_toml();
         let e = predict.clone().run(&qs20()).unwrap_err();
         assert_eq!(e.message(), "iterations 100001 is not allowed: 1 to 100000");

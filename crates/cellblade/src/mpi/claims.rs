@@ -12,29 +12,11 @@ use super::{default_reps, pingpong, Mode, PingPong, DEFAULT_DEPTH};
 const SOURCE: &str = "seed 004 §5.1, Table 1";
 const TOLERANCE: f64 = 0.10;
 
-fn best(
-    file: &MachineFile,
-    mode: Mode,
-    congested: bool,
-    sizes: &[u32],
-    reps_cap: u32,
-) -> Result<f64> {
+fn best(file: &MachineFile, mode: Mode, congested: bool, sizes: &[u32], reps_cap: u32) -> Result<f64> {
     let mut top = 0.0f64;
     for &bytes in sizes {
         let reps = default_reps(bytes).min(reps_cap);
-        top = top.max(
-            pingpong(
-                file.clone(),
-                PingPong {
-                    mode,
-                    congested,
-                    bytes,
-                    reps,
-                    depth: DEFAULT_DEPTH,
-                },
-            )?
-            .throughput_gbps,
-        );
+        top = top.max(pingpong(file.clone(), PingPong { mode, congested, bytes, reps, depth: DEFAULT_DEPTH })?.throughput_gbps);
     }
     Ok(top)
 }
@@ -49,20 +31,10 @@ fn value(text: &str, published: f64, simulated: f64, unit: &str, note: &str) -> 
 /// local-store modes.
 pub fn claims(file: &MachineFile, quick: bool) -> Result<Vec<Claim>> {
     let cap = if quick { 16 } else { 64 };
-    let big: &[u32] = if quick {
-        &[262144, 1 << 20]
-    } else {
-        &[65536, 262144, 1 << 20]
-    };
+    let big: &[u32] = if quick { &[262144, 1 << 20] } else { &[65536, 262144, 1 << 20] };
     let lat = pingpong(
         file.clone(),
-        PingPong {
-            mode: Mode::Memory,
-            congested: false,
-            bytes: 0,
-            reps: default_reps(0).min(10 * cap),
-            depth: DEFAULT_DEPTH,
-        },
+        PingPong { mode: Mode::Memory, congested: false, bytes: 0, reps: default_reps(0).min(10 * cap), depth: DEFAULT_DEPTH },
     )?
     .latency_us;
     let mem = best(file, Mode::Memory, false, big, cap)?;

@@ -59,9 +59,7 @@ pub fn run_external(
 }
 
 fn io_err(rank: usize, e: io::Error) -> Error {
-    Error::Internal(format!(
-        "rank {rank}: the connection to its process failed: {e}"
-    ))
+    Error::Internal(format!("rank {rank}: the connection to its process failed: {e}"))
 }
 
 /// The rank's two message buffers (what it sends, what it receives into) in its simulated
@@ -106,33 +104,19 @@ impl Buffers {
 async fn serve(r: Rc<Rank>, mut sock: UnixStream, stop: Stop) -> Result<()> {
     let rank = r.rank();
     let mut last = "none, before MPI_Init".to_string();
-    let mut bufs = Buffers {
-        send: (0, 0),
-        recv: (0, 0),
-    };
+    let mut bufs = Buffers { send: (0, 0), recv: (0, 0) };
     // Buffered reads: a request's header and payload usually come in one system call.
     let mut rd = BufReader::with_capacity(1 << 16, sock.try_clone().map_err(|e| io_err(rank, e))?);
     loop {
         let Some(req) = wire::read_request(&mut rd).map_err(|e| io_err(rank, e))? else {
-            *stop.borrow_mut() = Some(ExternalOutcome::Lost {
-                rank,
-                after: last.clone(),
-            });
-            return Err(program_err(format!(
-                "rank {rank}: its process ended without MPI_Finalize"
-            )));
+            *stop.borrow_mut() = Some(ExternalOutcome::Lost { rank, after: last.clone() });
+            return Err(program_err(format!("rank {rank}: its process ended without MPI_Finalize")));
         };
         let mut payload = Vec::new();
         let answer = match req.op {
-            wire::OP_INIT => Answer {
-                source: rank as i32,
-                tag: r.size() as i32,
-                value: r.wtick(),
-                ..Answer::default()
-            },
+            wire::OP_INIT => Answer { source: rank as i32, tag: r.size() as i32, value: r.wtick(), ..Answer::default() },
             wire::OP_FINALIZE => {
-                wire::write_answer(&mut sock, &Answer::default(), &[])
-                    .map_err(|e| io_err(rank, e))?;
+                wire::write_answer(&mut sock, &Answer::default(), &[]).map_err(|e| io_err(rank, e))?;
                 return Ok(());
             }
             wire::OP_SEND => {
@@ -140,59 +124,28 @@ async fn serve(r: Rc<Rank>, mut sock: UnixStream, stop: Stop) -> Result<()> {
                 rd.read_exact(&mut data).map_err(|e| io_err(rank, e))?;
                 let (ea, _) = bufs.fit(&r, req.len, 0)?;
                 r.write(ea, &data)?;
-                let code = r
-                    .send(ea, req.len as u32, req.a as usize, req.b, req.c as u32)
-                    .await?;
-                Answer {
-                    err: code as i32,
-                    ..Answer::default()
-                }
+                let code = r.send(ea, req.len as u32, req.a as usize, req.b, req.c as u32).await?;
+                Answer { err: code as i32, ..Answer::default() }
             }
             wire::OP_RECV => {
                 let (_, ea) = bufs.fit(&r, 0, req.len)?;
-                let st = r
-                    .recv(ea, req.len as u32, req.a, req.b, req.c as u32)
-                    .await?;
+                let st = r.recv(ea, req.len as u32, req.a, req.b, req.c as u32).await?;
                 payload = r.read(ea, st.bytes)?;
-                Answer {
-                    err: st.error as i32,
-                    source: st.source as i32,
-                    tag: st.tag,
-                    count: st.bytes as u64,
-                    value: st.sent as f64,
-                }
+                Answer { err: st.error as i32, source: st.source as i32, tag: st.tag, count: st.bytes as u64, value: st.sent as f64 }
             }
             wire::OP_SENDRECV => {
                 let mut data = vec![0u8; req.len as usize];
                 rd.read_exact(&mut data).map_err(|e| io_err(rank, e))?;
-                let word =
-                    |at: usize| i32::from_ne_bytes(data[at..at + 4].try_into().expect("4 bytes"));
+                let word = |at: usize| i32::from_ne_bytes(data[at..at + 4].try_into().expect("4 bytes"));
                 let (source, rtag) = (word(0), word(4));
                 let cap = u64::from_ne_bytes(data[8..16].try_into().expect("8 bytes"));
                 let sent = &data[16..];
                 let (sea, rea) = bufs.fit(&r, sent.len() as u64, cap)?;
                 r.write(sea, sent)?;
-                let (_, st) = r
-                    .sendrecv(
-                        sea,
-                        sent.len() as u32,
-                        req.a as usize,
-                        req.b,
-                        rea,
-                        cap as u32,
-                        source,
-                        rtag,
-                        req.c as u32,
-                    )
-                    .await?;
+                let (_, st) =
+                    r.sendrecv(sea, sent.len() as u32, req.a as usize, req.b, rea, cap as u32, source, rtag, req.c as u32).await?;
                 payload = r.read(rea, st.bytes)?;
-                Answer {
-                    err: st.error as i32,
-                    source: st.source as i32,
-                    tag: st.tag,
-                    count: st.bytes as u64,
-                    value: st.sent as f64,
-                }
+                Answer { err: st.error as i32, source: st.source as i32, tag: st.tag, count: st.bytes as u64, value: st.sent as f64 }
             }
             wire::OP_PROBE | wire::OP_IPROBE => {
                 let st = if req.op == wire::OP_PROBE {
@@ -201,16 +154,8 @@ async fn serve(r: Rc<Rank>, mut sock: UnixStream, stop: Stop) -> Result<()> {
                     r.iprobe(req.a, req.b, req.c as u32).await?
                 };
                 match st {
-                    Some(st) => Answer {
-                        source: st.source as i32,
-                        tag: st.tag,
-                        value: st.sent as f64,
-                        ..Answer::default()
-                    },
-                    None => Answer {
-                        source: wire::NO_MATCH,
-                        ..Answer::default()
-                    },
+                    Some(st) => Answer { source: st.source as i32, tag: st.tag, value: st.sent as f64, ..Answer::default() },
+                    None => Answer { source: wire::NO_MATCH, ..Answer::default() },
                 }
             }
             wire::OP_COMPUTE => {
@@ -219,36 +164,22 @@ async fn serve(r: Rc<Rank>, mut sock: UnixStream, stop: Stop) -> Result<()> {
                 // cycles (seed 002 §2.1), the loads and stores dual-issued beside it.
                 let per = match req.a {
                     wire::COMPUTE_CYCLES => 1,
-                    wire::COMPUTE_DP_FMA => {
-                        r.spu().with_machine(|m| m.p.reduce_dp_cycles_per_quadword)
-                    }
-                    k => {
-                        return Err(Error::Internal(format!(
-                            "rank {rank}: unknown compute kind {k}"
-                        )))
-                    }
+                    wire::COMPUTE_DP_FMA => r.spu().with_machine(|m| m.p.reduce_dp_cycles_per_quadword),
+                    k => return Err(Error::Internal(format!("rank {rank}: unknown compute kind {k}"))),
                 };
                 r.spu().compute(req.len.saturating_mul(per)).await;
                 Answer::default()
             }
-            wire::OP_WTIME => Answer {
-                value: r.wtime(),
-                ..Answer::default()
-            },
+            wire::OP_WTIME => Answer { value: r.wtime(), ..Answer::default() },
             wire::OP_BARRIER => {
                 r.barrier(req.c as u32).await?;
                 Answer::default()
             }
             wire::OP_ABORT => {
                 *stop.borrow_mut() = Some(ExternalOutcome::Aborted { rank, code: req.a });
-                return Err(program_err(format!(
-                    "rank {rank} called MPI_Abort with error code {}",
-                    req.a
-                )));
+                return Err(program_err(format!("rank {rank} called MPI_Abort with error code {}", req.a)));
             }
-            op => return Err(Error::Internal(format!(
-                "rank {rank}: unknown request {op}: the rank library and the simulator disagree"
-            ))),
+            op => return Err(Error::Internal(format!("rank {rank}: unknown request {op}: the rank library and the simulator disagree"))),
         };
         last = describe(&req);
         wire::write_answer(&mut sock, &answer, &payload).map_err(|e| io_err(rank, e))?;

@@ -80,18 +80,12 @@ pub fn boot_ea(rank: usize) -> u64 {
 pub fn heap(mem: &Memory, spe: usize) -> (u64, u64) {
     let bytes = ((mem.xdram_bytes - HEAP_BASE) / SPES_PER_CHIP as u64) & !127;
     let chip = spe / SPES_PER_CHIP;
-    (
-        mem.xdram_ea(chip, HEAP_BASE + (spe % SPES_PER_CHIP) as u64 * bytes),
-        bytes,
-    )
+    (mem.xdram_ea(chip, HEAP_BASE + (spe % SPES_PER_CHIP) as u64 * bytes), bytes)
 }
 
 /// The local-store heap of the rank on SPE `spe` as effective addresses: first and size.
 pub fn ls_heap(ls_bytes: u32, spe: usize, depth: u32) -> (u64, u64) {
-    (
-        Memory::ls_ea(spe, reserved_ls(depth)),
-        (ls_bytes - reserved_ls(depth)) as u64,
-    )
+    (Memory::ls_ea(spe, reserved_ls(depth)), (ls_bytes - reserved_ls(depth)) as u64)
 }
 
 // The areas of the local store follow each other, and the chunk tags are tag groups.
@@ -111,10 +105,6 @@ mod tests {
         let (b, _) = heap(&mem, 8);
         assert_eq!(a % 128, 0);
         assert!(a + n <= mem.xdram_bytes, "spe 7's heap stays in XDRAM0");
-        assert_eq!(
-            b,
-            mem.xdram_bytes + HEAP_BASE,
-            "spe 8's heap is the first in XDRAM1"
-        );
+        assert_eq!(b, mem.xdram_bytes + HEAP_BASE, "spe 8's heap is the first in XDRAM1");
     }
 }

@@ -79,12 +79,7 @@ impl Mode {
         [Mode::Memory, Mode::Ls]
             .into_iter()
             .find(|m| m.name() == text)
-            .ok_or_else(|| {
-                config_err(format!(
-                    "unknown MPI mode '{text}': allowed {}",
-                    Mode::NAMES.join(", ")
-                ))
-            })
+            .ok_or_else(|| config_err(format!("unknown MPI mode '{text}': allowed {}", Mode::NAMES.join(", "))))
     }
 
     pub fn name(self) -> &'static str {

@@ -50,11 +50,7 @@ pub fn default_reps(bytes: u32) -> u32 {
 /// Run one ping-pong on a fresh blade.
 pub fn pingpong(file: MachineFile, p: PingPong) -> Result<PingPongRow> {
     if p.reps == 0 {
-        return Err(crate::error::field_err(
-            "reps",
-            0,
-            format!("1 to {}", u32::MAX),
-        ));
+        return Err(crate::error::field_err("reps", 0, format!("1 to {}", u32::MAX)));
     }
     let ranks = if p.congested { 8 } else { 2 };
     let mut w = MpiWorld::new(file, ranks, None, p.mode)?;
@@ -81,9 +77,7 @@ pub fn pingpong(file: MachineFile, p: PingPong) -> Result<PingPongRow> {
             let t1 = r.wtime();
             let want: Vec<u8> = (0..p.bytes).map(|i| (i as u8) ^ (peer as u8)).collect();
             if r.read(rbuf, p.bytes)? != want {
-                return Err(crate::error::Error::Internal(format!(
-                    "ping-pong: rank {rank} received wrong bytes"
-                )));
+                return Err(crate::error::Error::Internal(format!("ping-pong: rank {rank} received wrong bytes")));
             }
             if rank == 0 {
                 *timed.borrow_mut() = Some(t1 - t0);
@@ -94,10 +88,5 @@ pub fn pingpong(file: MachineFile, p: PingPong) -> Result<PingPongRow> {
     w.run()?;
     let secs = timed.borrow().expect("rank 0 ran");
     let per_msg = secs / (2.0 * p.reps as f64);
-    Ok(PingPongRow {
-        bytes: p.bytes,
-        reps: p.reps,
-        latency_us: per_msg * 1e6,
-        throughput_gbps: p.bytes as f64 / per_msg / 1e9,
-    })
+    Ok(PingPongRow { bytes: p.bytes, reps: p.reps, latency_us: per_msg * 1e6, throughput_gbps: p.bytes as f64 / per_msg / 1e9 })
 }

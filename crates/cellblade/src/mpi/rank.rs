@@ -58,18 +58,10 @@ impl Rank {
         let boot = Boot::decode(&spu.ls_read(BOOT_LS, BOOT_BYTES)?);
         let at = spu.ls_alloc(layout::reserved_ls(boot.depth), 128)?;
         if at != 0 {
-            return Err(program_err(format!(
-                "spe {}: MPI_Init must come before any local-store allocation",
-                spu.spe_id()
-            )));
+            return Err(program_err(format!("spe {}: MPI_Init must come before any local-store allocation", spu.spe_id())));
         }
         let spe = spu.spe_id();
-        let (heap, ls_heap) = spu.with_machine(|m| {
-            (
-                layout::heap(&m.mem, spe),
-                layout::ls_heap(m.p.ls_bytes, spe, boot.depth),
-            )
-        });
+        let (heap, ls_heap) = spu.with_machine(|m| (layout::heap(&m.mem, spe), layout::ls_heap(m.p.ls_bytes, spe, boot.depth)));
         Ok(Rank {
             spu,
             boot,
@@ -115,10 +107,7 @@ impl Rank {
     pub fn alloc(&self, bytes: u64) -> Result<u64> {
         let (cell, place) = match self.boot.mode {
             Mode::Memory => (&self.heap, "main-memory heap"),
-            Mode::Ls => (
-                &self.ls_heap,
-                "local store (ls mode keeps message buffers there)",
-            ),
+            Mode::Ls => (&self.ls_heap, "local store (ls mode keeps message buffers there)"),
         };
         let (next, end) = cell.get();
         let at = next.next_multiple_of(128);
@@ -156,41 +145,33 @@ impl Rank {
     /// Write `data` to the buffer at `ea` (a host-side copy, taking no simulated time: what a
     /// program computed into its buffer).
     pub fn write(&self, ea: u64, data: &[u8]) -> Result<()> {
-        self.spu
-            .with_machine(|m| match m.mem.resolve(ea, data.len().max(1) as u32)? {
-                crate::machine::memory::Loc::Mem(a) => {
-                    m.mem.write_mem(a, data);
-                    Ok(())
-                }
-                crate::machine::memory::Loc::Ls { spe, off } => {
-                    m.mem.ls[spe][off as usize..off as usize + data.len()].copy_from_slice(data);
-                    Ok(())
-                }
-                _ => Err(program_err(format!(
-                    "rank {}: {ea:#x} is a register, not a buffer",
-                    self.boot.rank
-                ))),
-            })
+        self.spu.with_machine(|m| match m.mem.resolve(ea, data.len().max(1) as u32)? {
+            crate::machine::memory::Loc::Mem(a) => {
+                m.mem.write_mem(a, data);
+                Ok(())
+            }
+            crate::machine::memory::Loc::Ls { spe, off } => {
+                m.mem.ls[spe][off as usize..off as usize + data.len()].copy_from_slice(data);
+                Ok(())
+            }
+            _ => Err(program_err(format!("rank {}: {ea:#x} is a register, not a buffer", self.boot.rank))),
+        })
     }
 
     /// Read `len` bytes of the buffer at `ea` (host side, no simulated time).
     pub fn read(&self, ea: u64, len: u32) -> Result<Vec<u8>> {
         let mut out = vec![0u8; len as usize];
-        self.spu
-            .with_machine(|m| match m.mem.resolve(ea, len.max(1))? {
-                crate::machine::memory::Loc::Mem(a) => {
-                    m.mem.read_mem(a, &mut out);
-                    Ok(())
-                }
-                crate::machine::memory::Loc::Ls { spe, off } => {
-                    out.copy_from_slice(&m.mem.ls[spe][off as usize..off as usize + len as usize]);
-                    Ok(())
-                }
-                _ => Err(program_err(format!(
-                    "rank {}: {ea:#x} is a register, not a buffer",
-                    self.boot.rank
-                ))),
-            })?;
+        self.spu.with_machine(|m| match m.mem.resolve(ea, len.max(1))? {
+            crate::machine::memory::Loc::Mem(a) => {
+                m.mem.read_mem(a, &mut out);
+                Ok(())
+            }
+            crate::machine::memory::Loc::Ls { spe, off } => {
+                out.copy_from_slice(&m.mem.ls[spe][off as usize..off as usize + len as usize]);
+                Ok(())
+            }
+            _ => Err(program_err(format!("rank {}: {ea:#x} is a register, not a buffer", self.boot.rank))),
+        })?;
         Ok(out)
     }
 
@@ -221,14 +202,7 @@ impl Rank {
 
     /// Synchronous send of `bytes` at `buf` to `dest`; returns the receiver's error code once
     /// the receiver has copied the message.
-    pub async fn send(
-        &self,
-        buf: u64,
-        bytes: u32,
-        dest: usize,
-        tag: i32,
-        comm: u32,
-    ) -> Result<u32> {
+    pub async fn send(&self, buf: u64, bytes: u32, dest: usize, tag: i32, comm: u32) -> Result<u32> {
         self.check_send(dest, tag)?;
         self.enter(format!("MPI_Send to {dest}, tag {tag}"));
         self.post(buf, bytes, dest, tag, comm).await?;
@@ -239,11 +213,7 @@ impl Rank {
     fn check_send(&self, dest: usize, tag: i32) -> Result<()> {
         self.check_peer("MPI_Send to", dest)?;
         if tag < 0 {
-            return Err(config_err(format!(
-                "rank {}: MPI_Send tag {tag} is invalid: allowed 0 to {}",
-                self.boot.rank,
-                super::TAG_UB
-            )));
+            return Err(config_err(format!("rank {}: MPI_Send tag {tag} is invalid: allowed 0 to {}", self.boot.rank, super::TAG_UB)));
         }
         Ok(())
     }
@@ -252,8 +222,7 @@ impl Rank {
     async fn post(&self, buf: u64, bytes: u32, dest: usize, tag: i32, comm: u32) -> Result<()> {
         let me = self.boot.rank;
         let mut e = [0u8; META_BYTES as usize];
-        let mut put =
-            |off: u32, v: u32| e[off as usize..off as usize + 4].copy_from_slice(&v.to_be_bytes());
+        let mut put = |off: u32, v: u32| e[off as usize..off as usize + 4].copy_from_slice(&v.to_be_bytes());
         put(meta::FLAG, 1);
         put(meta::SOURCE, me as u32);
         put(meta::TAG, tag as u32);
@@ -264,9 +233,7 @@ impl Rank {
         put(meta::ERROR, code::SUCCESS);
         self.spu.ls_write(OUT_META, &e)?;
         let to = Memory::ls_ea(self.boot.spes[dest], layout::entry(me));
-        self.spu
-            .mfc_put(OUT_META, to, META_BYTES, tag::META)
-            .await?;
+        self.spu.mfc_put(OUT_META, to, META_BYTES, tag::META).await?;
         self.spu.mfc_write_tag_mask(1 << tag::META);
         self.spu.mfc_read_tag_status_all().await?;
         // The entry has landed: the receiver must rescan before it can count as stuck.
@@ -299,11 +266,7 @@ impl Rank {
     ) -> Result<(u32, Status)> {
         self.check_send(dest, stag)?;
         self.check_recv(source, rtag)?;
-        let inner = format!(
-            "MPI_Sendrecv to {dest}, tag {stag}, from {}, {}",
-            source_text(source),
-            tag_text(rtag)
-        );
+        let inner = format!("MPI_Sendrecv to {dest}, tag {stag}, from {}, {}", source_text(source), tag_text(rtag));
         self.enter(inner);
         self.post(sbuf, sbytes, dest, stag, comm).await?;
         let st = self.receive(rbuf, cap, source, rtag, comm).await?;
@@ -315,27 +278,20 @@ impl Rank {
     /// Synchronous receive into `cap` bytes at `buf` from `source` (or `ANY_SOURCE`) with `tag`
     /// (or `ANY_TAG`) on communicator `comm`. A longer message fills the buffer and reports
     /// `ERR_TRUNCATE` in the status (and to the sender, in the signal).
-    pub async fn recv(
-        &self,
-        buf: u64,
-        cap: u32,
-        source: i32,
-        tag: i32,
-        comm: u32,
-    ) -> Result<Status> {
+    pub async fn recv(&self, buf: u64, cap: u32, source: i32, tag: i32, comm: u32) -> Result<Status> {
         self.check_recv(source, tag)?;
-        self.enter(format!(
-            "MPI_Recv from {}, {}",
-            source_text(source),
-            tag_text(tag)
-        ));
+        self.enter(format!("MPI_Recv from {}, {}", source_text(source), tag_text(tag)));
         self.receive(buf, cap, source, tag, comm).await
     }
 
     fn check_recv(&self, source: i32, tag: i32) -> Result<()> {
         if source != ANY_SOURCE {
             if source < 0 {
-                return Err(config_err(format!("rank {}: MPI_Recv source {source} is invalid: allowed 0 to {} or MPI_ANY_SOURCE", self.boot.rank, self.boot.size - 1)));
+                return Err(config_err(format!(
+                    "rank {}: MPI_Recv source {source} is invalid: allowed 0 to {} or MPI_ANY_SOURCE",
+                    self.boot.rank,
+                    self.boot.size - 1
+                )));
             }
             self.check_peer("MPI_Recv from", source as usize)?;
         }
@@ -349,14 +305,7 @@ impl Rank {
         Ok(())
     }
 
-    async fn receive(
-        &self,
-        buf: u64,
-        cap: u32,
-        source: i32,
-        tag: i32,
-        comm: u32,
-    ) -> Result<Status> {
+    async fn receive(&self, buf: u64, cap: u32, source: i32, tag: i32, comm: u32) -> Result<Status> {
         let sender = self.poll(source, tag, comm).await?;
         self.tracker.running(self.boot.rank);
         let entry = layout::entry(sender);
@@ -366,23 +315,13 @@ impl Rank {
         let status_tag = word(meta::TAG) as i32;
         let n = sent.min(cap);
         transfer::move_data(&self.spu, addr, buf, n, self.boot.depth).await?;
-        let error = if sent > cap {
-            code::ERR_TRUNCATE
-        } else {
-            code::SUCCESS
-        };
+        let error = if sent > cap { code::ERR_TRUNCATE } else { code::SUCCESS };
         self.spu.ls_write_u32(entry + meta::FLAG, 0)?;
         // The sender's acknowledgement is on its way: it counts as running from now.
         self.tracker.acknowledged(sender);
         self.signal(sender, error).await?;
         self.tracker.running(self.boot.rank);
-        Ok(Status {
-            source: sender,
-            tag: status_tag,
-            bytes: n,
-            sent,
-            error,
-        })
+        Ok(Status { source: sender, tag: status_tag, bytes: n, sent, error })
     }
 
     /// `MPI_Iprobe`: one pass over the entries that can match, taking nothing.
@@ -390,11 +329,8 @@ impl Rank {
         self.check_recv(source, tag)?;
         let size = self.boot.size;
         let poll = self.spu.with_machine(|m| m.p.poll);
-        let candidates: Vec<usize> = if source == ANY_SOURCE {
-            (0..size).map(|k| (self.rr.get() + k) % size).collect()
-        } else {
-            vec![source as usize]
-        };
+        let candidates: Vec<usize> =
+            if source == ANY_SOURCE { (0..size).map(|k| (self.rr.get() + k) % size).collect() } else { vec![source as usize] };
         for sender in candidates {
             self.sleep(poll).await;
             if let Some(st) = self.matching(sender, tag, comm) {
@@ -408,17 +344,11 @@ impl Rank {
     /// with its tag then gets it.
     pub async fn probe(&self, source: i32, tag: i32, comm: u32) -> Result<Status> {
         self.check_recv(source, tag)?;
-        self.enter(format!(
-            "MPI_Probe from {}, {}",
-            source_text(source),
-            tag_text(tag)
-        ));
+        self.enter(format!("MPI_Probe from {}, {}", source_text(source), tag_text(tag)));
         let sender = self.poll(source, tag, comm).await?;
         self.rr.set(sender);
         self.tracker.running(self.boot.rank);
-        Ok(self
-            .matching(sender, tag, comm)
-            .expect("the entry just matched"))
+        Ok(self.matching(sender, tag, comm).expect("the entry just matched"))
     }
 
     /// The status of `sender`'s entry if it is flagged and matches.
@@ -426,14 +356,13 @@ impl Rank {
         let entry = layout::entry(sender);
         let word = |off: u32| self.spu.ls_read_u32(entry + off).expect("meta-data entries lie inside the local store");
         let (t, size) = (word(meta::TAG) as i32, word(meta::SIZE));
-        (word(meta::FLAG) != 0 && word(meta::COMM) == comm && (tag == ANY_TAG || t == tag))
-            .then_some(Status {
-                source: sender,
-                tag: t,
-                bytes: size,
-                sent: size,
-                error: code::SUCCESS,
-            })
+        (word(meta::FLAG) != 0 && word(meta::COMM) == comm && (tag == ANY_TAG || t == tag)).then_some(Status {
+            source: sender,
+            tag: t,
+            bytes: size,
+            sent: size,
+            error: code::SUCCESS,
+        })
     }
 
     /// Poll the entries that can match until one does; returns its sender.
@@ -465,11 +394,7 @@ impl Rank {
                 if now == epoch {
                     self.tracker.polling(me);
                     if self.tracker.stuck() {
-                        return Err(Error::Deadlock(format!(
-                            "deadlock at {}: {}",
-                            self.spu.now(),
-                            self.tracker.report()
-                        )));
+                        return Err(Error::Deadlock(format!("deadlock at {}: {}", self.spu.now(), self.tracker.report())));
                     }
                 }
                 epoch = now;

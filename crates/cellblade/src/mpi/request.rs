@@ -5,10 +5,7 @@ use std::os::unix::net::UnixStream;
 
 use serde::{Deserialize, Serialize};
 
-use super::{
-    check_depth, check_ranks, depth_words, external, layout, pingpong, rank_words, Mode, PingPong,
-    PingPongRow, MAX_RANKS,
-};
+use super::{check_depth, check_ranks, depth_words, external, layout, pingpong, rank_words, Mode, PingPong, PingPongRow, MAX_RANKS};
 use crate::affinity::placement::Placement;
 use crate::coll::request::{placement_of, PlacementSel};
 use crate::error::{config_err, Result};
@@ -37,10 +34,7 @@ fn allowed(field: &str) -> Option<String> {
         "depth" => Some(depth_words()),
         "reps" => Some(format!("1 to {}", u32::MAX)),
         "mode" => Some(format!("one of {}", Mode::NAMES.join(", "))),
-        "placement" => Some(format!(
-            "a placement name or the physical SPE (0 to {}) of each rank",
-            MAX_RANKS - 1
-        )),
+        "placement" => Some(format!("a placement name or the physical SPE (0 to {}) of each rank", MAX_RANKS - 1)),
         _ => None,
     }
 }
@@ -81,13 +75,7 @@ pub struct JobRequest {
 #[serde(tag = "outcome", rename_all = "lowercase")]
 pub enum JobOutcome {
     /// Every rank called `MPI_Finalize`.
-    Finished {
-        simulated_ns: f64,
-        events: u64,
-        packets: u64,
-        wall_s: f64,
-        trace: Option<String>,
-    },
+    Finished { simulated_ns: f64, events: u64, packets: u64, wall_s: f64, trace: Option<String> },
     /// A rank called `MPI_Abort` with error code `code`.
     Aborted { rank: usize, code: i32 },
     /// A rank's process closed its connection without `MPI_Finalize`; `after` is its last call.
@@ -97,9 +85,7 @@ pub enum JobOutcome {
 impl JobRequest {
     fn placement(&self) -> Result<Option<Vec<usize>>> {
         match (&self.placement, &self.placement_file) {
-            (Some(_), Some(_)) => Err(config_err(
-                "choose a placement or a placement file, not both",
-            )),
+            (Some(_), Some(_)) => Err(config_err("choose a placement or a placement file, not both")),
             (None, Some(text)) => Ok(Some(Placement::parse(text, self.ranks)?.rank_to_spe)),
             (Some(_), None) => placement_of(&self.placement, self.ranks).map(Some),
             (None, None) => Ok(None),
@@ -118,38 +104,23 @@ impl Request for JobRequest {
     fn run(self, file: &MachineFile) -> Result<JobOutcome> {
         check_ranks(self.ranks)?;
         if self.streams.len() != self.ranks {
-            return Err(config_err(format!(
-                "mpirun: {} rank connections for {} ranks",
-                self.streams.len(),
-                self.ranks
-            )));
+            return Err(config_err(format!("mpirun: {} rank connections for {} ranks", self.streams.len(), self.ranks)));
         }
         let mode = mode_of(&self.mode)?;
         check_depth(self.depth)?;
         let depth = self.depth;
         let placement = self.placement()?;
-        Ok(
-            match external::run_external(
-                file.clone(),
-                placement,
-                mode,
-                depth,
-                self.trace,
-                self.streams,
-            )? {
-                external::ExternalOutcome::Finished(r) => JobOutcome::Finished {
-                    simulated_ns: Time::as_ns(r.simulated),
-                    events: r.events,
-                    packets: r.packets,
-                    wall_s: r.wall_s,
-                    trace: r.trace.map(|t| t.to_string()),
-                },
-                external::ExternalOutcome::Aborted { rank, code } => {
-                    JobOutcome::Aborted { rank, code }
-                }
-                external::ExternalOutcome::Lost { rank, after } => JobOutcome::Lost { rank, after },
+        Ok(match external::run_external(file.clone(), placement, mode, depth, self.trace, self.streams)? {
+            external::ExternalOutcome::Finished(r) => JobOutcome::Finished {
+                simulated_ns: Time::as_ns(r.simulated),
+                events: r.events,
+                packets: r.packets,
+                wall_s: r.wall_s,
+                trace: r.trace.map(|t| t.to_string()),
             },
-        )
+            external::ExternalOutcome::Aborted { rank, code } => JobOutcome::Aborted { rank, code },
+            external::ExternalOutcome::Lost { rank, after } => JobOutcome::Lost { rank, after },
+        })
     }
 }
 
@@ -190,16 +161,7 @@ impl Request for PingPongRequest {
             .iter()
             .map(|&bytes| {
                 let reps = self.reps.unwrap_or_else(|| pingpong::default_reps(bytes));
-                pingpong::pingpong(
-                    file.clone(),
-                    PingPong {
-                        mode,
-                        congested: self.congested,
-                        bytes,
-                        reps,
-                        depth,
-                    },
-                )
+                pingpong::pingpong(file.clone(), PingPong { mode, congested: self.congested, bytes, reps, depth })
             })
             .collect()
     }
@@ -235,60 +197,24 @@ mod tests {
 
     #[test]
     fn bad_fields_are_named_with_what_is_allowed() {
-        let e = parse::<PingPongRequest>(json!({"depth": 9}))
-            .unwrap()
-            .run(&MachineChoice::default().resolve().unwrap())
-            .unwrap_err();
-        assert_eq!(
-            (e.field(), e.message()),
-            (
-                Some("depth"),
-                "depth 9 is not allowed: 2 to 8 chunks in flight"
-            )
-        );
-        let e = answer(
-            &MachineChoice::default(),
-            parse::<PingPongRequest>(json!({"mode": "shm"})).unwrap(),
-        )
-        .unwrap_err();
-        assert_eq!(
-            (e.field(), e.message()),
-            (Some("mode"), "mode shm is not allowed: one of memory, ls")
-        );
-        let e = answer(
-            &MachineChoice::default(),
-            parse::<PingPongRequest>(json!({"reps": 0})).unwrap(),
-        )
-        .unwrap_err();
+        let e = parse::<PingPongRequest>(json!({"depth": 9})).unwrap().run(&MachineChoice::default().resolve().unwrap()).unwrap_err();
+        assert_eq!((e.field(), e.message()), (Some("depth"), "depth 9 is not allowed: 2 to 8 chunks in flight"));
+        let e = answer(&MachineChoice::default(), parse::<PingPongRequest>(json!({"mode": "shm"})).unwrap()).unwrap_err();
+        assert_eq!((e.field(), e.message()), (Some("mode"), "mode shm is not allowed: one of memory, ls"));
+        let e = answer(&MachineChoice::default(), parse::<PingPongRequest>(json!({"reps": 0})).unwrap()).unwrap_err();
         assert_eq!(e.message(), "reps 0 is not allowed: 1 to 4294967295");
         let e = parse::<JobRequest>(json!({"ranks": 2, "np": 2})).unwrap_err();
         assert_eq!(e.field(), Some("np"));
-        let e = answer(
-            &MachineChoice::default(),
-            parse::<JobRequest>(json!({"ranks": 17})).unwrap(),
-        )
-        .unwrap_err();
-        assert_eq!(
-            e.message(),
-            format!("ranks 17 is not allowed: {}", rank_words())
-        );
+        let e = answer(&MachineChoice::default(), parse::<JobRequest>(json!({"ranks": 17})).unwrap()).unwrap_err();
+        assert_eq!(e.message(), format!("ranks 17 is not allowed: {}", rank_words()));
     }
 
     #[test]
     fn a_job_reuses_the_collectives_placements() {
-        let job = |p: serde_json::Value| {
-            parse::<JobRequest>(json!({"ranks": 2, "placement": p}))
-                .unwrap()
-                .placement()
-        };
+        let job = |p: serde_json::Value| parse::<JobRequest>(json!({"ranks": 2, "placement": p})).unwrap().placement();
         assert_eq!(job(json!([0, 8])).unwrap(), Some(vec![0, 8]));
-        assert_eq!(
-            job(json!([0, 1, 2])).unwrap_err().field(),
-            Some("placement")
-        );
-        let file =
-            parse::<JobRequest>(json!({"ranks": 2, "placement_file": "# pairs\n0 9\n1 3\n"}))
-                .unwrap();
+        assert_eq!(job(json!([0, 1, 2])).unwrap_err().field(), Some("placement"));
+        let file = parse::<JobRequest>(json!({"ranks": 2, "placement_file": "# pairs\n0 9\n1 3\n"})).unwrap();
         assert_eq!(file.placement().unwrap(), Some(vec![9, 3]));
     }
 

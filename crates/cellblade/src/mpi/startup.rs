@@ -55,9 +55,7 @@ impl Boot {
             size,
             mode: if word(8) == 1 { Mode::Ls } else { Mode::Memory },
             spes: (0..size).map(|r| b[16 + r] as usize).collect(),
-            signal_ea: (0..size)
-                .map(|r| u64::from_be_bytes(b[64 + 8 * r..72 + 8 * r].try_into().expect("8 bytes")))
-                .collect(),
+            signal_ea: (0..size).map(|r| u64::from_be_bytes(b[64 + 8 * r..72 + 8 * r].try_into().expect("8 bytes"))).collect(),
             depth: word(48),
         }
     }
@@ -71,10 +69,7 @@ pub fn store_boot(m: &mut Machine, spes: &[usize], mode: Mode, depth: u32) {
             size: spes.len(),
             mode,
             spes: spes.to_vec(),
-            signal_ea: spes
-                .iter()
-                .map(|&s| Memory::mmio_ea(s, reg::SIGNOTIFY1))
-                .collect(),
+            signal_ea: spes.iter().map(|&s| Memory::mmio_ea(s, reg::SIGNOTIFY1)).collect(),
             depth,
         };
         m.mem.write_mem(boot_ea(rank), &boot.encode());
@@ -84,8 +79,7 @@ pub fn store_boot(m: &mut Machine, spes: &[usize], mode: Mode, depth: u32) {
 /// The PPE side of start-up: one mailbox message per rank, carrying its structure's address.
 pub async fn launch(ppe: Ppe, spes: Vec<usize>) -> Result<()> {
     for (rank, &spe) in spes.iter().enumerate() {
-        ppe.spe_in_mbox_write(spe, boot_ea(rank) as u32, Access::Mmio)
-            .await?;
+        ppe.spe_in_mbox_write(spe, boot_ea(rank) as u32, Access::Mmio).await?;
     }
     Ok(())
 }
@@ -96,14 +90,7 @@ mod tests {
 
     #[test]
     fn boot_round_trips() {
-        let b = Boot {
-            rank: 3,
-            size: 4,
-            mode: Mode::Ls,
-            spes: vec![0, 2, 9, 15],
-            signal_ea: vec![1, 2, 3, u64::MAX],
-            depth: 5,
-        };
+        let b = Boot { rank: 3, size: 4, mode: Mode::Ls, spes: vec![0, 2, 9, 15], signal_ea: vec![1, 2, 3, u64::MAX], depth: 5 };
         assert_eq!(Boot::decode(&b.encode()), b);
     }
 }

@@ -50,8 +50,7 @@ pub async fn move_data(spu: &Spu, src: u64, dst: u64, len: u32, depth: u32) -> R
 /// One get per piece straight into the local store at `dst`.
 async fn direct(spu: &Spu, src: u64, dst: u32, len: u32) -> Result<()> {
     for (at, n) in pieces(len, max_dma(spu)) {
-        spu.mfc_get(dst + at, src + at as u64, n, tag::DIRECT)
-            .await?;
+        spu.mfc_get(dst + at, src + at as u64, n, tag::DIRECT).await?;
     }
     spu.mfc_write_tag_mask(1 << tag::DIRECT);
     spu.mfc_read_tag_status_all().await?;
@@ -108,18 +107,12 @@ mod tests {
             let mut at = 0;
             for &(off, n) in &p {
                 assert_eq!(off, at, "contiguous for {len}");
-                assert!(
-                    matches!(n, 1 | 2 | 4 | 8) || (n % 16 == 0 && n <= 16384),
-                    "size {n} for {len}"
-                );
+                assert!(matches!(n, 1 | 2 | 4 | 8) || (n % 16 == 0 && n <= 16384), "size {n} for {len}");
                 assert_eq!(off % n.min(16), 0, "aligned for {len}");
                 at += n;
             }
             assert_eq!(at, len);
         }
-        assert_eq!(
-            pieces(31, 16384),
-            vec![(0, 16), (16, 8), (24, 4), (28, 2), (30, 1)]
-        );
+        assert_eq!(pieces(31, 16384), vec![(0, 16), (16, 8), (24, 4), (28, 2), (30, 1)]);
     }
 }

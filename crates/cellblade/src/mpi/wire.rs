@@ -64,12 +64,7 @@ pub fn read_request(r: &mut impl Read) -> io::Result<Option<Request>> {
     while got < b.len() {
         match r.read(&mut b[got..]) {
             Ok(0) if got == 0 => return Ok(None),
-            Ok(0) => {
-                return Err(io::Error::new(
-                    io::ErrorKind::UnexpectedEof,
-                    "a request was cut short",
-                ))
-            }
+            Ok(0) => return Err(io::Error::new(io::ErrorKind::UnexpectedEof, "a request was cut short")),
             Ok(n) => got += n,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
             Err(e) => return Err(e),
@@ -114,16 +109,7 @@ mod tests {
         }
         b.extend_from_slice(&9u64.to_ne_bytes());
         let mut r = &b[..];
-        assert_eq!(
-            read_request(&mut r).unwrap(),
-            Some(Request {
-                op: OP_SEND,
-                a: 3,
-                b: -1,
-                c: 7,
-                len: 9
-            })
-        );
+        assert_eq!(read_request(&mut r).unwrap(), Some(Request { op: OP_SEND, a: 3, b: -1, c: 7, len: 9 }));
         assert_eq!(read_request(&mut r).unwrap(), None);
         let mut cut = &b[..10];
         assert!(read_request(&mut cut).is_err());

@@ -59,30 +59,16 @@ pub struct MpiWorld {
 
 impl MpiWorld {
     /// A job of `ranks` ranks; `placement` gives each rank's physical SPE (identity if `None`).
-    pub fn new(
-        file: MachineFile,
-        ranks: usize,
-        placement: Option<Vec<usize>>,
-        mode: Mode,
-    ) -> Result<MpiWorld> {
+    pub fn new(file: MachineFile, ranks: usize, placement: Option<Vec<usize>>, mode: Mode) -> Result<MpiWorld> {
         Self::with_trace(file, ranks, placement, mode, false)
     }
 
-    pub fn with_trace(
-        file: MachineFile,
-        ranks: usize,
-        placement: Option<Vec<usize>>,
-        mode: Mode,
-        trace: bool,
-    ) -> Result<MpiWorld> {
+    pub fn with_trace(file: MachineFile, ranks: usize, placement: Option<Vec<usize>>, mode: Mode, trace: bool) -> Result<MpiWorld> {
         check_ranks(ranks)?;
         let spes = match placement {
             None => (0..ranks).collect(),
             Some(p) if p.len() != ranks => {
-                return Err(config_err(format!(
-                    "placement names {} SPEs, the job has {ranks} ranks",
-                    p.len()
-                )));
+                return Err(config_err(format!("placement names {} SPEs, the job has {ranks} ranks", p.len())));
             }
             Some(p) => Placement::new(p)?.rank_to_spe,
         };
@@ -90,13 +76,7 @@ impl MpiWorld {
         startup::store_boot(&mut blade.machine(), &spes, mode, DEFAULT_DEPTH);
         let launch = spes.clone();
         blade.ppe(move |ppe| startup::launch(ppe, launch));
-        Ok(MpiWorld {
-            blade,
-            tracker: Rc::new(Tracker::new(ranks)),
-            given: vec![false; ranks],
-            spes,
-            mode,
-        })
+        Ok(MpiWorld { blade, tracker: Rc::new(Tracker::new(ranks)), given: vec![false; ranks], spes, mode })
     }
 
     /// Keep `depth` staging chunks in flight in memory mode (2, the seed's double buffering, by
@@ -119,10 +99,7 @@ impl MpiWorld {
         Fut: Future<Output = Result<()>> + 'static,
     {
         if rank >= self.spes.len() {
-            return Err(config_err(format!(
-                "rank {rank} does not exist: allowed 0 to {}",
-                self.spes.len() - 1
-            )));
+            return Err(config_err(format!("rank {rank} does not exist: allowed 0 to {}", self.spes.len() - 1)));
         }
         if std::mem::replace(&mut self.given[rank], true) {
             return Err(config_err(format!("rank {rank} already has a program")));
@@ -139,19 +116,11 @@ impl MpiWorld {
     /// Run the job to completion. A deadlock names every rank's pending call.
     pub fn run(self) -> Result<WorldReport> {
         if let Some(r) = self.given.iter().position(|g| !g) {
-            return Err(config_err(format!(
-                "rank {r} has no program: every rank needs one"
-            )));
+            return Err(config_err(format!("rank {r} has no program: every rank needs one")));
         }
         let tracker = self.tracker;
         match self.blade.run() {
-            Ok(r) => Ok(WorldReport {
-                simulated: r.simulated,
-                events: r.events,
-                packets: r.packets,
-                wall_s: r.wall_s,
-                trace: r.trace,
-            }),
+            Ok(r) => Ok(WorldReport { simulated: r.simulated, events: r.events, packets: r.packets, wall_s: r.wall_s, trace: r.trace }),
             // The engine found every process blocked (senders waiting for signals): say it in
             // MPI terms. Pollers report their own deadlocks already in these terms.
             Err(Error::Deadlock(msg)) if msg.contains("no event is pending") => {

@@ -489,7 +489,13 @@ mod tests {
             Ok(())
         });
         let msg = e.run().unwrap_err().to_string();
-        assert!(msg.starts_with(&format!("simulated time overflow: waking ppe at tick {} (from 0.000 ns) would end at or past tick 2^62", u64::MAX)), "{msg}");
+        assert!(
+            msg.starts_with(&format!(
+                "simulated time overflow: waking ppe at tick {} (from 0.000 ns) would end at or past tick 2^62",
+                u64::MAX
+            )),
+            "{msg}"
+        );
     }
 
     thread_local! {

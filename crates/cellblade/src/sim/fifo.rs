@@ -121,7 +121,7 @@ mod tests {
             x ^= x >> 7;
             x ^= x << 17;
             match x % 6 {
-                0 | 1 | 2 => {
+                0..=2 => {
                     f.push_back(n);
                     r.push_back(n);
                 }

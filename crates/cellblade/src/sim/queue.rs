@@ -308,7 +308,7 @@ mod tests {
                 5 => (x >> 8) % (4 * TURN),
                 _ => 16 * ((x >> 8) % 64),
             };
-            ops.push((delay, x % 3 != 0));
+            ops.push((delay, !x.is_multiple_of(3)));
         }
         check(&ops);
     }

@@ -15,15 +15,27 @@ mod sync;
 
 use serde::{Deserialize, Serialize};
 
-use crate::blade::{Blade, RunReport};
 use crate::affinity::placement::Placement;
+use crate::blade::{Blade, RunReport};
 use crate::error::{config_err, Result};
 use crate::machine::config::MachineFile;
 use crate::machine::topology::{SPES, SPES_PER_CHIP};
 use crate::spu::Spu;
 
-pub const FUNCTIONS: [&str; 12] =
-    ["mkthread", "mailbox", "signal", "dmaget", "dmaput", "dmalistget", "dmalistput", "fetchadd", "fetchsub", "fetchinc", "fetchdec", "fetchset"];
+pub const FUNCTIONS: [&str; 12] = [
+    "mkthread",
+    "mailbox",
+    "signal",
+    "dmaget",
+    "dmaput",
+    "dmalistget",
+    "dmalistput",
+    "fetchadd",
+    "fetchsub",
+    "fetchinc",
+    "fetchdec",
+    "fetchset",
+];
 
 /// One CellStats invocation: the seed's flags by name.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -144,7 +156,9 @@ impl StatsParams {
             return Err(unused("syscall", "only the PPE's mailbox and signal writes go through the library call"));
         }
         match self.list_elements {
-            Some(n) if !f.starts_with("dmalist") => return Err(unused("list_elements", &format!("{f} is not a list function (dmalistget, dmalistput) ({n} given)"))),
+            Some(n) if !f.starts_with("dmalist") => {
+                return Err(unused("list_elements", &format!("{f} is not a list function (dmalistget, dmalistput) ({n} given)")))
+            }
             Some(n) if n == 0 || n > 2048 => return Err(bad("list_elements", n, "1 to 2048 list elements")),
             _ => {}
         }
@@ -161,14 +175,18 @@ impl StatsParams {
                 return Err(unused("stride", "it spaces private buffers, and shared is true (one buffer for all SPEs)"));
             }
             if stride < self.transfer_bytes() {
-                return Err(bad("stride", stride, &format!("at least the buffer size ({} bytes) for private buffers", self.transfer_bytes())));
+                return Err(bad(
+                    "stride",
+                    stride,
+                    &format!("at least the buffer size ({} bytes) for private buffers", self.transfer_bytes()),
+                ));
             }
         }
         if f.starts_with("fetch") {
             if self.spe_target {
                 return Err(bad("spe_target", true, "atomic operations work on main memory only (seed 002 §3.1.5)"));
             }
-            if !(4..=128).contains(&self.size()) || self.size() % 4 != 0 {
+            if !(4..=128).contains(&self.size()) || !self.size().is_multiple_of(4) {
                 return Err(bad("size", self.size(), "4 to 128 bytes, a multiple of 4, for atomic variables"));
             }
             if let Some(stride) = self.stride.filter(|s| s % 4 != 0) {
@@ -181,7 +199,11 @@ impl StatsParams {
             }
             let total = self.transfer_bytes() as u64;
             if total > ls_bytes as u64 / 2 {
-                return Err(bad("size", self.size(), &format!("a transfer of at most {} bytes (half the local store); this one moves {total}", ls_bytes / 2)));
+                return Err(bad(
+                    "size",
+                    self.size(),
+                    &format!("a transfer of at most {} bytes (half the local store); this one moves {total}", ls_bytes / 2),
+                ));
             }
         }
         Ok(())
@@ -230,7 +252,10 @@ impl StatsParams {
         };
         if let Some(pl) = placed {
             if self.spe_target {
-                return Err(crate::error::field_msg("placement", "placement is not allowed with spe_target: SPE 0 is the partner or target"));
+                return Err(crate::error::field_msg(
+                    "placement",
+                    "placement is not allowed with spe_target: SPE 0 is the partner or target",
+                ));
             }
             // A one-chip placement on cell 1 runs on SPEs 8-15.
             let shift = if self.spes <= 8 { self.cell * SPES_PER_CHIP } else { 0 };
@@ -372,17 +397,41 @@ mod tests {
         let cases = [
             (json!({"size": 0}), "size 0 is not allowed: at least 1 byte per transfer"),
             (json!({"function": "fetchadd", "size": 0}), "size 0 is not allowed: 4 to 128 bytes, a multiple of 4, for atomic variables"),
-            (json!({"spes": 2, "shared": false, "stride": 0}), "stride 0 is not allowed: at least the buffer size (128 bytes) for private buffers"),
-            (json!({"spes": 2, "stride": 4096}), "stride is not allowed here: it spaces private buffers, and shared is true (one buffer for all SPEs)"),
-            (json!({"function": "mailbox", "size": 65536}), "size is not allowed here: mailbox moves no buffer (a mailbox entry or signal is one 32-bit word) (65536 given)"),
+            (
+                json!({"spes": 2, "shared": false, "stride": 0}),
+                "stride 0 is not allowed: at least the buffer size (128 bytes) for private buffers",
+            ),
+            (
+                json!({"spes": 2, "stride": 4096}),
+                "stride is not allowed here: it spaces private buffers, and shared is true (one buffer for all SPEs)",
+            ),
+            (
+                json!({"function": "mailbox", "size": 65536}),
+                "size is not allowed here: mailbox moves no buffer (a mailbox entry or signal is one 32-bit word) (65536 given)",
+            ),
             (json!({"function": "signal", "shared": false, "stride": 256}), "stride is not allowed here: signal uses no buffers"),
-            (json!({"function": "dmaget", "list_elements": 16}), "list_elements is not allowed here: dmaget is not a list function (dmalistget, dmalistput) (16 given)"),
+            (
+                json!({"function": "dmaget", "list_elements": 16}),
+                "list_elements is not allowed here: dmaget is not a list function (dmalistget, dmalistput) (16 given)",
+            ),
             (json!({"function": "dmalistget", "list_elements": 0}), "list_elements 0 is not allowed: 1 to 2048 list elements"),
-            (json!({"function": "dmaget", "syscall": true}), "syscall is not allowed here: only the PPE's mailbox and signal writes go through the library call"),
-            (json!({"function": "fetchadd", "shared": false, "stride": 6}), "stride 6 is not allowed: a multiple of 4 for atomic variables (word-aligned)"),
-            (json!({"function": "fetchadd", "shared": false, "size": 8, "stride": 4}), "stride 4 is not allowed: at least the buffer size (8 bytes) for private buffers"),
+            (
+                json!({"function": "dmaget", "syscall": true}),
+                "syscall is not allowed here: only the PPE's mailbox and signal writes go through the library call",
+            ),
+            (
+                json!({"function": "fetchadd", "shared": false, "stride": 6}),
+                "stride 6 is not allowed: a multiple of 4 for atomic variables (word-aligned)",
+            ),
+            (
+                json!({"function": "fetchadd", "shared": false, "size": 8, "stride": 4}),
+                "stride 4 is not allowed: at least the buffer size (8 bytes) for private buffers",
+            ),
             (json!({"spes": 17}), "spes 17 is not allowed: 1 to 16 SPEs"),
-            (json!({"function": "dmaget", "size": 262144}), "size 262144 is not allowed: a transfer of at most 131072 bytes (half the local store); this one moves 262144"),
+            (
+                json!({"function": "dmaget", "size": 262144}),
+                "size 262144 is not allowed: a transfer of at most 131072 bytes (half the local store); this one moves 262144",
+            ),
         ];
         for (req, want) in cases {
             assert_eq!(check(req.clone()), want, "{req}");

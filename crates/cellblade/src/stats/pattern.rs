@@ -19,7 +19,7 @@ pub struct Get {
 /// Bandwidth (GB/s) each transfer achieved, in the order given.
 pub fn run_gets(file: MachineFile, gets: &[Get], bytes: u32, reps: u32) -> Result<Vec<f64>> {
     let max = file.mfc.max_dma_bytes;
-    if bytes == 0 || bytes % 16 != 0 || bytes > file.spu.ls_bytes / 2 {
+    if bytes == 0 || !bytes.is_multiple_of(16) || bytes > file.spu.ls_bytes / 2 {
         return Err(config_err(format!("message size {bytes} is not allowed: a multiple of 16 up to half the local store")));
     }
     let mut blade = Blade::new(file, false);
