@@ -33,6 +33,7 @@ import cellblade
 import cellblade.mpi.bench
 import cellblade.mpi.cli
 from cellblade import affinity, cli_model, coll, outputs, parallel, schedule, splits, sweep, units
+from cellblade.machine import MACHINE_FLAGS
 
 # Names, defaults and limits are the core's.
 CATALOG = cellblade.CATALOG
@@ -44,7 +45,6 @@ AFFINITY = CATALOG["affinity"]
 
 # The flag of each request field, per command: the core's errors name the field, the CLI the
 # flag the user typed.
-MACHINE_FLAGS = {"machine": "--machine", "preset": "--preset", "set": "--set"}
 STATS_FLAGS = {
     **MACHINE_FLAGS,
     "function": "-f",
@@ -440,13 +440,6 @@ def _rank(text: str) -> int:
     return int(text)
 
 
-def _sizes(text: str) -> list[int]:
-    try:
-        return coll.parse_sizes(text)
-    except ValueError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
-
-
 def _generator(text: str) -> Callable:
     path = text.rpartition(":")[0]
     try:
@@ -516,7 +509,7 @@ def _add_coll_args(commands) -> None:
         if op != "barrier":
             run.add_argument(
                 "--sizes",
-                type=_sizes,
+                type=coll.sizes_argument,
                 default=coll.parse_sizes("16:8k"),
                 metavar="A:B|A,B,...",
                 help="message sizes in bytes, k=1024: A:B "

@@ -53,7 +53,7 @@ def add_model_args(
     add_machine_args(measure)
     measure.add_argument(
         "--sizes",
-        type=_sizes,
+        type=coll.sizes_argument,
         default=None,
         metavar="A:B|LIST",
         help="message sizes (default "
@@ -100,7 +100,7 @@ def add_model_args(
     )
     predict.add_argument(
         "--sizes",
-        type=_sizes,
+        type=coll.sizes_argument,
         default=None,
         metavar="A:B|LIST",
         help=f"message sizes (default {format_size(cellblade.CATALOG['coll']['default_size'])})",
@@ -168,13 +168,6 @@ def _positive(text: str) -> int:
     if not text.isdecimal() or int(text) < 1:
         raise argparse.ArgumentTypeError(f"invalid value {text!r}: a whole number of at least 1")
     return int(text)
-
-
-def _sizes(text: str) -> list[int]:
-    try:
-        return coll.parse_sizes(text)
-    except ValueError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def _placement(text: str) -> str | list[int]:

@@ -6,6 +6,7 @@ schedule: which transfers cross the BIF.
 
 from __future__ import annotations
 
+import argparse
 import csv
 import json
 from pathlib import Path
@@ -45,6 +46,14 @@ def parse_sizes(text: str) -> list[int]:
     while sizes[-1] * 2 <= high:
         sizes.append(sizes[-1] * 2)
     return sizes
+
+
+def sizes_argument(text: str) -> list[int]:
+    """`parse_sizes` as an argparse type: a bad value is a usage error naming it."""
+    try:
+        return parse_sizes(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def title(parameters: dict[str, Any]) -> str:

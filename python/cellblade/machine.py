@@ -12,6 +12,8 @@ from typing import Any, Union
 from cellblade._core import ConfigError
 
 Machine = Union[str, os.PathLike]
+# The CLI flag of each field of the machine choice, for the commands' field -> flag tables.
+MACHINE_FLAGS = {"machine": "--machine", "preset": "--preset", "set": "--set"}
 Overrides = Union[Mapping[str, Any], Iterable[str]]
 
 

@@ -7,12 +7,12 @@ import sys
 from pathlib import Path
 
 from cellblade import CATALOG
+from cellblade.machine import MACHINE_FLAGS
 from cellblade.mpi import compiler, launcher
 
 MPI = CATALOG["mpi"]
 # The flag of each request field (crates/cellblade/src/mpi/request.rs): the core's errors name
 # the field, the CLI the flag the user typed.
-MACHINE_FLAGS = {"machine": "--machine", "preset": "--preset", "set": "--set"}
 MPIRUN_FLAGS = {
     **MACHINE_FLAGS,
     "ranks": "-n",
