@@ -372,8 +372,8 @@ impl<C: Copy> Bus<C> {
     /// traffic crossing at no added latency, the other arbiter's next step is what keeps the
     /// horizon away from now. Nothing else the loop does in the meantime touches the
     /// arbiter's ramps and rings, so those steps decide what they would decide in turn (a test
-    /// checks it). Running them in one go keeps the arbiter's code and state hot: 7 to 9% more
-    /// packets a second on the bench workloads, for 1% more instructions. A leg that arrives
+    /// checks it). Running them in one go keeps the arbiter's code and state hot (README,
+    /// "Speed", has what it gains). A leg that arrives
     /// after its arbiter ran ahead can add a step that grants nothing, so the step count (the
     /// run's events) may be a little higher than stepping in turn; nothing else changes.
     pub fn step(&mut self, now: Time, tr: &mut Tracer) -> (u64, Option<Txn<C>>) {
@@ -446,8 +446,8 @@ impl<C: Copy> Bus<C> {
 
     /// Grant a leg of ready source `e` if its on-ramp, an off-ramp and a ring are free, and send
     /// the packet on. Returns when the source's next leg is ready, or lowers `next` to when
-    /// this one might go. Left to the compiler to inline: with the profile-guided build it
-    /// does, and that is 1.7% faster than keeping it out of line (interleaved runs).
+    /// this one might go. Left to the compiler to inline, which the profile-guided build does
+    /// (README, "Speed").
     #[inline]
     fn try_grant(&mut self, now: Time, chip: usize, e: usize, next: &mut Time, tr: &mut Tracer) -> Option<Time> {
         let eib = &mut self.eibs[chip];
