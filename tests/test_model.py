@@ -12,7 +12,7 @@ import pytest
 from conftest import run_cli, usage_error
 
 import cellblade
-from cellblade import _core, model
+from cellblade import _core, model, parallel
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -193,6 +193,14 @@ def test_validation_scores_any_split_of_the_grid_alike(measured):
         sample[1:], "qs20", iterations=2
     )
     assert whole == parts
+    # The same points as a sweep (what `model validate --jobs/--scheduler` runs).
+    calls = [
+        parallel.Call("model.simulate", {"points": [p], "machine": "qs20", "iterations": 2})
+        for p in sample
+    ]
+    assert [ns for part in parallel.run(calls, jobs=2) for ns in part] == whole
+    with pytest.raises(ValueError, match="'model._answer' is not a public cellblade function"):
+        parallel.run([parallel.Call("model._answer", {})])
 
 
 def test_coll_auto_picks_a_modelled_algorithm_per_size_and_runs_it(cache):
@@ -270,7 +278,7 @@ def test_validate_json_reports_the_schedule_price_at_the_top(measured, tmp_path)
         "validate",
         "--params",
         str(out / "params.toml"),
-        "--workers",
+        "--jobs",
         "2",
         "--out",
         str(tmp_path),

@@ -106,7 +106,15 @@ def main(argv: list[str] | None = None) -> int:
     _add_stats_args(stats)
     _add_affinity_args(commands)
     _add_coll_args(commands)
-    cli_model.add_model_args(commands, _add_machine_args, _spe_count, _table, MACHINE_FLAGS)
+    cli_model.add_model_args(
+        commands,
+        _add_machine_args,
+        _spe_count,
+        _table,
+        MACHINE_FLAGS,
+        _add_parallel_args,
+        _parallel,
+    )
     for name, handler, text in (
         ("calibrate", _calibrate, "simulated against published values"),
         ("reproduce", _reproduce, "the papers' findings re-checked on the simulated blade"),

@@ -34,6 +34,8 @@ def add_model_args(
     spe_count: Callable,
     table: Callable,
     machine_flags: dict[str, str],
+    add_parallel_args: Callable,
+    parallel_of: Callable,
 ) -> None:
     """Adds the `model` command to `commands` (cli.py's subparsers); `machine_flags` maps the
     machine's fields to their flags."""
@@ -146,13 +148,7 @@ def add_model_args(
         metavar="N",
         help=f"timed calls per simulated point (default {LIMITS['default_simulate_iterations']})",
     )
-    validate.add_argument(
-        "--workers",
-        type=_positive,
-        default=1,
-        metavar="N",
-        help="simulate in N threads (default 1)",
-    )
+    add_parallel_args(validate, "the grid's simulations")
     validate.add_argument(
         "--out",
         type=Path,
@@ -161,7 +157,7 @@ def add_model_args(
         help=f"where to write validate.json and the figures (default {OUT})",
     )
     validate.add_argument("--json", action="store_true", help="print the summary as JSON")
-    validate.set_defaults(handler=lambda args: _validate(args, table), flags=flags)
+    validate.set_defaults(handler=lambda args: _validate(args, table, parallel_of), flags=flags)
 
 
 def _positive(text: str) -> int:
@@ -291,13 +287,12 @@ def _predict(args: argparse.Namespace, table: Callable) -> int:
     return 0
 
 
-def _validate(args: argparse.Namespace, table: Callable) -> int:
+def _validate(args: argparse.Namespace, table: Callable, parallel_of: Callable) -> int:
     report = model.validate(
         _params(args),
         **_machine(args),
         iterations=args.iterations,
-        workers=args.workers,
-        progress=not args.json,
+        **parallel_of(args),
     )
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "validate.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")

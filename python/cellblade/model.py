@@ -5,7 +5,7 @@ validate against simulation, and choose an algorithm automatically::
     from cellblade import model
     params = model.measure()                      # {"params": {...}, "toml": "..."}
     rows = model.predict("allreduce", params["toml"], spes=16, sizes=[1024], simulate=True)
-    report = model.validate(params["toml"], workers=2)
+    report = model.validate(params["toml"])                # on every core; jobs=, scheduler=
 
 Parameters travel as the TOML text of a parameter file (``model measure --out`` writes one).
 """
@@ -15,15 +15,12 @@ from __future__ import annotations
 import hashlib
 import os
 import tempfile
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Callable
 
-from tqdm import tqdm
-
 import cellblade
 from cellblade import _core
-from cellblade.machine import choice
+from cellblade.machine import choice, override_list
 
 # The environment variable that names the parameter cache's directory.
 CACHE_ENV = "CELLBLADE_CACHE_DIR"
@@ -204,21 +201,37 @@ def validate(
     machine: cellblade.Machine = "qs20",
     overrides: cellblade.Overrides = (),
     iterations: int | None = None,
-    workers: int = 1,
+    jobs: int | None = None,
+    scheduler: str | None = None,
     progress: bool = False,
 ) -> dict[str, Any]:
-    """Simulates the grid (in `workers` threads: the core releases the GIL) and scores it."""
+    """Simulates the grid as a sweep (`cellblade.parallel`: `jobs` local threads, every core by
+    default, or the Dask cluster at `scheduler`), then scores it. Any split gives the same
+    numbers, so the result does not depend on where the points ran."""
+    from cellblade import parallel
+
     points = grid(params_toml, machine, overrides)
+    # Points of one algorithm and SPE count share a run's set-up, so a call takes several.
     chunks = [points[i : i + 8] for i in range(0, len(points), 8)]
-    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-        jobs = pool.map(lambda chunk: simulate(chunk, machine, overrides, iterations), chunks)
-        simulated = [
-            ns
-            for part in tqdm(
-                jobs, total=len(chunks), desc="validate", unit="chunk", disable=not progress
-            )
-            for ns in part
-        ]
+    calls = [
+        parallel.Call(
+            "model.simulate",
+            {
+                "points": chunk,
+                "machine": machine,
+                "overrides": override_list(overrides),
+                "iterations": iterations,
+            },
+            label=f"{chunk[0]['algorithm']}, {chunk[0]['spes']} SPEs",
+        )
+        for chunk in chunks
+    ]
+    parts = parallel.run(calls, jobs=jobs, scheduler=scheduler, progress=progress, desc="validate")
+    simulated = []
+    for part in parts:
+        if isinstance(part, parallel.Failed):
+            raise part.error()
+        simulated.extend(part)
     request = {"params_toml": params_toml, "points": points, "simulated": simulated}
     return _answer(_core.model_score, request)
 

@@ -33,6 +33,7 @@ the results holds a `Failed` with the core's message, for the sweep to show in i
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 import threading
@@ -80,9 +81,18 @@ _REFUSALS = (cellblade.ConfigError, cellblade.ProgramError)
 
 
 def execute(call: Call) -> Any:
-    """Runs one call here (in this process and thread); a refusal by the core becomes `Failed`."""
-    function = getattr(cellblade, call.function, None)
-    if call.function not in cellblade.__all__ or not callable(function):
+    """Runs one call here (in this process and thread); a refusal by the core becomes `Failed`.
+    A call names a public function of `cellblade` ("coll_run") or of one of its modules
+    ("model.simulate")."""
+    module_name, _, name = call.function.rpartition(".")
+    module = importlib.import_module(f"cellblade.{module_name}") if module_name else cellblade
+    public = getattr(module, "__all__", None)
+    function = getattr(module, name, None)
+    if (
+        name.startswith("_")
+        or (public is not None and name not in public)
+        or not callable(function)
+    ):
         raise ValueError(f"{call.function!r} is not a public cellblade function")
     try:
         return function(**call.kwargs)
