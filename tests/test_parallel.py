@@ -75,7 +75,7 @@ def test_scheduler_comes_from_the_flag_then_the_environment(monkeypatch):
 
 def test_reproduce_by_claim_group_is_reproduce_whole():
     groups = cellblade.reproduce_groups()
-    assert groups == ["barriers", "broadcasts", "reductions", "affinity", "model", "mpi"]
+    assert groups == ["affinity", "barriers", "broadcasts", "reductions", "model", "mpi"]
     assert groups == cellblade.CATALOG["reproduce_groups"]
     calls = [parallel.Call("reproduce", {"quick": True, "claims": [g]}) for g in groups]
     split = [claim for claims in parallel.run(calls, jobs=2) for claim in claims]
@@ -86,7 +86,7 @@ def test_an_unknown_claim_group_names_the_known_ones():
     with pytest.raises(cellblade.ConfigError) as error:
         cellblade.reproduce(quick=True, claims=["nope"])
     assert str(error.value) == (
-        "claims nope is not allowed: one of barriers, broadcasts, reductions, affinity, model, mpi"
+        "claims nope is not allowed: one of affinity, barriers, broadcasts, reductions, model, mpi"
     )
     assert error.value.field == "claims"
 
