@@ -31,6 +31,7 @@ use serde::Serialize;
 mod args;
 mod interrupt;
 mod mpi;
+mod mpi_programs;
 mod programs;
 
 create_exception!(cellblade, CellbladeError, PyException, "Base class of every error raised by the cellblade simulator.");
@@ -236,6 +237,8 @@ program!(
 mod _core {
     use super::*;
 
+    #[pymodule_export]
+    use super::mpi_programs::{MpiJob, PyMpiOp, RankHandle};
     #[pymodule_export]
     use super::programs::{PpeHandle, ProgramBlade, PyOp, SpuHandle};
     #[pymodule_export]

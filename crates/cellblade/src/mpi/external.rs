@@ -64,14 +64,16 @@ fn io_err(rank: usize, e: io::Error) -> Error {
 
 /// The rank's two message buffers (what it sends, what it receives into) in its simulated
 /// memory, grown on demand; their contents do not outlive a call, so growing starts afresh.
-struct Buffers {
+/// Rank programs written in Python use the same ones, so their messages cost what C's do.
+#[derive(Debug, Default)]
+pub struct Buffers {
     send: (u64, u64),
     recv: (u64, u64),
 }
 
 impl Buffers {
     /// The buffers' addresses, each of at least the given size.
-    fn fit(&mut self, r: &Rank, send: u64, recv: u64) -> Result<(u64, u64)> {
+    pub fn fit(&mut self, r: &Rank, send: u64, recv: u64) -> Result<(u64, u64)> {
         if send > self.send.1 || recv > self.recv.1 {
             let grow = |need: u64, cap: u64| {
                 if need > cap {

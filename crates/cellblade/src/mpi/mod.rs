@@ -15,6 +15,7 @@
 //! wire.rs      the request/answer format between a rank process and the simulator
 //! external.rs  ranks driven by OS processes over sockets (`cellblade mpirun`)
 //! request.rs   the typed requests of `mpirun` and `pingpong`, their defaults and limits
+//! job.rs       a job of in-process rank programs (Rust, or Python through the bindings) from a `JobRequest`
 //! ```
 //!
 //! Contract (seed 004 §4): per (sender, receiver) pair one message is in flight at a time, so
@@ -25,6 +26,7 @@
 
 mod claims;
 mod external;
+mod job;
 mod layout;
 mod pingpong;
 mod rank;
@@ -36,7 +38,8 @@ pub mod wire;
 mod world;
 
 pub use claims::claims;
-pub use external::{run_external, ExternalOutcome};
+pub use external::{run_external, Buffers, ExternalOutcome};
+pub use job::world;
 pub use layout::{DEFAULT_DEPTH, MAX_DEPTH};
 pub use pingpong::{default_reps, pingpong, PingPong, PingPongRow};
 pub use rank::{Rank, Status};

@@ -39,7 +39,7 @@ fn allowed(field: &str) -> Option<String> {
     }
 }
 
-fn mode_of(text: &str) -> Result<Mode> {
+pub(crate) fn mode_of(text: &str) -> Result<Mode> {
     Mode::parse(text).map_err(|e| within("mode", text, e))
 }
 
@@ -83,7 +83,7 @@ pub enum JobOutcome {
 }
 
 impl JobRequest {
-    fn placement(&self) -> Result<Option<Vec<usize>>> {
+    pub(crate) fn placement(&self) -> Result<Option<Vec<usize>>> {
         match (&self.placement, &self.placement_file) {
             (Some(_), Some(_)) => Err(config_err("choose a placement or a placement file, not both")),
             (None, Some(text)) => Ok(Some(Placement::parse(text, self.ranks)?.rank_to_spe)),
