@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import functools
+import re
+from pathlib import Path
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import cellblade
 from cellblade import ConfigError, DeadlockError, _core
 from cellblade.programs_mpi import (
     ANY_SOURCE,
@@ -19,6 +22,7 @@ from cellblade.programs_mpi import (
     PROC_NULL,
     PROD,
     SUM,
+    TAG_UB,
     Job,
     MPIError,
     Status,
@@ -462,3 +466,15 @@ def test_placement_and_trace_reach_the_job():
     report = Job(2, placement=[3, 12], trace=True).run(program)
     assert report["results"] == [3, 12]
     assert report["trace"]["traceEvents"]
+
+
+def test_the_constants_are_those_of_the_c_librarys_mpi_h():
+    header = (Path(cellblade.__file__).parent / "mpi" / "mpi.h").read_text()
+    for name, value in [
+        ("ANY_SOURCE", ANY_SOURCE),
+        ("ANY_TAG", ANY_TAG),
+        ("PROC_NULL", PROC_NULL),
+        ("TAG_UB", TAG_UB),
+    ]:
+        match = re.search(rf"#define MPI_{name} \(?(-?\w+)\)?", header)
+        assert match and int(match.group(1), 0) == value, name
