@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import functools
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -478,3 +480,12 @@ def test_the_constants_are_those_of_the_c_librarys_mpi_h():
     ]:
         match = re.search(rf"#define MPI_{name} \(?(-?\w+)\)?", header)
         assert match and int(match.group(1), 0) == value, name
+
+
+def test_the_mpi_example_prints_its_expected_output():
+    script = Path(__file__).resolve().parents[1] / "examples" / "python" / "mpi_pingpong.py"
+    done = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, timeout=600, check=False
+    )
+    assert done.returncode == 0, done.stderr.decode()
+    assert done.stdout == script.with_suffix(".expected").read_bytes()
