@@ -27,6 +27,7 @@ from cellblade.programs_mpi import (
     TAG_UB,
     Job,
     MPIError,
+    Request,
     Status,
 )
 
@@ -500,3 +501,70 @@ def test_the_readme_example_runs():
     )
     assert done.returncode == 0, done.stderr.decode()
     assert done.stdout.decode().startswith("[(6, ")
+
+
+# Non-blocking calls, deferred to the wait as the C library defers them.
+
+
+@pytest.mark.parametrize("ranks", [2, 3, 8])
+def test_irecv_isend_ring_gets_through_and_costs_what_sendrecv_costs(ranks):
+    def exchange(comm, nonblocking):
+        right, left = (comm.rank + 1) % comm.size, (comm.rank - 1) % comm.size
+        got = np.zeros(100, dtype=np.float64)
+        mine = np.full(100, comm.rank, dtype=np.float64)
+        if nonblocking:
+            requests = [comm.Irecv(got, source=left, tag=3), comm.Isend(mine, dest=right, tag=3)]
+            statuses = [Status(), Status()]
+            yield Request.Waitall(requests, statuses)
+            assert (statuses[0].source, statuses[0].tag, statuses[0].count) == (left, 3, 800)
+        else:
+            yield comm.Sendrecv(mine, dest=right, sendtag=3, recvbuf=got, source=left, recvtag=3)
+        return got.tolist()
+
+    deferred = Job(ranks).run(functools.partial(exchange, nonblocking=True))
+    direct = Job(ranks).run(functools.partial(exchange, nonblocking=False))
+    assert deferred["results"] == [[float((r - 1) % ranks)] * 100 for r in range(ranks)]
+    assert deferred["simulated_ns"] == direct["simulated_ns"]
+
+
+def test_isend_and_irecv_of_objects_and_err_truncate_past_the_default_buffer():
+    def program(comm):
+        if comm.rank == 0:
+            small = comm.isend({"n": 1}, dest=1, tag=1)
+            yield small.wait()
+            big = comm.isend(b"y" * 40000, dest=1, tag=2)
+            yield big.wait()
+            return None
+        first = comm.irecv(source=0, tag=1)
+        got = yield first.wait()
+        second = comm.irecv(source=0, tag=2)
+        try:
+            yield second.wait()
+        except MPIError as e:
+            return got, e.error_class, e.field
+        return got, None, None
+
+    got, error_class, field = Job(2).run(program)["results"][1]
+    assert got == {"n": 1} and (error_class, field) == (ERR_TRUNCATE, "buf")
+
+
+def test_an_isend_waited_alone_is_a_send_and_proc_null_is_done_at_once():
+    def program(comm, nonblocking):
+        if comm.rank == 0:
+            if nonblocking:
+                done, _ = yield comm.isend("x", dest=1).test()
+                assert done
+            else:
+                yield comm.send("x", dest=1)
+        else:
+            yield comm.recv(source=0)
+        st = Status()
+        none = comm.Irecv(bytearray(4), source=PROC_NULL)
+        assert none.done
+        yield none.Wait(st)
+        return st.source
+
+    deferred = Job(2).run(functools.partial(program, nonblocking=True))
+    direct = Job(2).run(functools.partial(program, nonblocking=False))
+    assert deferred["simulated_ns"] == direct["simulated_ns"]
+    assert deferred["results"] == [PROC_NULL, PROC_NULL]

@@ -46,10 +46,15 @@ recvbuf, op, root)``, ``Allreduce(sendbuf, recvbuf, op)``, ``Gather(sendbuf, rec
 root)``, ``Scatter(sendbuf, recvbuf, root)``, ``Allgather(sendbuf, recvbuf)``, and
 ``compute(core_cycles)`` (work on the SPU; computing between calls is otherwise free, as in
 ``mpirun``). Operations: ``SUM``, ``PROD``, ``MIN``, ``MAX`` (elementwise on arrays).
-``PROC_NULL`` as a destination or source does nothing, as in MPI. Not provided: non-blocking
-calls (``isend``/``irecv``: the core's rank protocol has no request queue; the C library
-defers them to the wait), communicators other than the world, ``alltoall`` and the lowercase
-``sendrecv`` (a pickled receive needs a size the synchronous exchange cannot probe for).
+``PROC_NULL`` as a destination or source does nothing, as in MPI. Non-blocking, not yielded
+(they return a ``Request``): ``isend(obj, dest, tag)``, ``irecv(buf=None, source, tag)`` (a
+32 KB buffer when none, mpi4py's default), ``Isend(buf, dest, tag)``, ``Irecv(buf, source,
+tag)``; to yield: ``request.wait(status)``/``Wait``, ``test``/``Test``,
+``Request.waitall(requests, statuses)``/``Waitall``. As in the C library they are deferred: a
+wait runs the posted operations in posting order, a send with a receive as one sendrecv
+(``programs_mpi_requests``). Not provided: communicators other than the world, ``alltoall``
+and the lowercase ``sendrecv`` (a pickled receive needs a size the synchronous exchange cannot
+probe for).
 
 Errors: a bad rank, tag, root or buffer is a ``ConfigError`` naming the argument
 (``err.field``), raised where the call is made; a message longer than the receive buffer is an
@@ -68,7 +73,9 @@ from typing import Any, Optional, Union
 from cellblade import _core, machine
 from cellblade._core import MpiRank
 from cellblade.machine import field_error
-from cellblade.programs_mpi_comm import (
+from cellblade.programs_mpi_comm import Comm
+from cellblade.programs_mpi_requests import Request
+from cellblade.programs_mpi_types import (
     ANY_SOURCE,
     ANY_TAG,
     ERR_TRUNCATE,
@@ -78,7 +85,6 @@ from cellblade.programs_mpi_comm import (
     PROD,
     SUM,
     TAG_UB,
-    Comm,
     MPIError,
     Op,
     Status,
@@ -99,6 +105,7 @@ __all__ = [
     "Job",
     "MPIError",
     "Op",
+    "Request",
     "Status",
 ]
 
