@@ -568,3 +568,24 @@ def test_an_isend_waited_alone_is_a_send_and_proc_null_is_done_at_once():
     direct = Job(2).run(functools.partial(program, nonblocking=False))
     assert deferred["simulated_ns"] == direct["simulated_ns"]
     assert deferred["results"] == [PROC_NULL, PROC_NULL]
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    spes=st.permutations(range(16)).flatmap(
+        lambda order: st.integers(1, 16).map(lambda n: order[:n])
+    ),
+    ls=st.booleans(),
+)
+def test_collectives_hold_on_any_placement_and_rank_count(spes, ls):
+    def program(comm):
+        every = yield comm.allgather(comm.rank * 3)
+        total = np.zeros(2, dtype=np.int64)
+        yield comm.Allreduce(np.array([comm.rank, 1], dtype=np.int64), total, op=SUM)
+        return every, total.tolist(), comm._h.spe()
+
+    n = len(spes)
+    results = Job(n, placement=spes, mode="ls" if ls else "memory").run(program)["results"]
+    assert results == [
+        ([3 * r for r in range(n)], [n * (n - 1) // 2, n], spes[i]) for i in range(n)
+    ]
