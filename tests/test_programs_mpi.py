@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import cellblade
-from cellblade import ConfigError, DeadlockError, _core
+from cellblade import ConfigError, DeadlockError, ProgramError, _core
 from cellblade.programs_mpi import (
     ANY_SOURCE,
     ANY_TAG,
@@ -589,3 +589,19 @@ def test_collectives_hold_on_any_placement_and_rank_count(spes, ls):
     assert results == [
         ([3 * r for r in range(n)], [n * (n - 1) // 2, n], spes[i]) for i in range(n)
     ]
+
+
+def test_a_message_larger_than_the_local_store_in_ls_mode_is_refused_by_the_core():
+    def program(comm):
+        if comm.rank == 0:
+            yield comm.Send(np.zeros(300_000, np.uint8), dest=1)
+        else:
+            yield comm.Recv(np.zeros(300_000, np.uint8), source=0)
+
+    # The free bytes are the library's layout's (mpi/layout.rs), not this test's to fix.
+    refused = (
+        r"^rank 0: a 300000-byte buffer does not fit its local store "
+        r"\(ls mode keeps message buffers there\): \d+ bytes are free$"
+    )
+    with pytest.raises(ProgramError, match=refused):
+        Job(2, mode="ls").run(program)
