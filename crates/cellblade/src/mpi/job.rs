@@ -11,6 +11,28 @@ use super::{check_depth, check_ranks, MpiWorld};
 /// The world `request` describes (its ranks, mode, placement or placement file, depth and
 /// trace), ready for a program per rank ([`MpiWorld::rank`]). A request carrying rank
 /// processes' sockets belongs to `mpirun`, not here.
+///
+/// ```
+/// use cellblade::mpi::{self, request::JobRequest};
+/// use cellblade::request::{parse, MachineChoice};
+/// let job: JobRequest = parse(serde_json::json!({"ranks": 2, "mode": "ls"})).unwrap();
+/// let mut w = mpi::world(&job, MachineChoice::default().resolve().unwrap()).unwrap();
+/// for rank in 0..2 {
+///     w.rank(rank, move |r| async move {
+///         let buf = r.alloc(8)?;
+///         if rank == 0 {
+///             r.write(buf, b"from one")?;
+///             r.send(buf, 8, 1, 0, 0).await?;
+///         } else {
+///             let st = r.recv(buf, 8, mpi::ANY_SOURCE, mpi::ANY_TAG, 0).await?;
+///             assert_eq!((st.source, r.read(buf, st.bytes)?), (0, b"from one".to_vec()));
+///         }
+///         Ok(())
+///     })
+///     .unwrap();
+/// }
+/// w.run().unwrap();
+/// ```
 pub fn world(request: &JobRequest, file: MachineFile) -> Result<MpiWorld> {
     check_ranks(request.ranks)?;
     if !request.streams.is_empty() {
