@@ -74,7 +74,10 @@ pub struct CollChoice {
 
 /// What `--coll` allows, in words.
 pub fn coll_words() -> String {
-    format!("seed, library, auto, or OP=ALGO[,OP=ALGO...] with OP one of {} and ALGO seed, library, auto or an algorithm of OP", FAMILIES.join(", "))
+    format!(
+        "seed, library, auto, or OP=ALGO[,OP=ALGO...] with OP one of {} and ALGO seed, library, auto or an algorithm of OP",
+        FAMILIES.join(", ")
+    )
 }
 
 /// The algorithms of `op` an MPI job of `ranks` ranks may name: those that take the SPE count
@@ -87,7 +90,9 @@ pub fn usable(op: Op, ranks: usize) -> Vec<&'static str> {
 fn refusal(alg: &Algorithm, ranks: usize) -> Option<String> {
     match alg.schedule(ranks, 0, 16) {
         Err(e) => Some(e.message().to_string()),
-        Ok(s) if !local_store_only(&s) => Some(format!("{} notifies through signals, mailboxes or atomics, which MPI's point-to-point uses", alg.name)),
+        Ok(s) if !local_store_only(&s) => {
+            Some(format!("{} notifies through signals, mailboxes or atomics, which MPI's point-to-point uses", alg.name))
+        }
         Ok(_) => None,
     }
 }
@@ -141,7 +146,11 @@ impl CollChoice {
             ));
         };
         if let Some(why) = refusal(alg, ranks) {
-            return Err(field_err("coll", format!("'{text}'"), format!("{why} (on {ranks} ranks: allowed seed, library, auto, {})", usable(op, ranks).join(", "))));
+            return Err(field_err(
+                "coll",
+                format!("'{text}'"),
+                format!("{why} (on {ranks} ranks: allowed seed, library, auto, {})", usable(op, ranks).join(", ")),
+            ));
         }
         Ok(Pick::Algorithm(alg.name))
     }
@@ -189,7 +198,9 @@ const ROPS: [ReduceOp; 4] = [ReduceOp::Sum, ReduceOp::Min, ReduceOp::Max, Reduce
 impl Call {
     /// Payload: u32 dtype, u32 operation, u64 size, then the rank's contribution.
     fn decode(rank: usize, size: usize, family: i32, root: i32, payload: &[u8]) -> Result<Call> {
-        let bad = |what: String| Error::Internal(format!("rank {rank}: a collective request {what}: the rank library and the simulator disagree"));
+        let bad = |what: String| {
+            Error::Internal(format!("rank {rank}: a collective request {what}: the rank library and the simulator disagree"))
+        };
         if payload.len() < 16 {
             return Err(bad(format!("of {} bytes", payload.len())));
         }
@@ -224,8 +235,11 @@ impl Library {
         let state = if shared.choice.uses_library() {
             let base = r.reserve_ls_top(AREA_BYTES)?;
             let arrays = base + 2 * BUFFER_BYTES;
-            let layout = Layout { buf: base, tmp: base + BUFFER_BYTES, addr: arrays, ack: arrays + 256, out: arrays + 512, line: arrays + 512 };
-            let costs = r.spu().with_machine(|m| Costs { reduce_cycles: m.p.reduce_cycles_per_quadword, copy_cycles: m.p.copy_cycles_per_quadword });
+            let layout =
+                Layout { buf: base, tmp: base + BUFFER_BYTES, addr: arrays, ack: arrays + 256, out: arrays + 512, line: arrays + 512 };
+            let costs = r
+                .spu()
+                .with_machine(|m| Costs { reduce_cycles: m.p.reduce_cycles_per_quadword, copy_cycles: m.p.copy_cycles_per_quadword });
             Some(lower::Rank::new(r.spu().clone(), r.rank(), r.spes().to_vec(), layout, Dtype::Int32, ReduceOp::Sum, costs, 0))
         } else {
             None
@@ -259,7 +273,14 @@ impl Library {
 
     /// Serve one `OP_COLL` request of rank `r`: `a` = family (or the query), `b` = root.
     /// `bufs(send, receive)` gives the rank's message buffers of at least those sizes.
-    pub async fn serve(&mut self, r: &Rank, a: i32, b: i32, payload: &[u8], bufs: impl FnOnce(u64, u64) -> Result<(u64, u64)>) -> Result<(Answer, Vec<u8>)> {
+    pub async fn serve(
+        &mut self,
+        r: &Rank,
+        a: i32,
+        b: i32,
+        payload: &[u8],
+        bufs: impl FnOnce(u64, u64) -> Result<(u64, u64)>,
+    ) -> Result<(Answer, Vec<u8>)> {
         if a == wire::COLL_QUERY {
             return Ok((Answer { source: self.shared.choice.mask(), ..Answer::default() }, Vec::new()));
         }
@@ -275,7 +296,8 @@ impl Library {
         state.dtype = dtype;
         state.rop = call.rop.unwrap_or(ReduceOp::Sum);
         state.costs.reduce_cycles =
-            r.spu().with_machine(|m| if dtype == Dtype::Float64 { m.p.reduce_dp_cycles_per_quadword } else { m.p.reduce_cycles_per_quadword });
+            r.spu()
+                .with_machine(|m| if dtype == Dtype::Float64 { m.p.reduce_dp_cycles_per_quadword } else { m.p.reduce_cycles_per_quadword });
         let op = s.op;
         let gives = match op {
             Op::Barrier => false,
@@ -369,9 +391,17 @@ mod tests {
         assert_eq!(e.field(), Some("coll"));
         assert_eq!(e.message(), format!("coll 'fast' is not allowed: one of {}", coll_words()));
         let e = CollChoice::parse("scan=rdb", 8).unwrap_err();
-        assert_eq!(e.message(), "coll 'scan=rdb' is not allowed: operation 'scan' is unknown: allowed barrier, bcast, reduce, allreduce, allgather");
+        assert_eq!(
+            e.message(),
+            "coll 'scan=rdb' is not allowed: operation 'scan' is unknown: allowed barrier, bcast, reduce, allreduce, allgather"
+        );
         let e = CollChoice::parse("bcast=rdb", 8).unwrap_err();
-        assert!(e.message().starts_with("coll 'bcast=rdb' is not allowed: bcast has no algorithm 'rdb': allowed seed, library, auto, broadcast.cml"), "{}", e.message());
+        assert!(
+            e.message()
+                .starts_with("coll 'bcast=rdb' is not allowed: bcast has no algorithm 'rdb': allowed seed, library, auto, broadcast.cml"),
+            "{}",
+            e.message()
+        );
         let e = CollChoice::parse("allgather=rdb", 6).unwrap_err();
         assert!(e.message().contains("allgather.rdb needs a power-of-two number of SPEs, got 6 (on 6 ranks: allowed"), "{}", e.message());
         let e = CollChoice::parse("barrier=ota_signal", 8).unwrap_err();

@@ -5,7 +5,9 @@ use std::os::unix::net::UnixStream;
 
 use serde::{Deserialize, Serialize};
 
-use super::{check_depth, collective, check_ranks, depth_words, external, layout, pingpong, rank_words, Mode, PingPong, PingPongRow, MAX_RANKS};
+use super::{
+    check_depth, check_ranks, collective, depth_words, external, layout, pingpong, rank_words, Mode, PingPong, PingPongRow, MAX_RANKS,
+};
 use crate::affinity::placement::Placement;
 use crate::coll::request::{placement_of, PlacementSel};
 use crate::error::{config_err, Result};
