@@ -36,8 +36,20 @@ pub enum ExternalOutcome {
 type Stop = Rc<RefCell<Option<ExternalOutcome>>>;
 
 /// Run a job whose rank i is driven by the process at the other end of `streams[i]`; with
-/// `trace`, the finished report carries a Chrome/Perfetto trace.
+/// `trace`, the finished report carries a Chrome/Perfetto trace. Collectives are the seed's.
 pub fn run_external(
+    file: MachineFile,
+    placement: Option<Vec<usize>>,
+    mode: Mode,
+    depth: u32,
+    trace: bool,
+    streams: Vec<UnixStream>,
+) -> Result<ExternalOutcome> {
+    run_external_coll(file, placement, mode, depth, trace, CollChoice::seed(), streams)
+}
+
+/// [`run_external`] with the collectives `coll` puts on the collective library.
+pub fn run_external_coll(
     file: MachineFile,
     placement: Option<Vec<usize>>,
     mode: Mode,

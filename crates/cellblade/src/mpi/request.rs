@@ -121,7 +121,7 @@ impl Request for JobRequest {
         let depth = self.depth;
         let placement = self.placement()?;
         let coll = collective::CollChoice::parse(&self.coll, self.ranks)?;
-        Ok(match external::run_external(file.clone(), placement, mode, depth, self.trace, coll, self.streams)? {
+        Ok(match external::run_external_coll(file.clone(), placement, mode, depth, self.trace, coll, self.streams)? {
             external::ExternalOutcome::Finished(r) => JobOutcome::Finished {
                 simulated_ns: Time::as_ns(r.simulated),
                 events: r.events,
