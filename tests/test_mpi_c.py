@@ -508,3 +508,19 @@ def test_bad_coll_is_refused_naming_the_flag(build, coll, named):
     for words in named:
         assert words in done.stderr, done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_mismatched_library_collectives_are_refused_not_hung(build):
+    order = run_cli("mpirun", "-n", "3", "--coll", "library", build("fault_coll_mismatch"), "order")
+    assert order.returncode == 1 and order.stdout == ""
+    assert "as its library collective 1, where rank " in order.stderr, order.stderr
+    assert "every rank must call the same collectives in the same order" in order.stderr
+    skip = run_cli("mpirun", "-n", "3", "--coll", "library", build("fault_coll_mismatch"), "skip")
+    assert skip.returncode == 1 and skip.stdout == ""
+    assert re.search(
+        r"rank 2 called MPI_Finalize while rank [01] waits in MPI_Barrier \(library collective 1\)"
+        r"|rank [01] calls MPI_Barrier \(its library collective 1\), which rank 2 never called",
+        skip.stderr,
+    ), skip.stderr
+    seed = run_cli("mpirun", "-n", "3", build("fault_coll_mismatch"), "skip")
+    assert seed.returncode == 1 and "deadlock at" in seed.stderr, seed.stderr

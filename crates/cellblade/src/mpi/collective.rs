@@ -23,6 +23,8 @@
 //! by DMA, runs the lowered schedule, and moves the result back: the simulated time includes
 //! both moves, as an MPI over the library on the Cell would pay them.
 
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::rc::Rc;
 
 use crate::coll::algorithms::{self, Algorithm};
@@ -171,12 +173,69 @@ impl CollChoice {
 pub struct Shared {
     choice: CollChoice,
     params: Option<ModelParams>,
+    agree: RefCell<Agreement>,
 }
 
 impl Shared {
     pub fn new(file: &MachineFile, choice: CollChoice) -> Result<Rc<Shared>> {
         let params = if choice.picks.contains(&Pick::Auto) { Some(measure(file, &MeasureRequest::default())?) } else { None };
-        Ok(Rc::new(Shared { choice, params }))
+        Ok(Rc::new(Shared { choice, params, agree: RefCell::default() }))
+    }
+}
+
+/// What the ranks' library calls must agree on. The library's ranks poll without the
+/// point-to-point layer's deadlock tracking, so the erroneous programs that would leave them
+/// polling for ever are refused here instead: ranks whose k-th library collectives differ, and
+/// a rank that finalizes while another waits in a collective it never called.
+#[derive(Default)]
+struct Agreement {
+    /// Library calls each rank has entered.
+    entered: Vec<usize>,
+    finalized: Vec<bool>,
+    /// Call k's description, the first rank to enter it, and how many ranks have.
+    open: HashMap<usize, (String, usize, usize)>,
+}
+
+impl Agreement {
+    fn enter(&mut self, me: usize, p: usize, what: String) -> Result<()> {
+        if self.entered.is_empty() {
+            (self.entered, self.finalized) = (vec![0; p], vec![false; p]);
+        }
+        let k = self.entered[me];
+        self.entered[me] += 1;
+        if let Some(r) = (0..p).find(|&r| self.finalized[r] && self.entered[r] <= k) {
+            return Err(program_err(format!(
+                "rank {me} calls {what} (its library collective {}), which rank {r} never called: it has finalized",
+                k + 1
+            )));
+        }
+        let first = self.open.entry(k).or_insert_with(|| (what.clone(), me, 0));
+        if first.0 != what {
+            return Err(program_err(format!(
+                "rank {me} calls {what} as its library collective {}, where rank {} called {}: every rank must call the same collectives in the same order",
+                k + 1,
+                first.1,
+                first.0
+            )));
+        }
+        first.2 += 1;
+        if first.2 == p {
+            self.open.remove(&k);
+        }
+        Ok(())
+    }
+
+    fn finalize(&mut self, me: usize) -> Result<()> {
+        let Some(&mine) = self.entered.get(me) else { return Ok(()) };
+        self.finalized[me] = true;
+        match (0..self.entered.len()).find(|&r| self.entered[r] > mine) {
+            Some(r) => Err(program_err(format!(
+                "rank {me} called MPI_Finalize while rank {r} waits in {} (library collective {}), which rank {me} never called",
+                self.open.get(&mine).map_or("a collective", |o| o.0.as_str()),
+                mine + 1
+            ))),
+            None => Ok(()),
+        }
     }
 }
 
@@ -196,6 +255,17 @@ const DTYPES: [Dtype; 3] = [Dtype::Int32, Dtype::Float32, Dtype::Float64];
 const ROPS: [ReduceOp; 4] = [ReduceOp::Sum, ReduceOp::Min, ReduceOp::Max, ReduceOp::Prod];
 
 impl Call {
+    /// "MPI_Bcast from root 2 of 8 bytes", for the agreement check.
+    fn describe(&self) -> String {
+        let name = ["MPI_Barrier", "MPI_Bcast", "MPI_Reduce", "MPI_Allreduce", "MPI_Allgather"][self.family];
+        match Op::ALL[self.family] {
+            Op::Barrier => name.into(),
+            Op::Broadcast => format!("{name} from root {} of {} bytes", self.root, self.size),
+            Op::Reduce => format!("{name} to root {} of {} bytes", self.root, self.size),
+            _ => format!("{name} of {} bytes", self.size),
+        }
+    }
+
     /// Payload: u32 dtype, u32 operation, u64 size, then the rank's contribution.
     fn decode(rank: usize, size: usize, family: i32, root: i32, payload: &[u8]) -> Result<Call> {
         let bad = |what: String| {
@@ -247,6 +317,12 @@ impl Library {
         Ok(Library { shared, state })
     }
 
+    /// `MPI_Finalize` on rank `r`: refused while another rank waits in a library collective
+    /// that `r` never called.
+    pub fn finalize(&self, r: &Rank) -> Result<()> {
+        self.shared.agree.borrow_mut().finalize(r.rank())
+    }
+
     /// The schedule family `f` runs for this call, or None for the seed's path.
     fn schedule(&self, r: &Rank, call: &Call) -> Result<Option<Schedule>> {
         let op = Op::ALL[call.family];
@@ -285,6 +361,7 @@ impl Library {
             return Ok((Answer { source: self.shared.choice.mask(), ..Answer::default() }, Vec::new()));
         }
         let call = Call::decode(r.rank(), r.size(), a, b, payload)?;
+        self.shared.agree.borrow_mut().enter(r.rank(), r.size(), call.describe())?;
         let Some(s) = self.schedule(r, &call)? else {
             return Ok((Answer { err: wire::COLL_SEED, ..Answer::default() }, Vec::new()));
         };
@@ -406,6 +483,72 @@ mod tests {
         assert!(e.message().contains("allgather.rdb needs a power-of-two number of SPEs, got 6 (on 6 ranks: allowed"), "{}", e.message());
         let e = CollChoice::parse("barrier=ota_signal", 8).unwrap_err();
         assert!(e.message().contains("barrier.ota_signal notifies through signals, mailboxes or atomics"), "{}", e.message());
+    }
+
+    /// Run `calls(rank)` on a 4-rank job with `coll`: each call is (family, root, dtype, rop,
+    /// size, contribution); returns every rank's answers (err, bytes).
+    fn job(coll: &str, calls: fn(usize) -> Vec<(i32, i32, u32, u32, u64, Vec<u8>)>) -> Vec<Vec<(i32, Vec<u8>)>> {
+        use crate::machine::config;
+        use crate::mpi::{Mode, MpiWorld};
+        let file = config::load(config::preset_text("qs20").unwrap(), &[]).unwrap();
+        let shared = Shared::new(&file, CollChoice::parse(coll, 4).unwrap()).unwrap();
+        let mut w = MpiWorld::new(file, 4, None, Mode::Memory).unwrap();
+        let got: Rc<RefCell<Vec<Vec<(i32, Vec<u8>)>>>> = Rc::new(RefCell::new(vec![Vec::new(); 4]));
+        for rank in 0..4 {
+            let (shared, got) = (shared.clone(), got.clone());
+            w.rank(rank, move |r| async move {
+                let mut lib = Library::new(&r, shared)?;
+                for (family, root, dtype, rop, size, data) in calls(rank) {
+                    let mut payload = [dtype.to_ne_bytes(), rop.to_ne_bytes()].concat();
+                    payload.extend_from_slice(&size.to_ne_bytes());
+                    payload.extend_from_slice(&data);
+                    let (a, out) = lib.serve(&r, family, root, &payload, |s, rc| Ok((r.alloc(s)?, r.alloc(rc)?))).await?;
+                    got.borrow_mut()[rank].push((a.err, out));
+                }
+                Ok(())
+            })
+            .unwrap();
+        }
+        w.run().unwrap();
+        Rc::try_unwrap(got).unwrap().into_inner()
+    }
+
+    fn ints(v: &[i32]) -> Vec<u8> {
+        v.iter().flat_map(|x| x.to_ne_bytes()).collect()
+    }
+
+    #[test]
+    fn the_library_moves_real_bytes_in_host_order() {
+        let got = job("library", |rank| {
+            let r = rank as i32;
+            vec![
+                (3, 0, 1, 1, 12, ints(&[r + 1, 10 * r, -r])),
+                (1, 2, 0, 0, 5, if rank == 2 { b"hello".to_vec() } else { Vec::new() }),
+                (4, 0, 0, 0, 3, vec![rank as u8; 3]),
+                (2, 1, 3, 3, 8, (r as f64 * 0.5).to_ne_bytes().to_vec()),
+                (0, 0, 0, 0, 0, Vec::new()),
+            ]
+        });
+        for (rank, answers) in got.iter().enumerate() {
+            assert_eq!(answers[0], (0, ints(&[10, 60, -6])), "allreduce sum on rank {rank}");
+            assert_eq!(answers[1], (0, b"hello".to_vec()), "bcast on rank {rank}");
+            assert_eq!(answers[2], (0, vec![0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 3]), "allgather on rank {rank}");
+            let want = if rank == 1 { 1.5f64.to_ne_bytes().to_vec() } else { Vec::new() };
+            assert_eq!(answers[3], (0, want), "reduce max to rank 1, on rank {rank}");
+            assert_eq!(answers[4], (0, Vec::new()), "barrier on rank {rank}");
+        }
+    }
+
+    #[test]
+    fn what_the_library_does_not_take_goes_to_the_seeds_path() {
+        // A family left on seed, a reduction without a library element type, an empty message,
+        // a buffer past BUFFER_BYTES.
+        let got = job("bcast=seed,allreduce=library,allgather=library", |_| {
+            vec![(1, 0, 0, 0, 4, vec![1; 4]), (3, 0, 0, 0, 4, vec![1; 4]), (4, 0, 0, 0, 0, Vec::new()), (4, 0, 0, 0, 16384, vec![7; 16384])]
+        });
+        for answers in got {
+            assert!(answers.iter().all(|a| *a == (wire::COLL_SEED, Vec::new())), "{:?}", answers.iter().map(|a| a.0).collect::<Vec<_>>());
+        }
     }
 
     #[test]

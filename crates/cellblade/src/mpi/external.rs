@@ -132,6 +132,7 @@ async fn serve(r: Rc<Rank>, mut sock: UnixStream, stop: Stop, shared: Rc<collect
         let answer = match req.op {
             wire::OP_INIT => Answer { source: rank as i32, tag: r.size() as i32, value: r.wtick(), ..Answer::default() },
             wire::OP_FINALIZE => {
+                library.finalize(&r)?;
                 wire::write_answer(&mut sock, &Answer::default(), &[]).map_err(|e| io_err(rank, e))?;
                 return Ok(());
             }
