@@ -487,13 +487,18 @@ mod tests {
 
     /// Run `calls(rank)` on a 4-rank job with `coll`: each call is (family, root, dtype, rop,
     /// size, contribution); returns every rank's answers (err, bytes).
-    fn job(coll: &str, calls: fn(usize) -> Vec<(i32, i32, u32, u32, u64, Vec<u8>)>) -> Vec<Vec<(i32, Vec<u8>)>> {
+    /// (family, root, dtype, operation, size, contribution).
+    type TestCall = (i32, i32, u32, u32, u64, Vec<u8>);
+    /// Each rank's answers: (err, bytes).
+    type Answers = Vec<Vec<(i32, Vec<u8>)>>;
+
+    fn job(coll: &str, calls: fn(usize) -> Vec<TestCall>) -> Answers {
         use crate::machine::config;
         use crate::mpi::{Mode, MpiWorld};
         let file = config::load(config::preset_text("qs20").unwrap(), &[]).unwrap();
         let shared = Shared::new(&file, CollChoice::parse(coll, 4).unwrap()).unwrap();
         let mut w = MpiWorld::new(file, 4, None, Mode::Memory).unwrap();
-        let got: Rc<RefCell<Vec<Vec<(i32, Vec<u8>)>>>> = Rc::new(RefCell::new(vec![Vec::new(); 4]));
+        let got: Rc<RefCell<Answers>> = Rc::new(RefCell::new(vec![Vec::new(); 4]));
         for rank in 0..4 {
             let (shared, got) = (shared.clone(), got.clone());
             w.rank(rank, move |r| async move {
