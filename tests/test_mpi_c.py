@@ -524,3 +524,14 @@ def test_mismatched_library_collectives_are_refused_not_hung(build):
     ), skip.stderr
     seed = run_cli("mpirun", "-n", "3", build("fault_coll_mismatch"), "skip")
     assert seed.returncode == 1 and "deadlock at" in seed.stderr, seed.stderr
+
+
+@pytest.mark.parametrize(
+    "flags", [["--mode", "ls"], ["--placement", "0,8,1,9"], ["--mode", "ls", "--depth", "8"]]
+)
+def test_library_collectives_in_ls_mode_and_across_the_chips(build, flags):
+    """The library's area sits above the ls-mode heap and the staging chunks; its notifications
+    address each rank's SPE as placed."""
+    for name in ("collectives", "reduce_derived"):
+        done = run_cli("mpirun", "-n", "4", *flags, "--coll", "library", build(name))
+        assert (done.returncode, done.stdout, done.stderr) == (0, "No Errors\n", "")
