@@ -3,8 +3,15 @@
  * collective context so they never match its point-to-point messages. MPI_Barrier on
  * MPI_COMM_WORLD is the simulator's (the same linear scheme, run inside the SPE programs).
  * Reductions combine in rank order (x0 op x1 op ... op xn-1), so non-commutative user
- * operations are right; they work on predefined datatypes.
+ * operations are right; they work on predefined datatypes, and predefined operations also on
+ * derived ones, packed and reduced as their predefined element type.
+ *
+ * `cellblade mpirun --coll` may put MPI_Barrier, Bcast, Reduce, Allreduce and Allgather on the
+ * collective library instead (crates/cellblade/src/mpi/collective.rs): on communicators with
+ * MPI_COMM_WORLD's ranks in its order, the call goes to the simulator as one request, which
+ * answers with the result or tells this side to take the seed's path.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cb_internal.h"
@@ -32,10 +39,67 @@ static int check_buf(const char *name, MPI_Comm comm, int count, MPI_Datatype t)
 
 static int check_reduce(const char *name, MPI_Comm comm, int count, MPI_Datatype t, MPI_Op op)
 {
+    int n;
+    MPI_Datatype base = cb_type_base(t, count, &n);
     CB_CHECK(check_buf(name, comm, count, t));
-    if (t >= 0x10000)
-        return cb_fail(name, comm, MPI_ERR_TYPE, "reductions over derived datatypes are not implemented");
-    return cb_check_op(name, comm, op, t);
+    CB_CHECK(cb_check_op(name, comm, op, base));
+    if (base != t && op > MPI_MINLOC)
+        return cb_fail(name, comm, MPI_ERR_TYPE, "user operations over derived datatypes are not implemented");
+    return MPI_SUCCESS;
+}
+
+/* --coll: the families the simulator may run on the library (bit f for F_*), asked once. */
+enum { F_BARRIER, F_BCAST, F_REDUCE, F_ALLREDUCE, F_ALLGATHER };
+static int lib_families = -1;
+
+static int on_library(int family, struct cb_comm *c)
+{
+    if (lib_families < 0)
+        cb_call(CB_OP_COLL, CB_COLL_QUERY, 0, 0, 0, NULL, NULL, &lib_families, NULL);
+    if (!(lib_families >> family & 1) || c->size != cb_world_size())
+        return 0;
+    for (int r = 0; r < c->size; r++)
+        if (c->world[r] != r)
+            return 0;
+    return 1;
+}
+
+/* The library's element types and operations (collective.rs's numbering); 0: not on it. */
+static int lib_dtype(MPI_Datatype t)
+{
+    return t == MPI_INT ? 1 : t == MPI_FLOAT ? 2 : t == MPI_DOUBLE ? 3 : 0;
+}
+
+static int lib_op(MPI_Op op)
+{
+    return op == MPI_SUM ? 1 : op == MPI_MIN ? 2 : op == MPI_MAX ? 3 : op == MPI_PROD ? 4 : 0;
+}
+
+/* Run `family` on the library with this rank's `inlen` bytes at `in` (each rank's message is
+ * `size` bytes), the result into `out`. 1 if it ran, 0 if the seed's path must run it. */
+static int library(int family, struct cb_comm *c, int root, int dtype, int op, size_t size, const void *in, size_t inlen, void *out)
+{
+    if (!on_library(family, c))
+        return 0;
+    char *msg = malloc(16 + inlen);
+    uint32_t head[2] = {(uint32_t)dtype, (uint32_t)op};
+    uint64_t n = size;
+    memcpy(msg, head, 8);
+    memcpy(msg + 8, &n, 8);
+    if (inlen)
+        memcpy(msg + 16, in, inlen);
+    int err = cb_call(CB_OP_COLL, family, root, c->ctx, 16 + inlen, msg, out, NULL, NULL);
+    free(msg);
+    return err != CB_COLL_SEED;
+}
+
+/* A reduction of `n` elements of the predefined `base` on the library, if it takes them. */
+static int library_reduce(int family, struct cb_comm *c, int root, const void *in, void *out, int n, MPI_Datatype base, MPI_Op op)
+{
+    if (!lib_dtype(base) || !lib_op(op))
+        return 0;
+    size_t bytes = (size_t)n * cb_type_size(base);
+    return library(family, c, root, lib_dtype(base), lib_op(op), bytes, in, bytes, out);
 }
 
 /* Copy `count` elements of `stype` at `src` to `rcount` of `rtype` at `dst` (a local message). */
@@ -64,6 +128,19 @@ int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Com
     CB_CHECK(coll_begin("MPI_Bcast", comm, &c));
     CB_CHECK(check_root("MPI_Bcast", comm, c, root));
     CB_CHECK(check_buf("MPI_Bcast", comm, count, datatype));
+    size_t bytes = (size_t)count * cb_type_size(datatype);
+    if (bytes) {
+        char *tmp = malloc(bytes);
+        int mine = c->rank == root;
+        if (mine)
+            cb_pack(buffer, count, datatype, tmp);
+        int ran = library(F_BCAST, c, root, 0, 0, bytes, tmp, mine ? bytes : 0, tmp);
+        if (ran && !mine)
+            cb_unpack(tmp, bytes, datatype, buffer);
+        free(tmp);
+        if (ran)
+            return MPI_SUCCESS;
+    }
     return bcast("MPI_Bcast", c, comm, buffer, count, datatype, root);
 }
 
@@ -87,30 +164,64 @@ static int reduce(const char *name, struct cb_comm *c, MPI_Comm comm, const void
     return MPI_SUCCESS;
 }
 
+/* A reduction's operands packed as `n` elements of their predefined type (the same bytes for a
+ * predefined type): `in` and `out`, each of `bytes`. */
+struct packed_op {
+    MPI_Datatype base;
+    int n;
+    size_t bytes;
+    char *in, *out;
+};
+
+static void pack_op(const void *in, int count, MPI_Datatype t, struct packed_op *p)
+{
+    p->base = cb_type_base(t, count, &p->n);
+    p->bytes = (size_t)p->n * cb_type_size(p->base);
+    p->in = malloc(p->bytes + 1);
+    p->out = malloc(p->bytes + 1);
+    cb_pack(in, count, t, p->in);
+}
+
+static void unpack_op(struct packed_op *p, int rc, int keep, MPI_Datatype t, void *recvbuf)
+{
+    if (rc == MPI_SUCCESS && keep)
+        cb_unpack(p->out, p->bytes, t, recvbuf);
+    free(p->in);
+    free(p->out);
+}
+
 int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
 {
     const char *name = "MPI_Reduce";
     struct cb_comm *c = NULL;
+    struct packed_op p;
     CB_CHECK(coll_begin(name, comm, &c));
     CB_CHECK(check_root(name, comm, c, root));
     CB_CHECK(check_reduce(name, comm, count, datatype, op));
-    const void *in = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
-    return reduce(name, c, comm, in, recvbuf, count, datatype, op, root);
+    pack_op(sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, count, datatype, &p);
+    int rc = MPI_SUCCESS;
+    if (!library_reduce(F_REDUCE, c, root, p.in, p.out, p.n, p.base, op))
+        rc = reduce(name, c, comm, p.in, p.out, p.n, p.base, op, root);
+    unpack_op(&p, rc, c->rank == root, datatype, recvbuf);
+    return rc;
 }
 
 int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     const char *name = "MPI_Allreduce";
     struct cb_comm *c = NULL;
+    struct packed_op p;
     CB_CHECK(coll_begin(name, comm, &c));
     CB_CHECK(check_reduce(name, comm, count, datatype, op));
-    size_t bytes = (size_t)count * cb_type_size(datatype);
-    char *in = malloc(bytes + 1);
-    memcpy(in, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, bytes);
-    int rc = reduce(name, c, comm, in, recvbuf, count, datatype, op, 0);
-    free(in);
-    CB_CHECK(rc);
-    return bcast(name, c, comm, recvbuf, count, datatype, 0);
+    pack_op(sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, count, datatype, &p);
+    int rc = MPI_SUCCESS;
+    if (!library_reduce(F_ALLREDUCE, c, 0, p.in, p.out, p.n, p.base, op)) {
+        rc = reduce(name, c, comm, p.in, p.out, p.n, p.base, op, 0);
+        if (rc == MPI_SUCCESS)
+            rc = bcast(name, c, comm, p.out, p.n, p.base, 0);
+    }
+    unpack_op(&p, rc, 1, datatype, recvbuf);
+    return rc;
 }
 
 static int gatherv(const char *name, struct cb_comm *c, MPI_Comm comm, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
@@ -237,12 +348,35 @@ int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
     return MPI_SUCCESS;
 }
 
+/* On the library: this rank's block packed, every rank's back packed in rank order. */
+static int allgather_library(struct cb_comm *c, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+    MPI_Datatype recvtype)
+{
+    size_t bytes = (size_t)recvcount * cb_type_size(recvtype);
+    if (!bytes || !on_library(F_ALLGATHER, c))
+        return 0;
+    char *mine = malloc(bytes), *all = malloc(bytes * (size_t)c->size);
+    if (sendbuf == MPI_IN_PLACE)
+        cb_pack((char *)recvbuf + (MPI_Aint)c->rank * recvcount * cb_type_extent(recvtype), recvcount, recvtype, mine);
+    else
+        cb_pack(sendbuf, sendcount, sendtype, mine);
+    int ran = library(F_ALLGATHER, c, 0, 0, 0, bytes, mine, bytes, all);
+    if (ran)
+        cb_unpack(all, bytes * (size_t)c->size, recvtype, recvbuf);
+    free(mine);
+    free(all);
+    return ran;
+}
+
 int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
     MPI_Comm comm)
 {
     struct cb_comm *c = NULL;
     int *counts, *displs;
     CB_CHECK(coll_begin("MPI_Allgather", comm, &c));
+    CB_CHECK(check_pair("MPI_Allgather", comm, sendcount, sendtype, recvcount, recvtype, sendbuf == MPI_IN_PLACE));
+    if (allgather_library(c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype))
+        return MPI_SUCCESS;
     regular(c, recvcount, &counts, &displs);
     int rc = PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, counts, displs, recvtype, comm);
     free(counts);
@@ -282,25 +416,24 @@ int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 static int scan(const char *name, const void *sendbuf, void *recvbuf, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm, int exclusive)
 {
     struct cb_comm *c = NULL;
+    struct packed_op p;
     CB_CHECK(coll_begin(name, comm, &c));
     CB_CHECK(check_reduce(name, comm, count, t, op));
-    size_t bytes = (size_t)count * cb_type_size(t);
-    char *mine = malloc(bytes + 1), *acc = malloc(bytes + 1);
-    memcpy(mine, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, bytes);
-    memcpy(acc, mine, bytes);
+    pack_op(sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, count, t, &p);
+    char *acc = p.in, *prev = p.out;
     int rc = MPI_SUCCESS;
     if (c->rank > 0) {
         /* acc = (x0 op ... op x_rank-1) op x_rank */
-        rc = cb_recv(name, c, comm, 1, recvbuf, count, t, c->rank - 1, T_SCAN, MPI_STATUS_IGNORE);
+        rc = cb_recv(name, c, comm, 1, prev, p.n, p.base, c->rank - 1, T_SCAN, MPI_STATUS_IGNORE);
         if (rc == MPI_SUCCESS)
-            cb_reduce_local(recvbuf, acc, count, t, op);
+            cb_reduce_local(prev, acc, p.n, p.base, op);
     }
-    if (!exclusive)
-        memcpy(recvbuf, acc, bytes);
     if (rc == MPI_SUCCESS && c->rank + 1 < c->size)
-        rc = cb_send(name, c, comm, 1, acc, count, t, c->rank + 1, T_SCAN);
-    free(mine);
-    free(acc);
+        rc = cb_send(name, c, comm, 1, acc, p.n, p.base, c->rank + 1, T_SCAN);
+    /* MPI_Exscan leaves rank 0's buffer alone: its result is undefined. */
+    if (!exclusive)
+        memcpy(prev, acc, p.bytes);
+    unpack_op(&p, rc, !exclusive || c->rank > 0, t, recvbuf);
     return rc;
 }
 
@@ -326,13 +459,23 @@ int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts
         total += recvcounts[r];
     }
     CB_CHECK(check_reduce(name, comm, total, datatype, op));
-    size_t bytes = (size_t)total * cb_type_size(datatype);
-    char *all = malloc(bytes + 1);
-    const void *in = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
-    int rc = reduce(name, c, comm, in, all, total, datatype, op, 0);
+    /* On the packed elements: every count and displacement times the elements per datatype. */
+    struct packed_op p;
+    int per;
+    cb_type_base(datatype, 1, &per);
+    pack_op(sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, total, datatype, &p);
+    int *counts = malloc(sizeof(int) * (size_t)c->size);
+    for (int r = 0; r < c->size; r++) {
+        counts[r] = recvcounts[r] * per;
+        displs[r] *= per;
+    }
+    int rc = reduce(name, c, comm, p.in, p.out, p.n, p.base, op, 0);
     if (rc == MPI_SUCCESS)
-        rc = scatterv(name, c, comm, all, recvcounts, displs, datatype, recvbuf, recvcounts[c->rank], datatype, 0);
-    free(all);
+        rc = scatterv(name, c, comm, p.out, counts, displs, p.base, p.in, counts[c->rank], p.base, 0);
+    if (rc == MPI_SUCCESS)
+        cb_unpack(p.in, (size_t)counts[c->rank] * cb_type_size(p.base), datatype, recvbuf);
+    unpack_op(&p, rc, 0, datatype, recvbuf);
+    free(counts);
     free(displs);
     return rc;
 }
@@ -341,6 +484,8 @@ int PMPI_Barrier(MPI_Comm comm)
 {
     struct cb_comm *c = NULL;
     CB_CHECK(coll_begin("MPI_Barrier", comm, &c));
+    if (library(F_BARRIER, c, 0, 0, 0, 0, NULL, 0, NULL))
+        return MPI_SUCCESS;
     if (comm == MPI_COMM_WORLD)
         return cb_world_barrier();
     char none = 0;

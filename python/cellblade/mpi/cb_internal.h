@@ -2,6 +2,7 @@
 #ifndef CB_INTERNAL_H
 #define CB_INTERNAL_H
 #include <stddef.h>
+#include <stdint.h>
 #include "mpi.h"
 
 struct cb_comm {
@@ -19,6 +20,8 @@ int cb_world_size(void);
 /* Datatypes (cb_types.c). */
 int cb_type_valid(MPI_Datatype t);
 size_t cb_type_size(MPI_Datatype t);
+/* The predefined type every element of `t` is made of; *n = elements of it in `count` of `t`. */
+MPI_Datatype cb_type_base(MPI_Datatype t, int count, int *n);
 MPI_Aint cb_type_extent(MPI_Datatype t);
 int cb_check_buffer(const char *call, MPI_Comm comm, int count, MPI_Datatype t, size_t *bytes);
 void cb_pack(const void *buf, int count, MPI_Datatype t, char *out);
@@ -34,6 +37,13 @@ int cb_recv(const char *call, struct cb_comm *c, MPI_Comm comm, int coll, void *
 int cb_sendrecv(const char *call, struct cb_comm *c, MPI_Comm comm, int coll, const void *sbuf, int scount, MPI_Datatype stype, int dest,
     int stag, void *rbuf, int rcount, MPI_Datatype rtype, int source, int rtag, MPI_Status *st);
 int cb_world_barrier(void);
+/* One request to the simulator (crates/cellblade/src/mpi/wire.rs): returns the answer's error
+ * field; its source and count through the pointers (either may be NULL). */
+int cb_call(uint32_t op, int a, int b, int c, uint64_t len, const void *payload, void *into, int *source, uint64_t *count);
+/* wire.rs's OP_COLL, COLL_QUERY and COLL_SEED (mpi/collective.rs). */
+#define CB_OP_COLL 12
+#define CB_COLL_QUERY (-1)
+#define CB_COLL_SEED (-2)
 int cb_new_comm(int size, int rank, const int *world, int ctx, MPI_Errhandler eh, MPI_Comm *out);
 
 #define CB_CHECK(x)                                                                              \

@@ -4,7 +4,8 @@
  * types (MPI_Type_contiguous, MPI_Type_vector) are handles from CB_DERIVED on, describing
  * `count` blocks of `blocklen` elements of `old`, block starts `stride` elements apart; messages
  * of derived types travel packed. Reductions work on the predefined types (pair types for
- * MAXLOC and MINLOC) and on user operations over any type.
+ * MAXLOC and MINLOC), on derived types of one predefined type (packed, then reduced element by
+ * element as that type: cb_type_base), and on user operations over predefined types.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -66,6 +67,17 @@ MPI_Aint cb_type_extent(MPI_Datatype t)
     if (d->count == 0)
         return 0;
     return ((MPI_Aint)(d->count - 1) * d->stride + d->blocklen) * cb_type_extent(d->old);
+}
+
+MPI_Datatype cb_type_base(MPI_Datatype t, int count, int *n)
+{
+    struct derived *d;
+    *n = count;
+    while ((d = derived(t)) != NULL) {
+        *n *= d->count * d->blocklen;
+        t = d->old;
+    }
+    return t;
 }
 
 int cb_check_buffer(const char *call, MPI_Comm comm, int count, MPI_Datatype t, size_t *bytes)

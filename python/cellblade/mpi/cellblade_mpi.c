@@ -470,6 +470,16 @@ int cb_sendrecv(const char *name, struct cb_comm *c, MPI_Comm comm, int coll, co
     return received(name, c, comm, a, rbuf, rtype, rtmp, rbytes, st);
 }
 
+int cb_call(uint32_t op, int a, int b, int c, uint64_t len, const void *payload, void *into, int *source, uint64_t *count)
+{
+    struct answer ans = call(op, a, b, c, len, payload, into);
+    if (source)
+        *source = ans.source;
+    if (count)
+        *count = ans.count;
+    return ans.err;
+}
+
 int cb_world_barrier(void)
 {
     call(OP_BARRIER, 0, 0, 0, 0, NULL, NULL);

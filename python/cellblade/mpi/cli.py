@@ -21,6 +21,7 @@ MPIRUN_FLAGS = {
     "placement": "--placement",
     "placement_file": "--placement",
     "trace": "--trace",
+    "coll": "--coll",
 }
 PINGPONG_FLAGS = {
     **MACHINE_FLAGS,
@@ -67,6 +68,13 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     )
     run.add_argument("--mode", choices=MPI["modes"], help=_MODE_HELP)
     run.add_argument("--depth", type=int, metavar="N", help=_DEPTH_HELP)
+    run.add_argument(
+        "--coll",
+        metavar="seed|library|auto|OP=ALGO,...",
+        help=f"collectives on the collective library (default {MPI['default_coll']}: the seed's, "
+        f"built on send and receive); OP one of {', '.join(MPI['coll_families'])}, ALGO seed, "
+        "library, auto or an algorithm of OP (`cellblade coll list`)",
+    )
     group = run.add_mutually_exclusive_group()
     group.add_argument(
         "--preset", default="qs20", metavar="qs20|qs22", help="preset machine (default: qs20)"
@@ -237,6 +245,7 @@ def _mpirun(args: argparse.Namespace) -> int:
         placement=args.placement,
         trace=args.trace is not None,
         depth=args.depth,
+        coll=args.coll,
     )
     _save(args, result)
     if result.message:

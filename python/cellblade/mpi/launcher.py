@@ -56,6 +56,7 @@ def _request(
     placement: str | Path | list[int] | None,
     trace: bool,
     depth: int | None,
+    coll: str | None = None,
 ) -> dict[str, Any]:
     """The job's request (crates/cellblade/src/mpi/request.rs); fields left out take the core's
     defaults. A placement that names a file is the file's text."""
@@ -64,6 +65,8 @@ def _request(
         request["mode"] = mode
     if depth is not None:
         request["depth"] = depth
+    if coll is not None:
+        request["coll"] = coll
     if isinstance(placement, Path) or (isinstance(placement, str) and os.path.isfile(placement)):
         request["placement_file"] = Path(placement).read_text()
     elif placement is not None:
@@ -105,11 +108,14 @@ def mpirun(
     placement: str | Path | list[int] | None = None,
     trace: bool = False,
     depth: int | None = None,
+    coll: str | None = None,
 ) -> JobResult:
     """Run `program ARGS` as `n` ranks; returns when every rank has ended. `placement` gives
     each rank's SPE: a named placement, the SPE ids in rank order ([0, 8, 1, 9]) or a
-    placement file. `mode` and `depth` left out are the core's defaults (``catalog()["mpi"]``)."""
-    request = _request(n, mode, placement, trace, depth)
+    placement file. `coll` puts collectives on the collective library ("library", "auto" or
+    "OP=ALGO,..."; see the README's MPI section). `mode`, `depth` and `coll` left out are the
+    core's defaults (``catalog()["mpi"]``)."""
+    request = _request(n, mode, placement, trace, depth, coll)
     chosen = _machine(machine, list(overrides))
     if not 1 <= n <= _core.catalog()["mpi"]["max_ranks"]:
         _core.mpi_run([], request, chosen)  # the core refuses the count, naming the field

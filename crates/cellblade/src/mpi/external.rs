@@ -17,6 +17,7 @@ use std::rc::Rc;
 use crate::error::{program_err, Error, Result};
 use crate::machine::config::MachineFile;
 
+use super::collective::{self, CollChoice};
 use super::wire::{self, Answer, Request};
 use super::{Mode, MpiWorld, Rank, WorldReport};
 
@@ -35,7 +36,7 @@ pub enum ExternalOutcome {
 type Stop = Rc<RefCell<Option<ExternalOutcome>>>;
 
 /// Run a job whose rank i is driven by the process at the other end of `streams[i]`; with
-/// `trace`, the finished report carries a Chrome/Perfetto trace.
+/// `trace`, the finished report carries a Chrome/Perfetto trace. Collectives are the seed's.
 pub fn run_external(
     file: MachineFile,
     placement: Option<Vec<usize>>,
@@ -44,12 +45,26 @@ pub fn run_external(
     trace: bool,
     streams: Vec<UnixStream>,
 ) -> Result<ExternalOutcome> {
+    run_external_coll(file, placement, mode, depth, trace, CollChoice::seed(), streams)
+}
+
+/// [`run_external`] with the collectives `coll` puts on the collective library.
+pub fn run_external_coll(
+    file: MachineFile,
+    placement: Option<Vec<usize>>,
+    mode: Mode,
+    depth: u32,
+    trace: bool,
+    coll: CollChoice,
+    streams: Vec<UnixStream>,
+) -> Result<ExternalOutcome> {
+    let shared = collective::Shared::new(&file, coll)?;
     let mut w = MpiWorld::with_trace(file, streams.len(), placement, mode, trace)?;
     w.set_depth(depth)?;
     let stop: Stop = Rc::default();
     for (rank, stream) in streams.into_iter().enumerate() {
-        let stop = stop.clone();
-        w.rank(rank, move |r| serve(r, stream, stop))?;
+        let (stop, shared) = (stop.clone(), shared.clone());
+        w.rank(rank, move |r| serve(r, stream, stop, shared))?;
     }
     let result = w.run();
     if let Some(outcome) = stop.borrow_mut().take() {
@@ -103,8 +118,9 @@ impl Buffers {
 }
 
 /// Serve one rank's calls until `MPI_Finalize`.
-async fn serve(r: Rc<Rank>, mut sock: UnixStream, stop: Stop) -> Result<()> {
+async fn serve(r: Rc<Rank>, mut sock: UnixStream, stop: Stop, shared: Rc<collective::Shared>) -> Result<()> {
     let rank = r.rank();
+    let mut library = collective::Library::new(&r, shared)?;
     let mut last = "none, before MPI_Init".to_string();
     let mut bufs = Buffers { send: (0, 0), recv: (0, 0) };
     // Buffered reads: a request's header and payload usually come in one system call.
@@ -118,6 +134,7 @@ async fn serve(r: Rc<Rank>, mut sock: UnixStream, stop: Stop) -> Result<()> {
         let answer = match req.op {
             wire::OP_INIT => Answer { source: rank as i32, tag: r.size() as i32, value: r.wtick(), ..Answer::default() },
             wire::OP_FINALIZE => {
+                library.finalize(&r)?;
                 wire::write_answer(&mut sock, &Answer::default(), &[]).map_err(|e| io_err(rank, e))?;
                 return Ok(());
             }
@@ -172,6 +189,13 @@ async fn serve(r: Rc<Rank>, mut sock: UnixStream, stop: Stop) -> Result<()> {
                 r.spu().compute(req.len.saturating_mul(per)).await;
                 Answer::default()
             }
+            wire::OP_COLL => {
+                let mut data = vec![0u8; req.len as usize];
+                rd.read_exact(&mut data).map_err(|e| io_err(rank, e))?;
+                let (answer, out) = library.serve(&r, req.a, req.b, &data, |s, rc| bufs.fit(&r, s, rc)).await?;
+                payload = out;
+                answer
+            }
             wire::OP_WTIME => Answer { value: r.wtime(), ..Answer::default() },
             wire::OP_BARRIER => {
                 r.barrier(req.c as u32).await?;
@@ -197,6 +221,7 @@ fn describe(req: &Request) -> String {
         wire::OP_WTIME => "MPI_Wtime".into(),
         wire::OP_COMPUTE => "MPIX_Compute".into(),
         wire::OP_BARRIER => "MPI_Barrier".into(),
+        wire::OP_COLL => collective::FAMILIES.get(req.a as usize).map_or("a collective".into(), |f| format!("a collective ({f})")),
         wire::OP_SENDRECV => format!("MPI_Sendrecv to {}, tag {}", req.a, req.b),
         wire::OP_PROBE => format!("MPI_Probe from {}, tag {}", req.a, req.b),
         wire::OP_IPROBE => format!("MPI_Iprobe from {}, tag {}", req.a, req.b),

@@ -13,6 +13,7 @@
 //! pingpong.rs  §5.1's ping-pong (decrementer timing), plain and congested
 //! claims.rs    the ping-pong's published figures as `cellblade reproduce` rows
 //! wire.rs      the request/answer format between a rank process and the simulator
+//! collective.rs `--coll`: MPI collectives on the collective library's schedules
 //! external.rs  ranks driven by OS processes over sockets (`cellblade mpirun`)
 //! request.rs   the typed requests of `mpirun` and `pingpong`, their defaults and limits
 //! job.rs       a job of in-process rank programs (Rust, or Python through the bindings) from a `JobRequest`
@@ -25,6 +26,7 @@
 //! senders round robin.
 
 mod claims;
+pub mod collective;
 mod external;
 mod job;
 mod layout;

@@ -89,6 +89,22 @@ impl Rank {
         &self.spu
     }
 
+    /// The physical SPE of every rank.
+    pub fn spes(&self) -> &[usize] {
+        &self.boot.spes
+    }
+
+    /// Take `bytes` off the top of the local-store heap (the collective library's area, at the
+    /// same offset on every rank); returns its local-store offset. Before any allocation there.
+    pub(crate) fn reserve_ls_top(&self, bytes: u32) -> Result<u32> {
+        let (next, end) = self.ls_heap.get();
+        let top = end.checked_sub(u64::from(bytes)).filter(|&t| t >= next && t % 128 == 0).ok_or_else(|| {
+            program_err(format!("rank {}: the collective library's {bytes} bytes do not fit the local store", self.boot.rank))
+        })?;
+        self.ls_heap.set((next, top));
+        Ok((top - Memory::ls_ea(self.spu.spe_id(), 0)) as u32)
+    }
+
     /// `MPI_Wtime`: seconds since the run began, read from the decrementer (so in steps of
     /// `wtick`).
     pub fn wtime(&self) -> f64 {

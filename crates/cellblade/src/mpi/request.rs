@@ -5,7 +5,9 @@ use std::os::unix::net::UnixStream;
 
 use serde::{Deserialize, Serialize};
 
-use super::{check_depth, check_ranks, depth_words, external, layout, pingpong, rank_words, Mode, PingPong, PingPongRow, MAX_RANKS};
+use super::{
+    check_depth, check_ranks, collective, depth_words, external, layout, pingpong, rank_words, Mode, PingPong, PingPongRow, MAX_RANKS,
+};
 use crate::affinity::placement::Placement;
 use crate::coll::request::{placement_of, PlacementSel};
 use crate::error::{config_err, Result};
@@ -21,6 +23,9 @@ pub const DEFAULT_SIZES: [u32; 7] = [0, 1 << 10, 4 << 10, 16 << 10, 64 << 10, 25
 fn default_mode() -> String {
     DEFAULT_MODE.into()
 }
+fn default_coll() -> String {
+    collective::DEFAULT_COLL.into()
+}
 fn default_depth() -> u32 {
     layout::DEFAULT_DEPTH
 }
@@ -34,6 +39,7 @@ fn allowed(field: &str) -> Option<String> {
         "depth" => Some(depth_words()),
         "reps" => Some(format!("1 to {}", u32::MAX)),
         "mode" => Some(format!("one of {}", Mode::NAMES.join(", "))),
+        "coll" => Some(collective::coll_words()),
         "placement" => Some(format!("a placement name or the physical SPE (0 to {}) of each rank", MAX_RANKS - 1)),
         _ => None,
     }
@@ -64,6 +70,10 @@ pub struct JobRequest {
     /// Whether the finished report carries a Chrome/Perfetto trace.
     #[serde(default)]
     pub trace: bool,
+    /// Which collectives run the collective library's schedules ([`collective`]): "seed",
+    /// "library", "auto" or "OP=ALGO,...".
+    #[serde(default = "default_coll")]
+    pub coll: String,
     /// The simulator's ends of the rank processes' sockets, rank order: not request data, the
     /// front that started the processes hands them over.
     #[serde(skip)]
@@ -110,7 +120,8 @@ impl Request for JobRequest {
         check_depth(self.depth)?;
         let depth = self.depth;
         let placement = self.placement()?;
-        Ok(match external::run_external(file.clone(), placement, mode, depth, self.trace, self.streams)? {
+        let coll = collective::CollChoice::parse(&self.coll, self.ranks)?;
+        Ok(match external::run_external_coll(file.clone(), placement, mode, depth, self.trace, coll, self.streams)? {
             external::ExternalOutcome::Finished(r) => JobOutcome::Finished {
                 simulated_ns: Time::as_ns(r.simulated),
                 events: r.events,
@@ -176,6 +187,9 @@ pub struct MpiCatalog {
     pub default_depth: u32,
     pub max_depth: u32,
     pub default_sizes: Vec<u32>,
+    pub default_coll: &'static str,
+    pub coll_families: Vec<&'static str>,
+    pub coll_library_defaults: Vec<&'static str>,
 }
 
 pub fn catalog() -> MpiCatalog {
@@ -186,6 +200,9 @@ pub fn catalog() -> MpiCatalog {
         default_depth: layout::DEFAULT_DEPTH,
         max_depth: layout::MAX_DEPTH,
         default_sizes: DEFAULT_SIZES.to_vec(),
+        default_coll: collective::DEFAULT_COLL,
+        coll_families: collective::FAMILIES.to_vec(),
+        coll_library_defaults: collective::LIBRARY_DEFAULTS.to_vec(),
     }
 }
 

@@ -35,6 +35,15 @@ pub const NO_MATCH: i32 = -32766;
 pub const OP_COMPUTE: u32 = 11;
 pub const COMPUTE_CYCLES: i32 = 0;
 pub const COMPUTE_DP_FMA: i32 = 1;
+/// A collective on the collective library ([`super::collective`]): a = family (0 barrier,
+/// 1 bcast, 2 reduce, 3 allreduce, 4 allgather) or `COLL_QUERY`, b = root, c = communicator;
+/// payload: u32 datatype (0 bytes, 1 int32, 2 float32, 3 float64), u32 operation (0 none, 1 sum,
+/// 2 min, 3 max, 4 prod), u64 bytes of one rank's message, then the rank's contribution.
+/// Answer: the result's bytes, or err = `COLL_SEED`: take the seed's path. To `COLL_QUERY`:
+/// source has bit f set if family f may run the library.
+pub const OP_COLL: u32 = 12;
+pub const COLL_QUERY: i32 = -1;
+pub const COLL_SEED: i32 = -2;
 
 pub const REQUEST_BYTES: usize = 24;
 pub const ANSWER_BYTES: usize = 32;
