@@ -58,6 +58,8 @@ def build(tmp_path_factory):
         ("comm_types_ops", 5),
         ("nonblocking_probe", 2),
         ("nonblocking_probe", 3),
+        ("derived_reduce", 1),
+        ("derived_reduce", 6),
     ],
 )
 def test_program_passes(build, name, ranks):

@@ -3,7 +3,8 @@
  * collective context so they never match its point-to-point messages. MPI_Barrier on
  * MPI_COMM_WORLD is the simulator's (the same linear scheme, run inside the SPE programs).
  * Reductions combine in rank order (x0 op x1 op ... op xn-1), so non-commutative user
- * operations are right; they work on predefined datatypes.
+ * operations are right; predefined operations work on predefined datatypes, user operations on
+ * derived ones too (buffers kept in memory layout, a datatype's extent per element).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -33,8 +34,9 @@ static int check_buf(const char *name, MPI_Comm comm, int count, MPI_Datatype t)
 static int check_reduce(const char *name, MPI_Comm comm, int count, MPI_Datatype t, MPI_Op op)
 {
     CB_CHECK(check_buf(name, comm, count, t));
-    if (t >= 0x10000)
-        return cb_fail(name, comm, MPI_ERR_TYPE, "reductions over derived datatypes are not implemented");
+    /* A user operation gets the derived datatype itself, as MPI defines; predefined ones do not. */
+    if (t >= 0x10000 && op >= MPI_MAX && op <= MPI_MINLOC)
+        return cb_fail(name, comm, MPI_ERR_TYPE, "predefined operations over derived datatypes are not implemented");
     return cb_check_op(name, comm, op, t);
 }
 
@@ -70,7 +72,7 @@ int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Com
 /* Rank order: every contribution to the root, then x_i op (x_i+1 op (...)). */
 static int reduce(const char *name, struct cb_comm *c, MPI_Comm comm, const void *in, void *out, int count, MPI_Datatype t, MPI_Op op, int root)
 {
-    size_t bytes = (size_t)count * cb_type_size(t);
+    size_t bytes = (size_t)count * (size_t)cb_type_extent(t); /* memory layout: the user operation reads it */
     if (c->rank != root)
         return cb_send(name, c, comm, 1, in, count, t, root, T_REDUCE);
     char *all = malloc(bytes * (size_t)c->size + 1);
@@ -82,7 +84,7 @@ static int reduce(const char *name, struct cb_comm *c, MPI_Comm comm, const void
     }
     for (int r = c->size - 2; r >= 0; r--)
         cb_reduce_local(all + bytes * (size_t)r, all + bytes * (size_t)(c->size - 1), count, t, op);
-    memcpy(out, all + bytes * (size_t)(c->size - 1), bytes);
+    local_copy(all + bytes * (size_t)(c->size - 1), count, t, out, t); /* elements only: a derived type's gaps stay */
     free(all);
     return MPI_SUCCESS;
 }
@@ -104,7 +106,7 @@ int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
     struct cb_comm *c = NULL;
     CB_CHECK(coll_begin(name, comm, &c));
     CB_CHECK(check_reduce(name, comm, count, datatype, op));
-    size_t bytes = (size_t)count * cb_type_size(datatype);
+    size_t bytes = (size_t)count * (size_t)cb_type_extent(datatype);
     char *in = malloc(bytes + 1);
     memcpy(in, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, bytes);
     int rc = reduce(name, c, comm, in, recvbuf, count, datatype, op, 0);
@@ -284,7 +286,7 @@ static int scan(const char *name, const void *sendbuf, void *recvbuf, int count,
     struct cb_comm *c = NULL;
     CB_CHECK(coll_begin(name, comm, &c));
     CB_CHECK(check_reduce(name, comm, count, t, op));
-    size_t bytes = (size_t)count * cb_type_size(t);
+    size_t bytes = (size_t)count * (size_t)cb_type_extent(t);
     char *mine = malloc(bytes + 1), *acc = malloc(bytes + 1);
     memcpy(mine, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, bytes);
     memcpy(acc, mine, bytes);
@@ -296,7 +298,7 @@ static int scan(const char *name, const void *sendbuf, void *recvbuf, int count,
             cb_reduce_local(recvbuf, acc, count, t, op);
     }
     if (!exclusive)
-        memcpy(recvbuf, acc, bytes);
+        local_copy(acc, count, t, recvbuf, t);
     if (rc == MPI_SUCCESS && c->rank + 1 < c->size)
         rc = cb_send(name, c, comm, 1, acc, count, t, c->rank + 1, T_SCAN);
     free(mine);
@@ -326,7 +328,7 @@ int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts
         total += recvcounts[r];
     }
     CB_CHECK(check_reduce(name, comm, total, datatype, op));
-    size_t bytes = (size_t)total * cb_type_size(datatype);
+    size_t bytes = (size_t)total * (size_t)cb_type_extent(datatype);
     char *all = malloc(bytes + 1);
     const void *in = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
     int rc = reduce(name, c, comm, in, all, total, datatype, op, 0);
