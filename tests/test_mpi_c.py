@@ -60,6 +60,8 @@ def build(tmp_path_factory):
         ("nonblocking_probe", 3),
         ("derived_reduce", 1),
         ("derived_reduce", 6),
+        ("null_buffers", 1),
+        ("null_buffers", 2),
     ],
 )
 def test_program_passes(build, name, ranks):
