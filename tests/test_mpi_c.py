@@ -62,6 +62,8 @@ def build(tmp_path_factory):
         ("derived_reduce", 6),
         ("null_buffers", 1),
         ("null_buffers", 2),
+        ("rooted_args", 1),
+        ("rooted_args", 5),
     ],
 )
 def test_program_passes(build, name, ranks):
