@@ -64,6 +64,8 @@ def build(tmp_path_factory):
         ("null_buffers", 2),
         ("rooted_args", 1),
         ("rooted_args", 5),
+        ("type_free_refs", 1),
+        ("type_free_refs", 3),
     ],
 )
 def test_program_passes(build, name, ranks):

@@ -18,6 +18,8 @@ int cb_world_size(void);
 
 /* Datatypes (cb_types.c). */
 int cb_type_valid(MPI_Datatype t);
+void cb_type_hold(MPI_Datatype t); /* a pending request keeps its derived type past MPI_Type_free */
+void cb_type_release(MPI_Datatype t);
 size_t cb_type_size(MPI_Datatype t);
 MPI_Aint cb_type_extent(MPI_Datatype t);
 int cb_check_buffer(const char *call, MPI_Comm comm, int count, MPI_Datatype t, size_t *bytes);

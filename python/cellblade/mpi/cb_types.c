@@ -21,9 +21,12 @@ enum {
     K_FLOAT, K_DOUBLE, K_LDOUBLE, K_WCHAR, K_FLOAT_INT, K_DOUBLE_INT, K_LONG_INT, K_2INT, K_SHORT_INT, K_LDOUBLE_INT
 };
 
+/* A slot stays `used` while referenced (MPI_Type_free's semantics): by the user's handle until
+ * freed, by each type built on it and by each pending request (cb_type_hold/release). */
 static struct derived {
     int used, committed, count, blocklen, stride;
     MPI_Datatype old;
+    int refs, freed;
 } types[MAX_TYPES];
 
 static struct user_op {
@@ -42,10 +45,27 @@ static int kind(MPI_Datatype t)
     return t < CB_DERIVED && t > 0 ? (t >> 8) & 0xff : 0;
 }
 
+void cb_type_hold(MPI_Datatype t)
+{
+    struct derived *d = derived(t);
+    if (d)
+        d->refs++;
+}
+
+void cb_type_release(MPI_Datatype t)
+{
+    struct derived *d = derived(t);
+    if (d && --d->refs == 0) {
+        d->used = 0;
+        cb_type_release(d->old);
+    }
+}
+
 int cb_type_valid(MPI_Datatype t)
 {
-    if (derived(t))
-        return 1;
+    struct derived *d = derived(t);
+    if (d)
+        return !d->freed;
     int k = kind(t);
     return k >= K_CHAR && k <= K_LDOUBLE_INT && (t & 0xff) != 0;
 }
@@ -146,7 +166,8 @@ int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtyp
         return cb_fail(call, MPI_COMM_WORLD, MPI_ERR_ARG, "stride %d is below the block length %d: overlapping blocks are not supported", stride, blocklength);
     for (int i = 0; i < MAX_TYPES; i++)
         if (!types[i].used) {
-            types[i] = (struct derived){1, 0, count, blocklength, stride, oldtype};
+            types[i] = (struct derived){1, 0, count, blocklength, stride, oldtype, 1, 0};
+            cb_type_hold(oldtype);
             *newtype = CB_DERIVED + i;
             return MPI_SUCCESS;
         }
@@ -161,7 +182,7 @@ int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
 int PMPI_Type_commit(MPI_Datatype *datatype)
 {
     struct derived *d = derived(*datatype);
-    if (d)
+    if (d && !d->freed)
         d->committed = 1;
     else if (!cb_type_valid(*datatype))
         return cb_fail("MPI_Type_commit", MPI_COMM_WORLD, MPI_ERR_TYPE, "datatype %#x is invalid", (unsigned)*datatype);
@@ -171,9 +192,10 @@ int PMPI_Type_commit(MPI_Datatype *datatype)
 int PMPI_Type_free(MPI_Datatype *datatype)
 {
     struct derived *d = derived(*datatype);
-    if (!d)
+    if (!d || d->freed)
         return cb_fail("MPI_Type_free", MPI_COMM_WORLD, MPI_ERR_TYPE, "datatype %#x is not a derived datatype", (unsigned)*datatype);
-    d->used = 0;
+    d->freed = 1;
+    cb_type_release(*datatype);
     *datatype = MPI_DATATYPE_NULL;
     return MPI_SUCCESS;
 }

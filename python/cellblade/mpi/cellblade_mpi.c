@@ -621,6 +621,7 @@ static int defer(const char *name, int is_send, const void *buf, int count, MPI_
     for (int i = 0; i < MAX_REQUESTS; i++) {
         if (!pending[i].used) {
             pending[i] = (struct pending){1, is_send, 0, MPI_SUCCESS, posted++, name, (void *)buf, count, peer, tag, t, comm, {0, 0, 0, 0}};
+            cb_type_hold(t);
             *request = i + 1;
             return MPI_SUCCESS;
         }
@@ -709,6 +710,7 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status)
     if (status != MPI_STATUS_IGNORE)
         *status = q->status;
     q->used = 0;
+    cb_type_release(q->datatype);
     *request = MPI_REQUEST_NULL;
     return q->rc;
 }
