@@ -66,6 +66,8 @@ def build(tmp_path_factory):
         ("rooted_args", 5),
         ("type_free_refs", 1),
         ("type_free_refs", 3),
+        ("comm_free_refs", 1),
+        ("comm_free_refs", 3),
     ],
 )
 def test_program_passes(build, name, ranks):

@@ -444,8 +444,8 @@ int PMPI_Comm_free(MPI_Comm *comm)
     CB_CHECK(coll_begin("MPI_Comm_free", *comm, &c));
     if (*comm == MPI_COMM_WORLD || *comm == MPI_COMM_SELF)
         return cb_fail("MPI_Comm_free", *comm, MPI_ERR_COMM, "MPI_COMM_WORLD and MPI_COMM_SELF cannot be freed");
-    free(c->world);
-    c->used = 0;
+    c->freed = 1;
+    cb_comm_release(*comm); /* gone now unless a pending request still holds it */
     *comm = MPI_COMM_NULL;
     return MPI_SUCCESS;
 }

@@ -8,9 +8,12 @@ struct cb_comm {
     int used, size, rank, ctx;
     int *world; /* local rank -> world rank */
     MPI_Errhandler eh;
+    int refs, freed; /* MPI_Comm_free's semantics: pending requests keep a freed communicator */
 };
 
-struct cb_comm *cb_comm_get(MPI_Comm comm);
+struct cb_comm *cb_comm_get(MPI_Comm comm); /* NULL once the user freed it */
+void cb_comm_hold(MPI_Comm comm);
+void cb_comm_release(MPI_Comm comm);
 void cb_need_init(const char *call);
 int cb_fail(const char *call, MPI_Comm comm, int code, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 int cb_check_comm(const char *call, MPI_Comm comm, struct cb_comm **out);
