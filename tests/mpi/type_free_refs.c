@@ -1,7 +1,8 @@
 /* MPI_Type_free has reference semantics (found by MPICH's datatype/tfree): a derived type freed
  * while a receive is pending on it, with its slot then wanted by many new types, still places
  * the data by its own stride; a type built on a freed type keeps working; a freed handle is
- * MPI_ERR_TYPE; and freed types give their slots back (3000 create/free rounds). */
+ * MPI_ERR_TYPE; 1101 types can exist at once; and freed types give their slots back (3000
+ * create/free rounds). */
 #include <stdlib.h>
 #include "mtest.h"
 
@@ -19,7 +20,7 @@ int main(int argc, char **argv)
     if (n >= 2 && (rank == src || rank == dst)) {
         int *buf = malloc(sizeof(int) * NELM * STRIDE);
         if (rank == dst) {
-            MPI_Datatype strided, fill[200];
+            MPI_Datatype strided, fill[1100];
             MPI_Request req;
             for (int i = 0; i < NELM * STRIDE; i++)
                 buf[i] = -1;
@@ -28,7 +29,7 @@ int main(int argc, char **argv)
             MPI_Irecv(buf, 1, strided, src, 0, MPI_COMM_WORLD, &req);
             MPI_Type_free(&strided);
             CHECK_MSG(strided == MPI_DATATYPE_NULL, "freed handle set to MPI_DATATYPE_NULL");
-            for (int i = 0; i < 200; i++) {
+            for (int i = 0; i < 1100; i++) {
                 MPI_Type_contiguous(NELM, MPI_INT, &fill[i]);
                 MPI_Type_commit(&fill[i]);
             }
@@ -36,7 +37,7 @@ int main(int argc, char **argv)
             MPI_Wait(&req, MPI_STATUS_IGNORE);
             for (int i = 0; i < NELM * STRIDE; i++)
                 CHECK_MSG(buf[i] == (i % STRIDE ? -1 : i / STRIDE), "pending receive, slot %d: %d", i, buf[i]);
-            for (int i = 0; i < 200; i++)
+            for (int i = 0; i < 1100; i++)
                 MPI_Type_free(&fill[i]);
         } else {
             for (int i = 0; i < NELM; i++)

@@ -12,7 +12,7 @@
 #include "cb_internal.h"
 
 #define CB_DERIVED 0x10000
-#define MAX_TYPES 1024
+#define MAX_TYPES 4096 /* MPICH's datatype/tfree holds 1025 at once */
 #define MAX_OPS 256
 #define USER_OP 100
 
