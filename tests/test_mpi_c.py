@@ -58,6 +58,16 @@ def build(tmp_path_factory):
         ("comm_types_ops", 5),
         ("nonblocking_probe", 2),
         ("nonblocking_probe", 3),
+        ("derived_reduce", 1),
+        ("derived_reduce", 6),
+        ("null_buffers", 1),
+        ("null_buffers", 2),
+        ("rooted_args", 1),
+        ("rooted_args", 5),
+        ("type_free_refs", 1),
+        ("type_free_refs", 3),
+        ("comm_free_refs", 1),
+        ("comm_free_refs", 3),
     ],
 )
 def test_program_passes(build, name, ranks):

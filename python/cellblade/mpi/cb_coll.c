@@ -3,8 +3,9 @@
  * collective context so they never match its point-to-point messages. MPI_Barrier on
  * MPI_COMM_WORLD is the simulator's (the same linear scheme, run inside the SPE programs).
  * Reductions combine in rank order (x0 op x1 op ... op xn-1), so non-commutative user
- * operations are right; they work on predefined datatypes, and predefined operations also on
- * derived ones, packed and reduced as their predefined element type.
+ * operations are right. Predefined operations over derived datatypes are packed and reduced as
+ * the predefined element type; user operations get the datatype itself, as MPI defines, with
+ * the buffers kept in memory layout (a datatype's extent per element).
  *
  * `cellblade mpirun --coll` may put MPI_Barrier, Bcast, Reduce, Allreduce and Allgather on the
  * collective library instead (crates/cellblade/src/mpi/collective.rs): on communicators with
@@ -42,10 +43,7 @@ static int check_reduce(const char *name, MPI_Comm comm, int count, MPI_Datatype
     int n;
     MPI_Datatype base = cb_type_base(t, count, &n);
     CB_CHECK(check_buf(name, comm, count, t));
-    CB_CHECK(cb_check_op(name, comm, op, base));
-    if (base != t && op > MPI_MINLOC)
-        return cb_fail(name, comm, MPI_ERR_TYPE, "user operations over derived datatypes are not implemented");
-    return MPI_SUCCESS;
+    return cb_check_op(name, comm, op, base);
 }
 
 /* --coll: the families the simulator may run on the library (bit f for F_*), asked once. */
@@ -147,7 +145,7 @@ int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Com
 /* Rank order: every contribution to the root, then x_i op (x_i+1 op (...)). */
 static int reduce(const char *name, struct cb_comm *c, MPI_Comm comm, const void *in, void *out, int count, MPI_Datatype t, MPI_Op op, int root)
 {
-    size_t bytes = (size_t)count * cb_type_size(t);
+    size_t bytes = (size_t)count * (size_t)cb_type_extent(t); /* memory layout: a user operation reads it */
     if (c->rank != root)
         return cb_send(name, c, comm, 1, in, count, t, root, T_REDUCE);
     char *all = malloc(bytes * (size_t)c->size + 1);
@@ -159,33 +157,53 @@ static int reduce(const char *name, struct cb_comm *c, MPI_Comm comm, const void
     }
     for (int r = c->size - 2; r >= 0; r--)
         cb_reduce_local(all + bytes * (size_t)r, all + bytes * (size_t)(c->size - 1), count, t, op);
-    memcpy(out, all + bytes * (size_t)(c->size - 1), bytes);
+    local_copy(all + bytes * (size_t)(c->size - 1), count, t, out, t); /* elements only: a derived type's gaps stay */
     free(all);
     return MPI_SUCCESS;
 }
 
-/* A reduction's operands packed as `n` elements of their predefined type (the same bytes for a
- * predefined type): `in` and `out`, each of `bytes`. */
+/* A reduction's operands, `in` and `out` of `bytes` each: packed as `n` elements of their
+ * predefined type, or, for a user operation over a derived type, `n` of it in memory layout. */
 struct packed_op {
     MPI_Datatype base;
-    int n;
+    int n, layout;
     size_t bytes;
     char *in, *out;
 };
 
-static void pack_op(const void *in, int count, MPI_Datatype t, struct packed_op *p)
+static void pack_op(const void *in, int count, MPI_Datatype t, MPI_Op op, struct packed_op *p)
 {
     p->base = cb_type_base(t, count, &p->n);
-    p->bytes = (size_t)p->n * cb_type_size(p->base);
+    /* A user operation is called with the derived datatype itself, on its memory layout. */
+    p->layout = op > MPI_MINLOC && p->base != t;
+    if (p->layout) {
+        p->base = t;
+        p->n = count;
+        p->bytes = (size_t)count * (size_t)cb_type_extent(t);
+    } else {
+        p->bytes = (size_t)p->n * cb_type_size(p->base);
+    }
     p->in = malloc(p->bytes + 1);
     p->out = malloc(p->bytes + 1);
-    cb_pack(in, count, t, p->in);
+    if (p->layout)
+        memcpy(p->in, in, p->bytes);
+    else
+        cb_pack(in, count, t, p->in);
+}
+
+/* Copy `n` elements of the operands' `base` at `from` into the user's `t` at `to`. */
+static void unpack_to(const struct packed_op *p, const char *from, int n, MPI_Datatype t, void *to)
+{
+    if (p->layout)
+        local_copy(from, n, t, to, t);
+    else
+        cb_unpack(from, (size_t)n * cb_type_size(p->base), t, to);
 }
 
 static void unpack_op(struct packed_op *p, int rc, int keep, MPI_Datatype t, void *recvbuf)
 {
     if (rc == MPI_SUCCESS && keep)
-        cb_unpack(p->out, p->bytes, t, recvbuf);
+        unpack_to(p, p->out, p->n, t, recvbuf);
     free(p->in);
     free(p->out);
 }
@@ -198,7 +216,7 @@ int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
     CB_CHECK(coll_begin(name, comm, &c));
     CB_CHECK(check_root(name, comm, c, root));
     CB_CHECK(check_reduce(name, comm, count, datatype, op));
-    pack_op(sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, count, datatype, &p);
+    pack_op(sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, count, datatype, op, &p);
     int rc = MPI_SUCCESS;
     if (!library_reduce(F_REDUCE, c, root, p.in, p.out, p.n, p.base, op))
         rc = reduce(name, c, comm, p.in, p.out, p.n, p.base, op, root);
@@ -213,7 +231,7 @@ int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
     struct packed_op p;
     CB_CHECK(coll_begin(name, comm, &c));
     CB_CHECK(check_reduce(name, comm, count, datatype, op));
-    pack_op(sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, count, datatype, &p);
+    pack_op(sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, count, datatype, op, &p);
     int rc = MPI_SUCCESS;
     if (!library_reduce(F_ALLREDUCE, c, 0, p.in, p.out, p.n, p.base, op)) {
         rc = reduce(name, c, comm, p.in, p.out, p.n, p.base, op, 0);
@@ -419,7 +437,7 @@ static int scan(const char *name, const void *sendbuf, void *recvbuf, int count,
     struct packed_op p;
     CB_CHECK(coll_begin(name, comm, &c));
     CB_CHECK(check_reduce(name, comm, count, t, op));
-    pack_op(sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, count, t, &p);
+    pack_op(sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, count, t, op, &p);
     char *acc = p.in, *prev = p.out;
     int rc = MPI_SUCCESS;
     if (c->rank > 0) {
@@ -459,11 +477,12 @@ int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts
         total += recvcounts[r];
     }
     CB_CHECK(check_reduce(name, comm, total, datatype, op));
-    /* On the packed elements: every count and displacement times the elements per datatype. */
+    /* Packed: every count and displacement times the elements per datatype. */
     struct packed_op p;
-    int per;
-    cb_type_base(datatype, 1, &per);
-    pack_op(sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, total, datatype, &p);
+    pack_op(sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, total, datatype, op, &p);
+    int per = 1;
+    if (!p.layout)
+        cb_type_base(datatype, 1, &per);
     int *counts = malloc(sizeof(int) * (size_t)c->size);
     for (int r = 0; r < c->size; r++) {
         counts[r] = recvcounts[r] * per;
@@ -473,7 +492,7 @@ int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts
     if (rc == MPI_SUCCESS)
         rc = scatterv(name, c, comm, p.out, counts, displs, p.base, p.in, counts[c->rank], p.base, 0);
     if (rc == MPI_SUCCESS)
-        cb_unpack(p.in, (size_t)counts[c->rank] * cb_type_size(p.base), datatype, recvbuf);
+        unpack_to(&p, p.in, counts[c->rank], datatype, recvbuf);
     unpack_op(&p, rc, 0, datatype, recvbuf);
     free(counts);
     free(displs);

@@ -9,9 +9,12 @@ struct cb_comm {
     int used, size, rank, ctx;
     int *world; /* local rank -> world rank */
     MPI_Errhandler eh;
+    int refs, freed; /* MPI_Comm_free's semantics: pending requests keep a freed communicator */
 };
 
-struct cb_comm *cb_comm_get(MPI_Comm comm);
+struct cb_comm *cb_comm_get(MPI_Comm comm); /* NULL once the user freed it */
+void cb_comm_hold(MPI_Comm comm);
+void cb_comm_release(MPI_Comm comm);
 void cb_need_init(const char *call);
 int cb_fail(const char *call, MPI_Comm comm, int code, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 int cb_check_comm(const char *call, MPI_Comm comm, struct cb_comm **out);
@@ -19,6 +22,8 @@ int cb_world_size(void);
 
 /* Datatypes (cb_types.c). */
 int cb_type_valid(MPI_Datatype t);
+void cb_type_hold(MPI_Datatype t); /* a pending request keeps its derived type past MPI_Type_free */
+void cb_type_release(MPI_Datatype t);
 size_t cb_type_size(MPI_Datatype t);
 /* The predefined type every element of `t` is made of; *n = elements of it in `count` of `t`. */
 MPI_Datatype cb_type_base(MPI_Datatype t, int count, int *n);

@@ -13,7 +13,7 @@
 #include "cb_internal.h"
 
 #define CB_DERIVED 0x10000
-#define MAX_TYPES 1024
+#define MAX_TYPES 4096 /* MPICH's datatype/tfree holds 1025 at once */
 #define MAX_OPS 256
 #define USER_OP 100
 
@@ -22,9 +22,12 @@ enum {
     K_FLOAT, K_DOUBLE, K_LDOUBLE, K_WCHAR, K_FLOAT_INT, K_DOUBLE_INT, K_LONG_INT, K_2INT, K_SHORT_INT, K_LDOUBLE_INT
 };
 
+/* A slot stays `used` while referenced (MPI_Type_free's semantics): by the user's handle until
+ * freed, by each type built on it and by each pending request (cb_type_hold/release). */
 static struct derived {
     int used, committed, count, blocklen, stride;
     MPI_Datatype old;
+    int refs, freed;
 } types[MAX_TYPES];
 
 static struct user_op {
@@ -43,10 +46,27 @@ static int kind(MPI_Datatype t)
     return t < CB_DERIVED && t > 0 ? (t >> 8) & 0xff : 0;
 }
 
+void cb_type_hold(MPI_Datatype t)
+{
+    struct derived *d = derived(t);
+    if (d)
+        d->refs++;
+}
+
+void cb_type_release(MPI_Datatype t)
+{
+    struct derived *d = derived(t);
+    if (d && --d->refs == 0) {
+        d->used = 0;
+        cb_type_release(d->old);
+    }
+}
+
 int cb_type_valid(MPI_Datatype t)
 {
-    if (derived(t))
-        return 1;
+    struct derived *d = derived(t);
+    if (d)
+        return !d->freed;
     int k = kind(t);
     return k >= K_CHAR && k <= K_LDOUBLE_INT && (t & 0xff) != 0;
 }
@@ -82,6 +102,12 @@ MPI_Datatype cb_type_base(MPI_Datatype t, int count, int *n)
 
 int cb_check_buffer(const char *call, MPI_Comm comm, int count, MPI_Datatype t, size_t *bytes)
 {
+    /* An empty buffer's datatype is never used: MPI_DATATYPE_NULL is accepted there, as MPICH
+     * accepts it (its pt2pt/recvnull test receives 0 of it from MPI_PROC_NULL). */
+    if (count == 0 && t == MPI_DATATYPE_NULL) {
+        *bytes = 0;
+        return MPI_SUCCESS;
+    }
     if (!cb_type_valid(t))
         return cb_fail(call, comm, MPI_ERR_TYPE, "datatype %#x is invalid", (unsigned)t);
     struct derived *d = derived(t);
@@ -152,7 +178,8 @@ int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtyp
         return cb_fail(call, MPI_COMM_WORLD, MPI_ERR_ARG, "stride %d is below the block length %d: overlapping blocks are not supported", stride, blocklength);
     for (int i = 0; i < MAX_TYPES; i++)
         if (!types[i].used) {
-            types[i] = (struct derived){1, 0, count, blocklength, stride, oldtype};
+            types[i] = (struct derived){1, 0, count, blocklength, stride, oldtype, 1, 0};
+            cb_type_hold(oldtype);
             *newtype = CB_DERIVED + i;
             return MPI_SUCCESS;
         }
@@ -167,7 +194,7 @@ int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
 int PMPI_Type_commit(MPI_Datatype *datatype)
 {
     struct derived *d = derived(*datatype);
-    if (d)
+    if (d && !d->freed)
         d->committed = 1;
     else if (!cb_type_valid(*datatype))
         return cb_fail("MPI_Type_commit", MPI_COMM_WORLD, MPI_ERR_TYPE, "datatype %#x is invalid", (unsigned)*datatype);
@@ -177,9 +204,10 @@ int PMPI_Type_commit(MPI_Datatype *datatype)
 int PMPI_Type_free(MPI_Datatype *datatype)
 {
     struct derived *d = derived(*datatype);
-    if (!d)
+    if (!d || d->freed)
         return cb_fail("MPI_Type_free", MPI_COMM_WORLD, MPI_ERR_TYPE, "datatype %#x is not a derived datatype", (unsigned)*datatype);
-    d->used = 0;
+    d->freed = 1;
+    cb_type_release(*datatype);
     *datatype = MPI_DATATYPE_NULL;
     return MPI_SUCCESS;
 }

@@ -46,13 +46,36 @@ static double tick;
 /* Communicators: handle h is comms[h]; MPI_COMM_WORLD and MPI_COMM_SELF are made in MPI_Init.
  * Each has a context id agreed by its members; its messages travel on context 2*ctx and its
  * collectives' on 2*ctx+1, so the two never match each other or another communicator's. */
-#define MAX_COMMS 256
+#define MAX_COMMS 2048 /* MPICH's comm/cmfree holds 1020 at once */
 static struct cb_comm comms[MAX_COMMS];
 static int world_self[1];
 
-struct cb_comm *cb_comm_get(MPI_Comm comm)
+static struct cb_comm *comm_live(MPI_Comm comm)
 {
     return comm > 0 && comm < MAX_COMMS && comms[comm].used ? &comms[comm] : NULL;
+}
+
+struct cb_comm *cb_comm_get(MPI_Comm comm)
+{
+    struct cb_comm *c = comm_live(comm);
+    return c && !c->freed ? c : NULL;
+}
+
+void cb_comm_hold(MPI_Comm comm)
+{
+    struct cb_comm *c = comm_live(comm);
+    if (c)
+        c->refs++;
+}
+
+/* The last reference gone (the user's handle is one), the slot is free again. */
+void cb_comm_release(MPI_Comm comm)
+{
+    struct cb_comm *c = comm_live(comm);
+    if (c && --c->refs == 0 && comm != MPI_COMM_WORLD && comm != MPI_COMM_SELF) {
+        free(c->world);
+        c->used = 0;
+    }
 }
 
 int cb_world_size(void)
@@ -66,7 +89,7 @@ int cb_new_comm(int size, int rank, const int *world, int ctx, MPI_Errhandler eh
         if (!comms[h].used) {
             int *w = malloc(sizeof(int) * (size_t)size);
             memcpy(w, world, sizeof(int) * (size_t)size);
-            comms[h] = (struct cb_comm){1, size, rank, ctx, w, eh};
+            comms[h] = (struct cb_comm){1, size, rank, ctx, w, eh, 1, 0};
             *out = h;
             return MPI_SUCCESS;
         }
@@ -221,10 +244,10 @@ int PMPI_Init(int *argc, char ***argv)
     int *w = malloc(sizeof(int) * (size_t)world_size);
     for (int r = 0; r < world_size; r++)
         w[r] = r;
-    comms[MPI_COMM_WORLD] = (struct cb_comm){1, world_size, world_rank, 0, w, MPI_ERRORS_ARE_FATAL};
+    comms[MPI_COMM_WORLD] = (struct cb_comm){1, world_size, world_rank, 0, w, MPI_ERRORS_ARE_FATAL, 1, 0};
     world_self[0] = world_rank;
     /* Context 1 + rank: messages to oneself on MPI_COMM_SELF match no other rank's. */
-    comms[MPI_COMM_SELF] = (struct cb_comm){1, 1, 0, 1 + world_rank, world_self, MPI_ERRORS_ARE_FATAL};
+    comms[MPI_COMM_SELF] = (struct cb_comm){1, 1, 0, 1 + world_rank, world_self, MPI_ERRORS_ARE_FATAL, 1, 0};
     return MPI_SUCCESS;
 }
 
@@ -631,6 +654,8 @@ static int defer(const char *name, int is_send, const void *buf, int count, MPI_
     for (int i = 0; i < MAX_REQUESTS; i++) {
         if (!pending[i].used) {
             pending[i] = (struct pending){1, is_send, 0, MPI_SUCCESS, posted++, name, (void *)buf, count, peer, tag, t, comm, {0, 0, 0, 0}};
+            cb_type_hold(t);
+            cb_comm_hold(comm);
             *request = i + 1;
             return MPI_SUCCESS;
         }
@@ -680,7 +705,7 @@ static void progress(void)
 {
     struct pending *o = oldest(-1), *other = oldest(!o->is_send);
     struct pending *snd = o->is_send ? o : other, *rcv = o->is_send ? other : o;
-    struct cb_comm *c = cb_comm_get(o->comm);
+    struct cb_comm *c = comm_live(o->comm); /* freed by the user meanwhile is fine: the request holds it */
     if (!c) {
         o->done = 1;
         o->rc = cb_fail(o->name, MPI_COMM_WORLD, MPI_ERR_COMM, "communicator %d was freed", o->comm);
@@ -719,6 +744,8 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status)
     if (status != MPI_STATUS_IGNORE)
         *status = q->status;
     q->used = 0;
+    cb_type_release(q->datatype);
+    cb_comm_release(q->comm);
     *request = MPI_REQUEST_NULL;
     return q->rc;
 }
