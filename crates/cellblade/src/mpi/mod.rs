@@ -13,7 +13,8 @@
 //! pingpong.rs  §5.1's ping-pong (decrementer timing), plain and congested
 //! claims.rs    the ping-pong's published figures as `cellblade reproduce` rows
 //! wire.rs      the request/answer format between a rank process and the simulator
-//! external.rs  ranks driven by OS processes over sockets (`cellblade mpirun`)
+//! channel.rs   the shared-memory call channel per rank process (spin by yielding, then futex)
+//! external.rs  ranks driven by OS processes (`cellblade mpirun`); compute charged as zero or CPU time
 //! request.rs   the typed requests of `mpirun` and `pingpong`, their defaults and limits
 //! ```
 //!
@@ -23,6 +24,7 @@
 //! synchronous mode cannot let a later message overtake), and `MPI_ANY_SOURCE` scans the
 //! senders round robin.
 
+mod channel;
 mod claims;
 mod external;
 mod layout;
@@ -36,7 +38,7 @@ pub mod wire;
 mod world;
 
 pub use claims::claims;
-pub use external::{run_external, ExternalOutcome};
+pub use external::{run_external, Compute, ExternalOutcome};
 pub use layout::{DEFAULT_DEPTH, MAX_DEPTH};
 pub use pingpong::{default_reps, pingpong, PingPong, PingPongRow};
 pub use rank::{Rank, Status};

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use super::{check_depth, check_ranks, depth_words, external, layout, pingpong, rank_words, Mode, PingPong, PingPongRow, MAX_RANKS};
 use crate::affinity::placement::Placement;
 use crate::coll::request::{placement_of, PlacementSel};
-use crate::error::{config_err, Result};
+use crate::error::{config_err, field_err, Result};
 use crate::machine::config::MachineFile;
 use crate::request::{within, Request};
 use crate::sim::Time;
@@ -20,6 +20,9 @@ pub const DEFAULT_SIZES: [u32; 7] = [0, 1 << 10, 4 << 10, 16 << 10, 64 << 10, 25
 
 fn default_mode() -> String {
     DEFAULT_MODE.into()
+}
+fn default_compute() -> String {
+    external::Compute::DEFAULT.into()
 }
 fn default_depth() -> u32 {
     layout::DEFAULT_DEPTH
@@ -34,6 +37,7 @@ fn allowed(field: &str) -> Option<String> {
         "depth" => Some(depth_words()),
         "reps" => Some(format!("1 to {}", u32::MAX)),
         "mode" => Some(format!("one of {}", Mode::NAMES.join(", "))),
+        "compute" => Some(external::Compute::allowed()),
         "placement" => Some(format!("a placement name or the physical SPE (0 to {}) of each rank", MAX_RANKS - 1)),
         _ => None,
     }
@@ -64,6 +68,9 @@ pub struct JobRequest {
     /// Whether the finished report carries a Chrome/Perfetto trace.
     #[serde(default)]
     pub trace: bool,
+    /// What computation between MPI calls costs: "zero" or "cpu[:FACTOR]" (measured CPU time).
+    #[serde(default = "default_compute")]
+    pub compute: String,
     /// The simulator's ends of the rank processes' sockets, rank order: not request data, the
     /// front that started the processes hands them over.
     #[serde(skip)]
@@ -110,7 +117,9 @@ impl Request for JobRequest {
         check_depth(self.depth)?;
         let depth = self.depth;
         let placement = self.placement()?;
-        Ok(match external::run_external(file.clone(), placement, mode, depth, self.trace, self.streams)? {
+        let compute =
+            external::Compute::parse(&self.compute).ok_or_else(|| field_err("compute", &self.compute, external::Compute::allowed()))?;
+        Ok(match external::run_external(file.clone(), placement, mode, depth, self.trace, compute, self.streams)? {
             external::ExternalOutcome::Finished(r) => JobOutcome::Finished {
                 simulated_ns: Time::as_ns(r.simulated),
                 events: r.events,
