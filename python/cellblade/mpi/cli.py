@@ -21,6 +21,7 @@ MPIRUN_FLAGS = {
     "placement": "--placement",
     "placement_file": "--placement",
     "trace": "--trace",
+    "compute": "--compute",
 }
 PINGPONG_FLAGS = {
     **MACHINE_FLAGS,
@@ -67,6 +68,13 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     )
     run.add_argument("--mode", choices=MPI["modes"], help=_MODE_HELP)
     run.add_argument("--depth", type=int, metavar="N", help=_DEPTH_HELP)
+    run.add_argument(
+        "--compute",
+        metavar="zero|cpu[:FACTOR]",
+        help="what each rank's computation between MPI calls costs in simulated SPE time: "
+        "zero (deterministic), or its measured CPU time times FACTOR (default 1); "
+        f"allowed {MPI['compute_allowed']} (default {MPI['default_compute']})",
+    )
     group = run.add_mutually_exclusive_group()
     group.add_argument(
         "--preset", default="qs20", metavar="qs20|qs22", help="preset machine (default: qs20)"
@@ -237,6 +245,7 @@ def _mpirun(args: argparse.Namespace) -> int:
         placement=args.placement,
         trace=args.trace is not None,
         depth=args.depth,
+        compute=args.compute,
     )
     _save(args, result)
     if result.message:

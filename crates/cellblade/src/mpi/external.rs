@@ -314,3 +314,19 @@ fn describe(req: &Request) -> String {
         op => format!("request {op}"),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Compute;
+
+    #[test]
+    fn compute_charges_parse() {
+        assert_eq!(Compute::parse("zero"), Some(Compute::Zero));
+        assert_eq!(Compute::parse("cpu"), Some(Compute::Cpu(1.0)));
+        assert_eq!(Compute::parse("cpu:2.5"), Some(Compute::Cpu(2.5)));
+        assert_eq!(Compute::parse("cpu:1000"), Some(Compute::Cpu(1000.0)));
+        for bad in ["", "cpu:", "cpu:-1", "cpu:0", "cpu:inf", "cpu:NaN", "CPU", "zero:1"] {
+            assert_eq!(Compute::parse(bad), None, "{bad}");
+        }
+    }
+}

@@ -110,6 +110,8 @@ impl Request for JobRequest {
 
     fn run(self, file: &MachineFile) -> Result<JobOutcome> {
         check_ranks(self.ranks)?;
+        let compute =
+            external::Compute::parse(&self.compute).ok_or_else(|| field_err("compute", &self.compute, external::Compute::allowed()))?;
         if self.streams.len() != self.ranks {
             return Err(config_err(format!("mpirun: {} rank connections for {} ranks", self.streams.len(), self.ranks)));
         }
@@ -117,8 +119,6 @@ impl Request for JobRequest {
         check_depth(self.depth)?;
         let depth = self.depth;
         let placement = self.placement()?;
-        let compute =
-            external::Compute::parse(&self.compute).ok_or_else(|| field_err("compute", &self.compute, external::Compute::allowed()))?;
         Ok(match external::run_external(file.clone(), placement, mode, depth, self.trace, compute, self.streams)? {
             external::ExternalOutcome::Finished(r) => JobOutcome::Finished {
                 simulated_ns: Time::as_ns(r.simulated),
@@ -185,6 +185,9 @@ pub struct MpiCatalog {
     pub default_depth: u32,
     pub max_depth: u32,
     pub default_sizes: Vec<u32>,
+    /// `mpirun`'s compute charge when none is named, and what the field allows.
+    pub default_compute: &'static str,
+    pub compute_allowed: String,
 }
 
 pub fn catalog() -> MpiCatalog {
@@ -195,6 +198,8 @@ pub fn catalog() -> MpiCatalog {
         default_depth: layout::DEFAULT_DEPTH,
         max_depth: layout::MAX_DEPTH,
         default_sizes: DEFAULT_SIZES.to_vec(),
+        default_compute: external::Compute::DEFAULT,
+        compute_allowed: external::Compute::allowed(),
     }
 }
 
@@ -216,6 +221,16 @@ mod tests {
         assert_eq!(e.field(), Some("np"));
         let e = answer(&MachineChoice::default(), parse::<JobRequest>(json!({"ranks": 17})).unwrap()).unwrap_err();
         assert_eq!(e.message(), format!("ranks 17 is not allowed: {}", rank_words()));
+        for bad in ["cpu:0", "cpu:x", "cpu:1001", "wall", "zero:2"] {
+            let e = answer(&MachineChoice::default(), parse::<JobRequest>(json!({"ranks": 2, "compute": bad})).unwrap()).unwrap_err();
+            assert_eq!(
+                (e.field(), e.message()),
+                (
+                    Some("compute"),
+                    format!("compute {bad} is not allowed: zero, cpu or cpu:FACTOR with FACTOR above 0 and at most 1000").as_str()
+                )
+            );
+        }
     }
 
     #[test]
