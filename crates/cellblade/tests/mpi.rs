@@ -412,7 +412,7 @@ mod external {
         });
         let file = super::qs20();
         let out = run_external(file, None, Mode::Memory, 2, false, Compute::Zero, vec![b0, b1]).unwrap();
-        assert!(matches!(out, ExternalOutcome::Finished(_)), "{out:?}");
+        assert!(matches!(out, ExternalOutcome::Finished(..)), "{out:?}");
         let wtime = t0.join().unwrap();
         let (st, data) = t1.join().unwrap();
         assert_eq!((st.err, st.source, st.tag, st.count), (0, 0, 4, 5));

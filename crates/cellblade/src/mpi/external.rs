@@ -11,10 +11,11 @@
 //! its rank's simulated buffer before a send and out of it after a receive, so the simulated
 //! DMAs move the program's real data.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::io::{self, BufReader, Read};
 use std::os::unix::net::UnixStream;
 use std::rc::Rc;
+use std::time::{Duration, Instant};
 
 use crate::error::{program_err, Error, Result};
 use crate::machine::config::MachineFile;
@@ -27,8 +28,9 @@ use super::{Mode, MpiWorld, Rank, WorldReport};
 /// How a job driven by processes ended (other than by an error of the simulation).
 #[derive(Debug, Clone)]
 pub enum ExternalOutcome {
-    /// Every rank called `MPI_Finalize`.
-    Finished(WorldReport),
+    /// Every rank called `MPI_Finalize`; the seconds of wall time the simulator spent waiting
+    /// for the rank processes' requests (the rest of its wall time is its own work).
+    Finished(WorldReport, f64),
     /// A rank called `MPI_Abort` with this error code.
     Aborted { rank: usize, code: i32 },
     /// A rank's process closed its connection without `MPI_Finalize` (it exited or crashed),
@@ -37,6 +39,7 @@ pub enum ExternalOutcome {
 }
 
 type Stop = Rc<RefCell<Option<ExternalOutcome>>>;
+type Waited = Rc<Cell<Duration>>;
 
 /// What a rank's computation between MPI calls costs in simulated time.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -83,15 +86,16 @@ pub fn run_external(
     let mut w = MpiWorld::with_trace(file, streams.len(), placement, mode, trace)?;
     w.set_depth(depth)?;
     let stop: Stop = Rc::default();
+    let waited: Waited = Rc::default();
     for (rank, stream) in streams.into_iter().enumerate() {
-        let stop = stop.clone();
-        w.rank(rank, move |r| serve(r, stream, compute, stop))?;
+        let (stop, waited) = (stop.clone(), waited.clone());
+        w.rank(rank, move |r| serve(r, stream, compute, stop, waited))?;
     }
     let result = w.run();
     if let Some(outcome) = stop.borrow_mut().take() {
         return Ok(outcome);
     }
-    result.map(ExternalOutcome::Finished)
+    result.map(|r| ExternalOutcome::Finished(r, waited.get().as_secs_f64()))
 }
 
 fn io_err(rank: usize, e: io::Error) -> Error {
@@ -188,7 +192,7 @@ impl Link {
 }
 
 /// Serve one rank's calls until `MPI_Finalize`.
-async fn serve(r: Rc<Rank>, sock: UnixStream, compute: Compute, stop: Stop) -> Result<()> {
+async fn serve(r: Rc<Rank>, sock: UnixStream, compute: Compute, stop: Stop, waited: Waited) -> Result<()> {
     let rank = r.rank();
     let mut last = "none, before MPI_Init".to_string();
     let mut bufs = Buffers { send: (0, 0), recv: (0, 0) };
@@ -198,7 +202,10 @@ async fn serve(r: Rc<Rank>, sock: UnixStream, compute: Compute, stop: Stop) -> R
     };
     let Some(mut link) = Link::open(rank, sock)? else { return Err(lost(&last)) };
     loop {
-        let Some((req, cpu_ns)) = link.next(rank)? else { return Err(lost(&last)) };
+        let start = Instant::now();
+        let next = link.next(rank)?;
+        waited.set(waited.get() + start.elapsed());
+        let Some((req, cpu_ns)) = next else { return Err(lost(&last)) };
         if let Compute::Cpu(factor) = compute {
             // The rank's computation since its last call, as SPE time before this call.
             let cycle = r.spu().with_machine(|m| m.p.core_cycle);

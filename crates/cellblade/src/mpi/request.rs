@@ -81,8 +81,9 @@ pub struct JobRequest {
 #[derive(Debug, Serialize)]
 #[serde(tag = "outcome", rename_all = "lowercase")]
 pub enum JobOutcome {
-    /// Every rank called `MPI_Finalize`.
-    Finished { simulated_ns: f64, events: u64, packets: u64, wall_s: f64, trace: Option<String> },
+    /// Every rank called `MPI_Finalize`; `wait_s` of the simulator's `wall_s` went to waiting
+    /// for the rank processes' requests.
+    Finished { simulated_ns: f64, events: u64, packets: u64, wall_s: f64, wait_s: f64, trace: Option<String> },
     /// A rank called `MPI_Abort` with error code `code`.
     Aborted { rank: usize, code: i32 },
     /// A rank's process closed its connection without `MPI_Finalize`; `after` is its last call.
@@ -120,11 +121,12 @@ impl Request for JobRequest {
         let depth = self.depth;
         let placement = self.placement()?;
         Ok(match external::run_external(file.clone(), placement, mode, depth, self.trace, compute, self.streams)? {
-            external::ExternalOutcome::Finished(r) => JobOutcome::Finished {
+            external::ExternalOutcome::Finished(r, wait_s) => JobOutcome::Finished {
                 simulated_ns: Time::as_ns(r.simulated),
                 events: r.events,
                 packets: r.packets,
                 wall_s: r.wall_s,
+                wait_s,
                 trace: r.trace.map(|t| t.to_string()),
             },
             external::ExternalOutcome::Aborted { rank, code } => JobOutcome::Aborted { rank, code },
