@@ -163,7 +163,7 @@ impl Channel {
         unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), self.base.add(at), data.len()) };
     }
 
-    /// Wait for the rank's next request: `Ok(None)` if its process ended first.
+    /// Wait for the rank's next request and the CPU time it reports: `None` if its process ended first.
     pub fn next_request(&mut self, sock: &UnixStream) -> Option<(Request, u64)> {
         let seq = self.word(REQ_SEQ);
         let ready = |last: u32| seq.load(Ordering::Acquire) != last;

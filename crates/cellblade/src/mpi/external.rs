@@ -200,7 +200,10 @@ async fn serve(r: Rc<Rank>, sock: UnixStream, compute: Compute, stop: Stop, wait
         *stop.borrow_mut() = Some(ExternalOutcome::Lost { rank, after: last.to_string() });
         program_err(format!("rank {rank}: its process ended without MPI_Finalize"))
     };
-    let Some(mut link) = Link::open(rank, sock)? else { return Err(lost(&last)) };
+    let start = Instant::now();
+    let link = Link::open(rank, sock)?;
+    waited.set(waited.get() + start.elapsed());
+    let Some(mut link) = link else { return Err(lost(&last)) };
     loop {
         let start = Instant::now();
         let next = link.next(rank)?;
