@@ -222,3 +222,74 @@ impl Channel {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mpi::wire::OP_SEND;
+
+    /// A second mapping of the channel file, as the rank process has it.
+    fn rank_side(file: &OwnedFd) -> usize {
+        // SAFETY: a fresh shared mapping of the whole file, never unmapped during the test.
+        let p = unsafe {
+            libc::mmap(std::ptr::null_mut(), CHANNEL_BYTES, libc::PROT_READ | libc::PROT_WRITE, libc::MAP_SHARED, file.as_raw_fd(), 0)
+        };
+        assert_ne!(p, libc::MAP_FAILED);
+        p as usize
+    }
+
+    fn channel_file() -> OwnedFd {
+        // SAFETY: memfd_create with a NUL-terminated name; the descriptor is owned here.
+        let fd = unsafe { OwnedFd::from_raw_fd(libc::memfd_create(c"test".as_ptr(), libc::MFD_CLOEXEC)) };
+        assert_eq!(unsafe { libc::ftruncate(fd.as_raw_fd(), CHANNEL_BYTES as i64) }, 0);
+        fd
+    }
+
+    #[test]
+    fn requests_and_answers_cross_after_a_sleep_and_a_gone_rank_is_noticed() {
+        let file = channel_file();
+        let base = rank_side(&file);
+        let mut ch = Channel::open(file.try_clone().unwrap()).unwrap();
+        let (sim_sock, rank_sock) = UnixStream::pair().unwrap();
+        let rank = std::thread::spawn(move || {
+            let at = |off: usize| unsafe { &*((base + off) as *const AtomicU32) };
+            for seq in 1..=3u32 {
+                // Late enough that the simulator has gone to sleep on the futex.
+                std::thread::sleep(std::time::Duration::from_millis(30));
+                let mut r = [0u8; 32];
+                r[0..4].copy_from_slice(&OP_SEND.to_ne_bytes());
+                r[4..8].copy_from_slice(&(seq as i32).to_ne_bytes());
+                r[16..24].copy_from_slice(&5u64.to_ne_bytes());
+                r[24..32].copy_from_slice(&(1000 * seq as u64).to_ne_bytes());
+                unsafe { std::ptr::copy_nonoverlapping(r.as_ptr(), (base + REQ_AT) as *mut u8, 32) };
+                unsafe { std::ptr::copy_nonoverlapping(b"hello".as_ptr(), (base + DATA_AT) as *mut u8, 5) };
+                at(REQ_SEQ).store(seq, Ordering::SeqCst);
+                if at(SIM_SLEEPS).load(Ordering::SeqCst) != 0 {
+                    futex(at(REQ_SEQ), libc::FUTEX_WAKE, 1, None);
+                }
+                while at(ANS_SEQ).load(Ordering::SeqCst) != seq {
+                    std::thread::yield_now();
+                }
+                let tag = unsafe { std::ptr::read_unaligned((base + ANS_AT + 8) as *const i32) };
+                assert_eq!(tag, 10 * seq as i32);
+            }
+            drop(rank_sock);
+        });
+        for seq in 1..=3u32 {
+            let (req, cpu_ns) = ch.next_request(&sim_sock).expect("a request");
+            assert_eq!((req.op, req.a, req.len, cpu_ns), (OP_SEND, seq as i32, 5, 1000 * seq as u64));
+            assert_eq!(ch.payload(5, &mut &sim_sock).unwrap(), b"hello");
+            ch.answer(&Answer { tag: 10 * seq as i32, ..Answer::default() }, &[], &mut &sim_sock).unwrap();
+        }
+        rank.join().unwrap();
+        assert!(ch.next_request(&sim_sock).is_none(), "the rank's end of the socket is closed");
+    }
+
+    #[test]
+    fn a_file_of_the_wrong_size_is_refused() {
+        let file = channel_file();
+        assert_eq!(unsafe { libc::ftruncate(file.as_raw_fd(), 4096) }, 0);
+        let e = Channel::open(file).err().expect("refused");
+        assert!(e.to_string().starts_with("the rank's channel file has 4096 bytes"), "{e}");
+    }
+}
