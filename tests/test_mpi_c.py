@@ -446,7 +446,10 @@ def test_bench_mpi_workload_matches_the_in_simulator_pingpong():
     for s in r["sizes"]:
         if s["bytes"] in core:
             assert s["latency_us"] == pytest.approx(core[s["bytes"]], rel=0.01, abs=0.002), s
-    assert len(r["roundtrip_batches_us"]) == 5 and r["roundtrip_us"] > 0 and r["packets"] > 0
+    assert len(r["roundtrip_runs_us"]) == len(r["socket_runs_us"]) == 3 and r["packets"] > 0
+    assert r["roundtrip_us"] == sorted(r["roundtrip_runs_us"])[1]
+    assert 0 < r["simulator_us_per_call"] < r["roundtrip_us"]
+    assert r["socket_over_shared"] == pytest.approx(r["socket_roundtrip_us"] / r["roundtrip_us"])
     assert r["packets_per_second"] == pytest.approx(r["packets"] / r["simulator_wall_s"])
     assert "round trip, rank process to simulator" in bench.describe(r)
 

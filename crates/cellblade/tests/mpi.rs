@@ -371,7 +371,7 @@ mod external {
     use std::io::{Read, Write};
     use std::os::unix::net::UnixStream;
 
-    use cellblade::mpi::{run_external, wire, ExternalOutcome, Mode};
+    use cellblade::mpi::{run_external, wire, Compute, ExternalOutcome, Mode};
 
     fn request(s: &mut UnixStream, op: u32, a: i32, b: i32, c: i32, payload: &[u8], len: u64) -> (wire::Answer, Vec<u8>) {
         let mut h = Vec::new();
@@ -388,7 +388,7 @@ mod external {
         let value = f64::from_ne_bytes(ans[24..32].try_into().unwrap());
         let mut data = vec![0u8; count as usize];
         s.read_exact(&mut data).unwrap();
-        (wire::Answer { err: i(0), source: i(4), tag: i(8), count, value }, data)
+        (wire::Answer { err: i(0), source: i(4), tag: i(8), flags: 0, count, value }, data)
     }
 
     #[test]
@@ -411,8 +411,8 @@ mod external {
             (st, data)
         });
         let file = super::qs20();
-        let out = run_external(file, None, Mode::Memory, 2, false, vec![b0, b1]).unwrap();
-        assert!(matches!(out, ExternalOutcome::Finished(_)), "{out:?}");
+        let out = run_external(file, None, Mode::Memory, 2, false, Compute::Zero, vec![b0, b1]).unwrap();
+        assert!(matches!(out, ExternalOutcome::Finished(..)), "{out:?}");
         let wtime = t0.join().unwrap();
         let (st, data) = t1.join().unwrap();
         assert_eq!((st.err, st.source, st.tag, st.count), (0, 0, 4, 5));
@@ -433,7 +433,7 @@ mod external {
             assert!(a0.read_exact(&mut ans).is_err(), "the simulator closes the connection");
         });
         drop(a1);
-        let out = run_external(super::qs20(), None, Mode::Memory, 2, false, vec![b0, b1]).unwrap();
+        let out = run_external(super::qs20(), None, Mode::Memory, 2, false, Compute::Zero, vec![b0, b1]).unwrap();
         t.join().unwrap();
         assert!(matches!(&out, ExternalOutcome::Lost { rank: 1, after } if after == "none, before MPI_Init"), "{out:?}");
         let (mut a0, b0) = UnixStream::pair().unwrap();
@@ -443,7 +443,7 @@ mod external {
             a0.write_all(&h).unwrap();
             a0
         });
-        let out = run_external(super::qs20(), None, Mode::Ls, 2, true, vec![b0]).unwrap();
+        let out = run_external(super::qs20(), None, Mode::Ls, 2, true, Compute::Zero, vec![b0]).unwrap();
         drop(t.join().unwrap());
         assert!(matches!(out, ExternalOutcome::Aborted { rank: 0, code: 3 }), "{out:?}");
     }

@@ -1,7 +1,6 @@
 /* The rank side of cellblade's MPI: every call that involves the simulated blade is a request
- * to the simulator (in `cellblade mpirun`) over the socket named by CELLBLADE_MPI_FD, answered
- * when the simulated SPE returns from the call. The request format is the simulator's
- * crates/cellblade/src/mpi/wire.rs; the numbers below mirror it.
+ * to the simulator (in `cellblade mpirun`) through the channel of cb_channel.c, answered when
+ * the simulated SPE returns from the call.
  *
  * Arguments are checked here, where the communicator's size is known, so that an invalid rank,
  * tag, count, datatype or communicator gets its MPI error class under MPI_ERRORS_RETURN and a
@@ -13,6 +12,7 @@
  * more than that in flight at once deadlock, and the simulator reports it.
  */
 #include "cb_internal.h"
+#include "cb_channel.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -22,23 +22,6 @@
 #include <string.h>
 #include <unistd.h>
 
-enum { OP_INIT = 1, OP_FINALIZE, OP_SEND, OP_RECV, OP_WTIME, OP_BARRIER, OP_ABORT, OP_SENDRECV, OP_PROBE, OP_IPROBE, OP_COMPUTE };
-#define NO_MATCH (-32766)
-
-struct request {
-    uint32_t op;
-    int32_t a, b, c;
-    uint64_t len;
-};
-
-struct answer {
-    int32_t err, source, tag;
-    uint32_t pad;
-    uint64_t count;
-    double value;
-};
-
-static int fd = -1;
 static int initialized, finalized;
 static int world_rank, world_size;
 static double tick;
@@ -96,61 +79,10 @@ int cb_new_comm(int size, int rank, const int *world, int ctx, MPI_Errhandler eh
     return MPI_ERR_INTERN;
 }
 
-/* The launcher closed the connection: it is ending the job and reports why. */
-static void lost(void)
-{
-    _exit(1);
-}
-
-static void put_all(const void *p, size_t n)
-{
-    const char *c = p;
-    while (n) {
-        ssize_t k = write(fd, c, n);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0)
-            lost();
-        c += k;
-        n -= (size_t)k;
-    }
-}
-
-static void get_all(void *p, size_t n)
-{
-    char *c = p;
-    while (n) {
-        ssize_t k = read(fd, c, n);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0)
-            lost();
-        c += k;
-        n -= (size_t)k;
-    }
-}
-
-/* One call: send the request (and payload), read the answer (its payload into `into`). */
+/* One call to the simulator (cb_channel.c). */
 static struct answer call(uint32_t op, int a, int b, int c, uint64_t len, const void *payload, void *into)
 {
-    struct request r = {op, a, b, c, len};
-    struct answer ans;
-    /* One write for a short request and its payload: system calls are most of the wall time of
-     * a call. */
-    char small[256];
-    if (payload && len && len <= sizeof small - sizeof r) {
-        memcpy(small, &r, sizeof r);
-        memcpy(small + sizeof r, payload, len);
-        put_all(small, sizeof r + len);
-    } else {
-        put_all(&r, sizeof r);
-        if (payload && len)
-            put_all(payload, len);
-    }
-    get_all(&ans, sizeof ans);
-    if (ans.count)
-        get_all(into, ans.count);
-    return ans;
+    return cb_call(op, a, b, c, len, payload, into);
 }
 
 static const char *class_name(int code)
@@ -166,10 +98,8 @@ static const char *class_name(int code)
 static void die(const char *call, const char *what)
 {
     fprintf(stderr, "cellblade mpi: %s: %s\n", call, what);
-    if (fd >= 0 && initialized && !finalized) {
-        struct request r = {OP_ABORT, 1, 0, 0, 0};
-        put_all(&r, sizeof r);
-    }
+    if (initialized && !finalized)
+        cb_channel_abort(1);
     _exit(1);
 }
 
@@ -186,8 +116,7 @@ int cb_fail(const char *call, MPI_Comm comm, int code, const char *fmt, ...)
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
     fprintf(stderr, "cellblade mpi: rank %d: %s: %s: %s (MPI_ERRORS_ARE_FATAL)\n", world_rank, call, class_name(code), what);
-    struct request r = {OP_ABORT, code, 0, 0, 0};
-    put_all(&r, sizeof r);
+    cb_channel_abort(code);
     _exit(code);
 }
 
@@ -235,9 +164,8 @@ int PMPI_Init(int *argc, char ***argv)
     const char *env = getenv("CELLBLADE_MPI_FD");
     if (!env)
         die("MPI_Init", "this program is not running under `cellblade mpirun` (CELLBLADE_MPI_FD is not set)");
-    fd = atoi(env);
     initialized = 1;
-    struct answer a = call(OP_INIT, 0, 0, 0, 0, NULL, NULL);
+    struct answer a = cb_channel_init(atoi(env));
     world_rank = a.source;
     world_size = a.tag;
     tick = a.value;
@@ -275,7 +203,7 @@ int PMPI_Finalize(void)
     cb_need_init("MPI_Finalize");
     call(OP_FINALIZE, 0, 0, 0, 0, NULL, NULL);
     finalized = 1;
-    close(fd);
+    cb_channel_close();
     return MPI_SUCCESS;
 }
 
@@ -283,8 +211,7 @@ int PMPI_Abort(MPI_Comm comm, int errorcode)
 {
     (void)comm;
     cb_need_init("MPI_Abort");
-    struct request r = {OP_ABORT, errorcode, 0, 0, 0};
-    put_all(&r, sizeof r);
+    cb_channel_abort(errorcode);
     _exit(errorcode ? errorcode : 1);
 }
 

@@ -22,6 +22,7 @@ MPIRUN_FLAGS = {
     "placement_file": "--placement",
     "trace": "--trace",
     "coll": "--coll",
+    "compute": "--compute",
 }
 PINGPONG_FLAGS = {
     **MACHINE_FLAGS,
@@ -74,6 +75,11 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         help=f"collectives on the collective library (default {MPI['default_coll']}: the seed's, "
         f"built on send and receive); OP one of {', '.join(MPI['coll_families'])}, ALGO seed, "
         "library, auto or an algorithm of OP (`cellblade coll list`)",
+        "--compute",
+        metavar="zero|cpu[:FACTOR]",
+        help="what each rank's computation between MPI calls costs in simulated SPE time: "
+        "zero (deterministic), or its measured CPU time times FACTOR (default 1); "
+        f"allowed {MPI['compute_allowed']} (default {MPI['default_compute']})",
     )
     group = run.add_mutually_exclusive_group()
     group.add_argument(
@@ -246,6 +252,7 @@ def _mpirun(args: argparse.Namespace) -> int:
         trace=args.trace is not None,
         depth=args.depth,
         coll=args.coll,
+        compute=args.compute,
     )
     _save(args, result)
     if result.message:

@@ -1,7 +1,8 @@
 """`cellblade mpirun`: start one OS process per rank and run the job on the simulated blade.
 
 Each rank process gets one end of a socket pair (its descriptor in ``CELLBLADE_MPI_FD``); the
-simulator, in this process, serves every rank's MPI calls over the other ends. Standard output
+simulator, in this process, serves every rank's MPI calls over the other ends, through the
+shared-memory channel each rank sends with its first call (crates/cellblade/src/mpi/channel.rs). Standard output
 and error of the ranks are this process's. When the job ends badly (a rank crashes or exits
 without ``MPI_Finalize``, ``MPI_Abort``, a deadlock, an error of the simulation, Ctrl-C) every
 rank still running is ended, and no process is left behind.
@@ -57,6 +58,7 @@ def _request(
     trace: bool,
     depth: int | None,
     coll: str | None = None,
+    compute: str | None = None,
 ) -> dict[str, Any]:
     """The job's request (crates/cellblade/src/mpi/request.rs); fields left out take the core's
     defaults. A placement that names a file is the file's text."""
@@ -67,6 +69,8 @@ def _request(
         request["depth"] = depth
     if coll is not None:
         request["coll"] = coll
+    if compute is not None:
+        request["compute"] = compute
     if isinstance(placement, Path) or (isinstance(placement, str) and os.path.isfile(placement)):
         request["placement_file"] = Path(placement).read_text()
     elif placement is not None:
@@ -109,13 +113,15 @@ def mpirun(
     trace: bool = False,
     depth: int | None = None,
     coll: str | None = None,
+    compute: str | None = None,
 ) -> JobResult:
     """Run `program ARGS` as `n` ranks; returns when every rank has ended. `placement` gives
     each rank's SPE: a named placement, the SPE ids in rank order ([0, 8, 1, 9]) or a
     placement file. `coll` puts collectives on the collective library ("library", "auto" or
-    "OP=ALGO,..."; see the README's MPI section). `mode`, `depth` and `coll` left out are the
+    "OP=ALGO,..."; see the README's MPI section). `compute` is what computation between calls
+    costs: "zero" or "cpu[:FACTOR]". Left out, `mode`, `depth`, `coll` and `compute` are the
     core's defaults (``catalog()["mpi"]``)."""
-    request = _request(n, mode, placement, trace, depth, coll)
+    request = _request(n, mode, placement, trace, depth, coll, compute)
     chosen = _machine(machine, list(overrides))
     if not 1 <= n <= _core.catalog()["mpi"]["max_ranks"]:
         _core.mpi_run([], request, chosen)  # the core refuses the count, naming the field

@@ -1,22 +1,27 @@
 //! Ranks driven by OS processes (`cellblade mpirun`): each rank's simulated SPE program serves
-//! its process's MPI calls, read from a stream socket ([`super::wire`]), and answers each when
-//! the simulated call returns.
+//! its process's MPI calls, read from the rank's shared-memory channel ([`super::channel`]) or
+//! its stream socket ([`super::wire`]), and answers each when the simulated call returns.
 //!
 //! The simulator reads rank i's next request only when rank i's simulated program is ready to
-//! run it, and blocks until the process sends it: simulated time cannot pass meanwhile, so
-//! computation between MPI calls costs zero simulated time and a program gives the same
-//! simulated numbers on every run, whatever the host does. A process's bytes are copied into
+//! run it, and waits until the process sends it: simulated time cannot pass meanwhile, so by
+//! default ([`Compute::Zero`]) computation between MPI calls costs zero simulated time and a
+//! program gives the same simulated numbers on every run, whatever the host does. With
+//! [`Compute::Cpu`] the rank reports the CPU time it used since its last call returned, and
+//! that times a factor is charged to its SPE before the call. A process's bytes are copied into
 //! its rank's simulated buffer before a send and out of it after a receive, so the simulated
 //! DMAs move the program's real data.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::io::{self, BufReader, Read};
 use std::os::unix::net::UnixStream;
 use std::rc::Rc;
+use std::time::{Duration, Instant};
 
 use crate::error::{program_err, Error, Result};
 use crate::machine::config::MachineFile;
+use crate::sim::Time;
 
+use super::channel::{self, Channel};
 use super::collective::{self, CollChoice};
 use super::wire::{self, Answer, Request};
 use super::{Mode, MpiWorld, Rank, WorldReport};
@@ -24,8 +29,9 @@ use super::{Mode, MpiWorld, Rank, WorldReport};
 /// How a job driven by processes ended (other than by an error of the simulation).
 #[derive(Debug, Clone)]
 pub enum ExternalOutcome {
-    /// Every rank called `MPI_Finalize`.
-    Finished(WorldReport),
+    /// Every rank called `MPI_Finalize`; the seconds of wall time the simulator spent waiting
+    /// for the rank processes' requests (the rest of its wall time is its own work).
+    Finished(WorldReport, f64),
     /// A rank called `MPI_Abort` with this error code.
     Aborted { rank: usize, code: i32 },
     /// A rank's process closed its connection without `MPI_Finalize` (it exited or crashed),
@@ -34,43 +40,84 @@ pub enum ExternalOutcome {
 }
 
 type Stop = Rc<RefCell<Option<ExternalOutcome>>>;
+type Waited = Rc<Cell<Duration>>;
+
+/// What a rank's computation between MPI calls costs in simulated time.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Compute {
+    /// Nothing: deterministic, the same program gives the same numbers byte for byte.
+    Zero,
+    /// The rank's measured CPU time (its thread's `CLOCK_THREAD_CPUTIME_ID`) times this factor.
+    Cpu(f64),
+}
+
+impl Compute {
+    pub const DEFAULT: &'static str = "zero";
+    /// The largest factor: a host second as a thousand simulated seconds is already far past
+    /// any SPU-to-host speed ratio.
+    pub const MAX_FACTOR: f64 = 1000.0;
+
+    pub fn allowed() -> String {
+        format!("zero, cpu or cpu:FACTOR with FACTOR above 0 and at most {}", Self::MAX_FACTOR)
+    }
+
+    /// "zero", "cpu" (factor 1) or "cpu:FACTOR"; `None` for anything else.
+    pub fn parse(text: &str) -> Option<Compute> {
+        match text.split_once(':') {
+            None if text == "zero" => Some(Compute::Zero),
+            None if text == "cpu" => Some(Compute::Cpu(1.0)),
+            Some(("cpu", f)) => f.parse::<f64>().ok().filter(|x| *x > 0.0 && *x <= Self::MAX_FACTOR).map(Compute::Cpu),
+            _ => None,
+        }
+    }
+}
 
 /// Run a job whose rank i is driven by the process at the other end of `streams[i]`; with
-/// `trace`, the finished report carries a Chrome/Perfetto trace. Collectives are the seed's.
+/// `trace`, the finished report carries a Chrome/Perfetto trace; `compute` prices the ranks'
+/// computation between calls. Collectives are the seed's.
 pub fn run_external(
     file: MachineFile,
     placement: Option<Vec<usize>>,
     mode: Mode,
     depth: u32,
     trace: bool,
+    compute: Compute,
     streams: Vec<UnixStream>,
 ) -> Result<ExternalOutcome> {
-    run_external_coll(file, placement, mode, depth, trace, CollChoice::seed(), streams)
+    run_external_with(file, placement, mode, depth, trace, JobOptions { compute, coll: CollChoice::seed() }, streams)
 }
 
-/// [`run_external`] with the collectives `coll` puts on the collective library.
-pub fn run_external_coll(
+/// How a job driven by processes prices computation and runs its collectives.
+#[derive(Debug, Clone)]
+pub struct JobOptions {
+    pub compute: Compute,
+    pub coll: CollChoice,
+}
+
+/// [`run_external`] with the collectives `opts.coll` puts on the collective library.
+pub fn run_external_with(
     file: MachineFile,
     placement: Option<Vec<usize>>,
     mode: Mode,
     depth: u32,
     trace: bool,
-    coll: CollChoice,
+    opts: JobOptions,
     streams: Vec<UnixStream>,
 ) -> Result<ExternalOutcome> {
-    let shared = collective::Shared::new(&file, coll)?;
+    let shared = collective::Shared::new(&file, opts.coll)?;
     let mut w = MpiWorld::with_trace(file, streams.len(), placement, mode, trace)?;
     w.set_depth(depth)?;
     let stop: Stop = Rc::default();
+    let waited: Waited = Rc::default();
     for (rank, stream) in streams.into_iter().enumerate() {
-        let (stop, shared) = (stop.clone(), shared.clone());
-        w.rank(rank, move |r| serve(r, stream, stop, shared))?;
+        let (stop, waited, shared) = (stop.clone(), waited.clone(), shared.clone());
+        w.rank(rank, move |r| serve(r, stream, opts.compute, stop, waited, shared))?;
     }
     let result = w.run();
     if let Some(outcome) = stop.borrow_mut().take() {
         return Ok(outcome);
     }
-    result.map(ExternalOutcome::Finished)
+    result.map(|r| ExternalOutcome::Finished(r, waited.get().as_secs_f64()))
 }
 
 fn io_err(rank: usize, e: io::Error) -> Error {
@@ -117,30 +164,100 @@ impl Buffers {
     }
 }
 
+/// How a rank's calls reach the simulator: the socket alone, or the shared-memory channel
+/// the rank sent with its first request (the socket then carries only payloads too large for it).
+struct Link {
+    sock: UnixStream,
+    rd: BufReader<UnixStream>,
+    channel: Option<Channel>,
+    /// The first request, read with the channel file before the link was set up.
+    first: Option<Request>,
+}
+
+impl Link {
+    fn open(rank: usize, sock: UnixStream) -> Result<Option<Link>> {
+        // Buffered reads: a request's header and payload usually come in one system call.
+        let rd = BufReader::with_capacity(1 << 16, sock.try_clone().map_err(|e| io_err(rank, e))?);
+        let Some((first, file)) = channel::first_request(&sock).map_err(|e| io_err(rank, e))? else { return Ok(None) };
+        let channel = file.map(Channel::open).transpose().map_err(|e| io_err(rank, e))?;
+        Ok(Some(Link { sock, rd, channel, first: Some(first) }))
+    }
+
+    /// The next request and the CPU time the rank reports before it; `None` if the process ended.
+    fn next(&mut self, rank: usize) -> Result<Option<(Request, u64)>> {
+        if let Some(first) = self.first.take() {
+            return Ok(Some((first, 0)));
+        }
+        match &mut self.channel {
+            Some(ch) => Ok(ch.next_request(&self.sock)),
+            None => Ok(wire::read_request(&mut self.rd).map_err(|e| io_err(rank, e))?.map(|r| (r, 0))),
+        }
+    }
+
+    fn payload(&mut self, rank: usize, len: u64) -> Result<Vec<u8>> {
+        match &self.channel {
+            Some(ch) => ch.payload(len as usize, &mut self.rd),
+            None => {
+                let mut data = vec![0u8; len as usize];
+                self.rd.read_exact(&mut data).map(|()| data)
+            }
+        }
+        .map_err(|e| io_err(rank, e))
+    }
+
+    fn answer(&mut self, rank: usize, a: &Answer, payload: &[u8], op: u32) -> Result<()> {
+        match &self.channel {
+            // The answer to the first request goes where the rank waits for it: the socket.
+            Some(ch) if op != wire::OP_INIT => ch.answer(a, payload, &mut self.sock),
+            _ => wire::write_answer(&mut self.sock, a, payload),
+        }
+        .map_err(|e| io_err(rank, e))
+    }
+}
+
 /// Serve one rank's calls until `MPI_Finalize`.
-async fn serve(r: Rc<Rank>, mut sock: UnixStream, stop: Stop, shared: Rc<collective::Shared>) -> Result<()> {
+async fn serve(r: Rc<Rank>, sock: UnixStream, compute: Compute, stop: Stop, waited: Waited, shared: Rc<collective::Shared>) -> Result<()> {
     let rank = r.rank();
     let mut library = collective::Library::new(&r, shared)?;
     let mut last = "none, before MPI_Init".to_string();
     let mut bufs = Buffers { send: (0, 0), recv: (0, 0) };
-    // Buffered reads: a request's header and payload usually come in one system call.
-    let mut rd = BufReader::with_capacity(1 << 16, sock.try_clone().map_err(|e| io_err(rank, e))?);
+    let lost = |last: &str| {
+        *stop.borrow_mut() = Some(ExternalOutcome::Lost { rank, after: last.to_string() });
+        program_err(format!("rank {rank}: its process ended without MPI_Finalize"))
+    };
+    let start = Instant::now();
+    let link = Link::open(rank, sock)?;
+    waited.set(waited.get() + start.elapsed());
+    let Some(mut link) = link else { return Err(lost(&last)) };
     loop {
-        let Some(req) = wire::read_request(&mut rd).map_err(|e| io_err(rank, e))? else {
-            *stop.borrow_mut() = Some(ExternalOutcome::Lost { rank, after: last.clone() });
-            return Err(program_err(format!("rank {rank}: its process ended without MPI_Finalize")));
-        };
+        let start = Instant::now();
+        let next = link.next(rank)?;
+        waited.set(waited.get() + start.elapsed());
+        let Some((req, cpu_ns)) = next else { return Err(lost(&last)) };
+        if let Compute::Cpu(factor) = compute {
+            // The rank's computation since its last call, as SPE time before this call.
+            let cycle = r.spu().with_machine(|m| m.p.core_cycle);
+            let cycles = (Time::from_ns(cpu_ns as f64 * factor).0 as f64 / cycle.0 as f64).round() as u64;
+            if cycles > 0 {
+                r.spu().compute(cycles).await;
+            }
+        }
         let mut payload = Vec::new();
         let answer = match req.op {
-            wire::OP_INIT => Answer { source: rank as i32, tag: r.size() as i32, value: r.wtick(), ..Answer::default() },
+            wire::OP_INIT => Answer {
+                source: rank as i32,
+                tag: r.size() as i32,
+                value: r.wtick(),
+                flags: if matches!(compute, Compute::Cpu(_)) { wire::FLAG_CPU_TIME } else { 0 },
+                ..Answer::default()
+            },
             wire::OP_FINALIZE => {
                 library.finalize(&r)?;
-                wire::write_answer(&mut sock, &Answer::default(), &[]).map_err(|e| io_err(rank, e))?;
+                link.answer(rank, &Answer::default(), &[], req.op)?;
                 return Ok(());
             }
             wire::OP_SEND => {
-                let mut data = vec![0u8; req.len as usize];
-                rd.read_exact(&mut data).map_err(|e| io_err(rank, e))?;
+                let data = link.payload(rank, req.len)?;
                 let (ea, _) = bufs.fit(&r, req.len, 0)?;
                 r.write(ea, &data)?;
                 let code = r.send(ea, req.len as u32, req.a as usize, req.b, req.c as u32).await?;
@@ -150,11 +267,17 @@ async fn serve(r: Rc<Rank>, mut sock: UnixStream, stop: Stop, shared: Rc<collect
                 let (_, ea) = bufs.fit(&r, 0, req.len)?;
                 let st = r.recv(ea, req.len as u32, req.a, req.b, req.c as u32).await?;
                 payload = r.read(ea, st.bytes)?;
-                Answer { err: st.error as i32, source: st.source as i32, tag: st.tag, count: st.bytes as u64, value: st.sent as f64 }
+                Answer {
+                    err: st.error as i32,
+                    source: st.source as i32,
+                    tag: st.tag,
+                    count: st.bytes as u64,
+                    value: st.sent as f64,
+                    ..Answer::default()
+                }
             }
             wire::OP_SENDRECV => {
-                let mut data = vec![0u8; req.len as usize];
-                rd.read_exact(&mut data).map_err(|e| io_err(rank, e))?;
+                let data = link.payload(rank, req.len)?;
                 let word = |at: usize| i32::from_ne_bytes(data[at..at + 4].try_into().expect("4 bytes"));
                 let (source, rtag) = (word(0), word(4));
                 let cap = u64::from_ne_bytes(data[8..16].try_into().expect("8 bytes"));
@@ -164,7 +287,14 @@ async fn serve(r: Rc<Rank>, mut sock: UnixStream, stop: Stop, shared: Rc<collect
                 let (_, st) =
                     r.sendrecv(sea, sent.len() as u32, req.a as usize, req.b, rea, cap as u32, source, rtag, req.c as u32).await?;
                 payload = r.read(rea, st.bytes)?;
-                Answer { err: st.error as i32, source: st.source as i32, tag: st.tag, count: st.bytes as u64, value: st.sent as f64 }
+                Answer {
+                    err: st.error as i32,
+                    source: st.source as i32,
+                    tag: st.tag,
+                    count: st.bytes as u64,
+                    value: st.sent as f64,
+                    ..Answer::default()
+                }
             }
             wire::OP_PROBE | wire::OP_IPROBE => {
                 let st = if req.op == wire::OP_PROBE {
@@ -190,8 +320,7 @@ async fn serve(r: Rc<Rank>, mut sock: UnixStream, stop: Stop, shared: Rc<collect
                 Answer::default()
             }
             wire::OP_COLL => {
-                let mut data = vec![0u8; req.len as usize];
-                rd.read_exact(&mut data).map_err(|e| io_err(rank, e))?;
+                let data = link.payload(rank, req.len)?;
                 let (answer, out) = library.serve(&r, req.a, req.b, &data, |s, rc| bufs.fit(&r, s, rc)).await?;
                 payload = out;
                 answer
@@ -208,7 +337,7 @@ async fn serve(r: Rc<Rank>, mut sock: UnixStream, stop: Stop, shared: Rc<collect
             op => return Err(Error::Internal(format!("rank {rank}: unknown request {op}: the rank library and the simulator disagree"))),
         };
         last = describe(&req);
-        wire::write_answer(&mut sock, &answer, &payload).map_err(|e| io_err(rank, e))?;
+        link.answer(rank, &answer, &payload, req.op)?;
     }
 }
 
@@ -226,5 +355,21 @@ fn describe(req: &Request) -> String {
         wire::OP_PROBE => format!("MPI_Probe from {}, tag {}", req.a, req.b),
         wire::OP_IPROBE => format!("MPI_Iprobe from {}, tag {}", req.a, req.b),
         op => format!("request {op}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Compute;
+
+    #[test]
+    fn compute_charges_parse() {
+        assert_eq!(Compute::parse("zero"), Some(Compute::Zero));
+        assert_eq!(Compute::parse("cpu"), Some(Compute::Cpu(1.0)));
+        assert_eq!(Compute::parse("cpu:2.5"), Some(Compute::Cpu(2.5)));
+        assert_eq!(Compute::parse("cpu:1000"), Some(Compute::Cpu(1000.0)));
+        for bad in ["", "cpu:", "cpu:-1", "cpu:0", "cpu:inf", "cpu:NaN", "CPU", "zero:1"] {
+            assert_eq!(Compute::parse(bad), None, "{bad}");
+        }
     }
 }

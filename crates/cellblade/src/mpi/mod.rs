@@ -14,7 +14,8 @@
 //! claims.rs    the ping-pong's published figures as `cellblade reproduce` rows
 //! wire.rs      the request/answer format between a rank process and the simulator
 //! collective.rs `--coll`: MPI collectives on the collective library's schedules
-//! external.rs  ranks driven by OS processes over sockets (`cellblade mpirun`)
+//! channel.rs   the shared-memory call channel per rank process (spin by yielding, then futex)
+//! external.rs  ranks driven by OS processes (`cellblade mpirun`); compute charged as zero or CPU time
 //! request.rs   the typed requests of `mpirun` and `pingpong`, their defaults and limits
 //! job.rs       a job of in-process rank programs (Rust, or Python through the bindings) from a `JobRequest`
 //! ```
@@ -25,6 +26,7 @@
 //! synchronous mode cannot let a later message overtake), and `MPI_ANY_SOURCE` scans the
 //! senders round robin.
 
+mod channel;
 mod claims;
 pub mod collective;
 mod external;
@@ -40,7 +42,7 @@ pub mod wire;
 mod world;
 
 pub use claims::claims;
-pub use external::{run_external, Buffers, ExternalOutcome};
+pub use external::{run_external, run_external_with, Buffers, Compute, ExternalOutcome, JobOptions};
 pub use job::world;
 pub use layout::{DEFAULT_DEPTH, MAX_DEPTH};
 pub use pingpong::{default_reps, pingpong, PingPong, PingPongRow};

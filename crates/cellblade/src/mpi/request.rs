@@ -10,7 +10,7 @@ use super::{
 };
 use crate::affinity::placement::Placement;
 use crate::coll::request::{placement_of, PlacementSel};
-use crate::error::{config_err, Result};
+use crate::error::{config_err, field_err, Result};
 use crate::machine::config::MachineFile;
 use crate::request::{within, Request};
 use crate::sim::Time;
@@ -26,6 +26,9 @@ fn default_mode() -> String {
 fn default_coll() -> String {
     collective::DEFAULT_COLL.into()
 }
+fn default_compute() -> String {
+    external::Compute::DEFAULT.into()
+}
 fn default_depth() -> u32 {
     layout::DEFAULT_DEPTH
 }
@@ -40,6 +43,7 @@ fn allowed(field: &str) -> Option<String> {
         "reps" => Some(format!("1 to {}", u32::MAX)),
         "mode" => Some(format!("one of {}", Mode::NAMES.join(", "))),
         "coll" => Some(collective::coll_words()),
+        "compute" => Some(external::Compute::allowed()),
         "placement" => Some(format!("a placement name or the physical SPE (0 to {}) of each rank", MAX_RANKS - 1)),
         _ => None,
     }
@@ -74,6 +78,9 @@ pub struct JobRequest {
     /// "library", "auto" or "OP=ALGO,...".
     #[serde(default = "default_coll")]
     pub coll: String,
+    /// What computation between MPI calls costs: "zero" or "cpu[:FACTOR]" (measured CPU time).
+    #[serde(default = "default_compute")]
+    pub compute: String,
     /// The simulator's ends of the rank processes' sockets, rank order: not request data, the
     /// front that started the processes hands them over.
     #[serde(skip)]
@@ -84,8 +91,9 @@ pub struct JobRequest {
 #[derive(Debug, Serialize)]
 #[serde(tag = "outcome", rename_all = "lowercase")]
 pub enum JobOutcome {
-    /// Every rank called `MPI_Finalize`.
-    Finished { simulated_ns: f64, events: u64, packets: u64, wall_s: f64, trace: Option<String> },
+    /// Every rank called `MPI_Finalize`; `wait_s` of the simulator's `wall_s` went to waiting
+    /// for the rank processes' requests.
+    Finished { simulated_ns: f64, events: u64, packets: u64, wall_s: f64, wait_s: f64, trace: Option<String> },
     /// A rank called `MPI_Abort` with error code `code`.
     Aborted { rank: usize, code: i32 },
     /// A rank's process closed its connection without `MPI_Finalize`; `after` is its last call.
@@ -113,6 +121,8 @@ impl Request for JobRequest {
 
     fn run(self, file: &MachineFile) -> Result<JobOutcome> {
         check_ranks(self.ranks)?;
+        let compute =
+            external::Compute::parse(&self.compute).ok_or_else(|| field_err("compute", &self.compute, external::Compute::allowed()))?;
         if self.streams.len() != self.ranks {
             return Err(config_err(format!("mpirun: {} rank connections for {} ranks", self.streams.len(), self.ranks)));
         }
@@ -121,12 +131,14 @@ impl Request for JobRequest {
         let depth = self.depth;
         let placement = self.placement()?;
         let coll = collective::CollChoice::parse(&self.coll, self.ranks)?;
-        Ok(match external::run_external_coll(file.clone(), placement, mode, depth, self.trace, coll, self.streams)? {
-            external::ExternalOutcome::Finished(r) => JobOutcome::Finished {
+        let opts = external::JobOptions { compute, coll };
+        Ok(match external::run_external_with(file.clone(), placement, mode, depth, self.trace, opts, self.streams)? {
+            external::ExternalOutcome::Finished(r, wait_s) => JobOutcome::Finished {
                 simulated_ns: Time::as_ns(r.simulated),
                 events: r.events,
                 packets: r.packets,
                 wall_s: r.wall_s,
+                wait_s,
                 trace: r.trace.map(|t| t.to_string()),
             },
             external::ExternalOutcome::Aborted { rank, code } => JobOutcome::Aborted { rank, code },
@@ -190,6 +202,9 @@ pub struct MpiCatalog {
     pub default_coll: &'static str,
     pub coll_families: Vec<&'static str>,
     pub coll_library_defaults: Vec<&'static str>,
+    /// `mpirun`'s compute charge when none is named, and what the field allows.
+    pub default_compute: &'static str,
+    pub compute_allowed: String,
 }
 
 pub fn catalog() -> MpiCatalog {
@@ -203,6 +218,8 @@ pub fn catalog() -> MpiCatalog {
         default_coll: collective::DEFAULT_COLL,
         coll_families: collective::FAMILIES.to_vec(),
         coll_library_defaults: collective::LIBRARY_DEFAULTS.to_vec(),
+        default_compute: external::Compute::DEFAULT,
+        compute_allowed: external::Compute::allowed(),
     }
 }
 
@@ -224,6 +241,16 @@ mod tests {
         assert_eq!(e.field(), Some("np"));
         let e = answer(&MachineChoice::default(), parse::<JobRequest>(json!({"ranks": 17})).unwrap()).unwrap_err();
         assert_eq!(e.message(), format!("ranks 17 is not allowed: {}", rank_words()));
+        for bad in ["cpu:0", "cpu:x", "cpu:1001", "wall", "zero:2"] {
+            let e = answer(&MachineChoice::default(), parse::<JobRequest>(json!({"ranks": 2, "compute": bad})).unwrap()).unwrap_err();
+            assert_eq!(
+                (e.field(), e.message()),
+                (
+                    Some("compute"),
+                    format!("compute {bad} is not allowed: zero, cpu or cpu:FACTOR with FACTOR above 0 and at most 1000").as_str()
+                )
+            );
+        }
     }
 
     #[test]

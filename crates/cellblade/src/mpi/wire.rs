@@ -3,8 +3,11 @@
 //!
 //! ```text
 //! request  u32 op, i32 a, i32 b, i32 c, u64 len, then len payload bytes
-//! answer   i32 err, i32 source, i32 tag, u32 pad, u64 count, f64 value, then count bytes
+//! answer   i32 err, i32 source, i32 tag, u32 flags, u64 count, f64 value, then count bytes
 //! ```
+//!
+//! A rank that sends a channel file with its first request (`OP_INIT`) makes every later call
+//! through shared memory instead ([`super::channel`]), in the same format.
 //!
 //! The C side mirrors these numbers; `tests/test_mpi_c.py` checks that the two agree.
 
@@ -45,6 +48,9 @@ pub const OP_COLL: u32 = 12;
 pub const COLL_QUERY: i32 = -1;
 pub const COLL_SEED: i32 = -2;
 
+/// Answer flag to `OP_INIT`: the job charges measured CPU time, so the rank measures it.
+pub const FLAG_CPU_TIME: u32 = 1;
+
 pub const REQUEST_BYTES: usize = 24;
 pub const ANSWER_BYTES: usize = 32;
 
@@ -62,6 +68,8 @@ pub struct Answer {
     pub err: i32,
     pub source: i32,
     pub tag: i32,
+    /// In the answer to `OP_INIT`: `FLAG_CPU_TIME` when the rank is to report its CPU time.
+    pub flags: u32,
     pub count: u64,
     pub value: f64,
 }
@@ -79,23 +87,27 @@ pub fn read_request(r: &mut impl Read) -> io::Result<Option<Request>> {
             Err(e) => return Err(e),
         }
     }
+    Ok(Some(decode_request(&b)))
+}
+
+pub fn decode_request(b: &[u8; REQUEST_BYTES]) -> Request {
     let w = |at: usize| u32::from_ne_bytes(b[at..at + 4].try_into().expect("4 bytes"));
-    Ok(Some(Request {
-        op: w(0),
-        a: w(4) as i32,
-        b: w(8) as i32,
-        c: w(12) as i32,
-        len: u64::from_ne_bytes(b[16..24].try_into().expect("8 bytes")),
-    }))
+    Request { op: w(0), a: w(4) as i32, b: w(8) as i32, c: w(12) as i32, len: u64::from_ne_bytes(b[16..24].try_into().expect("8 bytes")) }
+}
+
+/// An answer's header, as `write_answer` sends it.
+pub fn encode_answer(a: &Answer, b: &mut [u8; ANSWER_BYTES]) {
+    b[0..4].copy_from_slice(&a.err.to_ne_bytes());
+    b[4..8].copy_from_slice(&a.source.to_ne_bytes());
+    b[8..12].copy_from_slice(&a.tag.to_ne_bytes());
+    b[12..16].copy_from_slice(&a.flags.to_ne_bytes());
+    b[16..24].copy_from_slice(&a.count.to_ne_bytes());
+    b[24..32].copy_from_slice(&a.value.to_ne_bytes());
 }
 
 pub fn write_answer(w: &mut impl Write, a: &Answer, payload: &[u8]) -> io::Result<()> {
     let mut b = [0u8; ANSWER_BYTES];
-    b[0..4].copy_from_slice(&a.err.to_ne_bytes());
-    b[4..8].copy_from_slice(&a.source.to_ne_bytes());
-    b[8..12].copy_from_slice(&a.tag.to_ne_bytes());
-    b[16..24].copy_from_slice(&a.count.to_ne_bytes());
-    b[24..32].copy_from_slice(&a.value.to_ne_bytes());
+    encode_answer(a, &mut b);
     // One write per answer: a system call is most of a round trip's wall time.
     if payload.is_empty() {
         return w.write_all(&b);

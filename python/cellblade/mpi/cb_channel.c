@@ -1,0 +1,235 @@
+/* The rank side of the call channel (crates/cellblade/src/mpi/channel.rs mirrors the layout):
+ * MPI_Init creates a memory file, sends it with its first request over the socket named by
+ * CELLBLADE_MPI_FD, and every later call goes through it: the request in its slot, the
+ * request sequence number raised, then a wait for the answer's sequence number. A waiting
+ * side yields the core up to YIELDS times (a wake-up across cores is a hypervisor interrupt,
+ * about 160 us on the development host), then sleeps on the futex; the publisher wakes it
+ * only if it sleeps. The socket carries the first call, payloads larger than the data area,
+ * and tells a waiting rank that the simulator is gone (POLLHUP). Without memfd, every call
+ * goes over the socket (so does every call with CELLBLADE_MPI_CHANNEL=socket). */
+#define _GNU_SOURCE
+#include "cb_channel.h"
+
+#include <errno.h>
+#include <linux/futex.h>
+#include <poll.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+enum { REQ_SEQ = 0, SIM_SLEEPS = 4, ANS_SEQ = 64, RANK_SLEEPS = 68, REQ_AT = 128, ANS_AT = 192, DATA_AT = 4096 };
+#define DATA_BYTES (1u << 20)
+#define CHANNEL_BYTES (DATA_AT + DATA_BYTES)
+#define YIELDS 50
+#define SLEEP_NS 100000000L
+
+struct request {
+    uint32_t op;
+    int32_t a, b, c;
+    uint64_t len;
+};
+
+static int fd = -1;
+static char *shm;
+static uint32_t seq;
+static int cpu_time;
+static struct timespec cpu_mark;
+
+#define WORD(at) ((_Atomic uint32_t *)(shm + (at)))
+
+/* The simulator ended the connection: the launcher is ending the job and reports why. */
+static void lost(void)
+{
+    _exit(1);
+}
+
+static void put_all(const void *p, size_t n)
+{
+    const char *c = p;
+    while (n) {
+        ssize_t k = write(fd, c, n);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            lost();
+        c += k;
+        n -= (size_t)k;
+    }
+}
+
+static void get_all(void *p, size_t n)
+{
+    char *c = p;
+    while (n) {
+        ssize_t k = read(fd, c, n);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            lost();
+        c += k;
+        n -= (size_t)k;
+    }
+}
+
+static struct answer socket_call(uint32_t op, int a, int b, int c, uint64_t len, const void *payload, void *into)
+{
+    struct request r = {op, a, b, c, len};
+    struct answer ans;
+    /* One write for a short request and its payload: system calls are most of a call's time. */
+    char small[256];
+    if (payload && len && len <= sizeof small - sizeof r) {
+        memcpy(small, &r, sizeof r);
+        memcpy(small + sizeof r, payload, len);
+        put_all(small, sizeof r + len);
+    } else {
+        put_all(&r, sizeof r);
+        if (payload && len)
+            put_all(payload, len);
+    }
+    get_all(&ans, sizeof ans);
+    if (ans.count)
+        get_all(into, ans.count);
+    return ans;
+}
+
+static int simulator_gone(void)
+{
+    struct pollfd p = {fd, POLLRDHUP, 0};
+    return poll(&p, 1, 0) > 0 && (p.revents & (POLLHUP | POLLRDHUP | POLLERR));
+}
+
+static void wait_answer(void)
+{
+    _Atomic uint32_t *ans = WORD(ANS_SEQ), *sleeps = WORD(RANK_SLEEPS);
+    for (int i = 0; atomic_load_explicit(ans, memory_order_acquire) != seq; i++) {
+        if (i < YIELDS) {
+            sched_yield();
+            continue;
+        }
+        atomic_store(sleeps, 1);
+        if (atomic_load(ans) != seq) {
+            struct timespec t = {0, SLEEP_NS};
+            syscall(SYS_futex, ans, FUTEX_WAIT, seq - 1, &t, NULL, 0);
+        }
+        atomic_store(sleeps, 0);
+        if (atomic_load(ans) != seq && simulator_gone())
+            lost();
+    }
+}
+
+static uint64_t cpu_since_mark(void)
+{
+    if (!cpu_time)
+        return 0;
+    struct timespec now;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+    int64_t ns = (int64_t)(now.tv_sec - cpu_mark.tv_sec) * 1000000000 + (now.tv_nsec - cpu_mark.tv_nsec);
+    return ns > 0 ? (uint64_t)ns : 0;
+}
+
+static void mark_cpu(void)
+{
+    if (cpu_time)
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu_mark);
+}
+
+/* Publish a request in the slot (its payload in the data area, or after it on the socket). */
+static void publish(uint32_t op, int a, int b, int c, uint64_t len, const void *payload)
+{
+    struct request r = {op, a, b, c, len};
+    uint64_t cpu_ns = cpu_since_mark();
+    memcpy(shm + REQ_AT, &r, sizeof r);
+    memcpy(shm + REQ_AT + sizeof r, &cpu_ns, sizeof cpu_ns);
+    int big = len > DATA_BYTES;
+    if (payload && len && !big)
+        memcpy(shm + DATA_AT, payload, len);
+    atomic_store(WORD(REQ_SEQ), ++seq);
+    if (atomic_load(WORD(SIM_SLEEPS)))
+        syscall(SYS_futex, WORD(REQ_SEQ), FUTEX_WAKE, 1, NULL, NULL, 0);
+    if (payload && len && big)
+        put_all(payload, len);
+}
+
+struct answer cb_call(uint32_t op, int a, int b, int c, uint64_t len, const void *payload, void *into)
+{
+    if (!shm)
+        return socket_call(op, a, b, c, len, payload, into);
+    publish(op, a, b, c, len, payload);
+    wait_answer();
+    struct answer ans;
+    memcpy(&ans, shm + ANS_AT, sizeof ans);
+    if (ans.count > DATA_BYTES)
+        get_all(into, ans.count);
+    else if (ans.count)
+        memcpy(into, shm + DATA_AT, ans.count);
+    mark_cpu();
+    return ans;
+}
+
+struct answer cb_channel_init(int sock)
+{
+    fd = sock;
+    struct request r = {OP_INIT, 0, 0, 0, 0};
+    /* CELLBLADE_MPI_CHANNEL=socket keeps every call on the socket, to compare the two. */
+    const char *only = getenv("CELLBLADE_MPI_CHANNEL");
+    int file = only && strcmp(only, "socket") == 0 ? -1 : memfd_create("cellblade-mpi", MFD_CLOEXEC);
+    char *map = MAP_FAILED;
+    if (file >= 0 && ftruncate(file, CHANNEL_BYTES) == 0)
+        map = mmap(NULL, CHANNEL_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, file, 0);
+    if (map == MAP_FAILED) {
+        if (file >= 0)
+            close(file);
+        return socket_call(OP_INIT, 0, 0, 0, 0, NULL, NULL);
+    }
+    struct iovec iov = {&r, sizeof r};
+    union {
+        struct cmsghdr h;
+        char space[CMSG_SPACE(sizeof(int))];
+    } control;
+    memset(&control, 0, sizeof control);
+    struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = control.space, .msg_controllen = sizeof control.space};
+    struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
+    cm->cmsg_level = SOL_SOCKET;
+    cm->cmsg_type = SCM_RIGHTS;
+    cm->cmsg_len = CMSG_LEN(sizeof(int));
+    memcpy(CMSG_DATA(cm), &file, sizeof file);
+    ssize_t sent;
+    while ((sent = sendmsg(fd, &msg, 0)) < 0 && errno == EINTR)
+        ;
+    close(file);
+    if (sent != (ssize_t)sizeof r)
+        lost();
+    shm = map;
+    struct answer ans;
+    get_all(&ans, sizeof ans);
+    cpu_time = (ans.flags & FLAG_CPU_TIME) != 0;
+    mark_cpu();
+    return ans;
+}
+
+void cb_channel_abort(int code)
+{
+    if (fd < 0)
+        return;
+    if (shm)
+        publish(OP_ABORT, code, 0, 0, 0, NULL);
+    else {
+        struct request r = {OP_ABORT, code, 0, 0, 0};
+        put_all(&r, sizeof r);
+    }
+}
+
+void cb_channel_close(void)
+{
+    if (shm)
+        munmap(shm, CHANNEL_BYTES);
+    shm = NULL;
+    close(fd);
+    fd = -1;
+}

@@ -1,0 +1,27 @@
+/* The rank library's channel to the simulator (cb_channel.c): requests and answers in the
+ * format of crates/cellblade/src/mpi/wire.rs, through shared memory (channel.rs) after the
+ * first one. */
+#ifndef CB_CHANNEL_H
+#define CB_CHANNEL_H
+#include <stdint.h>
+
+enum { OP_INIT = 1, OP_FINALIZE, OP_SEND, OP_RECV, OP_WTIME, OP_BARRIER, OP_ABORT, OP_SENDRECV, OP_PROBE, OP_IPROBE, OP_COMPUTE };
+#define NO_MATCH (-32766)
+/* In the answer to OP_INIT: measure the CPU time between calls (`mpirun --compute cpu`). */
+#define FLAG_CPU_TIME 1u
+
+struct answer {
+    int32_t err, source, tag;
+    uint32_t flags;
+    uint64_t count;
+    double value;
+};
+
+/* Connect over the socket `sock` (OP_INIT, with the shared-memory channel beside it). */
+struct answer cb_channel_init(int sock);
+/* One call: the request (and `len` payload bytes), then the answer (its payload into `into`). */
+struct answer cb_call(uint32_t op, int a, int b, int c, uint64_t len, const void *payload, void *into);
+/* Tell the simulator the job aborts with `code` (no answer is awaited); a no-op before init. */
+void cb_channel_abort(int code);
+void cb_channel_close(void);
+#endif

@@ -1,0 +1,102 @@
+"""The call channel between rank processes and the simulator (shared memory, the socket beside
+it) and `mpirun --compute`: tests/mpi/transport.c, compute_burst.c and fault_midcall.c."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import run_cli
+
+SOURCES = Path(__file__).parent / "mpi"
+
+pytestmark = pytest.mark.skipif(shutil.which("cc") is None, reason="needs a C compiler")
+
+
+@pytest.fixture(scope="module")
+def build(tmp_path_factory):
+    out = tmp_path_factory.mktemp("mpi_transport")
+
+    def make(name: str) -> str:
+        exe = out / name
+        if not exe.exists():
+            done = run_cli(
+                "mpicc", "-O1", "-I", str(SOURCES), str(SOURCES / f"{name}.c"), "-o", str(exe)
+            )
+            assert done.returncode == 0, done.stderr
+        return str(exe)
+
+    return make
+
+
+def _mpirun_socket_only(*args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "CELLBLADE_MPI_CHANNEL": "socket"}
+    return subprocess.run(
+        [sys.executable, "-m", "cellblade.cli", "mpirun", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+        check=False,
+    )
+
+
+@pytest.mark.parametrize("ranks", [2, 4])
+def test_large_messages_and_many_calls_pass_through_both_channels(build, ranks):
+    exe = build("transport")
+    shared = run_cli("mpirun", "-n", str(ranks), exe)
+    assert (shared.returncode, shared.stdout, shared.stderr) == (0, "No Errors\n", "")
+    socket = _mpirun_socket_only("-n", str(ranks), exe)
+    assert (socket.returncode, socket.stdout, socket.stderr) == (0, "No Errors\n", "")
+
+
+def test_both_channels_give_the_same_simulated_times(build, tmp_path):
+    exe = build("compute_burst")
+    shared = run_cli("mpirun", "-n", "3", "--out", str(tmp_path / "a"), exe, "1")
+    socket = _mpirun_socket_only("-n", "3", "--out", str(tmp_path / "b"), exe, "1")
+    assert shared.returncode == socket.returncode == 0, shared.stderr + socket.stderr
+    assert shared.stdout == socket.stdout == "0.000000000\n"
+    a = (tmp_path / "a" / "result.json").read_text()
+    b = (tmp_path / "b" / "result.json").read_text()
+
+    def strip(text: str) -> list[str]:  # the host's wall times differ from run to run
+        return [line for line in text.splitlines() if not ("wall_s" in line or "wait_s" in line)]
+
+    assert strip(a) == strip(b)
+
+
+def test_compute_zero_is_free_and_deterministic_cpu_charges_the_burst(build):
+    exe = build("compute_burst")
+    runs = [run_cli("mpirun", "-n", "2", exe, "20") for _ in range(2)]
+    runs.append(run_cli("mpirun", "-n", "2", "--compute", "zero", exe, "20"))
+    assert all(r.returncode == 0 for r in runs), [r.stderr for r in runs]
+    assert runs[0].stdout == runs[1].stdout == runs[2].stdout == "0.000000000\n"
+    cpu = run_cli("mpirun", "-n", "2", "--compute", "cpu", exe, "20")
+    cpu4 = run_cli("mpirun", "-n", "2", "--compute", "cpu:4", exe, "20")
+    assert cpu.returncode == cpu4.returncode == 0, cpu.stderr + cpu4.stderr
+    one, four = float(cpu.stdout), float(cpu4.stdout)
+    # 2e7 dependent multiply-adds take milliseconds of CPU on any current host.
+    assert 1e-3 < one < 5.0, one
+    assert 2.0 < four / one < 8.0, (one, four)
+
+
+def test_compute_names_what_it_allows(build):
+    done = run_cli("mpirun", "-n", "2", "--compute", "cpu:0", build("compute_burst"))
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr == (
+        "cellblade: error: --compute cpu:0 is not allowed: "
+        "zero, cpu or cpu:FACTOR with FACTOR above 0 and at most 1000\n"
+    )
+
+
+def test_a_rank_killed_inside_a_call_is_named_with_its_signal(build):
+    done = run_cli("mpirun", "-n", "2", build("fault_midcall"))
+    assert done.returncode == 128 + 14, done.stderr
+    assert done.stderr == (
+        "cellblade mpirun: rank 1 was killed by SIGALRM without calling MPI_Finalize "
+        "(its last call: MPI_Recv from 0, tag 0): the other ranks were ended\n"
+    )
