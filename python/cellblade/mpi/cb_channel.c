@@ -156,7 +156,7 @@ static void publish(uint32_t op, int a, int b, int c, uint64_t len, const void *
         put_all(payload, len);
 }
 
-struct answer cb_call(uint32_t op, int a, int b, int c, uint64_t len, const void *payload, void *into)
+struct answer cb_channel_call(uint32_t op, int a, int b, int c, uint64_t len, const void *payload, void *into)
 {
     if (!shm)
         return socket_call(op, a, b, c, len, payload, into);

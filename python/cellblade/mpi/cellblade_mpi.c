@@ -82,7 +82,7 @@ int cb_new_comm(int size, int rank, const int *world, int ctx, MPI_Errhandler eh
 /* One call to the simulator (cb_channel.c). */
 static struct answer call(uint32_t op, int a, int b, int c, uint64_t len, const void *payload, void *into)
 {
-    return cb_call(op, a, b, c, len, payload, into);
+    return cb_channel_call(op, a, b, c, len, payload, into);
 }
 
 static const char *class_name(int code)
