@@ -192,18 +192,5 @@ int main(int argc, char **argv)
     RUN(llong, MPI_LONG_LONG_INT, 1);
     LOC(struct di, MPI_DOUBLE_INT);
     LOC(struct ii, MPI_2INT);
-    /* A user operation over a derived type is refused with its class, not run wrongly. */
-    MPI_Datatype dt;
-    MPI_Type_contiguous(2, MPI_INT, &dt);
-    MPI_Type_commit(&dt);
-    MPI_Op mine;
-    MPI_Op_create(NULL, 1, &mine);
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    int a[2] = {1, 2}, b[2], cls = -1;
-    MPI_Error_class(MPI_Allreduce(a, b, 1, dt, mine, MPI_COMM_WORLD), &cls);
-    CHECK_MSG(cls == MPI_ERR_TYPE, "user op on a derived type: class %d", cls);
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
-    MPI_Op_free(&mine);
-    MPI_Type_free(&dt);
     return mtest_finalize();
 }

@@ -285,11 +285,15 @@ static void regular(struct cb_comm *c, int n, int **counts, int **displs)
     }
 }
 
-static int check_pair(const char *name, MPI_Comm comm, int scount, MPI_Datatype stype, int rcount, MPI_Datatype rtype, int in_place)
+/* Only the significant side is checked: MPI ignores a rooted collective's receive arguments
+ * (gather) or send arguments (scatter) away from the root, and the other side at a root that
+ * passes MPI_IN_PLACE. */
+static int check_pair(const char *name, MPI_Comm comm, int scount, MPI_Datatype stype, int rcount, MPI_Datatype rtype, int skip_send,
+    int skip_recv)
 {
-    if (!in_place)
+    if (!skip_send)
         CB_CHECK(check_buf(name, comm, scount, stype));
-    return check_buf(name, comm, rcount, rtype);
+    return skip_recv ? MPI_SUCCESS : check_buf(name, comm, rcount, rtype);
 }
 
 int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
@@ -300,7 +304,7 @@ int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
     int *counts, *displs;
     CB_CHECK(coll_begin(name, comm, &c));
     CB_CHECK(check_root(name, comm, c, root));
-    CB_CHECK(check_pair(name, comm, sendcount, sendtype, recvcount, recvtype, sendbuf == MPI_IN_PLACE));
+    CB_CHECK(check_pair(name, comm, sendcount, sendtype, recvcount, recvtype, sendbuf == MPI_IN_PLACE, c->rank != root));
     regular(c, recvcount, &counts, &displs);
     int rc = gatherv(name, c, comm, sendbuf, sendcount, sendtype, recvbuf, counts, displs, recvtype, root);
     free(counts);
@@ -315,7 +319,7 @@ int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
     struct cb_comm *c = NULL;
     CB_CHECK(coll_begin(name, comm, &c));
     CB_CHECK(check_root(name, comm, c, root));
-    CB_CHECK(check_pair(name, comm, sendcount, sendtype, 0, recvtype, sendbuf == MPI_IN_PLACE));
+    CB_CHECK(check_pair(name, comm, sendcount, sendtype, 0, recvtype, sendbuf == MPI_IN_PLACE, c->rank != root));
     return gatherv(name, c, comm, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root);
 }
 
@@ -327,7 +331,7 @@ int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
     int *counts, *displs;
     CB_CHECK(coll_begin(name, comm, &c));
     CB_CHECK(check_root(name, comm, c, root));
-    CB_CHECK(check_pair(name, comm, sendcount, sendtype, recvcount, recvtype, 0));
+    CB_CHECK(check_pair(name, comm, sendcount, sendtype, recvcount, recvtype, c->rank != root, c->rank == root && recvbuf == MPI_IN_PLACE));
     regular(c, sendcount, &counts, &displs);
     int rc = scatterv(name, c, comm, sendbuf, counts, displs, sendtype, recvbuf, recvcount, recvtype, root);
     free(counts);
@@ -342,7 +346,7 @@ int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[
     struct cb_comm *c = NULL;
     CB_CHECK(coll_begin(name, comm, &c));
     CB_CHECK(check_root(name, comm, c, root));
-    CB_CHECK(check_pair(name, comm, 0, sendtype, recvcount, recvtype, 0));
+    CB_CHECK(check_pair(name, comm, 0, sendtype, recvcount, recvtype, c->rank != root, c->rank == root && recvbuf == MPI_IN_PLACE));
     return scatterv(name, c, comm, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root);
 }
 
@@ -352,7 +356,7 @@ int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
     const char *name = "MPI_Allgatherv";
     struct cb_comm *c = NULL;
     CB_CHECK(coll_begin(name, comm, &c));
-    CB_CHECK(check_pair(name, comm, sendcount, sendtype, 0, recvtype, sendbuf == MPI_IN_PLACE));
+    CB_CHECK(check_pair(name, comm, sendcount, sendtype, 0, recvtype, sendbuf == MPI_IN_PLACE, 0));
     MPI_Aint ext = cb_type_extent(recvtype);
     const void *mine = sendbuf;
     if (sendbuf == MPI_IN_PLACE && c->rank != 0) {
@@ -392,7 +396,7 @@ int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
     struct cb_comm *c = NULL;
     int *counts, *displs;
     CB_CHECK(coll_begin("MPI_Allgather", comm, &c));
-    CB_CHECK(check_pair("MPI_Allgather", comm, sendcount, sendtype, recvcount, recvtype, sendbuf == MPI_IN_PLACE));
+    CB_CHECK(check_pair("MPI_Allgather", comm, sendcount, sendtype, recvcount, recvtype, sendbuf == MPI_IN_PLACE, 0));
     if (allgather_library(c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype))
         return MPI_SUCCESS;
     regular(c, recvcount, &counts, &displs);
@@ -410,7 +414,7 @@ int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
     struct cb_comm *c = NULL;
     CB_CHECK(coll_begin(name, comm, &c));
     int in_place = sendbuf == MPI_IN_PLACE;
-    CB_CHECK(check_pair(name, comm, sendcount, sendtype, recvcount, recvtype, in_place));
+    CB_CHECK(check_pair(name, comm, sendcount, sendtype, recvcount, recvtype, in_place, 0));
     char *copy = NULL;
     if (in_place) {
         size_t bytes = (size_t)c->size * (size_t)cb_type_extent(recvtype) * (size_t)recvcount;
@@ -602,8 +606,8 @@ int PMPI_Comm_free(MPI_Comm *comm)
     CB_CHECK(coll_begin("MPI_Comm_free", *comm, &c));
     if (*comm == MPI_COMM_WORLD || *comm == MPI_COMM_SELF)
         return cb_fail("MPI_Comm_free", *comm, MPI_ERR_COMM, "MPI_COMM_WORLD and MPI_COMM_SELF cannot be freed");
-    free(c->world);
-    c->used = 0;
+    c->freed = 1;
+    cb_comm_release(*comm); /* gone now unless a pending request still holds it */
     *comm = MPI_COMM_NULL;
     return MPI_SUCCESS;
 }

@@ -75,6 +75,8 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         help=f"collectives on the collective library (default {MPI['default_coll']}: the seed's, "
         f"built on send and receive); OP one of {', '.join(MPI['coll_families'])}, ALGO seed, "
         "library, auto or an algorithm of OP (`cellblade coll list`)",
+    )
+    run.add_argument(
         "--compute",
         metavar="zero|cpu[:FACTOR]",
         help="what each rank's computation between MPI calls costs in simulated SPE time: "
