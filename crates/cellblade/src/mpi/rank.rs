@@ -6,12 +6,20 @@
 //! source; every sender in round-robin order for `MPI_ANY_SOURCE`), check tag and communicator,
 //! move the data, unset the flag, signal the sender. A flagged entry whose tag does not match
 //! is left alone: it is that sender's oldest message and may not be overtaken.
+//!
+//! Buffered mode (seed 004 §7, "buffered mode for short messages"; off unless the machine file's
+//! `mpi.buffered_bytes` is set): a message that small travels inside the entry and the send
+//! returns once the entry has landed. The receiver copies it out, unsets the flag and sets its
+//! own bit in the sender's signal register 2 (OR mode). The sender's next message to that
+//! receiver, buffered or not, first waits for that bit, so B_ij still holds one message at a
+//! time and messages stay non-overtaking. Every send and receive is charged the SPU's own code,
+//! `mpi.call_core_cycles`.
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use crate::error::{config_err, program_err, Error, Result};
-use crate::machine::memory::Memory;
+use crate::machine::memory::{reg, Memory};
 use crate::sim::{Time, TICKS_PER_SECOND};
 use crate::spu::Spu;
 
@@ -40,6 +48,8 @@ pub struct Rank {
     tracker: Rc<Tracker>,
     /// The next sender an `MPI_ANY_SOURCE` scan looks at first.
     rr: Cell<usize>,
+    /// Receivers (a bit each) whose entry still holds this rank's buffered message.
+    busy: Cell<u32>,
     /// Bump pointers of the main-memory and local-store heaps: (next, end).
     heap: Cell<(u64, u64)>,
     ls_heap: Cell<(u64, u64)>,
@@ -67,6 +77,7 @@ impl Rank {
             boot,
             tracker,
             rr: Cell::new(0),
+            busy: Cell::new(0),
             heap: Cell::new((heap.0, heap.0 + heap.1)),
             ls_heap: Cell::new((ls_heap.0, ls_heap.0 + ls_heap.1)),
             label: RefCell::new(None),
@@ -205,9 +216,29 @@ impl Rank {
     pub async fn send(&self, buf: u64, bytes: u32, dest: usize, tag: i32, comm: u32) -> Result<u32> {
         self.check_send(dest, tag)?;
         self.enter(format!("MPI_Send to {dest}, tag {tag}"));
-        self.post(buf, bytes, dest, tag, comm).await?;
+        if !self.post(buf, bytes, dest, tag, comm).await? {
+            return Ok(code::SUCCESS);
+        }
         self.tracker.acking(self.boot.rank);
         self.wait_ack().await
+    }
+
+    /// The SPU's own code of one send or receive call (`mpi.call_core_cycles`).
+    async fn charge_call(&self) {
+        let dt = self.spu.with_machine(|m| m.p.mpi_call);
+        self.sleep(dt).await;
+    }
+
+    /// Wait until `dest` has taken this rank's last buffered message (its bit in signal 2).
+    async fn wait_slot(&self, dest: usize) -> Result<()> {
+        let me = self.boot.rank;
+        while self.busy.get() & (1 << dest) != 0 {
+            self.tracker.slot_wait(me, dest);
+            let freed = self.spu.spu_read_signal2().await?;
+            self.tracker.slots_seen(me, freed);
+            self.busy.set(self.busy.get() & !freed);
+        }
+        Ok(())
     }
 
     fn check_send(&self, dest: usize, tag: i32) -> Result<()> {
@@ -218,9 +249,15 @@ impl Rank {
         Ok(())
     }
 
-    /// The first half of a send: the meta-data entry is in B_ij once this returns.
-    async fn post(&self, buf: u64, bytes: u32, dest: usize, tag: i32, comm: u32) -> Result<()> {
+    /// The first half of a send: the meta-data entry is in B_ij once this returns. Returns
+    /// whether the send is synchronous (it must wait for the receiver's signal); a buffered one
+    /// carries its bytes in the entry and is done.
+    async fn post(&self, buf: u64, bytes: u32, dest: usize, tag: i32, comm: u32) -> Result<bool> {
         let me = self.boot.rank;
+        self.charge_call().await;
+        self.wait_slot(dest).await?;
+        let limit = self.spu.with_machine(|m| m.p.mpi_buffered_bytes);
+        let inline = limit > 0 && bytes <= limit;
         let mut e = [0u8; META_BYTES as usize];
         let mut put = |off: u32, v: u32| e[off as usize..off as usize + 4].copy_from_slice(&v.to_be_bytes());
         put(meta::FLAG, 1);
@@ -231,14 +268,21 @@ impl Rank {
         put(meta::ADDR_LO, buf as u32);
         put(meta::COMM, comm);
         put(meta::ERROR, code::SUCCESS);
+        put(meta::INLINE, inline as u32);
         self.spu.ls_write(OUT_META, &e)?;
+        if inline {
+            transfer::ls_copy(&self.spu, OUT_META + meta::DATA, buf, bytes, true).await?;
+        }
         let to = Memory::ls_ea(self.boot.spes[dest], layout::entry(me));
         self.spu.mfc_put(OUT_META, to, META_BYTES, tag::META).await?;
         self.spu.mfc_write_tag_mask(1 << tag::META);
         self.spu.mfc_read_tag_status_all().await?;
         // The entry has landed: the receiver must rescan before it can count as stuck.
         self.tracker.running(dest);
-        Ok(())
+        if inline {
+            self.busy.set(self.busy.get() | 1 << dest);
+        }
+        Ok(!inline)
     }
 
     /// The second half: the receiver's signal, carrying its error code.
@@ -268,8 +312,11 @@ impl Rank {
         self.check_recv(source, rtag)?;
         let inner = format!("MPI_Sendrecv to {dest}, tag {stag}, from {}, {}", source_text(source), tag_text(rtag));
         self.enter(inner);
-        self.post(sbuf, sbytes, dest, stag, comm).await?;
+        let synchronous = self.post(sbuf, sbytes, dest, stag, comm).await?;
         let st = self.receive(rbuf, cap, source, rtag, comm).await?;
+        if !synchronous {
+            return Ok((code::SUCCESS, st));
+        }
         self.tracker.acking(self.boot.rank);
         let code = self.wait_ack().await?;
         Ok((code, st))
@@ -308,18 +355,31 @@ impl Rank {
     async fn receive(&self, buf: u64, cap: u32, source: i32, tag: i32, comm: u32) -> Result<Status> {
         let sender = self.poll(source, tag, comm).await?;
         self.tracker.running(self.boot.rank);
+        self.charge_call().await;
         let entry = layout::entry(sender);
         let word = |off: u32| self.spu.ls_read_u32(entry + off).expect("meta-data entries lie inside the local store");
         let sent = word(meta::SIZE);
         let addr = ((word(meta::ADDR_HI) as u64) << 32) | word(meta::ADDR_LO) as u64;
         let status_tag = word(meta::TAG) as i32;
         let n = sent.min(cap);
-        transfer::move_data(&self.spu, addr, buf, n, self.boot.depth).await?;
+        let inline = word(meta::INLINE) != 0;
+        if inline {
+            transfer::ls_copy(&self.spu, entry + meta::DATA, buf, n, false).await?;
+        } else {
+            transfer::move_data(&self.spu, addr, buf, n, self.boot.depth).await?;
+        }
         let error = if sent > cap { code::ERR_TRUNCATE } else { code::SUCCESS };
         self.spu.ls_write_u32(entry + meta::FLAG, 0)?;
-        // The sender's acknowledgement is on its way: it counts as running from now.
-        self.tracker.acknowledged(sender);
-        self.signal(sender, error).await?;
+        if inline {
+            // The sender has moved on; its next message to this rank waits for this bit.
+            let me = self.boot.rank;
+            self.tracker.slot_freed(sender, me);
+            self.signal(self.boot.signal_ea[sender] + SIGNAL2_FROM_1, 1 << me).await?;
+        } else {
+            // The sender's acknowledgement is on its way: it counts as running from now.
+            self.tracker.acknowledged(sender);
+            self.signal(self.boot.signal_ea[sender], error).await?;
+        }
         self.tracker.running(self.boot.rank);
         Ok(Status { source: sender, tag: status_tag, bytes: n, sent, error })
     }
@@ -407,15 +467,15 @@ impl Rank {
         self.spu.compute(cycles).await;
     }
 
-    /// Signal the sender's register 1 with the error code (overwrite mode: one send waits at a
-    /// time, so the whole register carries the code, §3.3). The previous signal must have left
+    /// Signal a sender: its register 1 with the error code (overwrite mode: one synchronous
+    /// send waits at a time, so the whole register carries the code, §3.3), or its register 2
+    /// with this rank's bit (OR mode) for a buffered message. The previous signal must have left
     /// the scratch quadword first.
-    async fn signal(&self, sender: usize, error: u32) -> Result<()> {
+    async fn signal(&self, ea: u64, value: u32) -> Result<()> {
         self.spu.mfc_write_tag_mask(1 << tag::SIGNAL);
         self.spu.mfc_read_tag_status_all().await?;
-        let ea = self.boot.signal_ea[sender];
         let lsa = SIG_SCRATCH + (ea % 16) as u32;
-        self.spu.ls_write_u32(lsa, error)?;
+        self.spu.ls_write_u32(lsa, value)?;
         self.spu.mfc_sndsig(lsa, ea, tag::SIGNAL).await
     }
 
@@ -465,6 +525,10 @@ fn tag_text(tag: i32) -> String {
         format!("tag {tag}")
     }
 }
+
+/// Signal register 2 lies this far after register 1 in an SPE's problem-state area, so the boot
+/// structure's addresses of register 1 give both.
+const SIGNAL2_FROM_1: u64 = reg::SIGNOTIFY2 - reg::SIGNOTIFY1;
 
 /// Collectives run on a communicator's shadow context so they never match user messages.
 pub const COLL_COMM: u32 = 0x8000_0000;
