@@ -226,7 +226,10 @@ fn buffered_latency() {
             println!("{mode:?} {bytes:>3} B: synchronous {sync:.3} us, buffered {buffered:.3} us");
             if mode == Mode::Ls && bytes > 0 {
                 // About a 0-byte message: the bytes ride in the entry, no SPE-to-SPE get follows.
-                assert!(buffered < 1.02 * zero && sync - buffered > 0.08, "{bytes} B in ls mode: buffered {buffered} vs synchronous {sync}");
+                assert!(
+                    buffered < 1.02 * zero && sync - buffered > 0.08,
+                    "{bytes} B in ls mode: buffered {buffered} vs synchronous {sync}"
+                );
             } else {
                 assert!((buffered / sync - 1.0).abs() < 0.05, "{mode:?} {bytes} B: buffered {buffered} vs synchronous {sync}");
             }

@@ -57,6 +57,8 @@ pub mod meta {
     pub const ERROR: u32 = 32;
     /// 1 when the message travels in the entry (buffered mode, seed 004 §7).
     pub const INLINE: u32 = 36;
+    /// 1 when the receiver acknowledges with its bit in signal register 2 (a nonblocking send).
+    pub const ACK2: u32 = 40;
     /// A buffered message's bytes, up to the end of the entry.
     pub const DATA: u32 = 48;
 }

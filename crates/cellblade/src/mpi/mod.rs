@@ -7,6 +7,7 @@
 //! startup.rs   §3.2: the PPE passes each rank a boot structure through a mailbox message
 //! tracker.rs   what every rank waits in, for the deadlock report ("rank 0 waits in MPI_Send ...")
 //! rank.rs      one rank: §3.3 send (meta-data DMA, wait for the signal) and receive (poll, match, move, signal)
+//! nonblocking.rs  MPI_Isend/Irecv/Test/Wait: requests in flight together, a progress engine
 //! transfer.rs  the receiver's data move: "memory" mode (chunks through the local store, double
 //!              buffered) and "ls" mode (one SPE-to-SPE DMA per 16 KB)
 //! world.rs     a blade running N ranks with a program per rank; deadlocks reported per rank
@@ -26,6 +27,7 @@
 mod claims;
 mod external;
 mod layout;
+mod nonblocking;
 mod pingpong;
 mod rank;
 pub mod request;
@@ -38,6 +40,7 @@ mod world;
 pub use claims::claims;
 pub use external::{run_external, ExternalOutcome};
 pub use layout::{DEFAULT_DEPTH, MAX_DEPTH};
+pub use nonblocking::Request;
 pub use pingpong::{default_reps, pingpong, PingPong, PingPongRow};
 pub use rank::{Rank, Status};
 pub use world::{MpiWorld, WorldReport};

@@ -44,12 +44,15 @@ pub struct Status {
 /// A rank's handle: its SPE and what `MPI_Init` read from the boot structure.
 pub struct Rank {
     spu: Spu,
-    boot: Boot,
-    tracker: Rc<Tracker>,
+    pub(super) boot: Boot,
+    pub(super) tracker: Rc<Tracker>,
     /// The next sender an `MPI_ANY_SOURCE` scan looks at first.
-    rr: Cell<usize>,
-    /// Receivers (a bit each) whose entry still holds this rank's buffered message.
-    busy: Cell<u32>,
+    pub(super) rr: Cell<usize>,
+    /// Receivers (a bit each) whose entry still holds this rank's buffered or nonblocking
+    /// message: their bit in signal register 2 frees it.
+    pub(super) busy: Cell<u32>,
+    /// Nonblocking requests (`nonblocking.rs`), by handle.
+    pub(super) reqs: RefCell<Vec<Option<super::nonblocking::Req>>>,
     /// Bump pointers of the main-memory and local-store heaps: (next, end).
     heap: Cell<(u64, u64)>,
     ls_heap: Cell<(u64, u64)>,
@@ -78,6 +81,7 @@ impl Rank {
             tracker,
             rr: Cell::new(0),
             busy: Cell::new(0),
+            reqs: RefCell::new(Vec::new()),
             heap: Cell::new((heap.0, heap.0 + heap.1)),
             ls_heap: Cell::new((ls_heap.0, ls_heap.0 + ls_heap.1)),
             label: RefCell::new(None),
@@ -192,7 +196,7 @@ impl Rank {
         *self.label.borrow_mut() = label;
     }
 
-    fn enter(&self, inner: String) {
+    pub(super) fn enter(&self, inner: String) {
         let what = match &*self.label.borrow() {
             Some(l) => format!("{l} ({inner})"),
             None => inner,
@@ -215,8 +219,14 @@ impl Rank {
     /// the receiver has copied the message.
     pub async fn send(&self, buf: u64, bytes: u32, dest: usize, tag: i32, comm: u32) -> Result<u32> {
         self.check_send(dest, tag)?;
+        if self.has_requests() {
+            // Pending requests keep progressing while this send waits (and keep their order).
+            let id = self.isend(buf, bytes, dest, tag, comm).await?;
+            self.wait(id).await?;
+            return Ok(code::SUCCESS);
+        }
         self.enter(format!("MPI_Send to {dest}, tag {tag}"));
-        if !self.post(buf, bytes, dest, tag, comm).await? {
+        if !self.post(buf, bytes, dest, tag, comm, false).await? {
             return Ok(code::SUCCESS);
         }
         self.tracker.acking(self.boot.rank);
@@ -224,7 +234,7 @@ impl Rank {
     }
 
     /// The SPU's own code of one send or receive call (`mpi.call_core_cycles`).
-    async fn charge_call(&self) {
+    pub(super) async fn charge_call(&self) {
         let dt = self.spu.with_machine(|m| m.p.mpi_call);
         self.sleep(dt).await;
     }
@@ -236,12 +246,12 @@ impl Rank {
             self.tracker.slot_wait(me, dest);
             let freed = self.spu.spu_read_signal2().await?;
             self.tracker.slots_seen(me, freed);
-            self.busy.set(self.busy.get() & !freed);
+            self.on_freed(freed);
         }
         Ok(())
     }
 
-    fn check_send(&self, dest: usize, tag: i32) -> Result<()> {
+    pub(super) fn check_send(&self, dest: usize, tag: i32) -> Result<()> {
         self.check_peer("MPI_Send to", dest)?;
         if tag < 0 {
             return Err(config_err(format!("rank {}: MPI_Send tag {tag} is invalid: allowed 0 to {}", self.boot.rank, super::TAG_UB)));
@@ -252,7 +262,9 @@ impl Rank {
     /// The first half of a send: the meta-data entry is in B_ij once this returns. Returns
     /// whether the send is synchronous (it must wait for the receiver's signal); a buffered one
     /// carries its bytes in the entry and is done.
-    async fn post(&self, buf: u64, bytes: u32, dest: usize, tag: i32, comm: u32) -> Result<bool> {
+    /// With `ack2` a synchronous message is acknowledged by the receiver's bit in signal 2
+    /// (a nonblocking send, one of several in flight) instead of the code in signal 1.
+    pub(super) async fn post(&self, buf: u64, bytes: u32, dest: usize, tag: i32, comm: u32, ack2: bool) -> Result<bool> {
         let me = self.boot.rank;
         self.charge_call().await;
         self.wait_slot(dest).await?;
@@ -269,6 +281,7 @@ impl Rank {
         put(meta::COMM, comm);
         put(meta::ERROR, code::SUCCESS);
         put(meta::INLINE, inline as u32);
+        put(meta::ACK2, ack2 as u32);
         self.spu.ls_write(OUT_META, &e)?;
         if inline {
             transfer::ls_copy(&self.spu, OUT_META + meta::DATA, buf, bytes, true).await?;
@@ -279,7 +292,7 @@ impl Rank {
         self.spu.mfc_read_tag_status_all().await?;
         // The entry has landed: the receiver must rescan before it can count as stuck.
         self.tracker.running(dest);
-        if inline {
+        if inline || ack2 {
             self.busy.set(self.busy.get() | 1 << dest);
         }
         Ok(!inline)
@@ -312,7 +325,7 @@ impl Rank {
         self.check_recv(source, rtag)?;
         let inner = format!("MPI_Sendrecv to {dest}, tag {stag}, from {}, {}", source_text(source), tag_text(rtag));
         self.enter(inner);
-        let synchronous = self.post(sbuf, sbytes, dest, stag, comm).await?;
+        let synchronous = self.post(sbuf, sbytes, dest, stag, comm, false).await?;
         let st = self.receive(rbuf, cap, source, rtag, comm).await?;
         if !synchronous {
             return Ok((code::SUCCESS, st));
@@ -327,11 +340,16 @@ impl Rank {
     /// `ERR_TRUNCATE` in the status (and to the sender, in the signal).
     pub async fn recv(&self, buf: u64, cap: u32, source: i32, tag: i32, comm: u32) -> Result<Status> {
         self.check_recv(source, tag)?;
+        if self.has_requests() {
+            // An earlier nonblocking receive that matches comes first.
+            let id = self.irecv(buf, cap, source, tag, comm)?;
+            return self.wait(id).await;
+        }
         self.enter(format!("MPI_Recv from {}, {}", source_text(source), tag_text(tag)));
         self.receive(buf, cap, source, tag, comm).await
     }
 
-    fn check_recv(&self, source: i32, tag: i32) -> Result<()> {
+    pub(super) fn check_recv(&self, source: i32, tag: i32) -> Result<()> {
         if source != ANY_SOURCE {
             if source < 0 {
                 return Err(config_err(format!(
@@ -355,6 +373,12 @@ impl Rank {
     async fn receive(&self, buf: u64, cap: u32, source: i32, tag: i32, comm: u32) -> Result<Status> {
         let sender = self.poll(source, tag, comm).await?;
         self.tracker.running(self.boot.rank);
+        self.take(sender, buf, cap).await
+    }
+
+    /// Take `sender`'s matched message into `cap` bytes at `buf`: move the data, unset the flag,
+    /// signal the sender.
+    pub(super) async fn take(&self, sender: usize, buf: u64, cap: u32) -> Result<Status> {
         self.charge_call().await;
         let entry = layout::entry(sender);
         let word = |off: u32| self.spu.ls_read_u32(entry + off).expect("meta-data entries lie inside the local store");
@@ -370,7 +394,7 @@ impl Rank {
         }
         let error = if sent > cap { code::ERR_TRUNCATE } else { code::SUCCESS };
         self.spu.ls_write_u32(entry + meta::FLAG, 0)?;
-        if inline {
+        if inline || word(meta::ACK2) != 0 {
             // The sender has moved on; its next message to this rank waits for this bit.
             let me = self.boot.rank;
             self.tracker.slot_freed(sender, me);
@@ -412,7 +436,7 @@ impl Rank {
     }
 
     /// The status of `sender`'s entry if it is flagged and matches.
-    fn matching(&self, sender: usize, tag: i32, comm: u32) -> Option<Status> {
+    pub(super) fn matching(&self, sender: usize, tag: i32, comm: u32) -> Option<Status> {
         let entry = layout::entry(sender);
         let word = |off: u32| self.spu.ls_read_u32(entry + off).expect("meta-data entries lie inside the local store");
         let (t, size) = (word(meta::TAG) as i32, word(meta::SIZE));
@@ -462,7 +486,7 @@ impl Rank {
         }
     }
 
-    async fn sleep(&self, dt: Time) {
+    pub(super) async fn sleep(&self, dt: Time) {
         let cycles = self.spu.with_machine(|m| dt.0 / m.p.core_cycle.0);
         self.spu.compute(cycles).await;
     }

@@ -94,9 +94,15 @@ impl Tracker {
     /// that entry will run again.
     pub fn slot_freed(&self, sender: usize, by: usize) {
         self.freed.borrow_mut()[sender] |= 1 << by;
-        if self.state.borrow()[sender] == State::SlotWait(by) {
+        // A sender waiting in a nonblocking wait (polling) may progress on it too.
+        if matches!(self.state.borrow()[sender], State::SlotWait(b) if b == by) || self.state.borrow()[sender] == State::Polling {
             self.running(sender);
         }
+    }
+
+    /// Whether a receiver in `mask` has signalled `rank` and the signal is not yet read.
+    pub fn signal_pending(&self, rank: usize, mask: u32) -> bool {
+        self.freed.borrow()[rank] & mask != 0
     }
 
     /// `rank` has read the signals of the receivers in `bits`.
