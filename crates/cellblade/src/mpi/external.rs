@@ -105,6 +105,7 @@ async fn serve(r: Rc<Rank>, mut sock: UnixStream, stop: Stop) -> Result<()> {
     let rank = r.rank();
     let mut last = "none, before MPI_Init".to_string();
     let mut bufs = Buffers { send: (0, 0), recv: (0, 0) };
+    let mut pending = super::nb_wire::Pending::default();
     // Buffered reads: a request's header and payload usually come in one system call.
     let mut rd = BufReader::with_capacity(1 << 16, sock.try_clone().map_err(|e| io_err(rank, e))?);
     loop {
@@ -170,6 +171,7 @@ async fn serve(r: Rc<Rank>, mut sock: UnixStream, stop: Stop) -> Result<()> {
                 r.spu().compute(req.len.saturating_mul(per)).await;
                 Answer::default()
             }
+            wire::OP_ISEND..=wire::OP_WAITANY => pending.serve(&r, &req, &mut rd, &mut payload).await?,
             wire::OP_WTIME => Answer { value: r.wtime(), ..Answer::default() },
             wire::OP_BARRIER => {
                 r.barrier(req.c as u32).await?;
@@ -198,6 +200,10 @@ fn describe(req: &Request) -> String {
         wire::OP_SENDRECV => format!("MPI_Sendrecv to {}, tag {}", req.a, req.b),
         wire::OP_PROBE => format!("MPI_Probe from {}, tag {}", req.a, req.b),
         wire::OP_IPROBE => format!("MPI_Iprobe from {}, tag {}", req.a, req.b),
+        wire::OP_ISEND => format!("MPI_Isend to {}, tag {}", req.a, req.b),
+        wire::OP_IRECV => format!("MPI_Irecv from {}, tag {}", req.a, req.b),
+        wire::OP_WAIT | wire::OP_WAITANY => "MPI_Wait".into(),
+        wire::OP_TEST => "MPI_Test".into(),
         op => format!("request {op}"),
     }
 }

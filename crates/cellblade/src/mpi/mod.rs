@@ -8,6 +8,7 @@
 //! tracker.rs   what every rank waits in, for the deadlock report ("rank 0 waits in MPI_Send ...")
 //! rank.rs      one rank: §3.3 send (meta-data DMA, wait for the signal) and receive (poll, match, move, signal)
 //! nonblocking.rs  MPI_Isend/Irecv/Test/Wait: requests in flight together, a progress engine
+//! nb_wire.rs   a rank process's nonblocking calls, served by that engine
 //! transfer.rs  the receiver's data move: "memory" mode (chunks through the local store, double
 //!              buffered) and "ls" mode (one SPE-to-SPE DMA per 16 KB)
 //! world.rs     a blade running N ranks with a program per rank; deadlocks reported per rank
@@ -27,6 +28,7 @@
 mod claims;
 mod external;
 mod layout;
+mod nb_wire;
 mod nonblocking;
 mod pingpong;
 mod rank;

@@ -20,6 +20,13 @@ use super::{code, ANY_SOURCE};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Request(usize);
 
+impl Request {
+    /// The handle as a number (its position in posting order), for the wire.
+    pub fn id(self) -> usize {
+        self.0
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum SendState {
     /// Waiting for the receiver's entry to be free.

@@ -137,6 +137,31 @@ impl Rank {
         Ok(at)
     }
 
+    /// Reserve a buffer of `bytes` for a nonblocking request, from the top of the heap down, so
+    /// that [`Rank::free_all`] leaves it alone; [`Rank::free_requests`] releases them all.
+    pub fn alloc_request(&self, bytes: u64) -> Result<u64> {
+        let cell = if self.boot.mode == Mode::Ls { &self.ls_heap } else { &self.heap };
+        let (next, end) = cell.get();
+        let at = end.saturating_sub(bytes) & !127;
+        if at < next || end < bytes {
+            return Err(program_err(format!(
+                "rank {}: a {bytes}-byte request buffer does not fit: {} bytes are free",
+                self.boot.rank,
+                end.saturating_sub(next)
+            )));
+        }
+        cell.set((next, at));
+        Ok(at)
+    }
+
+    /// Release every request buffer (when no request is pending).
+    pub fn free_requests(&self) {
+        let spe = self.spu.spe_id();
+        let (heap, ls_heap) = self.spu.with_machine(|m| (layout::heap(&m.mem, spe), layout::ls_heap(m.p.ls_bytes, spe, self.boot.depth)));
+        self.heap.set((self.heap.get().0, heap.0 + heap.1));
+        self.ls_heap.set((self.ls_heap.get().0, ls_heap.0 + ls_heap.1));
+    }
+
     /// Release every buffer [`Rank::alloc`] gave out (their addresses become free again).
     pub fn free_all(&self) {
         for cell in [&self.heap, &self.ls_heap] {
