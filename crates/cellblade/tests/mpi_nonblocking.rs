@@ -236,3 +236,29 @@ proptest! {
         prop_assert_eq!(*ok.borrow(), ranks);
     }
 }
+
+#[test]
+fn sendrecv_behind_a_pending_irecv_takes_the_later_message() {
+    let mut w = MpiWorld::new(qs20(), 2, None, Mode::Memory).unwrap();
+    let tags = Rc::new(RefCell::new(Vec::new()));
+    let t = tags.clone();
+    w.rank(0, move |r| async move {
+        let (b, c) = (r.alloc(4)?, r.alloc(4)?);
+        let q = r.irecv(b, 4, 1, ANY_TAG, 0)?;
+        let (_, st) = r.sendrecv(c, 0, 1, 3, c, 4, 1, ANY_TAG, 0).await?;
+        let first = r.wait(q).await?;
+        t.borrow_mut().extend([first.tag, st.tag]);
+        Ok(())
+    })
+    .unwrap();
+    w.rank(1, |r| async move {
+        let b = r.alloc(4)?;
+        r.send(b, 4, 0, 1, 0).await?;
+        let (_, st) = r.sendrecv(b, 4, 0, 2, b, 4, 0, ANY_TAG, 0).await?;
+        assert_eq!(st.tag, 3);
+        Ok(())
+    })
+    .unwrap();
+    w.run().unwrap();
+    assert_eq!(*tags.borrow(), vec![1, 2], "the Irecv posted first takes the first message");
+}

@@ -348,6 +348,14 @@ impl Rank {
     ) -> Result<(u32, Status)> {
         self.check_send(dest, stag)?;
         self.check_recv(source, rtag)?;
+        if self.has_requests() {
+            // As a pair of requests, behind the pending ones (the engine keeps their order).
+            let r = self.irecv(rbuf, cap, source, rtag, comm)?;
+            let s = self.isend(sbuf, sbytes, dest, stag, comm).await?;
+            let st = self.wait(r).await?;
+            self.wait(s).await?;
+            return Ok((code::SUCCESS, st));
+        }
         let inner = format!("MPI_Sendrecv to {dest}, tag {stag}, from {}, {}", source_text(source), tag_text(rtag));
         self.enter(inner);
         let synchronous = self.post(sbuf, sbytes, dest, stag, comm, false).await?;
