@@ -1,6 +1,8 @@
 //! MPI on the simulated SPEs, as seed 004 builds it: every rank an SPE thread on its own
 //! physical SPE, synchronous-mode point-to-point through per-pair meta-data entries in the
-//! receivers' local stores, and collectives built on send and receive.
+//! receivers' local stores (short messages inside the entry in buffered mode, §7, when the
+//! machine file's `mpi.buffered_bytes` asks), nonblocking requests in flight together, and
+//! collectives built on send and receive.
 //!
 //! ```text
 //! layout.rs    where things are: meta-data entries B_ij, staging chunks, boot structures, heaps
