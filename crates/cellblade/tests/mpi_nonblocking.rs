@@ -262,3 +262,27 @@ fn sendrecv_behind_a_pending_irecv_takes_the_later_message() {
     w.run().unwrap();
     assert_eq!(*tags.borrow(), vec![1, 2], "the Irecv posted first takes the first message");
 }
+
+#[test]
+fn a_probe_keeps_pending_requests_progressing() {
+    // Rank 0's second Isend is queued behind its first; only a progress pass posts it, and rank
+    // 1 sends what rank 0 probes for only after receiving both.
+    let mut w = MpiWorld::new(qs20(), 2, None, Mode::Memory).unwrap();
+    w.rank(0, |r| async move {
+        let q1 = r.isend(0, 0, 1, 1, 0).await?;
+        let q2 = r.isend(0, 0, 1, 2, 0).await?;
+        let st = r.probe(1, 3, 0).await?;
+        assert_eq!((st.source, st.tag), (1, 3));
+        r.wait(q1).await?;
+        r.wait(q2).await?;
+        r.recv(0, 0, 1, 3, 0).await.map(|_| ())
+    })
+    .unwrap();
+    w.rank(1, |r| async move {
+        r.recv(0, 0, 0, 1, 0).await?;
+        r.recv(0, 0, 0, 2, 0).await?;
+        r.send(0, 0, 0, 3, 0).await.map(|_| ())
+    })
+    .unwrap();
+    w.run().unwrap();
+}

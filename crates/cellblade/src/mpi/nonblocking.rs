@@ -224,6 +224,35 @@ impl Rank {
         self.until_one(ids).await
     }
 
+    /// `MPI_Probe` (`block`) or `MPI_Iprobe` while requests are pending: each pass runs the
+    /// engine first (a pending receive takes what it matches), then looks at the entries.
+    pub(super) async fn probe_pending(&self, source: i32, tag: i32, comm: u32, block: bool) -> Result<Option<Status>> {
+        let me = self.boot.rank;
+        let (size, poll) = (self.size(), self.spu().with_machine(|m| m.p.poll));
+        loop {
+            let before = self.tracker.epoch(me);
+            let moved = self.progress().await?;
+            let candidates: Vec<usize> =
+                if source == ANY_SOURCE { (0..size).map(|k| (self.rr.get() + k) % size).collect() } else { vec![source as usize] };
+            for sender in candidates {
+                self.sleep(poll).await;
+                if let Some(st) = self.matching(sender, tag, comm) {
+                    self.tracker.running(me);
+                    return Ok(Some(st));
+                }
+            }
+            if !block {
+                return Ok(None);
+            }
+            if !moved && self.tracker.epoch(me) == before && !self.tracker.signal_pending(me, self.busy.get()) {
+                self.tracker.polling(me);
+                if self.tracker.stuck() {
+                    return Err(Error::Deadlock(format!("deadlock at {}: {}", self.spu().now(), self.tracker.report())));
+                }
+            }
+        }
+    }
+
     /// Progress until one of `ids` is done. A pass that moves nothing and during which nobody
     /// set this rank running counts it as stuck, unless an acknowledgement is on its way.
     async fn until_one(&self, ids: &[Request]) -> Result<(usize, Status)> {

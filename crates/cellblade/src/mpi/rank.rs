@@ -444,6 +444,9 @@ impl Rank {
     /// `MPI_Iprobe`: one pass over the entries that can match, taking nothing.
     pub async fn iprobe(&self, source: i32, tag: i32, comm: u32) -> Result<Option<Status>> {
         self.check_recv(source, tag)?;
+        if self.has_requests() {
+            return self.probe_pending(source, tag, comm, false).await;
+        }
         let size = self.boot.size;
         let poll = self.spu.with_machine(|m| m.p.poll);
         let candidates: Vec<usize> =
@@ -462,6 +465,9 @@ impl Rank {
     pub async fn probe(&self, source: i32, tag: i32, comm: u32) -> Result<Status> {
         self.check_recv(source, tag)?;
         self.enter(format!("MPI_Probe from {}, {}", source_text(source), tag_text(tag)));
+        if self.has_requests() {
+            return Ok(self.probe_pending(source, tag, comm, true).await?.expect("a blocking probe returns a match"));
+        }
         let sender = self.poll(source, tag, comm).await?;
         self.rr.set(sender);
         self.tracker.running(self.boot.rank);
