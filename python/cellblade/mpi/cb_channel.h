@@ -5,7 +5,11 @@
 #define CB_CHANNEL_H
 #include <stdint.h>
 
-enum { OP_INIT = 1, OP_FINALIZE, OP_SEND, OP_RECV, OP_WTIME, OP_BARRIER, OP_ABORT, OP_SENDRECV, OP_PROBE, OP_IPROBE, OP_COMPUTE };
+/* wire.rs's request codes, in its order. */
+enum {
+    OP_INIT = 1, OP_FINALIZE, OP_SEND, OP_RECV, OP_WTIME, OP_BARRIER, OP_ABORT, OP_SENDRECV, OP_PROBE, OP_IPROBE, OP_COMPUTE, OP_COLL,
+    OP_ISEND, OP_IRECV, OP_WAIT, OP_TEST, OP_WAITANY
+};
 #define NO_MATCH (-32766)
 /* In the answer to OP_INIT: measure the CPU time between calls (`mpirun --compute cpu`). */
 #define FLAG_CPU_TIME 1u

@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include "cb_channel.h"
 #include "cb_internal.h"
 
 enum { T_BCAST = 1, T_REDUCE, T_GATHER, T_SCATTER, T_ALLTOALL, T_SCAN, T_BARRIER, T_SPLIT };
@@ -53,7 +54,7 @@ static int lib_families = -1;
 static int on_library(int family, struct cb_comm *c)
 {
     if (lib_families < 0)
-        cb_call(CB_OP_COLL, CB_COLL_QUERY, 0, 0, 0, NULL, NULL, &lib_families, NULL);
+        cb_call(OP_COLL, CB_COLL_QUERY, 0, 0, 0, NULL, NULL, &lib_families, NULL);
     if (!(lib_families >> family & 1) || c->size != cb_world_size())
         return 0;
     for (int r = 0; r < c->size; r++)
@@ -86,7 +87,7 @@ static int library(int family, struct cb_comm *c, int root, int dtype, int op, s
     memcpy(msg + 8, &n, 8);
     if (inlen)
         memcpy(msg + 16, in, inlen);
-    int err = cb_call(CB_OP_COLL, family, root, c->ctx, 16 + inlen, msg, out, NULL, NULL);
+    int err = cb_call(OP_COLL, family, root, c->ctx, 16 + inlen, msg, out, NULL, NULL);
     free(msg);
     return err != CB_COLL_SEED;
 }

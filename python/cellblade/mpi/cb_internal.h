@@ -45,8 +45,7 @@ int cb_world_barrier(void);
 /* One request to the simulator (crates/cellblade/src/mpi/wire.rs): returns the answer's error
  * field; its source and count through the pointers (either may be NULL). */
 int cb_call(uint32_t op, int a, int b, int c, uint64_t len, const void *payload, void *into, int *source, uint64_t *count);
-/* wire.rs's OP_COLL, COLL_QUERY and COLL_SEED (mpi/collective.rs). */
-#define CB_OP_COLL 12
+/* wire.rs's COLL_QUERY and COLL_SEED (mpi/collective.rs), the `a` and answer of OP_COLL. */
 #define CB_COLL_QUERY (-1)
 #define CB_COLL_SEED (-2)
 int cb_new_comm(int size, int rank, const int *world, int ctx, MPI_Errhandler eh, MPI_Comm *out);

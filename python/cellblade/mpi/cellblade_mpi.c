@@ -6,10 +6,9 @@
  * tag, count, datatype or communicator gets its MPI error class under MPI_ERRORS_RETURN and a
  * message naming the call and the value under MPI_ERRORS_ARE_FATAL (the default).
  *
- * Non-blocking calls (Isend, Irecv) are deferred: a Wait or Test runs the pending operations
- * in the order they were posted until its own is done, a send together with a receive as one
- * deadlock-free Sendrecv (so Irecv/Isend exchanges get through). Programs whose progress needs
- * more than that in flight at once deadlock, and the simulator reports it.
+ * Non-blocking calls (Isend, Irecv) are requests in the simulator's progress engine
+ * (crates/cellblade/src/mpi/nonblocking.rs), in flight together on the simulated SPE: Wait,
+ * Waitany and Test run its passes, and a deadlock among them is reported like any other.
  */
 #include "cb_internal.h"
 #include "cb_channel.h"
@@ -557,11 +556,12 @@ int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
     return MPI_SUCCESS;
 }
 
-/* Deferred non-blocking operations (see the top of this file). */
+/* Non-blocking operations (see the top of this file): each is a request in the simulator's
+ * progress engine, named by its handle there; one to or from MPI_PROC_NULL is done at once. */
 #define MAX_REQUESTS 4096
 static struct pending {
     int used, is_send, done, rc;
-    long order; /* posting order */
+    int handle; /* the simulator's */
     const char *name;
     void *buf;
     int count, peer, tag;
@@ -569,40 +569,55 @@ static struct pending {
     MPI_Comm comm;
     MPI_Status status;
 } pending[MAX_REQUESTS];
-static long posted;
 
-static int defer(const char *name, int is_send, const void *buf, int count, MPI_Datatype t, int peer, int tag, MPI_Comm comm, MPI_Request *request)
+static int post(const char *name, int is_send, const void *buf, int count, MPI_Datatype t, int peer, int tag, MPI_Comm comm, MPI_Request *request)
 {
     struct cb_comm *c = NULL;
     if (is_send)
         CB_CHECK(check_send(name, buf, count, t, peer, tag, comm, &c));
     else
         CB_CHECK(check_recv(name, count, t, peer, tag, comm, &c));
-    for (int i = 0; i < MAX_REQUESTS; i++) {
-        if (!pending[i].used) {
-            pending[i] = (struct pending){1, is_send, 0, MPI_SUCCESS, posted++, name, (void *)buf, count, peer, tag, t, comm, {0, 0, 0, 0}};
-            cb_type_hold(t);
-            cb_comm_hold(comm);
-            *request = i + 1;
-            return MPI_SUCCESS;
-        }
+    int i = 0;
+    while (i < MAX_REQUESTS && pending[i].used)
+        i++;
+    if (i == MAX_REQUESTS)
+        return cb_fail(name, comm, MPI_ERR_REQUEST, "more than %d requests are pending", MAX_REQUESTS);
+    struct pending *q = &pending[i];
+    *q = (struct pending){1, is_send, 0, MPI_SUCCESS, -1, name, (void *)buf, count, peer, tag, t, comm, {0, 0, 0, 0}};
+    *request = i + 1;
+    cb_type_hold(t); /* a pending request keeps its datatype and communicator alive */
+    cb_comm_hold(comm);
+    if (peer == MPI_PROC_NULL) {
+        q->done = 1;
+        set_status(&q->status, MPI_PROC_NULL, MPI_ANY_TAG, MPI_SUCCESS, 0);
+        return MPI_SUCCESS;
     }
-    return cb_fail(name, comm, MPI_ERR_REQUEST, "more than %d requests are pending", MAX_REQUESTS);
+    size_t bytes = (size_t)count * cb_type_size(t);
+    if (is_send) {
+        char *tmp;
+        const char *data = packed(buf, count, t, bytes, &tmp);
+        q->handle = call(OP_ISEND, c->world[peer], tag, wire_ctx(c, 0), bytes, data, NULL).tag;
+        free(tmp);
+    } else {
+        int from = peer == MPI_ANY_SOURCE ? MPI_ANY_SOURCE : c->world[peer];
+        q->handle = call(OP_IRECV, from, tag, wire_ctx(c, 0), bytes, NULL, NULL).tag;
+    }
+    return MPI_SUCCESS;
 }
 
 int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    return defer("MPI_Isend", 1, buf, count, datatype, dest, tag, comm, request);
+    return post("MPI_Isend", 1, buf, count, datatype, dest, tag, comm, request);
 }
 
 int PMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    return defer("MPI_Issend", 1, buf, count, datatype, dest, tag, comm, request);
+    return post("MPI_Issend", 1, buf, count, datatype, dest, tag, comm, request);
 }
 
 int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    return defer("MPI_Irecv", 0, buf, count, datatype, source, tag, comm, request);
+    return post("MPI_Irecv", 0, buf, count, datatype, source, tag, comm, request);
 }
 
 static struct pending *request_of(const char *name, MPI_Request r)
@@ -614,46 +629,59 @@ static struct pending *request_of(const char *name, MPI_Request r)
     return &pending[r - 1];
 }
 
-/* The oldest pending operation not yet run, of one kind (-1: either). */
-static struct pending *oldest(int is_send)
+/* Ask the simulator to wait for or test request q (handles: one handle, or `n` of them for
+ * OP_WAITANY); on completion store its status and code in the request it names. Returns the
+ * index (within `qs`) of the request done, or -1 when a test finds it not done. */
+static int complete(uint32_t op, struct pending **qs, int n)
 {
-    struct pending *best = NULL;
-    for (int i = 0; i < MAX_REQUESTS; i++) {
-        struct pending *p = &pending[i];
-        if (p->used && !p->done && (is_send < 0 || p->is_send == is_send) && (!best || p->order < best->order))
-            best = p;
+    int32_t handles[MAX_REQUESTS];
+    for (int k = 0; k < n; k++)
+        handles[k] = qs[k]->handle;
+    /* The receive buffer is known only once the simulator names the request done: bytes come
+     * into a scratch buffer, then to the request's own. */
+    size_t cap = 0;
+    for (int k = 0; k < n; k++)
+        if (!qs[k]->is_send) {
+            size_t b = (size_t)qs[k]->count * cb_type_size(qs[k]->datatype);
+            cap = b > cap ? b : cap;
+        }
+    char *into = malloc(cap ? cap : 1);
+    struct answer a = op == OP_WAITANY ? call(op, 0, 0, 0, (uint64_t)n * 4, handles, into) : call(op, qs[0]->handle, 0, 0, 0, NULL, into);
+    if (a.source == NO_MATCH) {
+        free(into);
+        return -1;
     }
-    return best;
+    int k = op == OP_WAITANY ? (int)a.value : 0;
+    struct pending *q = qs[k];
+    struct cb_comm *c = comm_live(q->comm); /* freed by the user meanwhile is fine: the request holds it */
+    q->done = 1;
+    if (q->is_send) {
+        set_status(&q->status, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0);
+        q->rc = MPI_SUCCESS;
+        free(into);
+    } else if (!c) {
+        q->rc = cb_fail(q->name, MPI_COMM_WORLD, MPI_ERR_COMM, "communicator %d was freed", q->comm);
+        free(into);
+    } else if (q->datatype >= 0x10000) {
+        q->rc = received(q->name, c, q->comm, a, q->buf, q->datatype, into, (size_t)q->count * cb_type_size(q->datatype), &q->status);
+    } else {
+        memcpy(q->buf, into, a.count);
+        free(into);
+        q->rc = received(q->name, c, q->comm, a, q->buf, q->datatype, NULL, (size_t)q->count * cb_type_size(q->datatype), &q->status);
+    }
+    return k;
 }
 
-/* Run the oldest pending operation; a send and a receive on one communicator run together as
- * a Sendrecv, so ranks exchanging through Isend and Irecv cannot deadlock. */
-static void progress(void)
+/* Hand back a done request's status and code, and free it. */
+static int release(struct pending *q, MPI_Request *request, MPI_Status *status)
 {
-    struct pending *o = oldest(-1), *other = oldest(!o->is_send);
-    struct pending *snd = o->is_send ? o : other, *rcv = o->is_send ? other : o;
-    struct cb_comm *c = comm_live(o->comm); /* freed by the user meanwhile is fine: the request holds it */
-    if (!c) {
-        o->done = 1;
-        o->rc = cb_fail(o->name, MPI_COMM_WORLD, MPI_ERR_COMM, "communicator %d was freed", o->comm);
-        return;
-    }
-    if (snd && rcv && snd->comm == rcv->comm && snd->peer != MPI_PROC_NULL && rcv->peer != MPI_PROC_NULL) {
-        int rc = cb_sendrecv(rcv->name, c, o->comm, 0, snd->buf, snd->count, snd->datatype, snd->peer, snd->tag, rcv->buf, rcv->count,
-            rcv->datatype, rcv->peer, rcv->tag, &rcv->status);
-        snd->done = rcv->done = 1;
-        snd->rc = MPI_SUCCESS;
-        rcv->rc = rc;
-        set_status(&snd->status, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0);
-        return;
-    }
-    o->done = 1;
-    if (o->is_send) {
-        set_status(&o->status, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0);
-        o->rc = cb_send(o->name, c, o->comm, 0, o->buf, o->count, o->datatype, o->peer, o->tag);
-    } else {
-        o->rc = cb_recv(o->name, c, o->comm, 0, o->buf, o->count, o->datatype, o->peer, o->tag, &o->status);
-    }
+    if (status != MPI_STATUS_IGNORE)
+        *status = q->status;
+    q->used = 0;
+    cb_type_release(q->datatype);
+    cb_comm_release(q->comm);
+    *request = MPI_REQUEST_NULL;
+    return q->rc;
 }
 
 int PMPI_Wait(MPI_Request *request, MPI_Status *status)
@@ -666,15 +694,9 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status)
     struct pending *q = request_of("MPI_Wait", *request);
     if (!q)
         return MPI_ERR_REQUEST;
-    while (!q->done)
-        progress();
-    if (status != MPI_STATUS_IGNORE)
-        *status = q->status;
-    q->used = 0;
-    cb_type_release(q->datatype);
-    cb_comm_release(q->comm);
-    *request = MPI_REQUEST_NULL;
-    return q->rc;
+    if (!q->done)
+        complete(OP_WAIT, &q, 1);
+    return release(q, request, status);
 }
 
 int PMPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[])
@@ -688,11 +710,21 @@ int PMPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[])
     return rc;
 }
 
-/* Deferred operations complete when tested: a test runs the operation. */
+/* One pass of the simulator's progress engine (the SPU's time for it is charged). */
 int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 {
-    *flag = 1;
-    return PMPI_Wait(request, status);
+    cb_need_init("MPI_Test");
+    struct pending *q = *request == MPI_REQUEST_NULL ? NULL : request_of("MPI_Test", *request);
+    if (*request != MPI_REQUEST_NULL && !q)
+        return MPI_ERR_REQUEST;
+    *flag = !q || q->done || complete(OP_TEST, &q, 1) == 0;
+    if (!*flag)
+        return MPI_SUCCESS;
+    if (!q) {
+        set_status(status, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0);
+        return MPI_SUCCESS;
+    }
+    return release(q, request, status);
 }
 
 int PMPI_Testall(int count, MPI_Request requests[], int *flag, MPI_Status statuses[])
@@ -703,20 +735,48 @@ int PMPI_Testall(int count, MPI_Request requests[], int *flag, MPI_Status status
 
 int PMPI_Waitany(int count, MPI_Request requests[], int *index, MPI_Status *status)
 {
-    for (int i = 0; i < count; i++)
-        if (requests[i] != MPI_REQUEST_NULL) {
+    cb_need_init("MPI_Waitany");
+    struct pending *qs[MAX_REQUESTS];
+    int at[MAX_REQUESTS], n = 0;
+    for (int i = 0; i < count; i++) {
+        if (requests[i] == MPI_REQUEST_NULL)
+            continue;
+        struct pending *q = request_of("MPI_Waitany", requests[i]);
+        if (!q)
+            return MPI_ERR_REQUEST;
+        if (q->done) {
             *index = i;
-            return PMPI_Wait(&requests[i], status);
+            return release(q, &requests[i], status);
         }
-    *index = MPI_UNDEFINED;
-    set_status(status, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0);
-    return MPI_SUCCESS;
+        qs[n] = q;
+        at[n++] = i;
+    }
+    if (n == 0) {
+        *index = MPI_UNDEFINED;
+        set_status(status, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0);
+        return MPI_SUCCESS;
+    }
+    int k = complete(OP_WAITANY, qs, n);
+    *index = at[k];
+    return release(qs[k], &requests[at[k]], status);
 }
 
 int PMPI_Testany(int count, MPI_Request requests[], int *index, int *flag, MPI_Status *status)
 {
+    *index = MPI_UNDEFINED;
     *flag = 1;
-    return PMPI_Waitany(count, requests, index, status);
+    for (int i = 0; i < count; i++) {
+        if (requests[i] == MPI_REQUEST_NULL)
+            continue;
+        int rc = PMPI_Test(&requests[i], flag, status);
+        if (*flag || rc != MPI_SUCCESS) {
+            *index = i;
+            return rc;
+        }
+    }
+    if (*index == MPI_UNDEFINED)
+        set_status(status, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0);
+    return MPI_SUCCESS;
 }
 
 int PMPI_Request_free(MPI_Request *request)
@@ -734,9 +794,8 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
     struct pending *q = request_of("MPI_Request_get_status", request);
     if (!q)
         return MPI_ERR_REQUEST;
-    while (!q->done)
-        progress();
-    if (status != MPI_STATUS_IGNORE)
+    *flag = q->done || complete(OP_TEST, &q, 1) == 0;
+    if (*flag && status != MPI_STATUS_IGNORE)
         *status = q->status;
     return MPI_SUCCESS;
 }

@@ -39,6 +39,7 @@ pub struct MachineFile {
     pub ppe: PpeCfg,
     pub memory: MemoryCfg,
     pub scheduler: SchedulerCfg,
+    pub mpi: MpiCfg,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -206,6 +207,26 @@ impl SchedulerCfg {
     const LIMITS: Limits = &[("keep_probability", 0.0, 1.0), ("more_swaps_probability", 0.0, 0.99)];
 }
 
+/// The largest message seed 004's MPI may send in buffered mode: what the 128-byte meta-data
+/// entry holds after its 48 bytes of fields (`mpi::layout` checks that it agrees).
+pub const MPI_BUFFERED_MAX_BYTES: u32 = 80;
+
+/// Seed 004's MPI library on the SPUs (`crate::mpi`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MpiCfg {
+    /// The SPU's own code of one send or one receive call (checks, building or reading the
+    /// entry, the library's branches), charged once per call on top of its channel accesses.
+    pub call_core_cycles: u64,
+    /// Messages of at most this many bytes go in buffered mode (seed 004 §7), inside the
+    /// meta-data entry; 0: synchronous mode only, the seed's library.
+    pub buffered_bytes: u32,
+}
+
+impl MpiCfg {
+    const LIMITS: Limits = &[("call_core_cycles", 0.0, 100_000.0), ("buffered_bytes", 0.0, MPI_BUFFERED_MAX_BYTES as f64)];
+}
+
 /// The text of a built-in preset.
 pub fn preset_text(name: &str) -> Result<&'static str> {
     match name {
@@ -293,7 +314,7 @@ pub const RING_ELEMENTS: [&str; 12] = ["PPE", "SPE0", "SPE1", "SPE2", "SPE3", "S
 
 impl MachineFile {
     /// Each section's name and numeric limits.
-    const SECTIONS: [(&'static str, Limits); 10] = [
+    const SECTIONS: [(&'static str, Limits); 11] = [
         ("clock", ClockCfg::LIMITS),
         ("eib", EibCfg::LIMITS),
         ("bif", BifCfg::LIMITS),
@@ -304,6 +325,7 @@ impl MachineFile {
         ("ppe", PpeCfg::LIMITS),
         ("memory", MemoryCfg::LIMITS),
         ("scheduler", SchedulerCfg::LIMITS),
+        ("mpi", MpiCfg::LIMITS),
     ];
 
     fn validate(&self) -> Result<()> {
@@ -398,6 +420,8 @@ pub struct Params {
     pub syscall: Time,
     pub thread_create: Time,
     pub xdram_bytes: u64,
+    pub mpi_call: Time,
+    pub mpi_buffered_bytes: u32,
 }
 
 impl Params {
@@ -449,6 +473,8 @@ impl Params {
             syscall: Time::from_ns(f.ppe.syscall_ns),
             thread_create: Time::from_ns(f.ppe.thread_create_us * 1000.0),
             xdram_bytes: f.memory.xdram_bytes,
+            mpi_call: Time(core_cycle.0 * f.mpi.call_core_cycles),
+            mpi_buffered_bytes: f.mpi.buffered_bytes,
         }
     }
 }

@@ -221,6 +221,7 @@ async fn serve(r: Rc<Rank>, sock: UnixStream, compute: Compute, stop: Stop, wait
     let mut library = collective::Library::new(&r, shared)?;
     let mut last = "none, before MPI_Init".to_string();
     let mut bufs = Buffers { send: (0, 0), recv: (0, 0) };
+    let mut pending = super::nb_wire::Pending::default();
     let lost = |last: &str| {
         *stop.borrow_mut() = Some(ExternalOutcome::Lost { rank, after: last.to_string() });
         program_err(format!("rank {rank}: its process ended without MPI_Finalize"))
@@ -325,6 +326,11 @@ async fn serve(r: Rc<Rank>, sock: UnixStream, compute: Compute, stop: Stop, wait
                 payload = out;
                 answer
             }
+            wire::OP_ISEND | wire::OP_WAITANY => {
+                let data = link.payload(rank, req.len)?;
+                pending.serve(&r, &req, &data, &mut payload).await?
+            }
+            wire::OP_IRECV | wire::OP_WAIT | wire::OP_TEST => pending.serve(&r, &req, &[], &mut payload).await?,
             wire::OP_WTIME => Answer { value: r.wtime(), ..Answer::default() },
             wire::OP_BARRIER => {
                 r.barrier(req.c as u32).await?;
@@ -354,6 +360,10 @@ fn describe(req: &Request) -> String {
         wire::OP_SENDRECV => format!("MPI_Sendrecv to {}, tag {}", req.a, req.b),
         wire::OP_PROBE => format!("MPI_Probe from {}, tag {}", req.a, req.b),
         wire::OP_IPROBE => format!("MPI_Iprobe from {}, tag {}", req.a, req.b),
+        wire::OP_ISEND => format!("MPI_Isend to {}, tag {}", req.a, req.b),
+        wire::OP_IRECV => format!("MPI_Irecv from {}, tag {}", req.a, req.b),
+        wire::OP_WAIT | wire::OP_WAITANY => "MPI_Wait".into(),
+        wire::OP_TEST => "MPI_Test".into(),
         op => format!("request {op}"),
     }
 }

@@ -4,7 +4,8 @@
 //! near memory is what libnuma's default gives a thread).
 //!
 //! ```text
-//! local store   0x0000  B_0j .. B_15j: 16 meta-data entries of 128 B (entry i: from rank i)
+//! local store   0x0000  B_0j .. B_15j: 16 meta-data entries of 128 B (entry i: from rank i);
+//!                       a buffered message (seed 004 §7) rides in its last 80 bytes
 //!               0x0800  the outgoing meta-data entry (staged here, then DMAed into B_ij)
 //!               0x0880  signal scratch quadword
 //!               0x0900  the boot structure, once read
@@ -54,6 +55,12 @@ pub mod meta {
     pub const ADDR_LO: u32 = 20;
     pub const COMM: u32 = 28;
     pub const ERROR: u32 = 32;
+    /// 1 when the message travels in the entry (buffered mode, seed 004 §7).
+    pub const INLINE: u32 = 36;
+    /// 1 when the receiver acknowledges with its bit in signal register 2 (a nonblocking send).
+    pub const ACK2: u32 = 40;
+    /// A buffered message's bytes, up to the end of the entry.
+    pub const DATA: u32 = 48;
 }
 
 /// Tag groups the layer uses.
@@ -91,6 +98,8 @@ pub fn ls_heap(ls_bytes: u32, spe: usize, depth: u32) -> (u64, u64) {
 // The areas of the local store follow each other, and the chunk tags are tag groups.
 const _: () = assert!(OUT_META == 0x800 && BOOT_LS + BOOT_BYTES <= CHUNKS);
 const _: () = assert!(tag::CHUNK0 + MAX_DEPTH <= 32);
+// The machine file's limit on buffered messages is what the entry holds after its fields.
+const _: () = assert!(META_BYTES - meta::DATA == crate::machine::config::MPI_BUFFERED_MAX_BYTES);
 
 #[cfg(test)]
 mod tests {

@@ -1,12 +1,16 @@
 //! MPI on the simulated SPEs, as seed 004 builds it: every rank an SPE thread on its own
 //! physical SPE, synchronous-mode point-to-point through per-pair meta-data entries in the
-//! receivers' local stores, and collectives built on send and receive.
+//! receivers' local stores (short messages inside the entry in buffered mode, §7, when the
+//! machine file's `mpi.buffered_bytes` asks), nonblocking requests in flight together, and
+//! collectives built on send and receive.
 //!
 //! ```text
 //! layout.rs    where things are: meta-data entries B_ij, staging chunks, boot structures, heaps
 //! startup.rs   §3.2: the PPE passes each rank a boot structure through a mailbox message
 //! tracker.rs   what every rank waits in, for the deadlock report ("rank 0 waits in MPI_Send ...")
 //! rank.rs      one rank: §3.3 send (meta-data DMA, wait for the signal) and receive (poll, match, move, signal)
+//! nonblocking.rs  MPI_Isend/Irecv/Test/Wait: requests in flight together, a progress engine
+//! nb_wire.rs   a rank process's nonblocking calls, served by that engine
 //! transfer.rs  the receiver's data move: "memory" mode (chunks through the local store, double
 //!              buffered) and "ls" mode (one SPE-to-SPE DMA per 16 KB)
 //! world.rs     a blade running N ranks with a program per rank; deadlocks reported per rank
@@ -32,6 +36,8 @@ pub mod collective;
 mod external;
 mod job;
 mod layout;
+mod nb_wire;
+mod nonblocking;
 mod pingpong;
 mod rank;
 pub mod request;
@@ -45,6 +51,7 @@ pub use claims::claims;
 pub use external::{run_external, run_external_with, Buffers, Compute, ExternalOutcome, JobOptions};
 pub use job::world;
 pub use layout::{DEFAULT_DEPTH, MAX_DEPTH};
+pub use nonblocking::Request;
 pub use pingpong::{default_reps, pingpong, PingPong, PingPongRow};
 pub use rank::{Rank, Status};
 pub use world::{MpiWorld, WorldReport};

@@ -6,12 +6,20 @@
 //! source; every sender in round-robin order for `MPI_ANY_SOURCE`), check tag and communicator,
 //! move the data, unset the flag, signal the sender. A flagged entry whose tag does not match
 //! is left alone: it is that sender's oldest message and may not be overtaken.
+//!
+//! Buffered mode (seed 004 §7, "buffered mode for short messages"; off unless the machine file's
+//! `mpi.buffered_bytes` is set): a message that small travels inside the entry and the send
+//! returns once the entry has landed. The receiver copies it out, unsets the flag and sets its
+//! own bit in the sender's signal register 2 (OR mode). The sender's next message to that
+//! receiver, buffered or not, first waits for that bit, so B_ij still holds one message at a
+//! time and messages stay non-overtaking. Every send and receive is charged the SPU's own code,
+//! `mpi.call_core_cycles`.
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use crate::error::{config_err, program_err, Error, Result};
-use crate::machine::memory::Memory;
+use crate::machine::memory::{reg, Memory};
 use crate::sim::{Time, TICKS_PER_SECOND};
 use crate::spu::Spu;
 
@@ -36,10 +44,15 @@ pub struct Status {
 /// A rank's handle: its SPE and what `MPI_Init` read from the boot structure.
 pub struct Rank {
     spu: Spu,
-    boot: Boot,
-    tracker: Rc<Tracker>,
+    pub(super) boot: Boot,
+    pub(super) tracker: Rc<Tracker>,
     /// The next sender an `MPI_ANY_SOURCE` scan looks at first.
-    rr: Cell<usize>,
+    pub(super) rr: Cell<usize>,
+    /// Receivers (a bit each) whose entry still holds this rank's buffered or nonblocking
+    /// message: their bit in signal register 2 frees it.
+    pub(super) busy: Cell<u32>,
+    /// Nonblocking requests (`nonblocking.rs`), by handle.
+    pub(super) reqs: RefCell<Vec<Option<super::nonblocking::Req>>>,
     /// Bump pointers of the main-memory and local-store heaps: (next, end).
     heap: Cell<(u64, u64)>,
     ls_heap: Cell<(u64, u64)>,
@@ -67,6 +80,8 @@ impl Rank {
             boot,
             tracker,
             rr: Cell::new(0),
+            busy: Cell::new(0),
+            reqs: RefCell::new(Vec::new()),
             heap: Cell::new((heap.0, heap.0 + heap.1)),
             ls_heap: Cell::new((ls_heap.0, ls_heap.0 + ls_heap.1)),
             label: RefCell::new(None),
@@ -138,6 +153,31 @@ impl Rank {
         Ok(at)
     }
 
+    /// Reserve a buffer of `bytes` for a nonblocking request, from the top of the heap down, so
+    /// that [`Rank::free_all`] leaves it alone; [`Rank::free_requests`] releases them all.
+    pub fn alloc_request(&self, bytes: u64) -> Result<u64> {
+        let cell = if self.boot.mode == Mode::Ls { &self.ls_heap } else { &self.heap };
+        let (next, end) = cell.get();
+        let at = end.saturating_sub(bytes) & !127;
+        if at < next || end < bytes {
+            return Err(program_err(format!(
+                "rank {}: a {bytes}-byte request buffer does not fit: {} bytes are free",
+                self.boot.rank,
+                end.saturating_sub(next)
+            )));
+        }
+        cell.set((next, at));
+        Ok(at)
+    }
+
+    /// Release every request buffer (when no request is pending).
+    pub fn free_requests(&self) {
+        let spe = self.spu.spe_id();
+        let (heap, ls_heap) = self.spu.with_machine(|m| (layout::heap(&m.mem, spe), layout::ls_heap(m.p.ls_bytes, spe, self.boot.depth)));
+        self.heap.set((self.heap.get().0, heap.0 + heap.1));
+        self.ls_heap.set((self.ls_heap.get().0, ls_heap.0 + ls_heap.1));
+    }
+
     /// Release every buffer [`Rank::alloc`] gave out (their addresses become free again).
     pub fn free_all(&self) {
         for cell in [&self.heap, &self.ls_heap] {
@@ -197,7 +237,7 @@ impl Rank {
         *self.label.borrow_mut() = label;
     }
 
-    fn enter(&self, inner: String) {
+    pub(super) fn enter(&self, inner: String) {
         let what = match &*self.label.borrow() {
             Some(l) => format!("{l} ({inner})"),
             None => inner,
@@ -220,13 +260,39 @@ impl Rank {
     /// the receiver has copied the message.
     pub async fn send(&self, buf: u64, bytes: u32, dest: usize, tag: i32, comm: u32) -> Result<u32> {
         self.check_send(dest, tag)?;
+        if self.has_requests() {
+            // Pending requests keep progressing while this send waits (and keep their order).
+            let id = self.isend(buf, bytes, dest, tag, comm).await?;
+            self.wait(id).await?;
+            return Ok(code::SUCCESS);
+        }
         self.enter(format!("MPI_Send to {dest}, tag {tag}"));
-        self.post(buf, bytes, dest, tag, comm).await?;
+        if !self.post(buf, bytes, dest, tag, comm, false).await? {
+            return Ok(code::SUCCESS);
+        }
         self.tracker.acking(self.boot.rank);
         self.wait_ack().await
     }
 
-    fn check_send(&self, dest: usize, tag: i32) -> Result<()> {
+    /// The SPU's own code of one send or receive call (`mpi.call_core_cycles`).
+    pub(super) async fn charge_call(&self) {
+        let dt = self.spu.with_machine(|m| m.p.mpi_call);
+        self.sleep(dt).await;
+    }
+
+    /// Wait until `dest` has taken this rank's last buffered message (its bit in signal 2).
+    async fn wait_slot(&self, dest: usize) -> Result<()> {
+        let me = self.boot.rank;
+        while self.busy.get() & (1 << dest) != 0 {
+            self.tracker.slot_wait(me, dest);
+            let freed = self.spu.spu_read_signal2().await?;
+            self.tracker.slots_seen(me, freed);
+            self.on_freed(freed);
+        }
+        Ok(())
+    }
+
+    pub(super) fn check_send(&self, dest: usize, tag: i32) -> Result<()> {
         self.check_peer("MPI_Send to", dest)?;
         if tag < 0 {
             return Err(config_err(format!("rank {}: MPI_Send tag {tag} is invalid: allowed 0 to {}", self.boot.rank, super::TAG_UB)));
@@ -234,9 +300,17 @@ impl Rank {
         Ok(())
     }
 
-    /// The first half of a send: the meta-data entry is in B_ij once this returns.
-    async fn post(&self, buf: u64, bytes: u32, dest: usize, tag: i32, comm: u32) -> Result<()> {
+    /// The first half of a send: the meta-data entry is in B_ij once this returns. Returns
+    /// whether the send is synchronous (it must wait for the receiver's signal); a buffered one
+    /// carries its bytes in the entry and is done.
+    /// With `ack2` a synchronous message is acknowledged by the receiver's bit in signal 2
+    /// (a nonblocking send, one of several in flight) instead of the code in signal 1.
+    pub(super) async fn post(&self, buf: u64, bytes: u32, dest: usize, tag: i32, comm: u32, ack2: bool) -> Result<bool> {
         let me = self.boot.rank;
+        self.charge_call().await;
+        self.wait_slot(dest).await?;
+        let limit = self.spu.with_machine(|m| m.p.mpi_buffered_bytes);
+        let inline = limit > 0 && bytes <= limit;
         let mut e = [0u8; META_BYTES as usize];
         let mut put = |off: u32, v: u32| e[off as usize..off as usize + 4].copy_from_slice(&v.to_be_bytes());
         put(meta::FLAG, 1);
@@ -247,14 +321,22 @@ impl Rank {
         put(meta::ADDR_LO, buf as u32);
         put(meta::COMM, comm);
         put(meta::ERROR, code::SUCCESS);
+        put(meta::INLINE, inline as u32);
+        put(meta::ACK2, ack2 as u32);
         self.spu.ls_write(OUT_META, &e)?;
+        if inline {
+            transfer::ls_copy(&self.spu, OUT_META + meta::DATA, buf, bytes, true).await?;
+        }
         let to = Memory::ls_ea(self.boot.spes[dest], layout::entry(me));
         self.spu.mfc_put(OUT_META, to, META_BYTES, tag::META).await?;
         self.spu.mfc_write_tag_mask(1 << tag::META);
         self.spu.mfc_read_tag_status_all().await?;
         // The entry has landed: the receiver must rescan before it can count as stuck.
         self.tracker.running(dest);
-        Ok(())
+        if inline || ack2 {
+            self.busy.set(self.busy.get() | 1 << dest);
+        }
+        Ok(!inline)
     }
 
     /// The second half: the receiver's signal, carrying its error code.
@@ -282,10 +364,21 @@ impl Rank {
     ) -> Result<(u32, Status)> {
         self.check_send(dest, stag)?;
         self.check_recv(source, rtag)?;
+        if self.has_requests() {
+            // As a pair of requests, behind the pending ones (the engine keeps their order).
+            let r = self.irecv(rbuf, cap, source, rtag, comm)?;
+            let s = self.isend(sbuf, sbytes, dest, stag, comm).await?;
+            let st = self.wait(r).await?;
+            self.wait(s).await?;
+            return Ok((code::SUCCESS, st));
+        }
         let inner = format!("MPI_Sendrecv to {dest}, tag {stag}, from {}, {}", source_text(source), tag_text(rtag));
         self.enter(inner);
-        self.post(sbuf, sbytes, dest, stag, comm).await?;
+        let synchronous = self.post(sbuf, sbytes, dest, stag, comm, false).await?;
         let st = self.receive(rbuf, cap, source, rtag, comm).await?;
+        if !synchronous {
+            return Ok((code::SUCCESS, st));
+        }
         self.tracker.acking(self.boot.rank);
         let code = self.wait_ack().await?;
         Ok((code, st))
@@ -296,11 +389,16 @@ impl Rank {
     /// `ERR_TRUNCATE` in the status (and to the sender, in the signal).
     pub async fn recv(&self, buf: u64, cap: u32, source: i32, tag: i32, comm: u32) -> Result<Status> {
         self.check_recv(source, tag)?;
+        if self.has_requests() {
+            // An earlier nonblocking receive that matches comes first.
+            let id = self.irecv(buf, cap, source, tag, comm)?;
+            return self.wait(id).await;
+        }
         self.enter(format!("MPI_Recv from {}, {}", source_text(source), tag_text(tag)));
         self.receive(buf, cap, source, tag, comm).await
     }
 
-    fn check_recv(&self, source: i32, tag: i32) -> Result<()> {
+    pub(super) fn check_recv(&self, source: i32, tag: i32) -> Result<()> {
         if source != ANY_SOURCE {
             if source < 0 {
                 return Err(config_err(format!(
@@ -324,18 +422,37 @@ impl Rank {
     async fn receive(&self, buf: u64, cap: u32, source: i32, tag: i32, comm: u32) -> Result<Status> {
         let sender = self.poll(source, tag, comm).await?;
         self.tracker.running(self.boot.rank);
+        self.take(sender, buf, cap).await
+    }
+
+    /// Take `sender`'s matched message into `cap` bytes at `buf`: move the data, unset the flag,
+    /// signal the sender.
+    pub(super) async fn take(&self, sender: usize, buf: u64, cap: u32) -> Result<Status> {
+        self.charge_call().await;
         let entry = layout::entry(sender);
         let word = |off: u32| self.spu.ls_read_u32(entry + off).expect("meta-data entries lie inside the local store");
         let sent = word(meta::SIZE);
         let addr = ((word(meta::ADDR_HI) as u64) << 32) | word(meta::ADDR_LO) as u64;
         let status_tag = word(meta::TAG) as i32;
         let n = sent.min(cap);
-        transfer::move_data(&self.spu, addr, buf, n, self.boot.depth).await?;
+        let inline = word(meta::INLINE) != 0;
+        if inline {
+            transfer::ls_copy(&self.spu, entry + meta::DATA, buf, n, false).await?;
+        } else {
+            transfer::move_data(&self.spu, addr, buf, n, self.boot.depth).await?;
+        }
         let error = if sent > cap { code::ERR_TRUNCATE } else { code::SUCCESS };
         self.spu.ls_write_u32(entry + meta::FLAG, 0)?;
-        // The sender's acknowledgement is on its way: it counts as running from now.
-        self.tracker.acknowledged(sender);
-        self.signal(sender, error).await?;
+        if inline || word(meta::ACK2) != 0 {
+            // The sender has moved on; its next message to this rank waits for this bit.
+            let me = self.boot.rank;
+            self.tracker.slot_freed(sender, me);
+            self.signal(self.boot.signal_ea[sender] + SIGNAL2_FROM_1, 1 << me).await?;
+        } else {
+            // The sender's acknowledgement is on its way: it counts as running from now.
+            self.tracker.acknowledged(sender);
+            self.signal(self.boot.signal_ea[sender], error).await?;
+        }
         self.tracker.running(self.boot.rank);
         Ok(Status { source: sender, tag: status_tag, bytes: n, sent, error })
     }
@@ -343,6 +460,9 @@ impl Rank {
     /// `MPI_Iprobe`: one pass over the entries that can match, taking nothing.
     pub async fn iprobe(&self, source: i32, tag: i32, comm: u32) -> Result<Option<Status>> {
         self.check_recv(source, tag)?;
+        if self.has_requests() {
+            return self.probe_pending(source, tag, comm, false).await;
+        }
         let size = self.boot.size;
         let poll = self.spu.with_machine(|m| m.p.poll);
         let candidates: Vec<usize> =
@@ -361,6 +481,9 @@ impl Rank {
     pub async fn probe(&self, source: i32, tag: i32, comm: u32) -> Result<Status> {
         self.check_recv(source, tag)?;
         self.enter(format!("MPI_Probe from {}, {}", source_text(source), tag_text(tag)));
+        if self.has_requests() {
+            return Ok(self.probe_pending(source, tag, comm, true).await?.expect("a blocking probe returns a match"));
+        }
         let sender = self.poll(source, tag, comm).await?;
         self.rr.set(sender);
         self.tracker.running(self.boot.rank);
@@ -368,7 +491,7 @@ impl Rank {
     }
 
     /// The status of `sender`'s entry if it is flagged and matches.
-    fn matching(&self, sender: usize, tag: i32, comm: u32) -> Option<Status> {
+    pub(super) fn matching(&self, sender: usize, tag: i32, comm: u32) -> Option<Status> {
         let entry = layout::entry(sender);
         let word = |off: u32| self.spu.ls_read_u32(entry + off).expect("meta-data entries lie inside the local store");
         let (t, size) = (word(meta::TAG) as i32, word(meta::SIZE));
@@ -418,20 +541,20 @@ impl Rank {
         }
     }
 
-    async fn sleep(&self, dt: Time) {
+    pub(super) async fn sleep(&self, dt: Time) {
         let cycles = self.spu.with_machine(|m| dt.0 / m.p.core_cycle.0);
         self.spu.compute(cycles).await;
     }
 
-    /// Signal the sender's register 1 with the error code (overwrite mode: one send waits at a
-    /// time, so the whole register carries the code, §3.3). The previous signal must have left
+    /// Signal a sender: its register 1 with the error code (overwrite mode: one synchronous
+    /// send waits at a time, so the whole register carries the code, §3.3), or its register 2
+    /// with this rank's bit (OR mode) for a buffered message. The previous signal must have left
     /// the scratch quadword first.
-    async fn signal(&self, sender: usize, error: u32) -> Result<()> {
+    async fn signal(&self, ea: u64, value: u32) -> Result<()> {
         self.spu.mfc_write_tag_mask(1 << tag::SIGNAL);
         self.spu.mfc_read_tag_status_all().await?;
-        let ea = self.boot.signal_ea[sender];
         let lsa = SIG_SCRATCH + (ea % 16) as u32;
-        self.spu.ls_write_u32(lsa, error)?;
+        self.spu.ls_write_u32(lsa, value)?;
         self.spu.mfc_sndsig(lsa, ea, tag::SIGNAL).await
     }
 
@@ -481,6 +604,10 @@ fn tag_text(tag: i32) -> String {
         format!("tag {tag}")
     }
 }
+
+/// Signal register 2 lies this far after register 1 in an SPE's problem-state area, so the boot
+/// structure's addresses of register 1 give both.
+const SIGNAL2_FROM_1: u64 = reg::SIGNOTIFY2 - reg::SIGNOTIFY1;
 
 /// Collectives run on a communicator's shadow context so they never match user messages.
 pub const COLL_COMM: u32 = 0x8000_0000;

@@ -16,6 +16,8 @@ enum State {
     Running,
     Polling,
     Acking,
+    /// A sender waits for the receiver (the rank given) to free its last buffered entry.
+    SlotWait(usize),
     Done,
 }
 
@@ -27,6 +29,9 @@ pub struct Tracker {
     /// The receiver has signalled this rank's pending send (the signal may still be in flight,
     /// and may even come before the sender sees its own meta-data DMA complete).
     acked: RefCell<Vec<bool>>,
+    /// Per sender, the receivers (a bit each) that have freed its buffered entry and signalled,
+    /// before the sender read the signal.
+    freed: RefCell<Vec<u32>>,
 }
 
 impl Tracker {
@@ -36,6 +41,7 @@ impl Tracker {
             call: RefCell::new(vec![String::new(); ranks]),
             epoch: RefCell::new(vec![0; ranks]),
             acked: RefCell::new(vec![false; ranks]),
+            freed: RefCell::new(vec![0; ranks]),
         }
     }
 
@@ -74,6 +80,34 @@ impl Tracker {
     /// `rank` has read its acknowledging signal.
     pub fn ack_received(&self, rank: usize) {
         self.acked.borrow_mut()[rank] = false;
+        self.running(rank);
+    }
+
+    /// `rank` waits for `dest` to free its buffered entry, unless `dest` already signalled it.
+    pub fn slot_wait(&self, rank: usize, dest: usize) {
+        if self.freed.borrow()[rank] & (1 << dest) == 0 {
+            self.state.borrow_mut()[rank] = State::SlotWait(dest);
+        }
+    }
+
+    /// Receiver `by` has taken `sender`'s buffered message and signals it: a sender waiting for
+    /// that entry will run again.
+    pub fn slot_freed(&self, sender: usize, by: usize) {
+        self.freed.borrow_mut()[sender] |= 1 << by;
+        // A sender waiting in a nonblocking wait (polling) may progress on it too.
+        if matches!(self.state.borrow()[sender], State::SlotWait(b) if b == by) || self.state.borrow()[sender] == State::Polling {
+            self.running(sender);
+        }
+    }
+
+    /// Whether a receiver in `mask` has signalled `rank` and the signal is not yet read.
+    pub fn signal_pending(&self, rank: usize, mask: u32) -> bool {
+        self.freed.borrow()[rank] & mask != 0
+    }
+
+    /// `rank` has read the signals of the receivers in `bits`.
+    pub fn slots_seen(&self, rank: usize, bits: u32) {
+        self.freed.borrow_mut()[rank] &= !bits;
         self.running(rank);
     }
 
@@ -119,5 +153,26 @@ mod tests {
         t.done(0);
         t.done(1);
         assert!(!t.stuck(), "all finished is not stuck");
+    }
+
+    #[test]
+    fn a_sender_waiting_for_a_freed_entry_is_stuck_only_until_it_is_freed() {
+        let t = Tracker::new(2);
+        t.enter(0, "MPI_Send to 1, tag 0".into());
+        t.enter(1, "MPI_Recv from 0, tag 9".into());
+        t.polling(1);
+        t.slot_wait(0, 1);
+        assert!(t.stuck());
+        // Freed by another receiver: still stuck; by rank 1: running.
+        t.slot_freed(0, 0);
+        assert!(t.stuck());
+        t.slot_freed(0, 1);
+        assert!(!t.stuck());
+        // A signal already sent but not yet read: waiting for it is not stuck.
+        t.slot_wait(0, 1);
+        assert!(!t.stuck());
+        t.slots_seen(0, 0b11);
+        t.slot_wait(0, 1);
+        assert!(t.stuck());
     }
 }

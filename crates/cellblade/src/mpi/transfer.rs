@@ -57,6 +57,35 @@ async fn direct(spu: &Spu, src: u64, dst: u32, len: u32) -> Result<()> {
     Ok(())
 }
 
+/// Copy `len` bytes between the local-store offset `lsa` and the buffer at `ea`, either way
+/// (`into_ls`): the SPU's own loads and stores when the buffer is in its local store, else one
+/// DMA per piece. A buffered message moves this way, into and out of its meta-data entry.
+pub async fn ls_copy(spu: &Spu, lsa: u32, ea: u64, len: u32, into_ls: bool) -> Result<()> {
+    if len == 0 {
+        return Ok(());
+    }
+    if let Loc::Ls { spe, off } = spu.with_machine(|m| m.mem.resolve(ea, len))? {
+        if spe == spu.spe_id() {
+            let (from, to) = if into_ls { (off, lsa) } else { (lsa, off) };
+            let bytes = spu.ls_read(from, len)?;
+            spu.ls_write(to, &bytes)?;
+            let per = spu.with_machine(|m| m.p.copy_cycles_per_quadword);
+            spu.compute(len.div_ceil(16) as u64 * per).await;
+            return Ok(());
+        }
+    }
+    for (at, n) in pieces(len, max_dma(spu)) {
+        if into_ls {
+            spu.mfc_get(lsa + at, ea + at as u64, n, tag::DIRECT).await?;
+        } else {
+            spu.mfc_put(lsa + at, ea + at as u64, n, tag::DIRECT).await?;
+        }
+    }
+    spu.mfc_write_tag_mask(1 << tag::DIRECT);
+    spu.mfc_read_tag_status_all().await?;
+    Ok(())
+}
+
 async fn get_chunk(spu: &Spu, src: u64, k: u32, len: u32, depth: u32, fenced: bool) -> Result<()> {
     let chunk = CHUNK_BYTES.min(len - k * CHUNK_BYTES);
     let (buf, t) = (CHUNKS + (k % depth) * CHUNK_BYTES, tag::CHUNK0 + k % depth);

@@ -73,6 +73,11 @@ impl MpiWorld {
             Some(p) => Placement::new(p)?.rank_to_spe,
         };
         let mut blade = Blade::new(file, trace);
+        // Buffered messages are freed by OR-ing the receiver's bit into signal register 2 (the
+        // SPE context is created with SPE_CFG_SIGNOTIFY2_OR).
+        for &spe in &spes {
+            blade.machine().ch[spe].signal_or_mode[1] = true;
+        }
         startup::store_boot(&mut blade.machine(), &spes, mode, DEFAULT_DEPTH);
         let launch = spes.clone();
         blade.ppe(move |ppe| startup::launch(ppe, launch));

@@ -1,0 +1,87 @@
+//! A rank process's nonblocking calls (`MPI_Isend`, `MPI_Irecv`, `MPI_Wait`, `MPI_Test`,
+//! `MPI_Waitany`) served by its simulated rank's progress engine (`nonblocking.rs`). Each
+//! request keeps its own simulated buffer (from the top of the rank's heap) until it is done:
+//! a send's bytes are copied in when it is posted, a receive's are read out when it completes.
+
+use std::collections::HashMap;
+
+use crate::error::{Error, Result};
+
+use super::nonblocking::Request;
+use super::wire::{self, Answer};
+use super::{Rank, Status};
+
+/// The pending requests of one rank process, by wire handle.
+#[derive(Default)]
+pub(super) struct Pending {
+    reqs: HashMap<i32, (Request, Option<u64>)>,
+}
+
+fn bad(rank: usize, what: String) -> Error {
+    Error::Internal(format!("rank {rank}: {what}: the rank library and the simulator disagree"))
+}
+
+impl Pending {
+    /// Serve one nonblocking request whose payload (a send's bytes, the handles of a waitany)
+    /// is `data`; `payload` receives the answer's bytes.
+    pub(super) async fn serve(&mut self, r: &Rank, req: &wire::Request, data: &[u8], payload: &mut Vec<u8>) -> Result<Answer> {
+        let rank = r.rank();
+        match req.op {
+            wire::OP_ISEND => {
+                let ea = r.alloc_request(req.len)?;
+                r.write(ea, data)?;
+                let q = r.isend(ea, req.len as u32, req.a as usize, req.b, req.c as u32).await?;
+                Ok(self.keep(q, None))
+            }
+            wire::OP_IRECV => {
+                let ea = r.alloc_request(req.len)?;
+                let q = r.irecv(ea, req.len as u32, req.a, req.b, req.c as u32)?;
+                Ok(self.keep(q, Some(ea)))
+            }
+            wire::OP_WAIT | wire::OP_TEST => {
+                let (q, buf) = *self.reqs.get(&req.a).ok_or_else(|| bad(rank, format!("request {} is not pending", req.a)))?;
+                let st = if req.op == wire::OP_WAIT { Some(r.wait(q).await?) } else { r.test(q).await? };
+                match st {
+                    Some(st) => self.done(r, req.a, buf, st, payload),
+                    None => Ok(Answer { source: wire::NO_MATCH, ..Answer::default() }),
+                }
+            }
+            wire::OP_WAITANY => {
+                let handles: Vec<i32> = data.chunks_exact(4).map(|c| i32::from_ne_bytes(c.try_into().expect("4 bytes"))).collect();
+                let mut qs = Vec::with_capacity(handles.len());
+                for h in &handles {
+                    qs.push(self.reqs.get(h).ok_or_else(|| bad(rank, format!("request {h} is not pending")))?.0);
+                }
+                let (k, st) = r.waitany(&qs).await?;
+                let buf = self.reqs[&handles[k]].1;
+                let mut answer = self.done(r, handles[k], buf, st, payload)?;
+                answer.value = k as f64;
+                Ok(answer)
+            }
+            op => Err(bad(rank, format!("request {op} is not a nonblocking call"))),
+        }
+    }
+
+    fn keep(&mut self, q: Request, buf: Option<u64>) -> Answer {
+        let handle = q.id() as i32;
+        self.reqs.insert(handle, (q, buf));
+        Answer { tag: handle, ..Answer::default() }
+    }
+
+    /// A request is done: its receive's bytes go back, and with no request left the request
+    /// buffers are free again.
+    fn done(&mut self, r: &Rank, handle: i32, buf: Option<u64>, st: Status, payload: &mut Vec<u8>) -> Result<Answer> {
+        self.reqs.remove(&handle);
+        let answer = match buf {
+            Some(ea) => {
+                *payload = r.read(ea, st.bytes)?;
+                Answer { err: st.error as i32, source: st.source as i32, tag: st.tag, count: st.bytes as u64, value: st.sent as f64, ..Answer::default() }
+            }
+            None => Answer { source: st.source as i32, tag: st.tag, ..Answer::default() },
+        };
+        if self.reqs.is_empty() {
+            r.free_requests();
+        }
+        Ok(answer)
+    }
+}

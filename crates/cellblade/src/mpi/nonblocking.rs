@@ -1,0 +1,279 @@
+//! Nonblocking point-to-point (`MPI_Isend`, `MPI_Irecv`, `MPI_Test`, `MPI_Wait`,
+//! `MPI_Waitany`): requests are in flight together, and every test or wait runs one pass of a
+//! progress engine on the SPU, as a real library's would.
+//!
+//! An `MPI_Isend` posts its meta-data entry at once (when B_ij is free) and returns; its
+//! receiver acknowledges with its bit in the sender's signal register 2 (OR mode), so sends to
+//! several receivers are pending together. A send to a receiver whose entry still holds an
+//! earlier message waits in the request queue and is posted when the bit frees it: B_ij holds
+//! one message, and messages do not overtake. An `MPI_Irecv` is recorded; a pass polls the
+//! entries that can match each pending receive, in posting order, and takes a matched message
+//! (moving its data) there and then. While a rank has requests, its blocking sends and receives
+//! go through the same engine, so pending requests keep progressing and keep their order.
+
+use crate::error::{config_err, Error, Result};
+
+use super::rank::{Rank, Status};
+use super::{code, ANY_SOURCE};
+
+/// A nonblocking request's handle, valid until a wait or a successful test returns it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Request(usize);
+
+impl Request {
+    /// The handle as a number (its position in posting order), for the wire.
+    pub fn id(self) -> usize {
+        self.0
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum SendState {
+    /// Waiting for the receiver's entry to be free.
+    Queued,
+    /// The entry is in the receiver's local store; waiting for its bit in signal 2.
+    Posted,
+    Done,
+}
+
+#[derive(Debug, Clone)]
+pub(super) enum Req {
+    Send { buf: u64, bytes: u32, dest: usize, tag: i32, comm: u32, state: SendState },
+    Recv { buf: u64, cap: u32, source: i32, tag: i32, comm: u32, status: Option<Status> },
+}
+
+impl Req {
+    fn done(&self) -> Option<Status> {
+        match *self {
+            Req::Send { bytes, dest, tag, state: SendState::Done, .. } => {
+                Some(Status { source: dest, tag, bytes, sent: bytes, error: code::SUCCESS })
+            }
+            Req::Recv { status, .. } => status,
+            _ => None,
+        }
+    }
+
+    fn describe(&self) -> String {
+        match *self {
+            Req::Send { dest, tag, .. } => format!("MPI_Isend to {dest}, tag {tag}"),
+            Req::Recv { source, tag, .. } => {
+                let from = if source == ANY_SOURCE { "any source".to_string() } else { source.to_string() };
+                let tag = if tag == super::ANY_TAG { "any tag".to_string() } else { format!("tag {tag}") };
+                format!("MPI_Irecv from {from}, {tag}")
+            }
+        }
+    }
+}
+
+impl Rank {
+    /// Whether any nonblocking request is still pending.
+    pub(super) fn has_requests(&self) -> bool {
+        self.reqs.borrow().iter().any(Option::is_some)
+    }
+
+    /// Handles are positions in posting order; the list restarts when every request is done.
+    fn push(&self, r: Req) -> Request {
+        let mut reqs = self.reqs.borrow_mut();
+        if reqs.iter().all(Option::is_none) {
+            reqs.clear();
+        }
+        reqs.push(Some(r));
+        Request(reqs.len() - 1)
+    }
+
+    /// `MPI_Isend`: post the entry now if the receiver's B_ij is free, else queue it.
+    pub async fn isend(&self, buf: u64, bytes: u32, dest: usize, tag: i32, comm: u32) -> Result<Request> {
+        self.check_send(dest, tag)?;
+        let id = self.push(Req::Send { buf, bytes, dest, tag, comm, state: SendState::Queued });
+        self.start_sends().await?;
+        Ok(id)
+    }
+
+    /// `MPI_Irecv`: record the receive; tests and waits match it.
+    pub fn irecv(&self, buf: u64, cap: u32, source: i32, tag: i32, comm: u32) -> Result<Request> {
+        self.check_recv(source, tag)?;
+        Ok(self.push(Req::Recv { buf, cap, source, tag, comm, status: None }))
+    }
+
+    /// Post the oldest queued send of every receiver whose entry is free.
+    async fn start_sends(&self) -> Result<bool> {
+        let mut progressed = false;
+        loop {
+            let busy = self.busy.get();
+            let next = self.reqs.borrow().iter().enumerate().find_map(|(i, r)| match r {
+                Some(Req::Send { buf, bytes, dest, tag, comm, state: SendState::Queued }) if busy & (1 << dest) == 0 => {
+                    Some((i, *buf, *bytes, *dest, *tag, *comm))
+                }
+                _ => None,
+            });
+            let Some((i, buf, bytes, dest, tag, comm)) = next else { return Ok(progressed) };
+            let synchronous = self.post(buf, bytes, dest, tag, comm, true).await?;
+            if let Some(Req::Send { state, .. }) = &mut self.reqs.borrow_mut()[i] {
+                *state = if synchronous { SendState::Posted } else { SendState::Done };
+            }
+            progressed = true;
+        }
+    }
+
+    /// The receivers in `bits` have taken this rank's messages: their entries are free and a
+    /// posted send to each is done.
+    pub(super) fn on_freed(&self, bits: u32) {
+        self.busy.set(self.busy.get() & !bits);
+        for r in self.reqs.borrow_mut().iter_mut().flatten() {
+            if let Req::Send { dest, state, .. } = r {
+                if *state == SendState::Posted && bits & (1 << *dest) != 0 {
+                    *state = SendState::Done;
+                }
+            }
+        }
+    }
+
+    /// One pass of the progress engine: read the acknowledgements in signal 2 (if its channel
+    /// has a count), post queued sends, poll the entries of each pending receive in posting
+    /// order and take what matches. Returns whether anything moved.
+    async fn progress(&self) -> Result<bool> {
+        let me = self.boot.rank;
+        let mut progressed = false;
+        let spe = self.spu().spe_id();
+        if self.busy.get() != 0 && self.spu().with_machine(|m| m.ch[spe].signal[1].is_some()) {
+            let bits = self.spu().spu_read_signal2().await?;
+            self.tracker.slots_seen(me, bits);
+            self.on_freed(bits);
+            progressed = true;
+        }
+        progressed |= self.start_sends().await?;
+        let pending: Vec<(usize, u64, u32, i32, i32, u32)> = (self.reqs.borrow().iter().enumerate())
+            .filter_map(|(i, r)| match r {
+                Some(Req::Recv { buf, cap, source, tag, comm, status: None }) => Some((i, *buf, *cap, *source, *tag, *comm)),
+                _ => None,
+            })
+            .collect();
+        if pending.is_empty() {
+            return Ok(progressed);
+        }
+        // Poll each entry that some pending receive could take (round robin when any takes any
+        // source); a flagged one goes to the earliest-posted receive that matches it.
+        let (size, poll) = (self.size(), self.spu().with_machine(|m| m.p.poll));
+        let start = self.rr.get();
+        let senders: Vec<usize> =
+            (0..size).map(|k| (start + k) % size).filter(|&s| pending.iter().any(|p| p.3 == ANY_SOURCE || p.3 == s as i32)).collect();
+        let mut taken = vec![false; pending.len()];
+        for sender in senders {
+            self.sleep(poll).await;
+            let first = pending
+                .iter()
+                .enumerate()
+                .find(|(k, p)| !taken[*k] && (p.3 == ANY_SOURCE || p.3 == sender as i32) && self.matching(sender, p.4, p.5).is_some());
+            let Some((k, &(i, buf, cap, source, _, _))) = first else { continue };
+            if source == ANY_SOURCE {
+                self.rr.set((sender + 1) % size);
+            }
+            let st = self.take(sender, buf, cap).await?;
+            if let Some(Req::Recv { status, .. }) = &mut self.reqs.borrow_mut()[i] {
+                *status = Some(st);
+            }
+            taken[k] = true;
+            progressed = true;
+        }
+        Ok(progressed)
+    }
+
+    fn check_request(&self, call: &str, id: Request) -> Result<()> {
+        if !matches!(self.reqs.borrow().get(id.0), Some(Some(_))) {
+            return Err(config_err(format!("rank {}: {call}: request {} is not pending", self.boot.rank, id.0)));
+        }
+        Ok(())
+    }
+
+    /// The request's status if it is done; it is then freed.
+    fn finish(&self, id: Request) -> Option<Status> {
+        let mut reqs = self.reqs.borrow_mut();
+        let st = reqs[id.0].as_ref().and_then(Req::done)?;
+        reqs[id.0] = None;
+        Some(st)
+    }
+
+    /// `MPI_Test`: one pass of the engine (at least one polling iteration of SPU time); the
+    /// status if the request is done, which frees it.
+    pub async fn test(&self, id: Request) -> Result<Option<Status>> {
+        self.check_request("MPI_Test", id)?;
+        let poll = self.spu().with_machine(|m| m.p.poll);
+        if !self.progress().await? {
+            self.sleep(poll).await;
+        }
+        Ok(self.finish(id))
+    }
+
+    /// `MPI_Wait`: run the engine until the request is done.
+    pub async fn wait(&self, id: Request) -> Result<Status> {
+        self.check_request("MPI_Wait", id)?;
+        let what = self.reqs.borrow()[id.0].as_ref().map(Req::describe).unwrap_or_default();
+        self.enter(format!("MPI_Wait for {what}"));
+        let (index, st) = self.until_one(&[id]).await?;
+        debug_assert_eq!(index, 0);
+        Ok(st)
+    }
+
+    /// `MPI_Waitany`: run the engine until one of `ids` is done; its index and status.
+    pub async fn waitany(&self, ids: &[Request]) -> Result<(usize, Status)> {
+        for &id in ids {
+            self.check_request("MPI_Waitany", id)?;
+        }
+        let what: Vec<String> = ids.iter().filter_map(|id| self.reqs.borrow()[id.0].as_ref().map(Req::describe)).collect();
+        self.enter(format!("MPI_Waitany for {}", what.join(", ")));
+        self.until_one(ids).await
+    }
+
+    /// `MPI_Probe` (`block`) or `MPI_Iprobe` while requests are pending: each pass runs the
+    /// engine first (a pending receive takes what it matches), then looks at the entries.
+    pub(super) async fn probe_pending(&self, source: i32, tag: i32, comm: u32, block: bool) -> Result<Option<Status>> {
+        let me = self.boot.rank;
+        let (size, poll) = (self.size(), self.spu().with_machine(|m| m.p.poll));
+        loop {
+            let before = self.tracker.epoch(me);
+            let moved = self.progress().await?;
+            let candidates: Vec<usize> =
+                if source == ANY_SOURCE { (0..size).map(|k| (self.rr.get() + k) % size).collect() } else { vec![source as usize] };
+            for sender in candidates {
+                self.sleep(poll).await;
+                if let Some(st) = self.matching(sender, tag, comm) {
+                    self.tracker.running(me);
+                    return Ok(Some(st));
+                }
+            }
+            if !block {
+                return Ok(None);
+            }
+            if !moved && self.tracker.epoch(me) == before && !self.tracker.signal_pending(me, self.busy.get()) {
+                self.tracker.polling(me);
+                if self.tracker.stuck() {
+                    return Err(Error::Deadlock(format!("deadlock at {}: {}", self.spu().now(), self.tracker.report())));
+                }
+            }
+        }
+    }
+
+    /// Progress until one of `ids` is done. A pass that moves nothing and during which nobody
+    /// set this rank running counts it as stuck, unless an acknowledgement is on its way.
+    async fn until_one(&self, ids: &[Request]) -> Result<(usize, Status)> {
+        let me = self.boot.rank;
+        let poll = self.spu().with_machine(|m| m.p.poll);
+        loop {
+            if let Some((k, st)) = ids.iter().enumerate().find_map(|(k, &id)| self.finish(id).map(|st| (k, st))) {
+                self.tracker.running(me);
+                return Ok((k, st));
+            }
+            let before = self.tracker.epoch(me);
+            if self.progress().await? {
+                continue;
+            }
+            self.sleep(poll).await;
+            if self.tracker.epoch(me) == before && !self.tracker.signal_pending(me, self.busy.get()) {
+                self.tracker.polling(me);
+                if self.tracker.stuck() {
+                    return Err(Error::Deadlock(format!("deadlock at {}: {}", self.spu().now(), self.tracker.report())));
+                }
+            }
+        }
+    }
+}
