@@ -44,12 +44,24 @@ def test_measure_writes_parameters_and_the_congestion_rows(measured):
     assert {r["size_bytes"] for r in rows} == {64, 4096}
     assert set(rows[0]) >= {"bif_messages", "size_bytes", "latency_ns", "excess_ns"}
     base = {r["size_bytes"]: r["latency_ns"] for r in rows if r["bif_messages"] == 2}
+    at_once = {r["size_bytes"]: r["slowest_latency_ns"] for r in rows if r["bif_messages"] == 2}
     for r in rows:
         assert r["excess_ns"] == (
             0.0
             if r["bif_messages"] <= 2
             else pytest.approx(r["latency_ns"] - base[r["size_bytes"]])
         )
+        assert r["slowest_excess_ns"] == (
+            0.0
+            if r["bif_messages"] <= 2
+            else pytest.approx(r["slowest_latency_ns"] - at_once[r["size_bytes"]])
+        )
+    # The seed's loop (each SPE at its own pace) shows no congestion at 64 B; at 4 KB the
+    # slowest of 16 messages issued at one instant waits longer than the loop's mean.
+    at_64 = {r["bif_messages"]: r for r in rows if r["size_bytes"] == 64}
+    assert at_64[16]["excess_ns"] < 0.02 * at_64[2]["latency_ns"]
+    at_4k = {r["bif_messages"]: r for r in rows if r["size_bytes"] == 4096}
+    assert at_4k[16]["slowest_excess_ns"] > at_4k[16]["excess_ns"] + 100
     # More BIF messages of 4 KB cost more (the seed's figure 8).
     at_4k = {r["bif_messages"]: r["latency_ns"] for r in rows if r["size_bytes"] == 4096}
     assert at_4k[16] > at_4k[4] > at_4k[2]
@@ -126,10 +138,12 @@ def test_predict_warns_when_it_extrapolates(measured):
         str(out / "params.toml"),
     )
     assert done.returncode == 0, done.stderr
-    assert (
+    # On stderr, so that the table on stdout stays a table.
+    assert done.stderr == (
         "warning: reduce.binomial at 16384 bytes: beyond the largest measured size "
-        "(4096 bytes), extrapolated"
-    ) in done.stdout
+        "(4096 bytes), extrapolated\n"
+    )
+    assert "warning" not in done.stdout
 
 
 def test_bad_input_is_refused_with_its_reason(measured, tmp_path):
@@ -159,7 +173,20 @@ def test_bad_input_is_refused_with_its_reason(measured, tmp_path):
         )
     )
     done = run_cli("model", "predict", "allreduce", "--params", str(missing))
-    assert done.stderr == "cellblade: error: --params: model parameters: missing field `g2_ns`\n"
+    assert done.stderr == (
+        f"cellblade: error: --params {missing}: model parameters: missing field `g2_ns`\n"
+    )
+    negative = tmp_path / "negative.toml"
+    negative.write_text(
+        (out / "params.toml")
+        .read_text()
+        .replace("slowest_latency_ns = ", "slowest_latency_ns = -", 1)
+    )
+    done = run_cli("model", "predict", "allreduce", "--params", str(negative))
+    assert done.returncode == 1
+    assert done.stderr.startswith(f"cellblade: error: --params {negative}: model parameters: ")
+    assert "slowest_latency_ns = -" in done.stderr
+    assert "is not allowed: a time of 0 ns or more" in done.stderr
     assert "invalid value '0'" in usage_error("model", "measure", "--iterations", "0")
 
 
@@ -215,6 +242,15 @@ def test_coll_auto_picks_a_modelled_algorithm_per_size_and_runs_it(cache):
     assert len(picks) == 2
     assert all(" -> allreduce." in line for line in picks)
     assert "verified" in done.stdout and "NO" not in done.stdout
+    # Above the largest measured size (32 KB) the prices are extrapolated: a warning says so.
+    done = run_cli(
+        "coll", "broadcast", "-n", "8", "--sizes", "48k", "--algos", "auto", "--iterations", "2"
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == (
+        "warning: broadcast at 49152 bytes: beyond the largest measured size (32768 bytes), "
+        "the prices are extrapolated\n"
+    )
     done = run_cli("coll", "allgather", "-n", "8", "--sizes", "32k", "--algos", "auto")
     assert done.stderr == (
         "cellblade: error: --sizes 32768 is not allowed: no modelled allgather algorithm takes it "

@@ -1083,6 +1083,14 @@ def _bench(args: argparse.Namespace) -> int:
         f"exhaustive one-chip placement search, {search['pattern']} pattern: "
         f"{search['evaluated']} placements in {search['wall_s']:.1f} s (target: under 60 s)"
     )
+    for p in result["placement_pruning"]:
+        print(
+            f"two-chip placement search, {p['pattern']} pattern (16 SPEs, 16 KB), medians of "
+            f"{p['runs']} interleaved: hill climb {p['unpruned_s']:.2f} s "
+            f"({p['unpruned_evaluated']} simulated, best {p['unpruned_best_gbps']:.2f} GB/s), "
+            f"pruned by the ring/BIF ranking {p['pruned_s']:.2f} s ({p['pruned_evaluated']} "
+            f"simulated, best {p['pruned_best_gbps']:.2f} GB/s): {p['speedup']:.1f}x"
+        )
     reproduce = result["reproduce"]
     print(
         f"cellblade reproduce{' --quick' if reproduce['quick'] else ''}: {reproduce['claims']} "

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 from typing import Any, Callable
 
@@ -222,6 +223,9 @@ def _measure(args: argparse.Namespace) -> int:
 
 
 def _params(args: argparse.Namespace) -> str:
+    if args.params is not None:
+        # An error in the file names the file beside the flag.
+        args.flags = {**args.flags, "params_toml": f"--params {args.params}"}
     return model.params_for(**_machine(args), params_file=args.params)
 
 
@@ -256,7 +260,7 @@ def _predict(args: argparse.Namespace, table: Callable) -> int:
         print(json.dumps(result))
         return 0
     for warning in result["warnings"]:
-        print(f"warning: {warning}")
+        print(f"warning: {warning}", file=sys.stderr)
     rows = []
     for r in result["rows"]:
         seed = "-" if r["seed_ns"] is None else f"{r['seed_ns']:.1f}"
@@ -382,6 +386,12 @@ def coll_auto(args: argparse.Namespace, table: Callable) -> int:
             overrides=args.overrides,
         )
         picks.setdefault(choice["algorithm"], []).append(size)
+        if choice["extrapolated"]:
+            print(
+                f"warning: {args.op} at {size} bytes: beyond the largest measured size "
+                f"({LIMITS['measure_sizes'][-1]} bytes), the prices are extrapolated",
+                file=sys.stderr,
+            )
         print(
             f"auto: {format_size(size) if size else args.op} -> {choice['algorithm']} "
             f"(predicted {choice['predicted_ns']:.1f} ns)"

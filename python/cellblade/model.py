@@ -79,12 +79,14 @@ def params_for(
     cache: Path | None = None,
 ) -> str:
     """The parameter TOML: `params_file` if given, else the measurement of this machine, cached
-    under `cache` (default ``cache_dir()``) by a hash of the resolved machine file (a changed
-    machine is re-measured)."""
+    under `cache` (default ``cache_dir()``) by a hash of the resolved machine file and the
+    parameter file's version (a changed machine or method is re-measured)."""
     if params_file is not None:
         return Path(params_file).read_text(encoding="utf-8")
     machine_toml = cellblade.resolved_machine(machine, overrides)
-    key = hashlib.sha256(machine_toml.encode()).hexdigest()[:16]
+    # The parameter file's version too: a file measured by an older method is measured again.
+    version = cellblade.CATALOG["model"]["params_version"]
+    key = hashlib.sha256(f"{version}\n{machine_toml}".encode()).hexdigest()[:16]
     path = (cache_dir() if cache is None else Path(cache)) / f"params-{key}.toml"
     if path.exists():
         return path.read_text(encoding="utf-8")

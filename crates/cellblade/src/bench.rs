@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 use crate::affinity::pattern::build;
-use crate::affinity::search::{search, Objective};
+use crate::affinity::search::{search, search_with, Objective};
 use crate::blade::Blade;
 use crate::error::Result;
 use crate::machine::config::{load, preset_text};
@@ -46,7 +46,57 @@ pub struct BenchResult {
     pub packets_per_second: f64,
     pub workloads: Vec<Workload>,
     pub affinity_search: SearchBench,
+    pub placement_pruning: Vec<PruningBench>,
     pub reproduce: ReproduceBench,
+}
+
+/// The two-chip placement search with and without the ring/BIF ranking's pruning, on one
+/// pattern: runs interleaved (unpruned, pruned, ...), median wall times, the best each reached.
+#[derive(Debug, Clone, Serialize)]
+pub struct PruningBench {
+    pub pattern: String,
+    pub runs: usize,
+    pub unpruned_s: f64,
+    pub pruned_s: f64,
+    pub speedup: f64,
+    pub unpruned_evaluated: usize,
+    pub pruned_evaluated: usize,
+    /// Minimum bandwidth over ranks of the best placement (GB/s).
+    pub unpruned_best_gbps: f64,
+    pub pruned_best_gbps: f64,
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// Seed 001 patterns on 16 SPEs (16 KB), each searched `runs` times both ways, interleaved.
+fn placement_pruning(quick: bool) -> Result<Vec<PruningBench>> {
+    let file = load(preset_text("qs20")?, &[])?;
+    let (names, runs): (&[&str], usize) = if quick { (&["rd1"], 1) } else { (&["ring", "rd1", "bruck2"], 3) };
+    let mut out = Vec::new();
+    for &name in names {
+        let pattern = build(name, 16, 16384)?;
+        let (mut full, mut pruned) = (Vec::new(), Vec::new());
+        for _ in 0..runs {
+            full.push(search_with(&file, &pattern, 16, Objective::MinBandwidth, 0, 1, false)?);
+            pruned.push(search_with(&file, &pattern, 16, Objective::MinBandwidth, 0, 1, true)?);
+        }
+        let (unpruned_s, pruned_s) = (median(full.iter().map(|r| r.wall_s).collect()), median(pruned.iter().map(|r| r.wall_s).collect()));
+        out.push(PruningBench {
+            pattern: name.into(),
+            runs,
+            unpruned_s,
+            pruned_s,
+            speedup: unpruned_s / pruned_s.max(1e-9),
+            unpruned_evaluated: full[0].evaluated,
+            pruned_evaluated: pruned[0].evaluated,
+            unpruned_best_gbps: full[0].best.value,
+            pruned_best_gbps: pruned[0].best.value,
+        });
+    }
+    Ok(out)
 }
 
 fn measure(name: String, blade: Blade) -> Result<Workload> {
@@ -106,6 +156,7 @@ pub fn run(quick: bool) -> Result<BenchResult> {
     let file = load(preset_text("qs20")?, &[])?;
     let s = search(&file, &build(name, 8, 65536)?, 8, Objective::MinBandwidth, 0, 1)?;
     let affinity_search = SearchBench { pattern: name.into(), evaluated: s.evaluated, wall_s: s.wall_s };
+    let placement_pruning = placement_pruning(quick)?;
     let start = std::time::Instant::now();
     let claims = crate::reproduce::run_all(&file, quick)?;
     let reproduce = ReproduceBench {
@@ -114,7 +165,14 @@ pub fn run(quick: bool) -> Result<BenchResult> {
         holding: claims.iter().filter(|c| c.holds).count(),
         wall_s: start.elapsed().as_secs_f64(),
     };
-    Ok(BenchResult { build: build_kind(), packets_per_second: packets as f64 / wall.max(1e-9), workloads, affinity_search, reproduce })
+    Ok(BenchResult {
+        build: build_kind(),
+        packets_per_second: packets as f64 / wall.max(1e-9),
+        workloads,
+        affinity_search,
+        placement_pruning,
+        reproduce,
+    })
 }
 
 /// The speed benchmark; it runs its own fixed workloads on the qs20 preset, whatever machine

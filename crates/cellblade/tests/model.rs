@@ -38,7 +38,14 @@ fn synthetic() -> ModelParams {
         for &m in &sizes {
             let base = 300.0 + m as f64 / 10.0;
             let excess = if n > 2 && m > 256 { (n as f64 - 2.0) * m as f64 / 40.0 } else { 0.0 };
-            congestion.push(CongestionRow { bif_messages: n, size_bytes: m, latency_ns: base + excess, excess_ns: excess });
+            congestion.push(CongestionRow {
+                bif_messages: n,
+                size_bytes: m,
+                latency_ns: base + excess,
+                excess_ns: excess,
+                slowest_latency_ns: base + 2.0 * excess,
+                slowest_excess_ns: 2.0 * excess,
+            });
         }
     }
     ModelParams {

@@ -34,7 +34,6 @@ const NOT_REPRODUCED: &[&str] = &[
     "binomial3: every placement performs well",
     "bcast pattern takes about 17 us on every placement (limit 15 us)",
     "scatter pattern takes about 5 us on every placement (limit 4.375 us)",
-    "almost no BIF congestion up to 256 B",
     "congestion adds up to 218% of the uncontended latency",
     "the seed's equations: 94% of predictions within 10% of the measured time",
     "the seed's equations: every prediction within 15%",

@@ -13,6 +13,7 @@
 pub mod measure;
 pub mod pattern;
 pub mod placement;
+pub mod rank;
 pub mod request;
 pub mod scheduler;
 pub mod search;

@@ -226,3 +226,39 @@ pub fn note_train(file: &MachineFile, from: usize, peers: &[usize], iterations: 
     let v = *out.borrow();
     Ok(v)
 }
+
+/// Every `(spe, peer, bytes)` gets `bytes` from `peer` over and over, each get waited before the
+/// next, all starting once at the same instant and never again aligned: the loop of a
+/// micro-benchmark averaged over many iterations (seed 003 §7: 100,000), in which each SPE
+/// keeps its own pace. `warmup` gets before and after the timed `iterations` keep every SPE
+/// busy while the others are timed. Returns each one's mean time per get.
+pub fn free_running(file: &MachineFile, gets: &[(usize, usize, u32)], warmup: u32, iterations: u32) -> Result<Vec<f64>> {
+    let mut blade = Blade::new(file.clone(), false);
+    let out = Rc::new(RefCell::new(vec![0.0; gets.len()]));
+    let mut users: Vec<usize> = gets.iter().flat_map(|g| [g.0, g.1]).collect();
+    users.sort_unstable();
+    users.dedup();
+    for spe in users {
+        let mine = gets.iter().enumerate().find(|(_, g)| g.0 == spe).map(|(i, g)| (i, g.1, g.2));
+        let need = gets.iter().filter(|g| g.0 == spe || g.1 == spe).map(|g| g.2).max().unwrap_or(16);
+        let out = out.clone();
+        blade.spe(spe, move |spu| async move {
+            let buf = spu.ls_alloc(need.max(16), 128)?;
+            let Some((index, peer, bytes)) = mine else { return Ok(()) };
+            let mut d0 = 0;
+            for k in 0..warmup + iterations + warmup {
+                if k == warmup {
+                    d0 = spu.spu_read_decrementer();
+                }
+                if k == warmup + iterations {
+                    out.borrow_mut()[index] = ticks_to_ns(&spu, d0, spu.spu_read_decrementer()) / iterations as f64;
+                }
+                get_all(&spu, buf, peer, buf, bytes).await?;
+            }
+            Ok(())
+        })?;
+    }
+    blade.run()?;
+    let v = out.borrow().clone();
+    Ok(v)
+}

@@ -21,10 +21,15 @@ pub struct CongestionRow {
     /// Messages crossing the BIF at once (BIF-n).
     pub bif_messages: u32,
     pub size_bytes: u32,
-    /// Mean time of the n DMAs.
+    /// Mean time of the n DMAs, each SPE looping at its own pace (the seed's method).
     pub latency_ns: f64,
     /// C(m, n): latency over the BIF-2 latency at the same size (0 for n <= 2 by definition).
     pub excess_ns: f64,
+    /// Time of the slowest of the n DMAs when all n are issued at one instant, as a round of a
+    /// collective issues them; the round ends with its slowest transfer (the schedule price's C).
+    pub slowest_latency_ns: f64,
+    /// Its excess over the same measure of BIF-2 (0 for n <= 2, as `excess_ns`).
+    pub slowest_excess_ns: f64,
 }
 
 /// Compute time per byte of one reduction (seed 003 §3.1: gamma).
@@ -136,11 +141,21 @@ impl ModelParams {
         if let Some((name, v)) = scalars.iter().find(|(_, v)| !v.is_finite() || *v < 0.0) {
             return Err(config_err(format!("model parameters: {name} = {v} is not allowed: a time of 0 ns or more")));
         }
-        if let Some(r) = self.congestion.iter().find(|r| !r.latency_ns.is_finite() || r.latency_ns < 0.0 || !r.excess_ns.is_finite()) {
-            return Err(config_err(format!(
-                "model parameters: congestion bif_messages={} size_bytes={}: latency_ns {} is not allowed: 0 ns or more",
-                r.bif_messages, r.size_bytes, r.latency_ns
-            )));
+        for r in &self.congestion {
+            let times = [("latency_ns", r.latency_ns), ("slowest_latency_ns", r.slowest_latency_ns)];
+            if let Some((name, v)) = times.iter().find(|(_, v)| !v.is_finite() || *v < 0.0) {
+                return Err(config_err(format!(
+                    "model parameters: congestion bif_messages={} size_bytes={}: {name} = {v} is not allowed: a time of 0 ns or more",
+                    r.bif_messages, r.size_bytes
+                )));
+            }
+            let excesses = [("excess_ns", r.excess_ns), ("slowest_excess_ns", r.slowest_excess_ns)];
+            if let Some((name, v)) = excesses.iter().find(|(_, v)| !v.is_finite()) {
+                return Err(config_err(format!(
+                    "model parameters: congestion bif_messages={} size_bytes={}: {name} = {v} is not allowed: a finite number of ns",
+                    r.bif_messages, r.size_bytes
+                )));
+            }
         }
         if let Some(g) = self.gamma.iter().find(|g| !g.ns_per_byte.is_finite() || g.ns_per_byte < 0.0) {
             return Err(config_err(format!(
@@ -177,6 +192,15 @@ impl ModelParams {
     /// C(m, n): the excess latency of n BIF-crossing messages of m bytes over BIF-2. n is
     /// rounded up to the next measured count; 0 for n <= 2 (the seed's baseline).
     pub fn congestion_ns(&self, m: u32, n: u32) -> Lookup {
+        self.congestion_lookup(m, n, |r| r.excess_ns)
+    }
+
+    /// The slowest DMA's excess of the BIF-n butterfly over BIF-2, looked up as [`Self::congestion_ns`].
+    pub fn slowest_congestion_ns(&self, m: u32, n: u32) -> Lookup {
+        self.congestion_lookup(m, n, |r| r.slowest_excess_ns)
+    }
+
+    fn congestion_lookup(&self, m: u32, n: u32, value: impl Fn(&CongestionRow) -> f64) -> Lookup {
         if n <= 2 {
             return Lookup { ns: 0.0, extrapolated: false };
         }
@@ -191,7 +215,7 @@ impl ModelParams {
         };
         let rows: Vec<&CongestionRow> = self.congestion.iter().filter(|r| r.bif_messages == want).collect();
         let sizes: Vec<u32> = rows.iter().map(|r| r.size_bytes).collect();
-        let excess: Vec<f64> = rows.iter().map(|r| r.excess_ns).collect();
+        let excess: Vec<f64> = rows.iter().map(|r| value(r)).collect();
         let mut l = interpolate(&sizes, &excess, m);
         l.extrapolated |= n > want;
         l.ns = l.ns.max(0.0);

@@ -39,7 +39,14 @@ pub struct ModelCatalog {
     pub max_iterations: u32,
     pub default_simulate_iterations: u32,
     pub default_predict_spes: usize,
+    /// The parameter file's format and measurement method: a cache of measured parameters
+    /// keys on it, so a file from an older method is measured again.
+    pub params_version: u32,
 }
+
+/// Raised whenever the parameter file's keys or a micro-benchmark's method change (2: the
+/// butterfly's slowest DMA).
+pub const PARAMS_VERSION: u32 = 2;
 
 pub fn catalog() -> ModelCatalog {
     let measure = MeasureRequest::default();
@@ -50,6 +57,7 @@ pub fn catalog() -> ModelCatalog {
         max_iterations: MAX_ITERATIONS,
         default_simulate_iterations: DEFAULT_SIMULATE_ITERATIONS,
         default_predict_spes: DEFAULT_PREDICT_SPES,
+        params_version: PARAMS_VERSION,
     }
 }
 

@@ -128,6 +128,7 @@ pub fn no_contention_params(p: &ModelParams) -> ModelParams {
     let mut b = p.clone();
     for row in &mut b.congestion {
         row.excess_ns = 0.0;
+        row.slowest_excess_ns = 0.0;
     }
     b
 }
