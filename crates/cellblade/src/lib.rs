@@ -40,6 +40,7 @@ pub mod api;
 pub mod bench;
 pub mod blade;
 pub mod calibrate;
+pub mod cluster;
 pub mod coll;
 pub mod error;
 pub mod machine;
