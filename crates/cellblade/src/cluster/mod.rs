@@ -5,6 +5,7 @@
 //! |---|---|
 //! | `network.rs` | the node network: LogGP costs, per-blade adapters, PPE send/receive |
 //! | `coll.rs` | the hierarchical barrier and broadcast of §6.1 on the SPEs of every blade |
+//! | `request.rs` | `cluster run`: the fronts' request (fields, defaults, limits) |
 //!
 //! Mechanism: each blade keeps its own engine and machine (nothing in a blade is shared with
 //! another but the network), and this driver runs them in conservative lock-step windows, the
@@ -24,6 +25,7 @@
 
 pub mod coll;
 pub mod network;
+pub mod request;
 
 use std::cell::RefCell;
 use std::rc::Rc;
