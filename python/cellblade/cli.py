@@ -30,9 +30,10 @@ from pathlib import Path
 from typing import Any
 
 import cellblade
+import cellblade.cluster
 import cellblade.mpi.bench
 import cellblade.mpi.cli
-from cellblade import affinity, cli_model, cluster, coll, outputs, parallel, schedule, splits, sweep, units
+from cellblade import affinity, cli_model, coll, outputs, parallel, schedule, splits, sweep, units
 from cellblade.machine import MACHINE_FLAGS
 
 # Names, defaults and limits are the core's.
@@ -142,7 +143,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     bench.set_defaults(handler=_bench)
     cellblade.mpi.cli.add_commands(commands)
-    cluster.add_commands(commands, _add_machine_args, _table)
+    cellblade.cluster.add_commands(commands, _add_machine_args, _table)
     return _run(parser, argv)
 
 
