@@ -115,7 +115,7 @@ fn finish(c: &Common, t: Time) {
     c.first.set(c.first.get().min(t));
 }
 
-fn result(op: Op, alg: String, blades: usize, p: usize, size: u32, c: &Common, ok: bool, messages: u64) -> ClusterResult {
+fn result(op: Op, alg: String, blades: usize, p: usize, size: u32, c: &Common, messages: u64) -> ClusterResult {
     ClusterResult {
         op: op.name().into(),
         algorithm: alg,
@@ -124,7 +124,7 @@ fn result(op: Op, alg: String, blades: usize, p: usize, size: u32, c: &Common, o
         spes: blades * p,
         size_bytes: size,
         latency_ns: c.last.get().as_ns(),
-        verified: ok,
+        verified: c.ok.get(),
         network_messages: messages,
     }
 }
@@ -180,8 +180,8 @@ pub fn barrier(file: &MachineFile, blades: usize, spes: usize, window: Option<Ti
         });
     }
     let report = cl.run()?;
-    let ok = c.first.get() >= c.arrived.get();
-    Ok(result(Op::Barrier, format!("{LOCAL_BARRIER}+bruck"), blades, spes, 0, &c, ok, report.messages))
+    c.ok.set(c.first.get() >= c.arrived.get());
+    Ok(result(Op::Barrier, format!("{LOCAL_BARRIER}+bruck"), blades, spes, 0, &c, report.messages))
 }
 
 /// MPICH2's binomial-tree broadcast between the PPEs, rooted at blade 0: receive from the
@@ -228,7 +228,7 @@ async fn dma(spu: &crate::spu::Spu, ls: u32, ea: u64, bytes: u32, put: bool) -> 
 /// The hierarchical broadcast of `size` bytes (a multiple of 16) from rank 0 of blade 0.
 pub fn broadcast(file: &MachineFile, blades: usize, spes: usize, size: u32, window: Option<Time>) -> Result<ClusterResult> {
     check_spes(spes)?;
-    if size == 0 || size % 16 != 0 {
+    if size == 0 || !size.is_multiple_of(16) {
         return Err(field_err("sizes", size, "a multiple of 16 bytes, at least 16, on a cluster"));
     }
     let mut cl = Cluster::new(file, blades)?;
@@ -288,8 +288,7 @@ pub fn broadcast(file: &MachineFile, blades: usize, spes: usize, size: u32, wind
         }
     }
     let report = cl.run()?;
-    let ok = c.ok.get();
-    Ok(result(Op::Broadcast, format!("{LOCAL_BROADCAST}+binomial"), blades, spes, size, &c, ok, report.messages))
+    Ok(result(Op::Broadcast, format!("{LOCAL_BROADCAST}+binomial"), blades, spes, size, &c, report.messages))
 }
 
 #[cfg(test)]
