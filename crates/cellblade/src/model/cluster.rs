@@ -14,9 +14,13 @@
 //!
 //! Broadcast (the seed: "the performance models of other collectives could also be extended"):
 //! the root's blade costs put(m) + bcast(p, m); every other blade
-//!   put(m) + L_spe-ppe(1) + ceil(log2 B) [L_node(m) + g_node(m)] + L_ppe-spe(1) + get(m) + bcast(p, m)
-//! with bcast table 2's binomial-tree-opt and put/get one SPE's DMA of m bytes to and from
-//! memory (measured); the prediction is the larger.
+//!   put(m) + L_spe-ppe(1) + tree_b(m) + L_ppe-spe(1) + get(m) + bcast(p, m)
+//! with bcast table 2's binomial-tree-opt, put/get one SPE's DMA of m bytes to and from memory
+//! (measured), and tree_b MPICH2's binomial tree priced as Kielmann's PLogP prices it: a blade
+//! sends to its children g_node(m) apart, each message L_node(m) + g_node(m) on its way
+//! (ceil(log2 B) rounds on 2 and 4 blades; on 3, one round plus the root's second send's gap).
+//! g_node(m) is measured as logp_mpi does, (RTT(n) - RTT(1)) / (n - 1) for a train of n. The
+//! prediction is the largest blade's.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -42,6 +46,8 @@ pub struct ClusterParams {
     pub spe_ppe_ns: f64,
     /// Half a PPE-PPE round trip of m bytes over the network: L_node(m) + g_node(m).
     pub node_ns: f64,
+    /// g_node(m): the time between two messages of m bytes sent back to back by one PPE.
+    pub node_gap_ns: f64,
     /// One SPE's DMA of m bytes to memory, then from it (0 for a barrier).
     pub put_ns: f64,
     pub get_ns: f64,
@@ -80,8 +86,9 @@ fn spe_ppe_half_rtt(file: &MachineFile) -> Result<f64> {
     Ok(v)
 }
 
-/// Half the round trip of `bytes` between two blades' PPEs (logp_mpi's ping-pong).
-fn node_half_rtt(file: &MachineFile, bytes: u32) -> Result<f64> {
+/// logp_mpi's train between two blades' PPEs: blade 0 sends `count` messages of `bytes`
+/// back to back, blade 1 answers the last with one; the mean time of that exchange.
+fn node_train(file: &MachineFile, bytes: u32, count: u32) -> Result<f64> {
     let mut cl = Cluster::new(file, 2)?;
     let out = Rc::new(RefCell::new(0.0));
     for b in 0..2 {
@@ -94,15 +101,19 @@ fn node_half_rtt(file: &MachineFile, bytes: u32) -> Result<f64> {
                     t0 = ep.ppe.now();
                 }
                 if b == 0 {
-                    ep.send(1, 0, vec![0; bytes as usize]).await?;
+                    for _ in 0..count {
+                        ep.send(1, 0, vec![0; bytes as usize]).await?;
+                    }
                     ep.recv(1, 0).await?;
                 } else {
-                    let d = ep.recv(0, 0).await?;
-                    ep.send(0, 0, d).await?;
+                    for _ in 0..count {
+                        ep.recv(0, 0).await?;
+                    }
+                    ep.send(0, 0, vec![0; bytes as usize]).await?;
                 }
             }
             if b == 0 {
-                *o.borrow_mut() = (ep.ppe.now() - t0).as_ns() / f64::from(ITERATIONS) / 2.0;
+                *o.borrow_mut() = (ep.ppe.now() - t0).as_ns() / f64::from(ITERATIONS);
             }
             Ok(())
         });
@@ -111,6 +122,9 @@ fn node_half_rtt(file: &MachineFile, bytes: u32) -> Result<f64> {
     let v = *out.borrow();
     Ok(v)
 }
+
+/// Messages in the train that measures g_node (PLogP's gap: (RTT(n) - RTT(1)) / (n - 1)).
+const TRAIN: u32 = 8;
 
 /// One SPE's put of `bytes` to XDRAM0 and get back: the mean time of each.
 fn memory_dma(file: &MachineFile, bytes: u32) -> Result<(f64, f64)> {
@@ -155,7 +169,9 @@ fn memory_dma(file: &MachineFile, bytes: u32) -> Result<(f64, f64)> {
 /// Measure the cluster terms for messages of `size` bytes (0: a barrier's 1-byte messages).
 pub fn measure(file: &MachineFile, size: u32) -> Result<ClusterParams> {
     let (put_ns, get_ns) = if size == 0 { (0.0, 0.0) } else { memory_dma(file, size)? };
-    Ok(ClusterParams { spe_ppe_ns: spe_ppe_half_rtt(file)?, node_ns: node_half_rtt(file, size.max(1))?, put_ns, get_ns })
+    let rtt = node_train(file, size.max(1), 1)?;
+    let node_gap_ns = (node_train(file, size.max(1), TRAIN)? - rtt) / f64::from(TRAIN - 1);
+    Ok(ClusterParams { spe_ppe_ns: spe_ppe_half_rtt(file)?, node_ns: rtt / 2.0, node_gap_ns, put_ns, get_ns })
 }
 
 /// A prediction and the terms it adds, named as in the seed.
@@ -172,6 +188,29 @@ pub struct ClusterPrediction {
 
 fn ceil_log2(n: usize) -> u32 {
     n.next_power_of_two().trailing_zeros()
+}
+
+/// When each blade has the bytes in MPICH2's binomial broadcast from blade 0: a blade sends to
+/// its children one after another, a gap apart, each arriving one L_node + g_node later.
+fn binomial_arrivals(blades: usize, node_ns: f64, gap_ns: f64) -> Vec<f64> {
+    let mut at = vec![0.0; blades];
+    for me in 0..blades {
+        // A blade's parent has the lower index, so `at[me]` is final here.
+        let mut mask = 1;
+        while mask < blades && me & mask == 0 {
+            mask <<= 1;
+        }
+        let mut k = 0.0;
+        mask >>= 1;
+        while mask > 0 {
+            if me + mask < blades {
+                at[me + mask] = at[me] + k * gap_ns + node_ns;
+                k += 1.0;
+            }
+            mask >>= 1;
+        }
+    }
+    at
 }
 
 /// The seed's equation for the on-blade part (0 on one SPE: nothing to synchronise).
@@ -206,11 +245,12 @@ pub fn predict(params: &ModelParams, cp: &ClusterParams, op: Op, blades: usize, 
             if blades == 1 {
                 put + bcast
             } else {
+                let tree = binomial_arrivals(blades, cp.node_ns, cp.node_gap_ns).into_iter().fold(0.0, f64::max);
                 terms.push(("L_spe-ppe(1)".into(), cp.spe_ppe_ns));
-                terms.push((format!("{rounds} x [L_node(m) + g_node(m)]"), net));
+                terms.push(("binomial tree: depth x [L_node(m) + g_node(m)] + sends x g_node(m)".into(), tree));
                 terms.push(("L_ppe-spe(1)".into(), cp.spe_ppe_ns));
                 terms.push(("get(m)".into(), get));
-                (put + bcast).max(put + 2.0 * cp.spe_ppe_ns + net + get + bcast)
+                (put + bcast).max(put + 2.0 * cp.spe_ppe_ns + tree + get + bcast)
             }
         }
         other => return Err(config_err(format!("{}: seed 003 §6.1 models a cluster's barrier and broadcast only", other.name()))),
@@ -300,7 +340,7 @@ mod tests {
         let params = measure_blade(&f, &MeasureRequest { sizes: vec![16, 128, 1024, 4096], iterations: 4 }).unwrap();
         let mut rows = Vec::new();
         for (op, size) in [(Op::Barrier, 0), (Op::Broadcast, 128), (Op::Broadcast, 4096)] {
-            for blades in [1, 2, 4] {
+            for blades in [1, 2, 3, 4] {
                 rows.push(compare(&f, &params, op, blades, 16, size).unwrap());
             }
         }
@@ -322,12 +362,21 @@ mod tests {
         let cp = measure(&f, 0).unwrap();
         // A 1-byte ping-pong: 2 overheads + latency each way (2.5 us with the preset).
         assert!((cp.node_ns - 2500.0).abs() < 1.0, "{cp:?}");
+        // Back to back, the adapter's gap (1 us) binds, not the PPE's 0.5 us overhead.
+        assert!((cp.node_gap_ns - 1000.0).abs() < 1.0, "{cp:?}");
         let slower = load(preset_text("qs20").unwrap(), &["network.latency_ns=3500".into()]).unwrap();
         assert!((measure(&slower, 0).unwrap().node_ns - 4500.0).abs() < 1.0);
         let e = predict(&dummy(), &cp, Op::Allreduce, 2, 16, 64).unwrap_err();
         assert_eq!(e.to_string(), "allreduce: seed 003 §6.1 models a cluster's barrier and broadcast only");
         let e = predict(&dummy(), &cp, Op::Barrier, 5, 16, 0).unwrap_err();
         assert_eq!(e.to_string(), "blades 5 is not allowed: 1 to 4");
+    }
+
+    #[test]
+    fn the_binomial_tree_sends_a_gap_apart() {
+        assert_eq!(binomial_arrivals(4, 10.0, 1.0), [0.0, 11.0, 10.0, 20.0]);
+        assert_eq!(binomial_arrivals(3, 10.0, 1.0), [0.0, 11.0, 10.0]);
+        assert_eq!(binomial_arrivals(1, 10.0, 1.0), [0.0]);
     }
 
     fn dummy() -> ModelParams {
