@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 import cellblade
+import cellblade.cluster
 import cellblade.mpi.bench
 import cellblade.mpi.cli
 from cellblade import affinity, cli_model, coll, outputs, parallel, schedule, splits, sweep, units
@@ -142,6 +143,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     bench.set_defaults(handler=_bench)
     cellblade.mpi.cli.add_commands(commands)
+    cellblade.cluster.add_commands(commands, _add_machine_args, _table)
     return _run(parser, argv)
 
 

@@ -233,12 +233,19 @@ program!(
     mpi_pingpong => cellblade::mpi::request::PingPongRequest
 );
 
+program!(
+    /// The hierarchical barrier or broadcast of seed 003 section 6.1 on a cluster of blades.
+    cluster_run => cellblade::cluster::request::ClusterRequest
+);
+
 #[pymodule]
 mod _core {
     use super::*;
 
     #[pymodule_export]
     use super::mpi_programs::{MpiJob, PyMpiOp, RankHandle};
+    #[pymodule_export]
+    use super::cluster_run;
     #[pymodule_export]
     use super::programs::{PpeHandle, ProgramBlade, PyOp, SpuHandle};
     #[pymodule_export]

@@ -121,6 +121,7 @@ pub struct Catalog {
     pub mpi: crate::mpi::request::MpiCatalog,
     /// The claim groups of `reproduce`, in the order it states them: each can be run apart.
     pub reproduce_groups: Vec<&'static str>,
+    pub cluster: crate::cluster::request::ClusterCatalog,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -192,6 +193,7 @@ pub fn catalog() -> Catalog {
         model: crate::model::request::catalog(),
         mpi: crate::mpi::request::catalog(),
         reproduce_groups: crate::reproduce::group_ids(),
+        cluster: crate::cluster::request::catalog(),
     }
 }
 

@@ -84,6 +84,33 @@ impl Blade {
         self.engine.spawn("ppe", program(ppe));
     }
 
+    /// Lock-step use by [`crate::cluster`]: run the events before `limit`; true when every
+    /// program has finished.
+    pub(crate) fn run_until(&mut self, limit: Time) -> Result<bool> {
+        self.engine.run_until(limit)
+    }
+
+    /// The time of this blade's next pending event, if any.
+    pub(crate) fn pending(&self) -> Option<Time> {
+        self.engine.pending()
+    }
+
+    pub(crate) fn deadlock_error(&self) -> crate::error::Error {
+        self.engine.deadlock_error()
+    }
+
+    pub(crate) fn shared(&self) -> Rc<Shared<Machine>> {
+        self.shared.clone()
+    }
+
+    pub(crate) fn now(&self) -> Time {
+        self.engine.now()
+    }
+
+    pub(crate) fn events(&self) -> u64 {
+        self.engine.events()
+    }
+
     /// Run every program to completion.
     pub fn run(mut self) -> Result<RunReport> {
         let t0 = Instant::now();

@@ -12,6 +12,7 @@
 //! mpi/          seed 004's synchronous-mode MPI on the SPEs, and ranks driven by OS processes
 //! affinity/     thread-to-SPE placements, patterns and the placement search (seed 001)
 //! reproduce.rs  the seeds' findings as claims, re-checked on the simulated blade
+//! cluster/      up to 4 blades in one simulation: lock-step windows, the node network, §6.1's collectives
 //! blade.rs      building and running a blade with SPE and PPE programs
 //! spu.rs ppe.rs the programming interface, named after spu_mfcio.h and libspe2
 //! machine/      EIB, BIF, MIC, MFC, local stores, mailboxes, signals, atomics (machine files)
@@ -40,6 +41,7 @@ pub mod api;
 pub mod bench;
 pub mod blade;
 pub mod calibrate;
+pub mod cluster;
 pub mod coll;
 pub mod error;
 pub mod machine;

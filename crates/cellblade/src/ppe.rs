@@ -40,6 +40,12 @@ impl Ppe {
         self.sh.now()
     }
 
+    /// The engine and process id behind this handle, for services outside the blade (the
+    /// cluster's network) that block and wake the PPE.
+    pub(crate) fn process(&self) -> (&Rc<Shared<Machine>>, Pid) {
+        (&self.sh, self.pid)
+    }
+
     fn check_spe(spe: usize) -> Result<()> {
         if spe < SPES {
             Ok(())

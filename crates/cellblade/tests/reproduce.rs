@@ -37,7 +37,6 @@ const NOT_REPRODUCED: &[&str] = &[
     "congestion adds up to 218% of the uncontended latency",
     "the seed's equations: 94% of predictions within 10% of the measured time",
     "the seed's equations: every prediction within 15%",
-    "barrier and broadcast up to 64 SPEs (4 blades) predicted within 13%",
     "MPI ping-pong: maximum throughput 4.48 GB/s with every SPE of a chip in exchanging pairs",
     "EvenOdd is good on every pattern",
 ];

@@ -40,6 +40,7 @@ pub struct MachineFile {
     pub memory: MemoryCfg,
     pub scheduler: SchedulerCfg,
     pub mpi: MpiCfg,
+    pub network: NetworkCfg,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -227,6 +228,30 @@ impl MpiCfg {
     const LIMITS: Limits = &[("call_core_cycles", 0.0, 100_000.0), ("buffered_bytes", 0.0, MPI_BUFFERED_MAX_BYTES as f64)];
 }
 
+/// The node network between blades of a cluster (seed 003 §6.1), in LogGP terms: a message of
+/// m bytes costs its sender `overhead_ns` of PPE time, leaves the sender's adapter no sooner
+/// than `gap_ns` (and m x `gap_per_byte_ns`) after the previous one, arrives `latency_ns` after
+/// its last byte left, and costs the receiver `overhead_ns` again.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NetworkCfg {
+    pub latency_ns: f64,
+    pub overhead_ns: f64,
+    pub gap_ns: f64,
+    pub gap_per_byte_ns: f64,
+}
+
+impl NetworkCfg {
+    /// The latency is at least 10 ns: it is the lookahead of the cluster's lock-step windows
+    /// (`cluster/`), which must be positive.
+    const LIMITS: Limits = &[
+        ("latency_ns", 10.0, 1_000_000.0),
+        ("overhead_ns", 0.0, 1_000_000.0),
+        ("gap_ns", 0.0, 1_000_000.0),
+        ("gap_per_byte_ns", 0.0, 1000.0),
+    ];
+}
+
 /// The text of a built-in preset.
 pub fn preset_text(name: &str) -> Result<&'static str> {
     match name {
@@ -314,7 +339,7 @@ pub const RING_ELEMENTS: [&str; 12] = ["PPE", "SPE0", "SPE1", "SPE2", "SPE3", "S
 
 impl MachineFile {
     /// Each section's name and numeric limits.
-    const SECTIONS: [(&'static str, Limits); 11] = [
+    const SECTIONS: [(&'static str, Limits); 12] = [
         ("clock", ClockCfg::LIMITS),
         ("eib", EibCfg::LIMITS),
         ("bif", BifCfg::LIMITS),
@@ -326,6 +351,7 @@ impl MachineFile {
         ("memory", MemoryCfg::LIMITS),
         ("scheduler", SchedulerCfg::LIMITS),
         ("mpi", MpiCfg::LIMITS),
+        ("network", NetworkCfg::LIMITS),
     ];
 
     fn validate(&self) -> Result<()> {

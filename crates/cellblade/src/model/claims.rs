@@ -149,13 +149,6 @@ pub fn claims(file: &MachineFile, quick: bool) -> Result<Vec<Claim>> {
     // As many timed calls as the schedule price assumes (price::CALLS): its loop overlap is priced.
     let simulated = simulate_points(file, &points, super::price::CALLS as u32)?;
     out.extend(accuracy_claims(&score(&p, &points, &simulated)?));
-    out.push(claim(
-        "barrier and broadcast up to 64 SPEs (4 blades) predicted within 13%",
-        "seed 003 §7.2, §6.1",
-        "within 13%",
-        "not simulated".into(),
-        false,
-        "clusters of blades are not built yet",
-    ));
+    out.extend(super::cluster::claims(file, &p)?);
     Ok(out)
 }

@@ -17,6 +17,7 @@
 pub mod auto;
 pub mod bench;
 pub mod claims;
+pub mod cluster;
 pub mod equations;
 pub mod measure;
 pub mod params;

@@ -281,6 +281,28 @@ impl<W: World + 'static> Engine<W> {
     /// Run until every process has finished. Errors: the first process error, or a deadlock
     /// report naming what each unfinished process waits for.
     pub fn run(&mut self) -> Result<()> {
+        self.run_inner(None).map(|_| ())
+    }
+
+    /// Run every event before `limit`, then stop: `Ok(true)` when every process has finished,
+    /// `Ok(false)` when the rest lies at or after `limit` or waits for a wake-up from outside
+    /// (another engine scheduling into this one through [`Engine::shared`]). A lock-step
+    /// driver of several engines calls this once per window and judges deadlock itself
+    /// ([`Engine::pending`], [`Engine::deadlock_error`]).
+    pub fn run_until(&mut self, limit: Time) -> Result<bool> {
+        self.run_inner(Some(limit))
+    }
+
+    /// The time of the next queued event or clocked step, `None` when nothing is pending.
+    pub fn pending(&self) -> Option<Time> {
+        let queued = self.shared.sched.borrow_mut().queue.earliest();
+        let step = self.shared.world.borrow().next_step().map_or(u64::MAX, |t| t.0);
+        let t = queued.min(step);
+        (t != u64::MAX).then_some(Time(t))
+    }
+
+    fn run_inner(&mut self, limit: Option<Time>) -> Result<bool> {
+        let end = limit.map_or(u64::MAX, |t| t.0);
         let waker = Waker::noop();
         let mut cx = Context::from_waker(waker);
         // Many short runs in a row (a sweep) must react too: poll before the first event.
@@ -298,7 +320,7 @@ impl<W: World + 'static> Engine<W> {
                 }
             }
             if self.running.get() == 0 {
-                return self.shared.sched.borrow_mut().fault.take().map_or(Ok(()), Err);
+                return self.shared.sched.borrow_mut().fault.take().map_or(Ok(true), Err);
             }
             // Handle events until one makes a process ready, holding the borrows across them:
             // most events (bus steps) wake nobody.
@@ -316,13 +338,19 @@ impl<W: World + 'static> Engine<W> {
                 }
                 let queued = s.queue.earliest();
                 if let Some(at) = w.next_step().filter(|at| at.0 < queued) {
+                    if at.0 >= end {
+                        return Ok(false);
+                    }
                     s.now = at;
                     s.events += w.step(&mut s);
                     continue;
                 }
+                if queued >= end && limit.is_some() {
+                    return Ok(false);
+                }
                 let Some((time, action)) = s.queue.pop() else {
                     drop((s, w));
-                    return Err(self.deadlock_report());
+                    return Err(self.deadlock_error());
                 };
                 s.events += 1;
                 s.now = Time(time);
@@ -334,7 +362,8 @@ impl<W: World + 'static> Engine<W> {
         }
     }
 
-    fn deadlock_report(&self) -> Error {
+    /// The deadlock report: what each unfinished process waits for.
+    pub fn deadlock_error(&self) -> Error {
         let s = self.shared.sched.borrow();
         let stuck: Vec<String> = s
             .procs
@@ -547,6 +576,26 @@ mod tests {
         let err = e.run().unwrap_err();
         assert_eq!(err.to_string(), format!("interrupted at 0.000 ns after {} events", 3 * POLL_EVENTS));
         STOP_AFTER.with(|c| c.set(None));
+    }
+
+    #[test]
+    fn run_until_stops_at_the_limit_and_resumes_on_a_wake_from_outside() {
+        let mut e = Engine::new(Counter(0));
+        let sh = e.shared();
+        e.spawn("p", async move {
+            sh.sleep(0, Time(10)).await;
+            sh.suspend(0).await?;
+            Ok(())
+        });
+        assert!(!e.run_until(Time(5)).unwrap(), "the sleep ends at 10: not before the limit");
+        assert_eq!(e.pending(), Some(Time(10)));
+        assert!(!e.run_until(Time(20)).unwrap(), "suspended with nothing pending: paused, not a deadlock");
+        assert_eq!((e.now(), e.pending()), (Time(10), None));
+        // Another engine wakes it; the run then finishes.
+        e.shared().sched.borrow_mut().wake_at(Time(30), 0, 0);
+        assert!(!e.run_until(Time(30)).unwrap());
+        assert!(e.run_until(Time(31)).unwrap());
+        assert_eq!(e.now(), Time(30));
     }
 
     #[test]
