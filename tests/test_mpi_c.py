@@ -68,6 +68,8 @@ def build(tmp_path_factory):
         ("type_free_refs", 3),
         ("comm_free_refs", 1),
         ("comm_free_refs", 3),
+        ("testall_progress", 2),
+        ("testall_progress", 3),
     ],
 )
 def test_program_passes(build, name, ranks):
