@@ -243,9 +243,9 @@ mod _core {
     use super::*;
 
     #[pymodule_export]
-    use super::mpi_programs::{MpiJob, PyMpiOp, RankHandle};
-    #[pymodule_export]
     use super::cluster_run;
+    #[pymodule_export]
+    use super::mpi_programs::{MpiJob, PyMpiOp, RankHandle};
     #[pymodule_export]
     use super::programs::{PpeHandle, ProgramBlade, PyOp, SpuHandle};
     #[pymodule_export]

@@ -75,7 +75,14 @@ impl Pending {
         let answer = match buf {
             Some(ea) => {
                 *payload = r.read(ea, st.bytes)?;
-                Answer { err: st.error as i32, source: st.source as i32, tag: st.tag, count: st.bytes as u64, value: st.sent as f64, ..Answer::default() }
+                Answer {
+                    err: st.error as i32,
+                    source: st.source as i32,
+                    tag: st.tag,
+                    count: st.bytes as u64,
+                    value: st.sent as f64,
+                    ..Answer::default()
+                }
             }
             None => Answer { source: st.source as i32, tag: st.tag, ..Answer::default() },
         };
