@@ -5,7 +5,7 @@
  * one DP instruction (MPIX_Compute_dp_fma), as in matmul.c. The seed plots its results
  * (Fig. 6) without printing numbers, so this example prints Gflop/s and checks the result.
  *
- *     cellblade mpicc -O2 examples/mpi/matvec.c -o matvec && cellblade mpirun -n 8 ./matvec 1024 10
+ *     cellblade mpicc -O2 examples/mpi/matvec.c -o matvec -lm && cellblade mpirun -n 8 ./matvec 1024 10
  */
 #include <math.h>
 #include <stdio.h>
