@@ -125,6 +125,46 @@ def test_deadlock_names_every_pending_call(build):
     ), done.stderr
 
 
+def test_the_c_library_and_the_core_agree_on_wire_codes():
+    """cb_channel.h's enum lists wire.rs's request codes in their order."""
+    root = Path(__file__).parent.parent
+    rust = (root / "crates/cellblade/src/mpi/wire.rs").read_text()
+    core = {k: int(v) for k, v in re.findall(r"pub const (OP_\w+): u32 = (\d+);", rust)}
+    header = (root / "python/cellblade/mpi/cb_channel.h").read_text()
+    body = re.search(r"enum \{(.*?)\};", header, re.S).group(1)
+    c, next_code = {}, 0
+    for item in (x.strip() for x in body.split(",")):
+        name, _, value = (p.strip() for p in item.partition("="))
+        next_code = int(value) if value else next_code
+        c[name] = next_code
+        next_code += 1
+    assert c == core
+    assert (c["OP_SSEND"], c["OP_ISSEND"]) == (18, 19)
+
+
+BUFFERED = ("--set", "mpi.buffered_bytes=80")
+
+
+def test_ssend_is_synchronous_in_buffered_mode(build):
+    """MPI_Ssend and MPI_Issend wait for the matching receive even where MPI_Send of the
+    same 16 bytes is buffered (issue 15; tests/mpi/ssend_buffered.c times both)."""
+    done = run_cli("mpirun", "-n", "3", *BUFFERED, build("ssend_buffered"))
+    assert (done.returncode, done.stdout, done.stderr) == (0, "No Errors\n", "")
+
+
+def test_ssend_exchange_deadlocks_in_buffered_mode(build):
+    """Buffering lets the MPI_Send exchange through; the MPI_Ssend one still deadlocks."""
+    sent = run_cli("mpirun", "-n", "2", *BUFFERED, build("fault_deadlock"))
+    assert (sent.returncode, sent.stderr) == (0, "")
+    done = run_cli("mpirun", "-n", "2", *BUFFERED, build("fault_deadlock"), "ssend")
+    assert done.returncode == 1
+    assert re.fullmatch(
+        r"cellblade: error: deadlock at [0-9.]+ ns: rank 0 waits in MPI_Ssend to 1, tag 5; "
+        r"rank 1 waits in MPI_Ssend to 0, tag 5\n",
+        done.stderr,
+    ), done.stderr
+
+
 def test_crash_names_rank_and_signal(build):
     done = run_cli("mpirun", "-n", "3", build("fault_crash"))
     assert done.returncode == 128 + 11

@@ -20,6 +20,31 @@ fn pattern(n: u32, seed: u8) -> Vec<u8> {
 
 /// Both ranks send `n` bytes first, then receive: the classic exchange.
 fn exchange(set: &[&str], n: u32, mode: Mode) -> cellblade::Result<Vec<Vec<u8>>> {
+    exchange_as(set, n, mode, Kind::Send)
+}
+
+/// Which send a test makes.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Kind {
+    Send,
+    Ssend,
+    Issend,
+}
+
+impl Kind {
+    async fn send(self, r: &mpi::Rank, buf: u64, n: u32, dest: usize, tag: i32) -> cellblade::Result<u32> {
+        match self {
+            Kind::Send => r.send(buf, n, dest, tag, 0).await,
+            Kind::Ssend => r.ssend(buf, n, dest, tag, 0).await,
+            Kind::Issend => {
+                let q = r.issend(buf, n, dest, tag, 0).await?;
+                r.wait(q).await.map(|st| st.error)
+            }
+        }
+    }
+}
+
+fn exchange_as(set: &[&str], n: u32, mode: Mode, kind: Kind) -> cellblade::Result<Vec<Vec<u8>>> {
     let mut w = MpiWorld::new(qs20(set), 2, None, mode)?;
     let got = Rc::new(RefCell::new(vec![Vec::new(); 2]));
     for me in 0..2usize {
@@ -27,7 +52,7 @@ fn exchange(set: &[&str], n: u32, mode: Mode) -> cellblade::Result<Vec<Vec<u8>>>
         w.rank(me, move |r| async move {
             let (s, d) = (r.alloc(n as u64)?, r.alloc(n as u64)?);
             r.write(s, &pattern(n, me as u8))?;
-            assert_eq!(r.send(s, n, 1 - me, 5, 0).await?, code::SUCCESS);
+            assert_eq!(kind.send(&r, s, n, 1 - me, 5).await?, code::SUCCESS);
             let st = r.recv(d, n, (1 - me) as i32, 5, 0).await?;
             assert_eq!((st.source, st.bytes, st.error), (1 - me, n, code::SUCCESS));
             g.borrow_mut()[me] = r.read(d, n)?;
@@ -239,13 +264,17 @@ fn buffered_latency() {
 
 /// How long rank 0's send of `bytes` takes while rank 1 computes 10 us before receiving.
 fn send_time(set: &[&str], bytes: u32) -> f64 {
+    send_time_as(set, bytes, Kind::Send)
+}
+
+fn send_time_as(set: &[&str], bytes: u32, kind: Kind) -> f64 {
     let mut w = MpiWorld::new(qs20(set), 2, None, Mode::Memory).unwrap();
     let took = Rc::new(RefCell::new(0.0));
     let t = took.clone();
     w.rank(0, move |r| async move {
         let b = r.alloc(64)?;
         let t0 = r.wtime();
-        r.send(b, bytes, 1, 0, 0).await?;
+        kind.send(&r, b, bytes, 1, 0).await?;
         *t.borrow_mut() = r.wtime() - t0;
         Ok(())
     })
@@ -268,4 +297,30 @@ fn a_buffered_send_returns_without_waiting_for_the_receiver() {
     assert!(sync > 10.0, "a synchronous send waits for the receive: {sync} us");
     assert!(buffered < 1.0, "a buffered send returns once its entry has landed: {buffered} us");
     assert!(send_time(&["mpi.buffered_bytes=16"], 17) > 10.0, "above the threshold the send is synchronous");
+}
+
+#[test]
+fn a_synchronous_send_is_never_buffered() {
+    // MPI_Ssend and MPI_Issend complete only once the receive has matched them (issue 15),
+    // even where buffered mode would carry the message inline; MPI_Send still returns early.
+    let set = ["mpi.buffered_bytes=80"];
+    let send = send_time_as(&set, 16, Kind::Send);
+    assert!(send < 1.0, "a buffered send returns once its entry has landed: {send} us");
+    for kind in [Kind::Ssend, Kind::Issend] {
+        let took = send_time_as(&set, 16, kind);
+        println!("16-byte {kind:?} to a receiver busy for 10 us, buffered mode: {took:.3} us (send: {send:.3} us)");
+        assert!(took >= 10.0, "{kind:?} waits for the receive: {took} us");
+    }
+}
+
+#[test]
+fn a_synchronous_exchange_deadlocks_in_buffered_mode() {
+    for (kind, call) in [(Kind::Ssend, "MPI_Ssend"), (Kind::Issend, "MPI_Wait for MPI_Issend")] {
+        let err = exchange_as(&["mpi.buffered_bytes=80"], 16, Mode::Memory, kind).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::Deadlock, "{kind:?}: {err}");
+        let tail = format!(": rank 0 waits in {call} to 1, tag 5; rank 1 waits in {call} to 0, tag 5");
+        assert!(err.to_string().ends_with(&tail), "{err}");
+    }
+    // The standard send of the same exchange is buffered and gets through.
+    assert_eq!(exchange_as(&["mpi.buffered_bytes=80"], 16, Mode::Memory, Kind::Send).unwrap(), vec![pattern(16, 1), pattern(16, 0)]);
 }

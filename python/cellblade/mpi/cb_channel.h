@@ -8,7 +8,7 @@
 /* wire.rs's request codes, in its order. */
 enum {
     OP_INIT = 1, OP_FINALIZE, OP_SEND, OP_RECV, OP_WTIME, OP_BARRIER, OP_ABORT, OP_SENDRECV, OP_PROBE, OP_IPROBE, OP_COMPUTE, OP_COLL,
-    OP_ISEND, OP_IRECV, OP_WAIT, OP_TEST, OP_WAITANY
+    OP_ISEND, OP_IRECV, OP_WAIT, OP_TEST, OP_WAITANY, OP_SSEND, OP_ISSEND
 };
 #define NO_MATCH (-32766)
 /* In the answer to OP_INIT: measure the CPU time between calls (`mpirun --compute cpu`). */

@@ -351,20 +351,27 @@ static const char *packed(const void *buf, int count, MPI_Datatype t, size_t byt
     return *tmp;
 }
 
-int cb_send(const char *name, struct cb_comm *c, MPI_Comm comm, int coll, const void *buf, int count, MPI_Datatype t, int dest, int tag)
+/* A blocking send as `op`: OP_SEND (buffered when short enough) or OP_SSEND (never buffered). */
+static int send_op(uint32_t op, const char *name, struct cb_comm *c, MPI_Comm comm, int coll, const void *buf, int count, MPI_Datatype t, int dest,
+    int tag)
 {
     if (dest == MPI_PROC_NULL)
         return MPI_SUCCESS;
     size_t bytes = (size_t)count * cb_type_size(t);
     char *tmp;
     const char *data = packed(buf, count, t, bytes, &tmp);
-    struct answer a = call(OP_SEND, c->world[dest], tag, wire_ctx(c, coll), bytes, data, NULL);
+    struct answer a = call(op, c->world[dest], tag, wire_ctx(c, coll), bytes, data, NULL);
     free(tmp);
     /* The acknowledging signal carries the receiver's code (seed 004 §3.3); truncation is the
      * receiver's error in MPI, so the send itself succeeded. */
     if (a.err != MPI_SUCCESS && a.err != MPI_ERR_TRUNCATE)
         return cb_fail(name, comm, a.err, "the receiver reported an error");
     return MPI_SUCCESS;
+}
+
+int cb_send(const char *name, struct cb_comm *c, MPI_Comm comm, int coll, const void *buf, int count, MPI_Datatype t, int dest, int tag)
+{
+    return send_op(OP_SEND, name, c, comm, coll, buf, count, t, dest, tag);
 }
 
 /* Deliver an answer's bytes (already in `into`, or in the packed `tmp`) and status. */
@@ -456,27 +463,27 @@ static int check_recv(const char *name, int count, MPI_Datatype t, int source, i
     return check_tag(name, comm, tag, 1);
 }
 
-static int send_as(const char *name, const void *buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm comm)
+static int send_as(uint32_t op, const char *name, const void *buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm comm)
 {
     struct cb_comm *c = NULL;
     CB_CHECK(check_send(name, buf, count, t, dest, tag, comm, &c));
-    return cb_send(name, c, comm, 0, buf, count, t, dest, tag);
+    return send_op(op, name, c, comm, 0, buf, count, t, dest, tag);
 }
 
 int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
-    return send_as("MPI_Send", buf, count, datatype, dest, tag, comm);
+    return send_as(OP_SEND, "MPI_Send", buf, count, datatype, dest, tag, comm);
 }
 
-/* Every send is synchronous already; a ready send is a send whose receive is posted. */
+/* A synchronous send is never buffered; a ready send is a send whose receive is posted. */
 int PMPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
-    return send_as("MPI_Ssend", buf, count, datatype, dest, tag, comm);
+    return send_as(OP_SSEND, "MPI_Ssend", buf, count, datatype, dest, tag, comm);
 }
 
 int PMPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
-    return send_as("MPI_Rsend", buf, count, datatype, dest, tag, comm);
+    return send_as(OP_SEND, "MPI_Rsend", buf, count, datatype, dest, tag, comm);
 }
 
 static int recv_as(const char *name, void *buf, int count, MPI_Datatype t, int source, int tag, MPI_Comm comm, MPI_Status *status)
@@ -570,8 +577,10 @@ static struct pending {
     MPI_Status status;
 } pending[MAX_REQUESTS];
 
-static int post(const char *name, int is_send, const void *buf, int count, MPI_Datatype t, int peer, int tag, MPI_Comm comm, MPI_Request *request)
+/* Post a nonblocking request: `op` is OP_ISEND, OP_ISSEND (never buffered) or OP_IRECV. */
+static int post(const char *name, uint32_t op, const void *buf, int count, MPI_Datatype t, int peer, int tag, MPI_Comm comm, MPI_Request *request)
 {
+    int is_send = op != OP_IRECV;
     struct cb_comm *c = NULL;
     if (is_send)
         CB_CHECK(check_send(name, buf, count, t, peer, tag, comm, &c));
@@ -596,7 +605,7 @@ static int post(const char *name, int is_send, const void *buf, int count, MPI_D
     if (is_send) {
         char *tmp;
         const char *data = packed(buf, count, t, bytes, &tmp);
-        q->handle = call(OP_ISEND, c->world[peer], tag, wire_ctx(c, 0), bytes, data, NULL).tag;
+        q->handle = call(op, c->world[peer], tag, wire_ctx(c, 0), bytes, data, NULL).tag;
         free(tmp);
     } else {
         int from = peer == MPI_ANY_SOURCE ? MPI_ANY_SOURCE : c->world[peer];
@@ -607,17 +616,17 @@ static int post(const char *name, int is_send, const void *buf, int count, MPI_D
 
 int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    return post("MPI_Isend", 1, buf, count, datatype, dest, tag, comm, request);
+    return post("MPI_Isend", OP_ISEND, buf, count, datatype, dest, tag, comm, request);
 }
 
 int PMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    return post("MPI_Issend", 1, buf, count, datatype, dest, tag, comm, request);
+    return post("MPI_Issend", OP_ISSEND, buf, count, datatype, dest, tag, comm, request);
 }
 
 int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    return post("MPI_Irecv", 0, buf, count, datatype, source, tag, comm, request);
+    return post("MPI_Irecv", OP_IRECV, buf, count, datatype, source, tag, comm, request);
 }
 
 static struct pending *request_of(const char *name, MPI_Request r)

@@ -257,11 +257,16 @@ async fn serve(r: Rc<Rank>, sock: UnixStream, compute: Compute, stop: Stop, wait
                 link.answer(rank, &Answer::default(), &[], req.op)?;
                 return Ok(());
             }
-            wire::OP_SEND => {
+            wire::OP_SEND | wire::OP_SSEND => {
                 let data = link.payload(rank, req.len)?;
                 let (ea, _) = bufs.fit(&r, req.len, 0)?;
                 r.write(ea, &data)?;
-                let code = r.send(ea, req.len as u32, req.a as usize, req.b, req.c as u32).await?;
+                let (dest, tag, comm) = (req.a as usize, req.b, req.c as u32);
+                let code = if req.op == wire::OP_SSEND {
+                    r.ssend(ea, req.len as u32, dest, tag, comm).await?
+                } else {
+                    r.send(ea, req.len as u32, dest, tag, comm).await?
+                };
                 Answer { err: code as i32, ..Answer::default() }
             }
             wire::OP_RECV => {
@@ -326,7 +331,7 @@ async fn serve(r: Rc<Rank>, sock: UnixStream, compute: Compute, stop: Stop, wait
                 payload = out;
                 answer
             }
-            wire::OP_ISEND | wire::OP_WAITANY => {
+            wire::OP_ISEND | wire::OP_ISSEND | wire::OP_WAITANY => {
                 let data = link.payload(rank, req.len)?;
                 pending.serve(&r, &req, &data, &mut payload).await?
             }
@@ -352,6 +357,7 @@ fn describe(req: &Request) -> String {
     match req.op {
         wire::OP_INIT => "MPI_Init".into(),
         wire::OP_SEND => format!("MPI_Send to {}, tag {}", req.a, req.b),
+        wire::OP_SSEND => format!("MPI_Ssend to {}, tag {}", req.a, req.b),
         wire::OP_RECV => format!("MPI_Recv from {}, tag {}", req.a, req.b),
         wire::OP_WTIME => "MPI_Wtime".into(),
         wire::OP_COMPUTE => "MPIX_Compute".into(),
@@ -361,6 +367,7 @@ fn describe(req: &Request) -> String {
         wire::OP_PROBE => format!("MPI_Probe from {}, tag {}", req.a, req.b),
         wire::OP_IPROBE => format!("MPI_Iprobe from {}, tag {}", req.a, req.b),
         wire::OP_ISEND => format!("MPI_Isend to {}, tag {}", req.a, req.b),
+        wire::OP_ISSEND => format!("MPI_Issend to {}, tag {}", req.a, req.b),
         wire::OP_IRECV => format!("MPI_Irecv from {}, tag {}", req.a, req.b),
         wire::OP_WAIT | wire::OP_WAITANY => "MPI_Wait".into(),
         wire::OP_TEST => "MPI_Test".into(),

@@ -1,4 +1,4 @@
-//! A rank process's nonblocking calls (`MPI_Isend`, `MPI_Irecv`, `MPI_Wait`, `MPI_Test`,
+//! A rank process's nonblocking calls (`MPI_Isend`, `MPI_Issend`, `MPI_Irecv`, `MPI_Wait`, `MPI_Test`,
 //! `MPI_Waitany`) served by its simulated rank's progress engine (`nonblocking.rs`). Each
 //! request keeps its own simulated buffer (from the top of the rank's heap) until it is done:
 //! a send's bytes are copied in when it is posted, a receive's are read out when it completes.
@@ -27,10 +27,10 @@ impl Pending {
     pub(super) async fn serve(&mut self, r: &Rank, req: &wire::Request, data: &[u8], payload: &mut Vec<u8>) -> Result<Answer> {
         let rank = r.rank();
         match req.op {
-            wire::OP_ISEND => {
+            wire::OP_ISEND | wire::OP_ISSEND => {
                 let ea = r.alloc_request(req.len)?;
                 r.write(ea, data)?;
-                let q = r.isend(ea, req.len as u32, req.a as usize, req.b, req.c as u32).await?;
+                let q = r.isend_as(ea, req.len as u32, req.a as usize, req.b, req.c as u32, req.op == wire::OP_ISSEND).await?;
                 Ok(self.keep(q, None))
             }
             wire::OP_IRECV => {

@@ -13,7 +13,7 @@
 
 use crate::error::{config_err, Error, Result};
 
-use super::rank::{Rank, Status};
+use super::rank::{Posting, Rank, Status};
 use super::{code, ANY_SOURCE};
 
 /// A nonblocking request's handle, valid until a wait or a successful test returns it.
@@ -38,8 +38,24 @@ pub(super) enum SendState {
 
 #[derive(Debug, Clone)]
 pub(super) enum Req {
-    Send { buf: u64, bytes: u32, dest: usize, tag: i32, comm: u32, state: SendState },
-    Recv { buf: u64, cap: u32, source: i32, tag: i32, comm: u32, status: Option<Status> },
+    /// `synchronous`: an `MPI_Issend`, never buffered.
+    Send {
+        buf: u64,
+        bytes: u32,
+        dest: usize,
+        tag: i32,
+        comm: u32,
+        synchronous: bool,
+        state: SendState,
+    },
+    Recv {
+        buf: u64,
+        cap: u32,
+        source: i32,
+        tag: i32,
+        comm: u32,
+        status: Option<Status>,
+    },
 }
 
 impl Req {
@@ -55,7 +71,9 @@ impl Req {
 
     fn describe(&self) -> String {
         match *self {
-            Req::Send { dest, tag, .. } => format!("MPI_Isend to {dest}, tag {tag}"),
+            Req::Send { dest, tag, synchronous, .. } => {
+                format!("{} to {dest}, tag {tag}", if synchronous { "MPI_Issend" } else { "MPI_Isend" })
+            }
             Req::Recv { source, tag, .. } => {
                 let from = if source == ANY_SOURCE { "any source".to_string() } else { source.to_string() };
                 let tag = if tag == super::ANY_TAG { "any tag".to_string() } else { format!("tag {tag}") };
@@ -83,8 +101,18 @@ impl Rank {
 
     /// `MPI_Isend`: post the entry now if the receiver's B_ij is free, else queue it.
     pub async fn isend(&self, buf: u64, bytes: u32, dest: usize, tag: i32, comm: u32) -> Result<Request> {
+        self.isend_as(buf, bytes, dest, tag, comm, false).await
+    }
+
+    /// `MPI_Issend`: as [`Rank::isend`], never buffered, so it completes only once the receiver
+    /// has matched the message.
+    pub async fn issend(&self, buf: u64, bytes: u32, dest: usize, tag: i32, comm: u32) -> Result<Request> {
+        self.isend_as(buf, bytes, dest, tag, comm, true).await
+    }
+
+    pub(super) async fn isend_as(&self, buf: u64, bytes: u32, dest: usize, tag: i32, comm: u32, synchronous: bool) -> Result<Request> {
         self.check_send(dest, tag)?;
-        let id = self.push(Req::Send { buf, bytes, dest, tag, comm, state: SendState::Queued });
+        let id = self.push(Req::Send { buf, bytes, dest, tag, comm, synchronous, state: SendState::Queued });
         self.start_sends().await?;
         Ok(id)
     }
@@ -101,15 +129,15 @@ impl Rank {
         loop {
             let busy = self.busy.get();
             let next = self.reqs.borrow().iter().enumerate().find_map(|(i, r)| match r {
-                Some(Req::Send { buf, bytes, dest, tag, comm, state: SendState::Queued }) if busy & (1 << dest) == 0 => {
-                    Some((i, *buf, *bytes, *dest, *tag, *comm))
+                Some(Req::Send { buf, bytes, dest, tag, comm, synchronous, state: SendState::Queued }) if busy & (1 << dest) == 0 => {
+                    Some((i, *buf, *bytes, *dest, *tag, *comm, *synchronous))
                 }
                 _ => None,
             });
-            let Some((i, buf, bytes, dest, tag, comm)) = next else { return Ok(progressed) };
-            let synchronous = self.post(buf, bytes, dest, tag, comm, true).await?;
+            let Some((i, buf, bytes, dest, tag, comm, synchronous)) = next else { return Ok(progressed) };
+            let waits = self.post(buf, bytes, dest, tag, comm, Posting { ack2: true, synchronous }).await?;
             if let Some(Req::Send { state, .. }) = &mut self.reqs.borrow_mut()[i] {
-                *state = if synchronous { SendState::Posted } else { SendState::Done };
+                *state = if waits { SendState::Posted } else { SendState::Done };
             }
             progressed = true;
         }

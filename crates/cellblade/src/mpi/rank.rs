@@ -12,7 +12,9 @@
 //! returns once the entry has landed. The receiver copies it out, unsets the flag and sets its
 //! own bit in the sender's signal register 2 (OR mode). The sender's next message to that
 //! receiver, buffered or not, first waits for that bit, so B_ij still holds one message at a
-//! time and messages stay non-overtaking. Every send and receive is charged the SPU's own code,
+//! time and messages stay non-overtaking. `MPI_Ssend` and `MPI_Issend` are never buffered: a
+//! synchronous send completes only once the receiver has matched it. Every send and receive is
+//! charged the SPU's own code,
 //! `mpi.call_core_cycles`.
 
 use std::cell::{Cell, RefCell};
@@ -27,6 +29,17 @@ use super::layout::{self, meta, tag, BOOT_BYTES, BOOT_LS, META_BYTES, OUT_META, 
 use super::startup::Boot;
 use super::tracker::Tracker;
 use super::{code, transfer, Mode, ANY_SOURCE, ANY_TAG};
+
+/// How [`Rank::post`] sends a message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Posting {
+    /// The receiver acknowledges with its bit in signal 2 (a nonblocking send, one of several
+    /// in flight) instead of the code in signal 1.
+    pub ack2: bool,
+    /// `MPI_Ssend`/`MPI_Issend`: never buffered, whatever `mpi.buffered_bytes` says, so the
+    /// send completes only once the receiver has matched it.
+    pub synchronous: bool,
+}
 
 /// What a receive matched (MPI_Status).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -256,18 +269,30 @@ impl Rank {
         Ok(())
     }
 
-    /// Synchronous send of `bytes` at `buf` to `dest`; returns the receiver's error code once
-    /// the receiver has copied the message.
+    /// Standard send (`MPI_Send`) of `bytes` at `buf` to `dest`: synchronous (returns the
+    /// receiver's error code once the receiver has copied the message), or buffered when the
+    /// message is short enough for buffered mode.
     pub async fn send(&self, buf: u64, bytes: u32, dest: usize, tag: i32, comm: u32) -> Result<u32> {
+        self.send_as(buf, bytes, dest, tag, comm, false).await
+    }
+
+    /// `MPI_Ssend`: as [`Rank::send`], never buffered, so it returns only once the receiver
+    /// has matched the message, as MPI requires of a synchronous send.
+    pub async fn ssend(&self, buf: u64, bytes: u32, dest: usize, tag: i32, comm: u32) -> Result<u32> {
+        self.send_as(buf, bytes, dest, tag, comm, true).await
+    }
+
+    async fn send_as(&self, buf: u64, bytes: u32, dest: usize, tag: i32, comm: u32, synchronous: bool) -> Result<u32> {
         self.check_send(dest, tag)?;
         if self.has_requests() {
             // Pending requests keep progressing while this send waits (and keep their order).
-            let id = self.isend(buf, bytes, dest, tag, comm).await?;
+            let id = self.isend_as(buf, bytes, dest, tag, comm, synchronous).await?;
             self.wait(id).await?;
             return Ok(code::SUCCESS);
         }
-        self.enter(format!("MPI_Send to {dest}, tag {tag}"));
-        if !self.post(buf, bytes, dest, tag, comm, false).await? {
+        let call = if synchronous { "MPI_Ssend" } else { "MPI_Send" };
+        self.enter(format!("{call} to {dest}, tag {tag}"));
+        if !self.post(buf, bytes, dest, tag, comm, Posting { ack2: false, synchronous }).await? {
             return Ok(code::SUCCESS);
         }
         self.tracker.acking(self.boot.rank);
@@ -303,14 +328,13 @@ impl Rank {
     /// The first half of a send: the meta-data entry is in B_ij once this returns. Returns
     /// whether the send is synchronous (it must wait for the receiver's signal); a buffered one
     /// carries its bytes in the entry and is done.
-    /// With `ack2` a synchronous message is acknowledged by the receiver's bit in signal 2
-    /// (a nonblocking send, one of several in flight) instead of the code in signal 1.
-    pub(super) async fn post(&self, buf: u64, bytes: u32, dest: usize, tag: i32, comm: u32, ack2: bool) -> Result<bool> {
+    pub(super) async fn post(&self, buf: u64, bytes: u32, dest: usize, tag: i32, comm: u32, how: Posting) -> Result<bool> {
         let me = self.boot.rank;
+        let ack2 = how.ack2;
         self.charge_call().await;
         self.wait_slot(dest).await?;
         let limit = self.spu.with_machine(|m| m.p.mpi_buffered_bytes);
-        let inline = limit > 0 && bytes <= limit;
+        let inline = !how.synchronous && limit > 0 && bytes <= limit;
         let mut e = [0u8; META_BYTES as usize];
         let mut put = |off: u32, v: u32| e[off as usize..off as usize + 4].copy_from_slice(&v.to_be_bytes());
         put(meta::FLAG, 1);
@@ -374,7 +398,7 @@ impl Rank {
         }
         let inner = format!("MPI_Sendrecv to {dest}, tag {stag}, from {}, {}", source_text(source), tag_text(rtag));
         self.enter(inner);
-        let synchronous = self.post(sbuf, sbytes, dest, stag, comm, false).await?;
+        let synchronous = self.post(sbuf, sbytes, dest, stag, comm, Posting { ack2: false, synchronous: false }).await?;
         let st = self.receive(rbuf, cap, source, rtag, comm).await?;
         if !synchronous {
             return Ok((code::SUCCESS, st));

@@ -61,6 +61,10 @@ pub const OP_IRECV: u32 = 14;
 pub const OP_WAIT: u32 = 15;
 pub const OP_TEST: u32 = 16;
 pub const OP_WAITANY: u32 = 17;
+/// `MPI_Ssend` and `MPI_Issend`: as `OP_SEND` and `OP_ISEND`, never buffered (they complete
+/// only once the receiver has matched the message, whatever `mpi.buffered_bytes` says).
+pub const OP_SSEND: u32 = 18;
+pub const OP_ISSEND: u32 = 19;
 
 pub const REQUEST_BYTES: usize = 24;
 pub const ANSWER_BYTES: usize = 32;
