@@ -24,7 +24,7 @@ use crate::sim::Time;
 use super::channel::{self, Channel};
 use super::collective::{self, CollChoice};
 use super::wire::{self, Answer, Request};
-use super::{Mode, MpiWorld, Rank, WorldReport};
+use super::{Mode, MpiWorld, Rank, Status, WorldReport};
 
 /// How a job driven by processes ended (other than by an error of the simulation).
 #[derive(Debug, Clone)]
@@ -215,6 +215,18 @@ impl Link {
     }
 }
 
+/// The answer to a call that received a message (its status in the answer's fields).
+pub(super) fn received(st: &Status) -> Answer {
+    Answer {
+        err: st.error as i32,
+        source: st.source as i32,
+        tag: st.tag,
+        count: st.bytes as u64,
+        value: st.sent as f64,
+        ..Answer::default()
+    }
+}
+
 /// Serve one rank's calls until `MPI_Finalize`.
 async fn serve(r: Rc<Rank>, sock: UnixStream, compute: Compute, stop: Stop, waited: Waited, shared: Rc<collective::Shared>) -> Result<()> {
     let rank = r.rank();
@@ -273,14 +285,7 @@ async fn serve(r: Rc<Rank>, sock: UnixStream, compute: Compute, stop: Stop, wait
                 let (_, ea) = bufs.fit(&r, 0, req.len)?;
                 let st = r.recv(ea, req.len as u32, req.a, req.b, req.c as u32).await?;
                 payload = r.read(ea, st.bytes)?;
-                Answer {
-                    err: st.error as i32,
-                    source: st.source as i32,
-                    tag: st.tag,
-                    count: st.bytes as u64,
-                    value: st.sent as f64,
-                    ..Answer::default()
-                }
+                received(&st)
             }
             wire::OP_SENDRECV => {
                 let data = link.payload(rank, req.len)?;
@@ -293,14 +298,7 @@ async fn serve(r: Rc<Rank>, sock: UnixStream, compute: Compute, stop: Stop, wait
                 let (_, st) =
                     r.sendrecv(sea, sent.len() as u32, req.a as usize, req.b, rea, cap as u32, source, rtag, req.c as u32).await?;
                 payload = r.read(rea, st.bytes)?;
-                Answer {
-                    err: st.error as i32,
-                    source: st.source as i32,
-                    tag: st.tag,
-                    count: st.bytes as u64,
-                    value: st.sent as f64,
-                    ..Answer::default()
-                }
+                received(&st)
             }
             wire::OP_PROBE | wire::OP_IPROBE => {
                 let st = if req.op == wire::OP_PROBE {

@@ -7,6 +7,7 @@ use std::collections::HashMap;
 
 use crate::error::{Error, Result};
 
+use super::external::received;
 use super::nonblocking::Request;
 use super::wire::{self, Answer};
 use super::{Rank, Status};
@@ -75,14 +76,7 @@ impl Pending {
         let answer = match buf {
             Some(ea) => {
                 *payload = r.read(ea, st.bytes)?;
-                Answer {
-                    err: st.error as i32,
-                    source: st.source as i32,
-                    tag: st.tag,
-                    count: st.bytes as u64,
-                    value: st.sent as f64,
-                    ..Answer::default()
-                }
+                received(&st)
             }
             None => Answer { source: st.source as i32, tag: st.tag, ..Answer::default() },
         };
