@@ -667,6 +667,37 @@ def test_waits_nobody_can_satisfy_are_a_deadlock_naming_each_request():
     ) in str(e.value)
 
 
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(ranks=st.integers(2, 6), size=st.integers(0, 5000), ls=st.booleans())
+def test_every_rank_isends_to_all_others_first_then_receives(ranks, size, ls):
+    def program(comm):
+        others = [r for r in range(comm.size) if r != comm.rank]
+        mine = np.full(size, comm.rank, np.uint8)
+        sends = [comm.Isend(mine, dest=r, tag=comm.rank) for r in others]
+        bufs = {r: np.zeros(size, np.uint8) for r in others}
+        recvs = [comm.Irecv(bufs[r], source=r, tag=r) for r in reversed(others)]
+        yield Request.Waitall(sends + recvs)
+        return {r: bool((b == r).all()) for r, b in bufs.items()}, comm.Wtime()
+
+    job = functools.partial(Job, ranks, mode="ls" if ls else "memory")
+    first, second = job().run(program), job().run(program)
+    assert [got for got, _ in first["results"]] == [
+        {r: True for r in range(ranks) if r != me} for me in range(ranks)
+    ]
+    assert first["results"] == second["results"]
+
+
+def test_request_buffers_that_do_not_fit_are_a_program_error_at_the_next_operation():
+    def program(comm):
+        if comm.rank == 0:
+            requests = [comm.irecv(source=1) for _ in range(12)]  # 32 KB each
+            yield Request.waitall(requests)
+
+    refused = r"^rank 0: a 32768-byte request buffer does not fit: \d+ bytes are free$"
+    with pytest.raises(ProgramError, match=refused):
+        Job(2, mode="ls").run(program)
+
+
 def test_isend_and_irecv_of_objects_and_err_truncate_past_the_default_buffer():
     def program(comm):
         if comm.rank == 0:

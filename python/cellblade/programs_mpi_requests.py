@@ -4,8 +4,11 @@ the core's progress engine (``cellblade::mpi::Rank::isend``/``irecv``/``test``/`
 so both ranks may ``Isend`` first, and an ``Isend``/``Irecv`` exchange costs what the C
 program's does. As in mpi4py, ``isend``/``irecv``/``Isend``/``Irecv`` are not yielded: they
 return a ``Request`` at once, and the request is posted before the program's next yielded
-operation runs (computing between calls is free, so at the simulated time of the call);
-``wait``, ``test`` and ``Request.waitall``/``waitany`` are yielded."""
+operation runs (computing between calls is free, so at the simulated time of the call; a
+``Wtime()`` read before that yield does not yet include the posting, which the C library's
+``MPI_Isend`` spends before it returns); ``wait``, ``test`` and ``Request.waitall``/``waitany``
+are yielded. A request buffer that does not fit the rank's heap (or local store in ``ls``
+mode) is the core's ``ProgramError``, raised at that next yield."""
 
 from __future__ import annotations
 
