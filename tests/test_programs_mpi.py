@@ -655,6 +655,22 @@ def test_a_request_completed_twice_through_the_handle_is_refused():
         Job(2).run(program)
 
 
+def test_bad_request_arguments_of_the_handle_are_config_errors_naming_them():
+    def program(comm):
+        yield comm.barrier()
+        with pytest.raises(
+            ConfigError, match=r"^requests \[\] is not allowed: at least one request$"
+        ):
+            comm._h.waitany([])
+        with pytest.raises(
+            ConfigError, match=r"^request -1 is not allowed: a whole number from 0 "
+        ):
+            comm._h.wait(-1)
+        return "checked"
+
+    assert Job(1).run(program)["results"] == ["checked"]
+
+
 def test_waits_nobody_can_satisfy_are_a_deadlock_naming_each_request():
     def program(comm):
         yield comm.Irecv(bytearray(4), source=1 - comm.rank, tag=3).Wait()
