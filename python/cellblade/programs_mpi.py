@@ -47,12 +47,13 @@ root)``, ``Scatter(sendbuf, recvbuf, root)``, ``Allgather(sendbuf, recvbuf)``, a
 ``compute(core_cycles)`` (work on the SPU; computing between calls is otherwise free, as in
 ``mpirun``). Operations: ``SUM``, ``PROD``, ``MIN``, ``MAX`` (elementwise on arrays).
 ``PROC_NULL`` as a destination or source does nothing, as in MPI. Non-blocking, not yielded
-(they return a ``Request``): ``isend(obj, dest, tag)``, ``irecv(buf=None, source, tag)`` (a
-32 KB buffer when none, mpi4py's default), ``Isend(buf, dest, tag)``, ``Irecv(buf, source,
-tag)``; to yield: ``request.wait(status)``/``Wait``, ``test``/``Test``,
-``Request.waitall(requests, statuses)``/``Waitall``. As in the C library they are deferred: a
-wait runs the posted operations in posting order, a send with a receive as one sendrecv
-(``programs_mpi_requests``). Not provided: communicators other than the world, ``alltoall``
+(they return a ``Request``, posted before the program's next yielded operation runs):
+``isend(obj, dest, tag)``, ``irecv(buf=None, source, tag)`` (a 32 KB buffer when none,
+mpi4py's default), ``Isend(buf, dest, tag)``, ``Irecv(buf, source, tag)``; to yield:
+``request.wait(status)``/``Wait``, ``test``/``Test`` (``(False, None)``/``False`` while not
+done), ``Request.waitall(requests, statuses)``/``Waitall``, ``Request.waitany(requests,
+status)``/``Waitany``. They run on the core's progress engine, as the C library's do: requests
+are in flight together (``programs_mpi_requests``). Not provided: communicators other than the world, ``alltoall``
 and the lowercase ``sendrecv`` (a pickled receive needs a size the synchronous exchange cannot
 probe for).
 

@@ -46,7 +46,6 @@ class Comm(NonBlocking):
         self._h = handle
         self.rank: int = handle.id
         self.size: int = handle.size
-        self._pending: list[Any] = []  # posted non-blocking operations, posting order
 
     def __repr__(self) -> str:
         return f"<cellblade Comm rank {self.rank} of {self.size}>"

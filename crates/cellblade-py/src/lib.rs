@@ -32,6 +32,7 @@ mod args;
 mod interrupt;
 mod mpi;
 mod mpi_programs;
+mod mpi_requests;
 mod programs;
 
 create_exception!(cellblade, CellbladeError, PyException, "Base class of every error raised by the cellblade simulator.");

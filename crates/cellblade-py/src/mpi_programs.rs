@@ -10,8 +10,11 @@
 //! interface (objects, arrays, collectives built on these operations).
 //!
 //! Results: `send` the receiver's error code; `recv` `(bytes, status)`; `sendrecv` `(code,
-//! bytes, status)`; `probe` a status, `iprobe` a status or None; `barrier` and `compute` None.
-//! A status is `(source, tag, bytes, sent, error)`.
+//! bytes, status)`; `probe` a status, `iprobe` a status or None; `barrier` and `compute` None;
+//! `wait` `(bytes or None, status)` (None for a send), `test` that or None while the request is
+//! not done, `waitany` `(index, bytes or None, status)`. A status is `(source, tag, bytes,
+//! sent, error)`. `isend` and `irecv` are not yielded: they return the request's number, and
+//! the request is posted before the program's next operation runs (`mpi_requests`).
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -27,6 +30,7 @@ use pyo3::pybacked::PyBackedBytes;
 use pyo3::types::{PyBytes, PyDict};
 
 use crate::args::unsigned;
+use crate::mpi_requests::{Done, Live, Post, Shared};
 use crate::{fields_of, machine_of, to_py};
 
 /// The first Python exception that escaped a rank program; `run` re-raises it.
@@ -41,6 +45,9 @@ enum Call {
     Probe { source: i32, tag: i32, comm: u32, wait: bool },
     Barrier { comm: u32 },
     Compute { core_cycles: u64 },
+    Wait { request: u64 },
+    Test { request: u64 },
+    Waitany { requests: Vec<u64> },
 }
 
 impl Call {
@@ -57,6 +64,9 @@ impl Call {
             }
             Call::Barrier { comm } => format!("barrier(comm={comm})"),
             Call::Compute { core_cycles } => format!("compute({core_cycles})"),
+            Call::Wait { request } => format!("wait({request})"),
+            Call::Test { request } => format!("test({request})"),
+            Call::Waitany { requests } => format!("waitany({requests:?})"),
         }
     }
 }
@@ -68,6 +78,8 @@ enum Outcome {
     Received(Vec<u8>, Status),
     Exchanged(u32, Vec<u8>, Status),
     Probed(Option<Status>),
+    Completed(Option<Done>),
+    Any(usize, Done),
 }
 
 type StatusTuple = (usize, i32, u32, u32, u32);
@@ -84,8 +96,17 @@ impl Outcome {
             Outcome::Received(data, st) => (PyBytes::new(py, &data), status(st)).into_pyobject(py)?.into_any().unbind(),
             Outcome::Exchanged(c, data, st) => (c, PyBytes::new(py, &data), status(st)).into_pyobject(py)?.into_any().unbind(),
             Outcome::Probed(st) => st.map(status).into_pyobject(py)?.into_any().unbind(),
+            Outcome::Completed(done) => done.map(|d| done_py(py, d)).into_pyobject(py)?.into_any().unbind(),
+            Outcome::Any(k, d) => {
+                let (data, st) = done_py(py, d);
+                (k, data, st).into_pyobject(py)?.into_any().unbind()
+            }
         })
     }
+}
+
+fn done_py(py: Python<'_>, (data, st): Done) -> (Option<Bound<'_, PyBytes>>, StatusTuple) {
+    (data.map(|d| PyBytes::new(py, &d)), status(st))
 }
 
 /// An operation built by a rank handle's method, to be yielded by the program.
@@ -131,6 +152,7 @@ fn message(data: PyBackedBytes, name: &str) -> PyResult<Vec<u8>> {
 #[pyclass(name = "MpiRank", module = "cellblade._core", unsendable)]
 pub struct RankHandle {
     rank: Option<Rc<Rank>>,
+    queue: Shared,
     #[pyo3(get)]
     id: usize,
     #[pyo3(get)]
@@ -238,10 +260,47 @@ impl RankHandle {
     fn compute(&self, core_cycles: &Bound<'_, PyAny>) -> PyResult<PyMpiOp> {
         Ok(op(Call::Compute { core_cycles: unsigned::<u64>(core_cycles, "core_cycles")? }))
     }
+
+    /// `MPI_Isend` of `data` (bytes), not yielded: the request's number (posted before the
+    /// program's next operation runs).
+    #[pyo3(signature = (data, dest, tag, comm=0))]
+    fn isend(&self, data: PyBackedBytes, dest: &Bound<'_, PyAny>, tag: &Bound<'_, PyAny>, comm: u32) -> PyResult<u64> {
+        self.live()?;
+        let (data, dest, tag) = (message(data, "data")?, unsigned::<usize>(dest, "dest")?, int32(tag, "tag")?);
+        Ok(self.queue.borrow_mut().push(Post::Send { data, dest, tag, comm }))
+    }
+
+    /// `MPI_Irecv` of at most `cap` bytes, not yielded: the request's number.
+    #[pyo3(signature = (cap, source, tag, comm=0))]
+    fn irecv(&self, cap: &Bound<'_, PyAny>, source: &Bound<'_, PyAny>, tag: &Bound<'_, PyAny>, comm: u32) -> PyResult<u64> {
+        self.live()?;
+        let (cap, source, tag) = (unsigned::<u32>(cap, "cap")?, int32(source, "source")?, int32(tag, "tag")?);
+        Ok(self.queue.borrow_mut().push(Post::Recv { cap, source, tag, comm }))
+    }
+
+    /// `MPI_Wait` on a request. Result: `(bytes or None, status)`.
+    fn wait(&self, request: &Bound<'_, PyAny>) -> PyResult<PyMpiOp> {
+        Ok(op(Call::Wait { request: unsigned::<u64>(request, "request")? }))
+    }
+
+    /// `MPI_Test`: one pass of the progress engine. Result: `(bytes or None, status)`, or None
+    /// while the request is not done.
+    fn test(&self, request: &Bound<'_, PyAny>) -> PyResult<PyMpiOp> {
+        Ok(op(Call::Test { request: unsigned::<u64>(request, "request")? }))
+    }
+
+    /// `MPI_Waitany` on a list of requests. Result: `(index, bytes or None, status)`.
+    fn waitany(&self, requests: Vec<Bound<'_, PyAny>>) -> PyResult<PyMpiOp> {
+        if requests.is_empty() {
+            return Err(to_py(field_err("requests", "[]", "at least one request")));
+        }
+        let requests = requests.iter().map(|n| unsigned::<u64>(n, "requests")).collect::<PyResult<Vec<_>>>()?;
+        Ok(op(Call::Waitany { requests }))
+    }
 }
 
 /// Run one call on the rank's SPE, its message in the rank's buffers.
-async fn exec(r: &Rank, bufs: &mut Buffers, call: Call) -> cellblade::Result<Outcome> {
+async fn exec(r: &Rank, bufs: &mut Buffers, live: &mut Live, call: Call) -> cellblade::Result<Outcome> {
     Ok(match call {
         Call::Send { data, dest, tag, comm } => {
             let (ea, _) = bufs.fit(r, data.len() as u64, 0)?;
@@ -269,6 +328,12 @@ async fn exec(r: &Rank, bufs: &mut Buffers, call: Call) -> cellblade::Result<Out
             r.spu().compute(core_cycles).await;
             Outcome::Nothing
         }
+        Call::Wait { request } => Outcome::Completed(Some(live.wait(r, request).await?)),
+        Call::Test { request } => Outcome::Completed(live.test(r, request).await?),
+        Call::Waitany { requests } => {
+            let (k, done) = live.waitany(r, &requests).await?;
+            Outcome::Any(k, done)
+        }
     })
 }
 
@@ -285,8 +350,8 @@ impl Drop for Ended {
     }
 }
 
-fn start(py: Python<'_>, r: &Rc<Rank>, program: &Py<PyAny>, who: &str) -> PyResult<(Ended, Py<PyAny>)> {
-    let h = Py::new(py, RankHandle { rank: Some(r.clone()), id: r.rank(), size: r.size() })?;
+fn start(py: Python<'_>, r: &Rc<Rank>, queue: &Shared, program: &Py<PyAny>, who: &str) -> PyResult<(Ended, Py<PyAny>)> {
+    let h = Py::new(py, RankHandle { rank: Some(r.clone()), queue: queue.clone(), id: r.rank(), size: r.size() })?;
     let gen = program.bind(py).call1((h.clone_ref(py),))?;
     if !gen.hasattr(intern!(py, "send"))? || !gen.hasattr(intern!(py, "throw"))? {
         let repr = gen.repr().map(|r| r.to_string()).unwrap_or_else(|_| "an object".into());
@@ -335,20 +400,25 @@ async fn drive(r: Rc<Rank>, program: Py<PyAny>, failure: Failure) -> cellblade::
         failure.borrow_mut().get_or_insert(e);
         Error::Program(format!("{who}: the Python program raised an exception"))
     };
-    let (_ended, gen) = Python::attach(|py| start(py, &r, &program, &who)).map_err(raised)?;
-    let mut bufs = Buffers::default();
+    let queue = Shared::default();
+    let (_ended, gen) = Python::attach(|py| start(py, &r, &queue, &program, &who)).map_err(raised)?;
+    let (mut bufs, mut live) = (Buffers::default(), Live::default());
     let mut input: PyResult<Outcome> = Ok(Outcome::Nothing);
     loop {
         let call = match Python::attach(|py| step(py, &gen, input, &who)) {
             Next::Call(c) => c,
-            Next::Finished => return Ok(()),
+            // Requests the program made last still go out, as a C rank's would.
+            Next::Finished => return live.post_queued(&r, &queue).await,
             Next::Refused(e) => {
                 input = Err(e);
                 continue;
             }
             Next::Raised(e) => return Err(raised(e)),
         };
-        input = exec(&r, &mut bufs, call).await.map_err(to_py);
+        input = match live.post_queued(&r, &queue).await {
+            Ok(()) => exec(&r, &mut bufs, &mut live, call).await.map_err(to_py),
+            Err(e) => Err(to_py(e)),
+        };
     }
 }
 
