@@ -185,6 +185,10 @@ program!(
     reproduce => cellblade::reproduce::ReproduceRequest
 );
 program!(
+    /// Seed 004 §5.2's master-worker matrix multiplication as in-simulator rank programs.
+    mpi_matmul => cellblade::mpi::matmul::MatmulRequest
+);
+program!(
     /// One collective algorithm's schedule (rounds of transfers and its text form).
     coll_schedule => cellblade::coll::request::ScheduleRequest
 );
@@ -259,6 +263,8 @@ mod _core {
     use super::{model_choose, model_grid, model_measure, model_predict, model_price, model_score, model_simulate, model_time_grid};
     #[pymodule_export]
     use super::{mpi::mpi_run, mpi_pingpong};
+    #[pymodule_export]
+    use super::mpi_matmul;
 
     #[pymodule_init]
     fn init(m: &Bound<'_, PyModule>) -> PyResult<()> {
