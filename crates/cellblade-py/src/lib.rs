@@ -249,6 +249,8 @@ mod _core {
     #[pymodule_export]
     use super::cluster_run;
     #[pymodule_export]
+    use super::mpi_matmul;
+    #[pymodule_export]
     use super::mpi_programs::{MpiJob, PyMpiOp, RankHandle};
     #[pymodule_export]
     use super::programs::{PpeHandle, ProgramBlade, PyOp, SpuHandle};
@@ -263,8 +265,6 @@ mod _core {
     use super::{model_choose, model_grid, model_measure, model_predict, model_price, model_score, model_simulate, model_time_grid};
     #[pymodule_export]
     use super::{mpi::mpi_run, mpi_pingpong};
-    #[pymodule_export]
-    use super::mpi_matmul;
 
     #[pymodule_init]
     fn init(m: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -69,6 +69,11 @@ pub fn claims(file: &MachineFile, quick: bool) -> Result<Vec<Claim>> {
         value("MPI ping-pong: maximum throughput 23.29 GB/s with buffers in local store", 23.29, ls, "GB/s", ""),
     ];
     rows.push(matmul_row(file, 512, 5.85, "")?);
-    rows.push(matmul_row(file, 1024, 5.66, "; so the seed's drop from n = 512 is not reproduced: a larger n only amortises the broadcast better")?);
+    rows.push(matmul_row(
+        file,
+        1024,
+        5.66,
+        "; so the seed's drop from n = 512 is not reproduced: a larger n only amortises the broadcast better",
+    )?);
     Ok(rows)
 }
