@@ -379,6 +379,32 @@ def test_matmul_example_reproduces_seed_5_2(tmp_path):
     assert abs(gflops / 5.85 - 1) < 0.10, done.stdout
 
 
+def test_matmul_example_and_the_cores_twin_are_one_algorithm(tmp_path):
+    """`cellblade reproduce` states seed 004 §5.2's rates with mpi/matmul.rs, the Rust twin of
+    examples/mpi/matmul.c: both give the same simulated time to the printed digit."""
+    exe = tmp_path / "matmul"
+    example = Path(__file__).parent.parent / "examples" / "mpi" / "matmul.c"
+    assert run_cli("mpicc", "-O2", str(example), "-o", str(exe), "-lm").returncode == 0
+    for n, ranks in [(256, 8), (40, 3)]:
+        done = run_cli("mpirun", "-n", str(ranks), str(exe), str(n))
+        assert done.returncode == 0, done.stderr
+        twin = cellblade._core.mpi_matmul({"n": n, "ranks": ranks}, None)["result"]
+        assert twin["verified"] and twin["workers"] == ranks - 1
+        assert done.stdout == (
+            f"n {n}, {ranks - 1} workers: {twin['seconds'] * 1e3:.3f} ms, "
+            f"{twin['gflops']:.2f} Gflop/s, verified\n"
+        )
+
+
+def test_matmul_twin_names_bad_fields():
+    with pytest.raises(cellblade.ConfigError, match="ranks") as bad:
+        cellblade._core.mpi_matmul({"n": 16, "ranks": 1}, None)
+    assert bad.value.field == "ranks"
+    with pytest.raises(cellblade.ConfigError) as bad:
+        cellblade._core.mpi_matmul({"n": 0}, None)
+    assert bad.value.field == "n"
+
+
 def test_compute_extension_charges_simulated_time(tmp_path):
     src = tmp_path / "cmp.c"
     src.write_text(

@@ -186,6 +186,10 @@ program!(
     reproduce => cellblade::reproduce::ReproduceRequest
 );
 program!(
+    /// Seed 004 §5.2's master-worker matrix multiplication as in-simulator rank programs.
+    mpi_matmul => cellblade::mpi::matmul::MatmulRequest
+);
+program!(
     /// One collective algorithm's schedule (rounds of transfers and its text form).
     coll_schedule => cellblade::coll::request::ScheduleRequest
 );
@@ -245,6 +249,8 @@ mod _core {
 
     #[pymodule_export]
     use super::cluster_run;
+    #[pymodule_export]
+    use super::mpi_matmul;
     #[pymodule_export]
     use super::mpi_programs::{MpiJob, PyMpiOp, RankHandle};
     #[pymodule_export]

@@ -120,6 +120,14 @@ pub fn run_external_with(
     result.map(|r| ExternalOutcome::Finished(r, waited.get().as_secs_f64()))
 }
 
+/// `MPIX_Compute_dp_fma(count)`: a scalar (non-vectorised) double-precision multiply-add is one
+/// DP instruction; the first-generation SPU issues one every `reduce_dp_core_cycles_per_quadword`
+/// cycles (seed 002 §2.1), the loads and stores dual-issued beside it.
+pub(super) async fn compute_dp_fma(r: &Rank, count: u64) {
+    let per = r.spu().with_machine(|m| m.p.reduce_dp_cycles_per_quadword);
+    r.spu().compute(count.saturating_mul(per)).await;
+}
+
 fn io_err(rank: usize, e: io::Error) -> Error {
     Error::Internal(format!("rank {rank}: the connection to its process failed: {e}"))
 }
@@ -312,15 +320,11 @@ async fn serve(r: Rc<Rank>, sock: UnixStream, compute: Compute, stop: Stop, wait
                 }
             }
             wire::OP_COMPUTE => {
-                // A scalar (non-vectorised) double-precision multiply-add is one DP instruction;
-                // the first-generation SPU issues one every `reduce_dp_core_cycles_per_quadword`
-                // cycles (seed 002 §2.1), the loads and stores dual-issued beside it.
-                let per = match req.a {
-                    wire::COMPUTE_CYCLES => 1,
-                    wire::COMPUTE_DP_FMA => r.spu().with_machine(|m| m.p.reduce_dp_cycles_per_quadword),
+                match req.a {
+                    wire::COMPUTE_CYCLES => r.spu().compute(req.len).await,
+                    wire::COMPUTE_DP_FMA => compute_dp_fma(&r, req.len).await,
                     k => return Err(Error::Internal(format!("rank {rank}: unknown compute kind {k}"))),
                 };
-                r.spu().compute(req.len.saturating_mul(per)).await;
                 Answer::default()
             }
             wire::OP_COLL => {

@@ -15,7 +15,8 @@
 //!              buffered) and "ls" mode (one SPE-to-SPE DMA per 16 KB)
 //! world.rs     a blade running N ranks with a program per rank; deadlocks reported per rank
 //! pingpong.rs  §5.1's ping-pong (decrementer timing), plain and congested
-//! claims.rs    the ping-pong's published figures as `cellblade reproduce` rows
+//! claims.rs    the ping-pong's and the matrix multiplication's published figures as `cellblade reproduce` rows
+//! matmul.rs    §5.2's master-worker matrix multiplication, the twin of examples/mpi/matmul.c
 //! wire.rs      the request/answer format between a rank process and the simulator
 //! collective.rs `--coll`: MPI collectives on the collective library's schedules
 //! channel.rs   the shared-memory call channel per rank process (spin by yielding, then futex)
@@ -36,6 +37,7 @@ pub mod collective;
 mod external;
 mod job;
 mod layout;
+pub mod matmul;
 mod nb_wire;
 mod nonblocking;
 mod pingpong;
