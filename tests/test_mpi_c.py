@@ -629,3 +629,11 @@ def test_library_collectives_in_ls_mode_and_across_the_chips(build, flags):
 def test_isend_pending_across_a_barrier(build, ranks):
     done = run_cli("mpirun", "-n", str(ranks), build("isend_barrier"))
     assert (done.returncode, done.stdout, done.stderr) == (0, "No Errors\n", "")
+
+
+def test_a_window_of_requests_on_one_buffer_fits_the_local_store(build):
+    """32 pending 16 KB requests on one buffer share its simulated copy (nb_wire.rs): in ls mode
+    32 copies would not fit the local store, as 64 pending 1 MB osu_bw messages did not fit the
+    heap before the sharing."""
+    done = run_cli("mpirun", "-n", "2", "--mode", "ls", build("isend_window"), "16384", "32")
+    assert (done.returncode, done.stdout, done.stderr) == (0, "No Errors\n", "")

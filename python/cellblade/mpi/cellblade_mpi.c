@@ -601,15 +601,18 @@ static int post(const char *name, uint32_t op, const void *buf, int count, MPI_D
         set_status(&q->status, MPI_PROC_NULL, MPI_ANY_TAG, MPI_SUCCESS, 0);
         return MPI_SUCCESS;
     }
-    size_t bytes = (size_t)count * cb_type_size(t);
+    /* The buffer's address leads: requests on one buffer share its simulated copy (nb_wire.rs). */
+    uint64_t at[2] = {(uint64_t)(uintptr_t)buf, (uint64_t)count * cb_type_size(t)};
     if (is_send) {
-        char *tmp;
-        const char *data = packed(buf, count, t, bytes, &tmp);
-        q->handle = call(op, c->world[peer], tag, wire_ctx(c, 0), bytes, data, NULL).tag;
+        char *tmp, *msg = malloc(8 + at[1]);
+        memcpy(msg, &at[0], 8);
+        memcpy(msg + 8, packed(buf, count, t, at[1], &tmp), at[1]);
+        q->handle = call(op, c->world[peer], tag, wire_ctx(c, 0), 8 + at[1], msg, NULL).tag;
         free(tmp);
+        free(msg);
     } else {
         int from = peer == MPI_ANY_SOURCE ? MPI_ANY_SOURCE : c->world[peer];
-        q->handle = call(OP_IRECV, from, tag, wire_ctx(c, 0), bytes, NULL, NULL).tag;
+        q->handle = call(OP_IRECV, from, tag, wire_ctx(c, 0), sizeof at, at, NULL).tag;
     }
     return MPI_SUCCESS;
 }

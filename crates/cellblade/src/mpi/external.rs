@@ -333,11 +333,11 @@ async fn serve(r: Rc<Rank>, sock: UnixStream, compute: Compute, stop: Stop, wait
                 payload = out;
                 answer
             }
-            wire::OP_ISEND | wire::OP_ISSEND | wire::OP_WAITANY => {
+            wire::OP_ISEND | wire::OP_ISSEND | wire::OP_IRECV | wire::OP_WAITANY => {
                 let data = link.payload(rank, req.len)?;
                 pending.serve(&r, &req, &data, &mut payload).await?
             }
-            wire::OP_IRECV | wire::OP_WAIT | wire::OP_TEST => pending.serve(&r, &req, &[], &mut payload).await?,
+            wire::OP_WAIT | wire::OP_TEST => pending.serve(&r, &req, &[], &mut payload).await?,
             wire::OP_WTIME => Answer { value: r.wtime(), ..Answer::default() },
             wire::OP_BARRIER => {
                 r.barrier(req.c as u32).await?;

@@ -1,7 +1,10 @@
 //! A rank process's nonblocking calls (`MPI_Isend`, `MPI_Issend`, `MPI_Irecv`, `MPI_Wait`, `MPI_Test`,
-//! `MPI_Waitany`) served by its simulated rank's progress engine (`nonblocking.rs`). Each
-//! request keeps its own simulated buffer (from the top of the rank's heap) until it is done:
-//! a send's bytes are copied in when it is posted, a receive's are read out when it completes.
+//! `MPI_Waitany`) served by its simulated rank's progress engine (`nonblocking.rs`). A request
+//! holds a simulated buffer (from the top of the rank's heap) until no request is pending: a
+//! send's bytes are copied in when it is posted, a receive's are read out when it completes.
+//! Requests on the same buffer of the rank process share one simulated buffer, as they share the
+//! memory on a real machine: a benchmark's window of 64 sends of one 1 MB buffer (osu_bw) needs
+//! 1 MB, not 64. A send shares only a buffer that still holds its bytes.
 
 use std::collections::HashMap;
 
@@ -16,6 +19,12 @@ use super::{Rank, Status};
 #[derive(Default)]
 pub(super) struct Pending {
     reqs: HashMap<i32, (Request, Option<u64>)>,
+    /// Simulated buffers by (the rank process's buffer address, is a send): address, bytes.
+    shared: HashMap<(u64, bool), (u64, u64)>,
+}
+
+fn word(bytes: &[u8]) -> u64 {
+    u64::from_ne_bytes(bytes.try_into().expect("8 bytes"))
 }
 
 fn bad(rank: usize, what: String) -> Error {
@@ -29,14 +38,18 @@ impl Pending {
         let rank = r.rank();
         match req.op {
             wire::OP_ISEND | wire::OP_ISSEND => {
-                let ea = r.alloc_request(req.len)?;
-                r.write(ea, data)?;
-                let q = r.isend_as(ea, req.len as u32, req.a as usize, req.b, req.c as u32, req.op == wire::OP_ISSEND).await?;
+                let (host, bytes) = data.split_at_checked(8).ok_or_else(|| bad(rank, "a send without its buffer's address".into()))?;
+                let ea = self.buffer(r, word(host), bytes.len() as u64, Some(bytes))?;
+                let q = r.isend_as(ea, bytes.len() as u32, req.a as usize, req.b, req.c as u32, req.op == wire::OP_ISSEND).await?;
                 Ok(self.keep(q, None))
             }
             wire::OP_IRECV => {
-                let ea = r.alloc_request(req.len)?;
-                let q = r.irecv(ea, req.len as u32, req.a, req.b, req.c as u32)?;
+                if data.len() != 16 {
+                    return Err(bad(rank, format!("a receive's {} bytes of address and capacity (16 expected)", data.len())));
+                }
+                let cap = word(&data[8..]);
+                let ea = self.buffer(r, word(&data[..8]), cap, None)?;
+                let q = r.irecv(ea, cap as u32, req.a, req.b, req.c as u32)?;
                 Ok(self.keep(q, Some(ea)))
             }
             wire::OP_WAIT | wire::OP_TEST => {
@@ -63,6 +76,28 @@ impl Pending {
         }
     }
 
+    /// The simulated buffer of `len` bytes for the rank process's buffer at `host`: the one
+    /// pending requests on it already use if it is large enough (and, for a send, still holds
+    /// `bytes`), else a new one.
+    fn buffer(&mut self, r: &Rank, host: u64, len: u64, bytes: Option<&[u8]>) -> Result<u64> {
+        let key = (host, bytes.is_some());
+        if let Some(&(ea, cap)) = self.shared.get(&key) {
+            let same = match bytes {
+                Some(b) => r.read(ea, b.len() as u32)? == b,
+                None => true,
+            };
+            if cap >= len && same {
+                return Ok(ea);
+            }
+        }
+        let ea = r.alloc_request(len)?;
+        if let Some(b) = bytes {
+            r.write(ea, b)?;
+        }
+        self.shared.insert(key, (ea, len));
+        Ok(ea)
+    }
+
     fn keep(&mut self, q: Request, buf: Option<u64>) -> Answer {
         let handle = q.id() as i32;
         self.reqs.insert(handle, (q, buf));
@@ -82,6 +117,7 @@ impl Pending {
         };
         if self.reqs.is_empty() {
             r.free_requests();
+            self.shared.clear();
         }
         Ok(answer)
     }

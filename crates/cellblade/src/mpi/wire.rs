@@ -51,8 +51,10 @@ pub const COLL_SEED: i32 = -2;
 /// Answer flag to `OP_INIT`: the job charges measured CPU time, so the rank measures it.
 pub const FLAG_CPU_TIME: u32 = 1;
 
-/// Nonblocking point-to-point (`nb_wire.rs`). `OP_ISEND`: as `OP_SEND`; `OP_IRECV`: a = source,
-/// b = tag, c = communicator, len = capacity; both answer tag = the request's handle.
+/// Nonblocking point-to-point (`nb_wire.rs`). `OP_ISEND`: as `OP_SEND`, its payload led by the
+/// address (u64) of the rank process's buffer; `OP_IRECV`: a = source, b = tag, c =
+/// communicator, payload = that address and the capacity (u64 each); both answer tag = the
+/// request's handle.
 /// `OP_WAIT` and `OP_TEST`: a = handle; answer as `OP_RECV` (source = `NO_MATCH` from a test
 /// of a request not yet done). `OP_WAITANY`: payload = the handles (i32 each); answer as
 /// `OP_WAIT`, value = the index of the one done.
