@@ -31,6 +31,7 @@ use pyo3::types::{PyBytes, PyDict};
 
 use crate::args::unsigned;
 use crate::mpi_requests::{Done, Live, Post, Shared};
+use crate::programs::run_report;
 use crate::{fields_of, machine_of, to_py};
 
 /// The first Python exception that escaped a rank program; `run` re-raises it.
@@ -462,12 +463,6 @@ impl MpiJob {
             return Err(err);
         }
         let report = result.map_err(to_py)?;
-        let out = PyDict::new(py);
-        out.set_item("simulated_ns", report.simulated.as_ns())?;
-        out.set_item("events", report.events)?;
-        out.set_item("packets", report.packets)?;
-        out.set_item("wall_s", report.wall_s)?;
-        out.set_item("trace", report.trace.map(|t| t.to_string()))?;
-        Ok(out)
+        run_report(py, report.simulated, report.events, report.packets, report.wall_s, report.trace.map(|t| t.to_string()))
     }
 }

@@ -136,6 +136,25 @@ impl Op {
     }
 }
 
+/// A finished run as the dict the `run()` methods return: simulated_ns, events, packets, wall_s
+/// and trace (the Chrome trace as JSON text, or None).
+pub(crate) fn run_report(
+    py: Python<'_>,
+    simulated: cellblade::sim::Time,
+    events: u64,
+    packets: u64,
+    wall_s: f64,
+    trace: Option<String>,
+) -> PyResult<Bound<'_, PyDict>> {
+    let out = PyDict::new(py);
+    out.set_item("simulated_ns", simulated.as_ns())?;
+    out.set_item("events", events)?;
+    out.set_item("packets", packets)?;
+    out.set_item("wall_s", wall_s)?;
+    out.set_item("trace", trace)?;
+    Ok(out)
+}
+
 fn py_bool(b: bool) -> &'static str {
     if b {
         "True"
@@ -691,12 +710,6 @@ impl ProgramBlade {
             return Err(err);
         }
         let report = result.map_err(to_py)?;
-        let out = PyDict::new(py);
-        out.set_item("simulated_ns", report.simulated.as_ns())?;
-        out.set_item("events", report.events)?;
-        out.set_item("packets", report.packets)?;
-        out.set_item("wall_s", report.wall_s)?;
-        out.set_item("trace", report.trace.map(|t| t.to_string()))?;
-        Ok(out)
+        run_report(py, report.simulated, report.events, report.packets, report.wall_s, report.trace.map(|t| t.to_string()))
     }
 }
