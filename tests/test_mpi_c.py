@@ -304,6 +304,30 @@ def test_cross_chip_messages_take_longer(tmp_path):
     assert far - near >= 100 * crossing_s, (near, far)
 
 
+def test_pingpong_plot_draws_the_three_curves_of_figure_5(tmp_path, monkeypatch):
+    from cellblade import plots
+
+    drawn = {}
+
+    def capture(curves, path, *, title):
+        drawn.update(curves=curves, title=title)
+        real(curves, path, title=title)
+
+    real = plots.pingpong_figure
+    monkeypatch.setattr(plots, "pingpong_figure", capture)
+    from cellblade import cli
+
+    png = tmp_path / "fig5.png"
+    assert cli.main(["pingpong", "--sizes", "1k,64k,1m", "--reps", "2", "--plot", str(png)]) == 0
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    curves = dict(drawn["curves"])
+    assert [r["bytes"] for r in curves["memory (seed default)"]] == [1024, 65536, 1048576]
+    assert [r["bytes"] for r in curves["memory, congested"]] == [1024, 65536, 1048576]
+    # 1 MB buffers do not fit a local store: that curve stops before it.
+    assert [r["bytes"] for r in curves["local store"]] == [1024, 65536]
+    assert curves["local store"][1]["latency_us"] < curves["memory (seed default)"][1]["latency_us"]
+
+
 def test_pingpong_command_prints_the_seed_rows():
     done = run_cli("pingpong", "--sizes", "0,64k", "--json")
     assert done.returncode == 0, done.stderr

@@ -46,6 +46,40 @@ def sweep_figure(rows: list[dict[str, Any]], path: Path, *, title: str, xlabel: 
     figure.savefig(path, dpi=120)
 
 
+def pingpong_figure(
+    curves: list[tuple[str, list[dict[str, Any]]]], path: Path, *, title: str
+) -> None:
+    """Latency (left) and throughput (right) of ping-pong rows over message sizes, one line per
+    named curve, shaped like seed 004's figure 5; saved as PNG at `path`."""
+    figure = Figure(figsize=(11, 4.5), layout="constrained")
+    latency, throughput = figure.subplots(1, 2)
+    sizes = sorted({r["bytes"] for _, rows in curves for r in rows if r["bytes"] > 0})
+    for label, rows in curves:
+        line = sorted((r for r in rows if r["bytes"] > 0), key=lambda r: r["bytes"])
+        x = [r["bytes"] for r in line]
+        latency.plot(x, [r["latency_us"] for r in line], marker="o", label=label)
+        throughput.plot(x, [r["throughput_gbps"] for r in line], marker="o", label=label)
+    for axes in (latency, throughput):
+        axes.set_xscale("log", base=2)
+        axes.set_xticks(sizes, [_bytes(size) for size in sizes], rotation=45)
+        axes.xaxis.set_minor_locator(NullLocator())
+        axes.set_xlabel("message size")
+        axes.grid(True, alpha=0.3)
+        axes.legend(fontsize="small")
+    latency.set_yscale("log")
+    latency.set_ylabel("latency (us)")
+    throughput.set_ylabel("throughput (GB/s)")
+    figure.suptitle(title)
+    figure.savefig(path, dpi=120)
+
+
+def _bytes(size: int) -> str:
+    for unit, name in ((1 << 20, "M"), (1 << 10, "K")):
+        if size >= unit and size % unit == 0:
+            return f"{size // unit}{name}"
+    return str(size)
+
+
 MAX_NOTED = 6  # failed cells named under a figure; the rest are counted
 
 

@@ -154,6 +154,13 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         help="override a machine-file value (repeatable)",
     )
     ping.add_argument("--json", action="store_true", help="print the rows as JSON")
+    ping.add_argument(
+        "--plot",
+        type=Path,
+        metavar="FILE.png",
+        help="also draw latency and throughput over the sizes for memory mode, local-store mode "
+        "(the sizes whose buffers fit it) and congested memory mode, as seed 004's figure 5",
+    )
     ping.set_defaults(handler=_pingpong, flags=PINGPONG_FLAGS)
 
 
@@ -183,7 +190,10 @@ def _pingpong(args: argparse.Namespace) -> int:
     from cellblade import _core
 
     request = {**_given(args, ("sizes", "mode", "reps", "depth")), "congested": args.congested}
-    rows = _core.mpi_pingpong(request, {"preset": args.preset, "set": args.overrides})["result"]
+    machine = {"preset": args.preset, "set": args.overrides}
+    rows = _core.mpi_pingpong(request, machine)["result"]
+    if args.plot is not None:
+        _pingpong_plot(request, machine, args.plot)
     if args.json:
         print(json.dumps(rows))
         return 0
@@ -195,6 +205,32 @@ def _pingpong(args: argparse.Namespace) -> int:
             f"{r['bytes']:>10} {r['reps']:>6} {r['latency_us']:>13.3f} {r['throughput_gbps']:>18.3f}"
         )
     return 0
+
+
+def _pingpong_plot(request: dict, machine: dict, path: Path) -> None:
+    """Seed 004's figure 5: the three ping-pongs of section 5.1 over the request's sizes; the
+    local-store curve stops at the first size whose buffers the local store cannot hold."""
+    from cellblade import ProgramError, _core, plots
+
+    sizes = request.get("sizes") or MPI["default_sizes"]
+    base = {k: v for k, v in request.items() if k not in ("mode", "congested", "sizes")}
+    memory = _core.mpi_pingpong({**base, "sizes": sizes, "mode": "memory"}, machine)["result"]
+    congested = _core.mpi_pingpong(
+        {**base, "sizes": sizes, "mode": "memory", "congested": True}, machine
+    )["result"]
+    ls = []
+    for size in sizes:
+        try:
+            ls += _core.mpi_pingpong({**base, "sizes": [size], "mode": "ls"}, machine)["result"]
+        except ProgramError:
+            break
+    curves = [
+        ("memory (seed default)", memory),
+        ("local store", ls),
+        ("memory, congested", congested),
+    ]
+    title = f"seed 004 figure 5 on the simulated blade ({machine['preset']})"
+    plots.pingpong_figure(curves, path, title=title)
 
 
 def _save(args: argparse.Namespace, result: launcher.JobResult) -> None:
