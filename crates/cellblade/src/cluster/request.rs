@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::coll::{barrier, broadcast};
+use super::coll::{barrier, broadcast, ClusterResult};
 use super::{check_blades, MAX_BLADES};
 use crate::coll::schedule::Op;
 use crate::error::{field_err, Result};
@@ -67,15 +67,9 @@ pub struct ClusterRequest {
 
 #[derive(Debug, Clone, Serialize)]
 pub struct ClusterAnswer {
-    pub op: String,
-    pub algorithm: String,
-    pub blades: usize,
-    pub spes_per_blade: usize,
-    pub spes: usize,
-    pub size_bytes: u32,
-    pub latency_ns: f64,
-    pub verified: bool,
-    pub network_messages: u64,
+    /// The simulated run; its fields stand at the answer's top level.
+    #[serde(flatten)]
+    pub simulated: ClusterResult,
     pub predicted_ns: Option<f64>,
     pub error_pct: Option<f64>,
     /// The model's terms, named as in seed 003 §6.1.
@@ -122,18 +116,11 @@ impl Request for ClusterRequest {
                 Some(p) => Some(predict(p, &measure(file, size)?, op, self.blades, self.spes, size)?),
                 None => None,
             };
+            let latency_ns = sim.latency_ns;
             out.push(ClusterAnswer {
-                op: sim.op,
-                algorithm: sim.algorithm,
-                blades: sim.blades,
-                spes_per_blade: sim.spes_per_blade,
-                spes: sim.spes,
-                size_bytes: sim.size_bytes,
-                latency_ns: sim.latency_ns,
-                verified: sim.verified,
-                network_messages: sim.network_messages,
+                simulated: sim,
                 predicted_ns: pred.as_ref().map(|p| p.latency_ns),
-                error_pct: pred.as_ref().map(|p| error_pct(p.latency_ns, sim.latency_ns)),
+                error_pct: pred.as_ref().map(|p| error_pct(p.latency_ns, latency_ns)),
                 terms: pred.map(|p| p.terms).unwrap_or_default(),
             });
         }
@@ -163,7 +150,10 @@ mod tests {
         let e = run(json!({"op": "barrier", "blades": -1})).unwrap_err();
         assert_eq!(e.field(), Some("blades"));
         let r = run(json!({"op": "broadcast", "blades": 2, "spes": 4, "sizes": [64, 256]})).unwrap();
-        assert_eq!(r.iter().map(|a| (a.spes, a.size_bytes, a.verified)).collect::<Vec<_>>(), [(8, 64, true), (8, 256, true)]);
+        assert_eq!(
+            r.iter().map(|a| (a.simulated.spes, a.simulated.size_bytes, a.simulated.verified)).collect::<Vec<_>>(),
+            [(8, 64, true), (8, 256, true)]
+        );
         assert!(r[0].predicted_ns.is_none());
     }
 }
