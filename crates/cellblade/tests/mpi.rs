@@ -226,7 +226,7 @@ fn bad_requests_are_clear_errors() {
     w.rank(0, |r| async move { r.alloc(300_000).map(|_| ()) }).unwrap();
     assert_eq!(
         w.run().unwrap_err().to_string(),
-        "rank 0: a 300000-byte buffer does not fit its local store (ls mode keeps message buffers there): 225280 bytes are free"
+        "rank 0: a 300000-byte buffer does not fit its local store (ls mode keeps message buffers there): 224768 bytes are free"
     );
 }
 

@@ -286,3 +286,43 @@ fn a_probe_keeps_pending_requests_progressing() {
     .unwrap();
     w.run().unwrap();
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(12))]
+
+    /// A pending Isend whose receiver enters a barrier first does not hold the barrier up (the
+    /// collective context has entries of its own), for any rank count and either end of the
+    /// pair, and a second message on the pair still comes after it.
+    #[test]
+    fn a_pending_isend_does_not_hold_up_a_barrier(ranks in 2usize..=16, pick in 0usize..256, n in 0u32..200) {
+        let (from, to) = (pick % ranks, (pick / 16 + 1 + pick % ranks) % ranks);
+        prop_assume!(from != to);
+        let mut w = MpiWorld::new(qs20(), ranks, None, Mode::Memory).unwrap();
+        let got = Rc::new(RefCell::new(Vec::new()));
+        for me in 0..ranks {
+            let got = got.clone();
+            w.rank(me, move |r| async move {
+                let b = r.alloc(n.max(1) as u64)?;
+                if me == from {
+                    r.write(b, &pattern(n, 9))?;
+                    let q = r.isend(b, n, to, 4, 0).await?;
+                    r.barrier(0).await?;
+                    r.send(b, 0, to, 4, 0).await?;
+                    r.wait(q).await?;
+                } else if me == to {
+                    r.barrier(0).await?;
+                    let first = r.recv(b, n, from as i32, 4, 0).await?;
+                    got.borrow_mut().push((first.bytes, r.read(b, n)?));
+                    let second = r.recv(b, n, from as i32, 4, 0).await?;
+                    got.borrow_mut().push((second.bytes, Vec::new()));
+                } else {
+                    r.barrier(0).await?;
+                }
+                Ok(())
+            })
+            .unwrap();
+        }
+        w.run().unwrap();
+        prop_assert_eq!(&*got.borrow(), &vec![(n, pattern(n, 9)), (0, Vec::new())]);
+    }
+}

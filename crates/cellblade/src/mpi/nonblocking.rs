@@ -129,7 +129,9 @@ impl Rank {
         loop {
             let busy = self.busy.get();
             let next = self.reqs.borrow().iter().enumerate().find_map(|(i, r)| match r {
-                Some(Req::Send { buf, bytes, dest, tag, comm, synchronous, state: SendState::Queued }) if busy & (1 << dest) == 0 => {
+                Some(Req::Send { buf, bytes, dest, tag, comm, synchronous, state: SendState::Queued })
+                    if busy & super::layout::slot_bit(*dest, *comm) == 0 =>
+                {
                     Some((i, *buf, *bytes, *dest, *tag, *comm, *synchronous))
                 }
                 _ => None,
@@ -143,13 +145,13 @@ impl Rank {
         }
     }
 
-    /// The receivers in `bits` have taken this rank's messages: their entries are free and a
-    /// posted send to each is done.
+    /// The entries in `bits` (`layout::slot_bit`) have been taken by their receivers: they are
+    /// free and a posted send through each is done.
     pub(super) fn on_freed(&self, bits: u32) {
         self.busy.set(self.busy.get() & !bits);
         for r in self.reqs.borrow_mut().iter_mut().flatten() {
-            if let Req::Send { dest, state, .. } = r {
-                if *state == SendState::Posted && bits & (1 << *dest) != 0 {
+            if let Req::Send { dest, comm, state, .. } = r {
+                if *state == SendState::Posted && bits & super::layout::slot_bit(*dest, *comm) != 0 {
                     *state = SendState::Done;
                 }
             }
@@ -192,11 +194,11 @@ impl Rank {
                 .iter()
                 .enumerate()
                 .find(|(k, p)| !taken[*k] && (p.3 == ANY_SOURCE || p.3 == sender as i32) && self.matching(sender, p.4, p.5).is_some());
-            let Some((k, &(i, buf, cap, source, _, _))) = first else { continue };
+            let Some((k, &(i, buf, cap, source, _, comm))) = first else { continue };
             if source == ANY_SOURCE {
                 self.rr.set((sender + 1) % size);
             }
-            let st = self.take(sender, buf, cap).await?;
+            let st = self.take(sender, comm, buf, cap).await?;
             if let Some(Req::Recv { status, .. }) = &mut self.reqs.borrow_mut()[i] {
                 *status = Some(st);
             }

@@ -61,8 +61,8 @@ pub struct Rank {
     pub(super) tracker: Rc<Tracker>,
     /// The next sender an `MPI_ANY_SOURCE` scan looks at first.
     pub(super) rr: Cell<usize>,
-    /// Receivers (a bit each) whose entry still holds this rank's buffered or nonblocking
-    /// message: their bit in signal register 2 frees it.
+    /// Entries (a bit per receiver and context, `layout::slot_bit`) that still hold this rank's
+    /// buffered or nonblocking message: their bit in signal register 2 frees them.
     pub(super) busy: Cell<u32>,
     /// Nonblocking requests (`nonblocking.rs`), by handle.
     pub(super) reqs: RefCell<Vec<Option<super::nonblocking::Req>>>,
@@ -87,7 +87,7 @@ impl Rank {
             return Err(program_err(format!("spe {}: MPI_Init must come before any local-store allocation", spu.spe_id())));
         }
         let spe = spu.spe_id();
-        let (heap, ls_heap) = spu.with_machine(|m| (layout::heap(&m.mem, spe), layout::ls_heap(m.p.ls_bytes, spe, boot.depth)));
+        let (heap, ls_heap) = spu.with_machine(|m| (layout::heap(&m.mem, spe, &boot.spes), layout::ls_heap(m.p.ls_bytes, spe, boot.depth)));
         Ok(Rank {
             spu,
             boot,
@@ -186,7 +186,8 @@ impl Rank {
     /// Release every request buffer (when no request is pending).
     pub fn free_requests(&self) {
         let spe = self.spu.spe_id();
-        let (heap, ls_heap) = self.spu.with_machine(|m| (layout::heap(&m.mem, spe), layout::ls_heap(m.p.ls_bytes, spe, self.boot.depth)));
+        let (heap, ls_heap) =
+            self.spu.with_machine(|m| (layout::heap(&m.mem, spe, &self.boot.spes), layout::ls_heap(m.p.ls_bytes, spe, self.boot.depth)));
         self.heap.set((self.heap.get().0, heap.0 + heap.1));
         self.ls_heap.set((self.ls_heap.get().0, ls_heap.0 + ls_heap.1));
     }
@@ -204,7 +205,7 @@ impl Rank {
         let spe = self.spu.spe_id();
         self.spu.with_machine(|m| {
             if std::ptr::eq(cell, &self.heap) {
-                layout::heap(&m.mem, spe).0
+                layout::heap(&m.mem, spe, &self.boot.spes).0
             } else {
                 layout::ls_heap(m.p.ls_bytes, spe, self.boot.depth).0
             }
@@ -305,11 +306,13 @@ impl Rank {
         self.sleep(dt).await;
     }
 
-    /// Wait until `dest` has taken this rank's last buffered message (its bit in signal 2).
-    async fn wait_slot(&self, dest: usize) -> Result<()> {
+    /// Wait until `dest` has taken this rank's last buffered message on `comm`'s context (its
+    /// bit in signal 2).
+    async fn wait_slot(&self, dest: usize, comm: u32) -> Result<()> {
         let me = self.boot.rank;
-        while self.busy.get() & (1 << dest) != 0 {
-            self.tracker.slot_wait(me, dest);
+        let bit = layout::slot_bit(dest, comm);
+        while self.busy.get() & bit != 0 {
+            self.tracker.slot_wait(me, bit);
             let freed = self.spu.spu_read_signal2().await?;
             self.tracker.slots_seen(me, freed);
             self.on_freed(freed);
@@ -332,7 +335,7 @@ impl Rank {
         let me = self.boot.rank;
         let ack2 = how.ack2;
         self.charge_call().await;
-        self.wait_slot(dest).await?;
+        self.wait_slot(dest, comm).await?;
         let limit = self.spu.with_machine(|m| m.p.mpi_buffered_bytes);
         let inline = !how.synchronous && limit > 0 && bytes <= limit;
         let mut e = [0u8; META_BYTES as usize];
@@ -351,14 +354,14 @@ impl Rank {
         if inline {
             transfer::ls_copy(&self.spu, OUT_META + meta::DATA, buf, bytes, true).await?;
         }
-        let to = Memory::ls_ea(self.boot.spes[dest], layout::entry(me));
+        let to = Memory::ls_ea(self.boot.spes[dest], layout::entry(me, comm));
         self.spu.mfc_put(OUT_META, to, META_BYTES, tag::META).await?;
         self.spu.mfc_write_tag_mask(1 << tag::META);
         self.spu.mfc_read_tag_status_all().await?;
         // The entry has landed: the receiver must rescan before it can count as stuck.
         self.tracker.running(dest);
         if inline || ack2 {
-            self.busy.set(self.busy.get() | 1 << dest);
+            self.busy.set(self.busy.get() | layout::slot_bit(dest, comm));
         }
         Ok(!inline)
     }
@@ -446,14 +449,14 @@ impl Rank {
     async fn receive(&self, buf: u64, cap: u32, source: i32, tag: i32, comm: u32) -> Result<Status> {
         let sender = self.poll(source, tag, comm).await?;
         self.tracker.running(self.boot.rank);
-        self.take(sender, buf, cap).await
+        self.take(sender, comm, buf, cap).await
     }
 
-    /// Take `sender`'s matched message into `cap` bytes at `buf`: move the data, unset the flag,
-    /// signal the sender.
-    pub(super) async fn take(&self, sender: usize, buf: u64, cap: u32) -> Result<Status> {
+    /// Take `sender`'s matched message on `comm`'s context into `cap` bytes at `buf`: move the
+    /// data, unset the flag, signal the sender.
+    pub(super) async fn take(&self, sender: usize, comm: u32, buf: u64, cap: u32) -> Result<Status> {
         self.charge_call().await;
-        let entry = layout::entry(sender);
+        let entry = layout::entry(sender, comm);
         let word = |off: u32| self.spu.ls_read_u32(entry + off).expect("meta-data entries lie inside the local store");
         let sent = word(meta::SIZE);
         let addr = ((word(meta::ADDR_HI) as u64) << 32) | word(meta::ADDR_LO) as u64;
@@ -469,9 +472,9 @@ impl Rank {
         self.spu.ls_write_u32(entry + meta::FLAG, 0)?;
         if inline || word(meta::ACK2) != 0 {
             // The sender has moved on; its next message to this rank waits for this bit.
-            let me = self.boot.rank;
-            self.tracker.slot_freed(sender, me);
-            self.signal(self.boot.signal_ea[sender] + SIGNAL2_FROM_1, 1 << me).await?;
+            let bit = layout::slot_bit(self.boot.rank, comm);
+            self.tracker.slot_freed(sender, bit);
+            self.signal(self.boot.signal_ea[sender] + SIGNAL2_FROM_1, bit).await?;
         } else {
             // The sender's acknowledgement is on its way: it counts as running from now.
             self.tracker.acknowledged(sender);
@@ -514,9 +517,9 @@ impl Rank {
         Ok(self.matching(sender, tag, comm).expect("the entry just matched"))
     }
 
-    /// The status of `sender`'s entry if it is flagged and matches.
+    /// The status of `sender`'s entry on `comm`'s context if it is flagged and matches.
     pub(super) fn matching(&self, sender: usize, tag: i32, comm: u32) -> Option<Status> {
-        let entry = layout::entry(sender);
+        let entry = layout::entry(sender, comm);
         let word = |off: u32| self.spu.ls_read_u32(entry + off).expect("meta-data entries lie inside the local store");
         let (t, size) = (word(meta::TAG) as i32, word(meta::SIZE));
         (word(meta::FLAG) != 0 && word(meta::COMM) == comm && (tag == ANY_TAG || t == tag)).then_some(Status {
@@ -633,6 +636,8 @@ fn tag_text(tag: i32) -> String {
 /// structure's addresses of register 1 give both.
 const SIGNAL2_FROM_1: u64 = reg::SIGNOTIFY2 - reg::SIGNOTIFY1;
 
-/// Collectives run on a communicator's shadow context so they never match user messages.
-pub const COLL_COMM: u32 = 0x8000_0000;
-const BARRIER_TAG: i32 = 1;
+/// Collectives run on a communicator's collective context (its word's lowest bit set), so they
+/// never match user messages and have entries of their own.
+pub const COLL_COMM: u32 = layout::COLL_CONTEXT;
+/// Apart from the tags of the C and Python collectives on the same context.
+const BARRIER_TAG: i32 = 1 << 30;

@@ -16,8 +16,8 @@ enum State {
     Running,
     Polling,
     Acking,
-    /// A sender waits for the receiver (the rank given) to free its last buffered entry.
-    SlotWait(usize),
+    /// A sender waits for the receiver to free its last buffered entry (the entry's slot bit).
+    SlotWait(u32),
     Done,
 }
 
@@ -29,8 +29,8 @@ pub struct Tracker {
     /// The receiver has signalled this rank's pending send (the signal may still be in flight,
     /// and may even come before the sender sees its own meta-data DMA complete).
     acked: RefCell<Vec<bool>>,
-    /// Per sender, the receivers (a bit each) that have freed its buffered entry and signalled,
-    /// before the sender read the signal.
+    /// Per sender, the entries (their slot bits, `layout::slot_bit`) whose receivers have freed
+    /// them and signalled, before the sender read the signal.
     freed: RefCell<Vec<u32>>,
 }
 
@@ -83,29 +83,29 @@ impl Tracker {
         self.running(rank);
     }
 
-    /// `rank` waits for `dest` to free its buffered entry, unless `dest` already signalled it.
-    pub fn slot_wait(&self, rank: usize, dest: usize) {
-        if self.freed.borrow()[rank] & (1 << dest) == 0 {
-            self.state.borrow_mut()[rank] = State::SlotWait(dest);
+    /// `rank` waits for the entry `slot` to be freed, unless its receiver already signalled it.
+    pub fn slot_wait(&self, rank: usize, slot: u32) {
+        if self.freed.borrow()[rank] & slot == 0 {
+            self.state.borrow_mut()[rank] = State::SlotWait(slot);
         }
     }
 
-    /// Receiver `by` has taken `sender`'s buffered message and signals it: a sender waiting for
-    /// that entry will run again.
-    pub fn slot_freed(&self, sender: usize, by: usize) {
-        self.freed.borrow_mut()[sender] |= 1 << by;
+    /// The receiver of `sender`'s entry `slot` has taken its message and signals it: a sender
+    /// waiting for that entry will run again.
+    pub fn slot_freed(&self, sender: usize, slot: u32) {
+        self.freed.borrow_mut()[sender] |= slot;
         // A sender waiting in a nonblocking wait (polling) may progress on it too.
-        if matches!(self.state.borrow()[sender], State::SlotWait(b) if b == by) || self.state.borrow()[sender] == State::Polling {
+        if matches!(self.state.borrow()[sender], State::SlotWait(b) if b == slot) || self.state.borrow()[sender] == State::Polling {
             self.running(sender);
         }
     }
 
-    /// Whether a receiver in `mask` has signalled `rank` and the signal is not yet read.
+    /// Whether the receiver of an entry in `mask` has signalled `rank` and the signal is not yet read.
     pub fn signal_pending(&self, rank: usize, mask: u32) -> bool {
         self.freed.borrow()[rank] & mask != 0
     }
 
-    /// `rank` has read the signals of the receivers in `bits`.
+    /// `rank` has read the signals of the entries in `bits`.
     pub fn slots_seen(&self, rank: usize, bits: u32) {
         self.freed.borrow_mut()[rank] &= !bits;
         self.running(rank);
@@ -161,18 +161,20 @@ mod tests {
         t.enter(0, "MPI_Send to 1, tag 0".into());
         t.enter(1, "MPI_Recv from 0, tag 9".into());
         t.polling(1);
-        t.slot_wait(0, 1);
+        let (to1, to1_coll, to0) = (0b10, 0b10 << 16, 0b01);
+        t.slot_wait(0, to1);
         assert!(t.stuck());
-        // Freed by another receiver: still stuck; by rank 1: running.
-        t.slot_freed(0, 0);
+        // Freed by another receiver, or rank 1's other context: still stuck; this one: running.
+        t.slot_freed(0, to0);
+        t.slot_freed(0, to1_coll);
         assert!(t.stuck());
-        t.slot_freed(0, 1);
+        t.slot_freed(0, to1);
         assert!(!t.stuck());
         // A signal already sent but not yet read: waiting for it is not stuck.
-        t.slot_wait(0, 1);
+        t.slot_wait(0, to1);
         assert!(!t.stuck());
-        t.slots_seen(0, 0b11);
-        t.slot_wait(0, 1);
+        t.slots_seen(0, to0 | to1 | to1_coll);
+        t.slot_wait(0, to1);
         assert!(t.stuck());
     }
 }
