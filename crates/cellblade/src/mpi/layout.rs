@@ -106,20 +106,25 @@ pub fn slot_bit(rank: usize, comm: u32) -> u32 {
     1 << (rank + if collective(comm) { MAX_RANKS } else { 0 })
 }
 
-
 /// Address of rank `rank`'s boot structure.
 pub fn boot_ea(rank: usize) -> u64 {
     rank as u64 * BOOT_BYTES as u64
 }
 
-/// The main-memory heap of the rank on SPE `spe`, in a job whose ranks run on `spes`: its first
-/// address and size. The ranks on a chip share its memory equally, in SPE order.
-pub fn heap(mem: &Memory, spe: usize, spes: &[usize]) -> (u64, u64) {
+/// The main-memory heap of the rank on SPE `spe`, in a job whose ranks run on `spes`: its areas
+/// (first address and size), nearest first. The ranks on a chip share its memory equally, in SPE
+/// order; a chip that runs no rank lends its memory to the other chip's ranks the same way.
+pub fn heap(mem: &Memory, spe: usize, spes: &[usize]) -> Vec<(u64, u64)> {
     let chip = spe / SPES_PER_CHIP;
     let on_chip = spes.iter().filter(|&&s| s / SPES_PER_CHIP == chip);
     let (sharers, before) = on_chip.fold((0u64, 0u64), |(n, k), &s| (n + 1, k + u64::from(s < spe)));
     let bytes = ((mem.xdram_bytes - HEAP_BASE) / sharers.max(1)) & !127;
-    (mem.xdram_ea(chip, HEAP_BASE + before * bytes), bytes)
+    let mut areas = vec![(mem.xdram_ea(chip, HEAP_BASE + before * bytes), bytes)];
+    let far = 1 - chip;
+    if spes.iter().all(|&s| s / SPES_PER_CHIP != far) {
+        areas.push((mem.xdram_ea(far, HEAP_BASE + before * bytes), bytes));
+    }
+    areas
 }
 
 /// The local-store heap of the rank on SPE `spe` as effective addresses: first and size.
@@ -145,11 +150,12 @@ mod tests {
         assert!(boot_ea(MAX_RANKS) <= HEAP_BASE);
         let mem = Memory::new(512 << 20, 262144, 16);
         let all: Vec<usize> = (0..16).collect();
-        let (a, n) = heap(&mem, 7, &all);
-        let (b, _) = heap(&mem, 8, &all);
+        let (a, n) = heap(&mem, 7, &all)[0];
+        let (b, _) = heap(&mem, 8, &all)[0];
         assert_eq!(a % 128, 0);
         assert!(a + n <= mem.xdram_bytes, "spe 7's heap stays in XDRAM0");
         assert_eq!(b, mem.xdram_bytes + HEAP_BASE, "spe 8's heap is the first in XDRAM1");
+        assert_eq!(heap(&mem, 7, &all).len(), 1, "both chips run ranks: near memory only");
         assert_eq!(entry(3, 0), 3 * META_BYTES);
         assert_eq!(entry(3, 5), COLL_META_BASE + 3 * META_BYTES);
         assert!(entry(MAX_RANKS - 1, 1) + META_BYTES <= OUT_META);
@@ -158,15 +164,17 @@ mod tests {
     #[test]
     fn the_ranks_on_a_chip_share_its_memory_equally() {
         let mem = Memory::new(512 << 20, 262144, 16);
+        let whole = (512 << 20) - HEAP_BASE;
         let two = [5, 2];
-        let (a, n) = heap(&mem, 2, &two);
-        let (b, m) = heap(&mem, 5, &two);
-        assert_eq!((n, m), (((512 << 20) - HEAP_BASE) / 2 & !127, n), "two ranks: half each");
+        let (a, n) = heap(&mem, 2, &two)[0];
+        let (b, m) = heap(&mem, 5, &two)[0];
+        assert_eq!((n, m), (whole / 2 & !127, n), "two ranks: half each");
         assert_eq!((a, b), (mem.xdram_ea(0, HEAP_BASE), a + n), "in SPE order, one after the other");
+        assert_eq!(heap(&mem, 5, &two)[1], (mem.xdram_ea(1, HEAP_BASE) + n, n), "and half of the idle chip's memory");
         let eight: Vec<usize> = (0..8).collect();
-        assert_eq!(heap(&mem, 3, &eight).1, ((512 << 20) - HEAP_BASE) / 8 & !127);
+        assert_eq!(heap(&mem, 3, &eight)[0].1, whole / 8 & !127);
         let split = [0, 8];
-        assert_eq!(heap(&mem, 8, &split), (mem.xdram_ea(1, HEAP_BASE), (512 << 20) - HEAP_BASE), "alone on chip 1: all of XDRAM1");
+        assert_eq!(heap(&mem, 8, &split), vec![(mem.xdram_ea(1, HEAP_BASE), whole)], "alone on chip 1: all of XDRAM1");
     }
 
     #[test]

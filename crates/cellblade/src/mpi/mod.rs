@@ -5,6 +5,7 @@
 //! collectives built on send and receive.
 //!
 //! ```text
+//! heap.rs      a rank's buffers: bump allocation in its areas of memory
 //! layout.rs    where things are: meta-data entries B_ij, staging chunks, boot structures, heaps
 //! startup.rs   §3.2: the PPE passes each rank a boot structure through a mailbox message
 //! tracker.rs   what every rank waits in, for the deadlock report ("rank 0 waits in MPI_Send ...")
@@ -35,6 +36,7 @@ mod channel;
 mod claims;
 pub mod collective;
 mod external;
+mod heap;
 mod job;
 mod layout;
 pub mod matmul;

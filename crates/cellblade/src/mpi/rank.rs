@@ -25,6 +25,7 @@ use crate::machine::memory::{reg, Memory};
 use crate::sim::{Time, TICKS_PER_SECOND};
 use crate::spu::Spu;
 
+use super::heap::Area;
 use super::layout::{self, meta, tag, BOOT_BYTES, BOOT_LS, META_BYTES, OUT_META, SIG_SCRATCH};
 use super::startup::Boot;
 use super::tracker::Tracker;
@@ -66,9 +67,9 @@ pub struct Rank {
     pub(super) busy: Cell<u32>,
     /// Nonblocking requests (`nonblocking.rs`), by handle.
     pub(super) reqs: RefCell<Vec<Option<super::nonblocking::Req>>>,
-    /// Bump pointers of the main-memory and local-store heaps: (next, end).
-    heap: Cell<(u64, u64)>,
-    ls_heap: Cell<(u64, u64)>,
+    /// The main-memory heap's areas, nearest first, and the local store's.
+    heap: Vec<Area>,
+    ls_heap: Area,
     label: RefCell<Option<String>>,
 }
 
@@ -95,8 +96,8 @@ impl Rank {
             rr: Cell::new(0),
             busy: Cell::new(0),
             reqs: RefCell::new(Vec::new()),
-            heap: Cell::new((heap.0, heap.0 + heap.1)),
-            ls_heap: Cell::new((ls_heap.0, ls_heap.0 + ls_heap.1)),
+            heap: heap.into_iter().map(Area::new).collect(),
+            ls_heap: Area::new(ls_heap),
             label: RefCell::new(None),
         })
     }
@@ -125,11 +126,9 @@ impl Rank {
     /// Take `bytes` off the top of the local-store heap (the collective library's area, at the
     /// same offset on every rank); returns its local-store offset. Before any allocation there.
     pub(crate) fn reserve_ls_top(&self, bytes: u32) -> Result<u32> {
-        let (next, end) = self.ls_heap.get();
-        let top = end.checked_sub(u64::from(bytes)).filter(|&t| t >= next && t % 128 == 0).ok_or_else(|| {
+        let top = self.ls_heap.reserve_top(u64::from(bytes)).ok_or_else(|| {
             program_err(format!("rank {}: the collective library's {bytes} bytes do not fit the local store", self.boot.rank))
         })?;
-        self.ls_heap.set((next, top));
         Ok((top - Memory::ls_ea(self.spu.spe_id(), 0)) as u32)
     }
 
@@ -146,70 +145,53 @@ impl Rank {
         1.0 / self.spu.with_machine(|m| m.p.decrementer_hz) as f64
     }
 
+    /// The areas where the mode keeps message buffers, in the order they are used, and their name.
+    fn areas(&self) -> (&[Area], &'static str) {
+        match self.boot.mode {
+            Mode::Memory => (&self.heap, "main-memory heap"),
+            Mode::Ls => (std::slice::from_ref(&self.ls_heap), "local store (ls mode keeps message buffers there)"),
+        }
+    }
+
     /// Reserve a message buffer of `bytes` (128-byte aligned) where the mode keeps buffers: in
     /// this rank's main-memory heap, or its local store in ls mode. Buffers live for the run.
     pub fn alloc(&self, bytes: u64) -> Result<u64> {
-        let (cell, place) = match self.boot.mode {
-            Mode::Memory => (&self.heap, "main-memory heap"),
-            Mode::Ls => (&self.ls_heap, "local store (ls mode keeps message buffers there)"),
-        };
-        let (next, end) = cell.get();
-        let at = next.next_multiple_of(128);
-        if at + bytes > end {
-            return Err(program_err(format!(
+        let (areas, place) = self.areas();
+        areas.iter().find_map(|a| a.alloc(bytes)).ok_or_else(|| {
+            program_err(format!(
                 "rank {}: a {bytes}-byte buffer does not fit its {place}: {} bytes are free",
                 self.boot.rank,
-                end.saturating_sub(at)
-            )));
-        }
-        cell.set((at + bytes, end));
-        Ok(at)
+                self.largest_free()
+            ))
+        })
     }
 
     /// Reserve a buffer of `bytes` for a nonblocking request, from the top of the heap down, so
     /// that [`Rank::free_all`] leaves it alone; [`Rank::free_requests`] releases them all.
     pub fn alloc_request(&self, bytes: u64) -> Result<u64> {
-        let cell = if self.boot.mode == Mode::Ls { &self.ls_heap } else { &self.heap };
-        let (next, end) = cell.get();
-        let at = end.saturating_sub(bytes) & !127;
-        if at < next || end < bytes {
-            return Err(program_err(format!(
+        let (areas, _) = self.areas();
+        areas.iter().find_map(|a| a.alloc_top(bytes)).ok_or_else(|| {
+            program_err(format!(
                 "rank {}: a {bytes}-byte request buffer does not fit: {} bytes are free",
                 self.boot.rank,
-                end.saturating_sub(next)
-            )));
-        }
-        cell.set((next, at));
-        Ok(at)
+                self.largest_free()
+            ))
+        })
+    }
+
+    /// The largest buffer that would still fit.
+    fn largest_free(&self) -> u64 {
+        self.areas().0.iter().map(Area::free).max().unwrap_or(0)
     }
 
     /// Release every request buffer (when no request is pending).
     pub fn free_requests(&self) {
-        let spe = self.spu.spe_id();
-        let (heap, ls_heap) =
-            self.spu.with_machine(|m| (layout::heap(&m.mem, spe, &self.boot.spes), layout::ls_heap(m.p.ls_bytes, spe, self.boot.depth)));
-        self.heap.set((self.heap.get().0, heap.0 + heap.1));
-        self.ls_heap.set((self.ls_heap.get().0, ls_heap.0 + ls_heap.1));
+        self.heap.iter().chain([&self.ls_heap]).for_each(Area::release_requests);
     }
 
     /// Release every buffer [`Rank::alloc`] gave out (their addresses become free again).
     pub fn free_all(&self) {
-        for cell in [&self.heap, &self.ls_heap] {
-            let (_, end) = cell.get();
-            let start = self.heap_start(cell);
-            cell.set((start, end));
-        }
-    }
-
-    fn heap_start(&self, cell: &Cell<(u64, u64)>) -> u64 {
-        let spe = self.spu.spe_id();
-        self.spu.with_machine(|m| {
-            if std::ptr::eq(cell, &self.heap) {
-                layout::heap(&m.mem, spe, &self.boot.spes).0
-            } else {
-                layout::ls_heap(m.p.ls_bytes, spe, self.boot.depth).0
-            }
-        })
+        self.heap.iter().chain([&self.ls_heap]).for_each(Area::release_buffers);
     }
 
     /// Write `data` to the buffer at `ea` (a host-side copy, taking no simulated time: what a

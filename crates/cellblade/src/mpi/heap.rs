@@ -1,0 +1,99 @@
+//! A rank's message buffers: bump allocation in its areas of memory. Buffers a program keeps
+//! for the run come from the bottom of an area up; the buffers of nonblocking requests from the
+//! top down, so that releasing the requests (when none is pending) leaves the program's alone.
+//! A main-memory heap has one area on the rank's own chip and, when the other chip runs no rank,
+//! one there too, used once the near one is full: Linux's default NUMA policy (local node first,
+//! then the other) does the same for the seed's buffers.
+
+use std::cell::Cell;
+
+/// One area: `[base, limit)`, the program's buffers below `next`, the requests' above `end`.
+#[derive(Debug)]
+pub(super) struct Area {
+    base: u64,
+    limit: Cell<u64>,
+    next: Cell<u64>,
+    end: Cell<u64>,
+}
+
+impl Area {
+    /// The area of `bytes` bytes from `base` (both multiples of 128).
+    pub fn new((base, bytes): (u64, u64)) -> Area {
+        Area { base, limit: Cell::new(base + bytes), next: Cell::new(base), end: Cell::new(base + bytes) }
+    }
+
+    /// A buffer of `bytes` from the bottom, 128-byte aligned, if it fits.
+    pub fn alloc(&self, bytes: u64) -> Option<u64> {
+        let at = self.next.get().next_multiple_of(128);
+        (at.checked_add(bytes)? <= self.end.get()).then(|| {
+            self.next.set(at + bytes);
+            at
+        })
+    }
+
+    /// A request buffer of `bytes` from the top, 128-byte aligned, if it fits.
+    pub fn alloc_top(&self, bytes: u64) -> Option<u64> {
+        let at = self.end.get().checked_sub(bytes)? & !127;
+        (at >= self.next.get()).then(|| {
+            self.end.set(at);
+            at
+        })
+    }
+
+    /// Take `bytes` off the top for good (below every request buffer to come), if they fit and
+    /// no request buffer is out.
+    pub fn reserve_top(&self, bytes: u64) -> Option<u64> {
+        let top =
+            self.limit.get().checked_sub(bytes).filter(|&t| t >= self.next.get() && t % 128 == 0 && self.end.get() == self.limit.get())?;
+        self.limit.set(top);
+        self.end.set(top);
+        Some(top)
+    }
+
+    /// Bytes between the program's buffers and the requests'.
+    pub fn free(&self) -> u64 {
+        self.end.get().saturating_sub(self.next.get().next_multiple_of(128))
+    }
+
+    /// Release every request buffer.
+    pub fn release_requests(&self) {
+        self.end.set(self.limit.get());
+    }
+
+    /// Release every buffer of the program's.
+    pub fn release_buffers(&self) {
+        self.next.set(self.base);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn buffers_grow_up_requests_down_and_release_separately() {
+        let a = Area::new((1024, 4096));
+        assert_eq!(a.alloc(100), Some(1024));
+        assert_eq!(a.alloc(100), Some(1152), "aligned to 128");
+        assert_eq!(a.alloc_top(1000), Some(5120 - 1024));
+        assert_eq!(a.free(), 4096 - 1024 - 256);
+        assert_eq!(a.alloc(a.free() + 1), None);
+        assert_eq!(a.alloc_top(a.free() + 128), None);
+        a.release_requests();
+        assert_eq!(a.free(), 4096 - 256);
+        a.release_buffers();
+        assert_eq!(a.alloc(4096), Some(1024));
+        assert_eq!(a.alloc(1), None);
+    }
+
+    #[test]
+    fn a_reserved_top_survives_releasing_the_requests() {
+        let a = Area::new((0, 4096));
+        assert_eq!(a.reserve_top(1024), Some(3072));
+        assert_eq!(a.alloc_top(128), Some(2944));
+        assert_eq!(a.reserve_top(128), None, "not while a request buffer is out");
+        a.release_requests();
+        assert_eq!(a.alloc_top(3072), Some(0));
+        assert_eq!(a.alloc_top(1), None);
+    }
+}
