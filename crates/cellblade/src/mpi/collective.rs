@@ -22,6 +22,11 @@
 //! A call moves the rank's data from its message buffer into the library's local-store buffer
 //! by DMA, runs the lowered schedule, and moves the result back: the simulated time includes
 //! both moves, as an MPI over the library on the Cell would pay them.
+//!
+//! Deadlocks: every rank's library tells the job's tracker each notification it sends and the
+//! one it polls for (`Watcher`), so a call that can never complete (a peer waiting in a
+//! point-to-point call, finalized, or in a different collective) ends in the tracker's report,
+//! found by the library's own polling when no point-to-point poller is left.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
