@@ -586,24 +586,36 @@ mod tests {
         assert_eq!((ls - AREA_BYTES) % 128, 0);
     }
 
-    type Program = fn(usize, Rc<Rank>, Library) -> std::pin::Pin<Box<dyn std::future::Future<Output = Result<()>>>>;
+    type Program = fn(usize, Rc<Rank>, Library) -> Boxed;
+
+    type Boxed = std::pin::Pin<Box<dyn std::future::Future<Output = Result<()>>>>;
+
+    fn config_file() -> MachineFile {
+        use crate::machine::config;
+        config::load(config::preset_text("qs20").unwrap(), &[]).unwrap()
+    }
+
+    /// Run `program(rank, r)` on every rank of a `ranks`-rank job.
+    fn run_ranks(ranks: usize, program: impl Fn(usize, Rc<Rank>) -> Boxed + Clone + 'static) -> Result<()> {
+        use crate::mpi::{Mode, MpiWorld};
+        let mut w = MpiWorld::new(config_file(), ranks, None, Mode::Memory).unwrap();
+        for rank in 0..ranks {
+            let program = program.clone();
+            w.rank(rank, move |r| program(rank, r)).unwrap();
+        }
+        w.run().map(|_| ())
+    }
 
     /// Run `program(rank, r, library)` on every rank of a `ranks`-rank job with `coll`.
     fn run_job(coll: &str, ranks: usize, program: Program) -> Result<()> {
-        use crate::machine::config;
-        use crate::mpi::{Mode, MpiWorld};
-        let file = config::load(config::preset_text("qs20").unwrap(), &[]).unwrap();
-        let shared = Shared::new(&file, CollChoice::parse(coll, ranks).unwrap()).unwrap();
-        let mut w = MpiWorld::new(file, ranks, None, Mode::Memory).unwrap();
-        for rank in 0..ranks {
+        let shared = Shared::new(&config_file(), CollChoice::parse(coll, ranks).unwrap()).unwrap();
+        run_ranks(ranks, move |rank, r| {
             let shared = shared.clone();
-            w.rank(rank, move |r| async move {
+            Box::pin(async move {
                 let lib = Library::new(&r, shared)?;
                 program(rank, r, lib).await
             })
-            .unwrap();
-        }
-        w.run().map(|_| ())
+        })
     }
 
     /// One collective call: (family, root, dtype, operation) as the wire has them.
@@ -696,6 +708,41 @@ mod tests {
             deadlock(gone),
             "rank 0 waits in MPI_Barrier (library barrier.rdb); rank 1 waits in MPI_Barrier (library barrier.rdb); rank 2 has finished"
         );
+    }
+
+    #[test]
+    fn any_rank_missing_from_a_synchronising_collective_is_reported_on_every_rank_count() {
+        // A barrier and an all-reduce need every rank: whichever one finalizes instead, every
+        // other waits in the call, on every rank count the library serves.
+        for p in 2..=MAX_RANKS {
+            for family in [BARRIER, ALLREDUCE_SUM_INT] {
+                let (call_name, algorithm) =
+                    if family == BARRIER { ("MPI_Barrier", "barrier.rdb") } else { ("MPI_Allreduce of 4 bytes", "allreduce.rdb") };
+                for absent in [0, p / 2, p - 1] {
+                    let shared = Shared::new(&config_file(), CollChoice::parse("library", p).unwrap()).unwrap();
+                    let got = run_ranks(p, move |rank, r| {
+                        let shared = shared.clone();
+                        Box::pin(async move {
+                            let mut lib = Library::new(&r, shared)?;
+                            if rank != absent {
+                                call(&mut lib, &r, family, 4, &1i32.to_ne_bytes()).await?;
+                            }
+                            Ok(())
+                        })
+                    });
+                    let want: Vec<String> = (0..p)
+                        .map(|r| {
+                            if r == absent {
+                                format!("rank {r} has finished")
+                            } else {
+                                format!("rank {r} waits in {call_name} (library {algorithm})")
+                            }
+                        })
+                        .collect();
+                    assert_eq!(deadlock(got), want.join("; "), "{p} ranks, rank {absent} absent");
+                }
+            }
+        }
     }
 
     #[test]
