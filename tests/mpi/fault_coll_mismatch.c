@@ -1,7 +1,7 @@
 /* Erroneous collectives: with argument "order", rank 0 calls MPI_Bcast where the others call
- * MPI_Allreduce; with "skip", the last rank skips an MPI_Barrier and finalizes. The seed's
- * collectives report a deadlock; the library's (`--coll library`) are refused by name, since
- * its ranks poll without the point-to-point layer's deadlock tracking. */
+ * MPI_Allreduce; with "skip", the last rank skips an MPI_Barrier and finalizes. Both end in a
+ * deadlock report naming every rank's call, on the seed's collectives and on the library's
+ * (`--coll library`, where the ranks with a different call never run theirs). */
 #include <string.h>
 #include "mpi.h"
 

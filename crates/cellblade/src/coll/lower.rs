@@ -23,7 +23,9 @@
 //! - atomic: the sender atomically increments the reader's counter line in main memory (XDRAM0,
 //!   one 128-byte line per rank), which the reader polls with DMA gets.
 
+use std::cell::Cell;
 use std::collections::VecDeque;
+use std::rc::Rc;
 
 use crate::error::{program_err, Result};
 use crate::machine::memory::{LS_WINDOW, SPE_STRIDE};
@@ -104,8 +106,22 @@ pub struct Costs {
     pub copy_cycles: u64,
 }
 
+/// Who follows a rank's notifications (an MPI job's deadlock tracker): `kind` is 0 for an
+/// ADDR, 1 for an ACK; counts run from the rank's first call, as its entries' counters do.
+pub trait Watch {
+    /// `from` has sent its `n`-th notification of `kind` to `to`.
+    fn notified(&self, from: usize, to: usize, kind: usize, n: u32);
+    /// `me` waits for `peer`'s notification number `want` of `kind` (called on every poll of a
+    /// local-store entry); an error ends the wait and the call.
+    fn waiting(&self, me: usize, peer: usize, kind: usize, want: u32) -> Result<()>;
+    /// `me` has its notification and runs again.
+    fn resumed(&self, me: usize);
+}
+
 /// One rank's state across collective calls: the counters that make ADDR/ACK entries reusable.
 pub struct Rank {
+    /// Told of every notification sent and awaited, when set.
+    pub watch: Option<Rc<dyn Watch>>,
     pub spu: Spu,
     pub rank: usize,
     pub spes: Vec<usize>,
@@ -144,6 +160,7 @@ impl Rank {
     pub fn new(spu: Spu, rank: usize, spes: Vec<usize>, layout: Layout, dtype: Dtype, rop: ReduceOp, costs: Costs, counters: u64) -> Rank {
         let p = spes.len();
         Rank {
+            watch: None,
             spu,
             rank,
             spes,
@@ -164,6 +181,9 @@ impl Rank {
     /// only notifies.
     async fn notify(&mut self, peer: usize, kind: usize, via: Via, data: bool) -> Result<()> {
         self.sent[peer][kind] += 1;
+        if let Some(w) = &self.watch {
+            w.notified(self.rank, peer, kind, self.sent[peer][kind]);
+        }
         // ADDR through a mailbox may use both of the peer's quadwords (see below).
         let word = self.layout.out + 16 * (2 * peer + if via == Via::Mailbox { 0 } else { kind }) as u32;
         // The previous notification from this word must have left before we overwrite it.
@@ -224,7 +244,21 @@ impl Rank {
             }
             (Via::Mailbox, _) => self.await_mailbox(peer, kind).await,
             _ => {
-                self.spu.poll_ls_u32(self.layout.notes(kind) + 16 * peer as u32, |v| v >= want).await?;
+                let entry = self.layout.notes(kind) + 16 * peer as u32;
+                let Some(w) = &self.watch else {
+                    self.spu.poll_ls_u32(entry, |v| v >= want).await?;
+                    return Ok(());
+                };
+                // The watcher is asked on every poll; its error stops the polling.
+                let failed = Cell::new(None);
+                let me = self.rank;
+                self.spu
+                    .poll_ls_u32(entry, |v| v >= want || w.waiting(me, peer, kind, want).map_err(|e| failed.set(Some(e))).is_err())
+                    .await?;
+                if let Some(e) = failed.take() {
+                    return Err(e);
+                }
+                w.resumed(me);
                 Ok(())
             }
         }

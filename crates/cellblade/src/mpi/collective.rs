@@ -22,6 +22,11 @@
 //! A call moves the rank's data from its message buffer into the library's local-store buffer
 //! by DMA, runs the lowered schedule, and moves the result back: the simulated time includes
 //! both moves, as an MPI over the library on the Cell would pay them.
+//!
+//! Deadlocks: every rank's library tells the job's tracker each notification it sends and the
+//! one it polls for (`Watcher`), so a call that can never complete (a peer waiting in a
+//! point-to-point call, finalized, or in a different collective) ends in the tracker's report,
+//! found by the library's own polling when no point-to-point poller is left.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -36,7 +41,9 @@ use crate::machine::config::MachineFile;
 use crate::model::auto;
 use crate::model::measure::{measure, MeasureRequest};
 use crate::model::params::ModelParams;
+use crate::spu::Spu;
 
+use super::tracker::Tracker;
 use super::transfer::pieces;
 use super::wire::{self, Answer};
 use super::{Rank, MAX_RANKS};
@@ -183,59 +190,59 @@ impl Shared {
     }
 }
 
-/// What the ranks' library calls must agree on. The library's ranks poll without the
-/// point-to-point layer's deadlock tracking, so the erroneous programs that would leave them
-/// polling for ever are refused here instead: ranks whose k-th library collectives differ, and
-/// a rank that finalizes while another waits in a collective it never called.
+/// What the ranks' library calls must agree on: the k-th is the same call on every rank. A
+/// rank whose k-th call differs from the first rank's never runs it (two different schedules
+/// would read each other's notifications): it waits, and the deadlock tracker reports the job
+/// once nobody can move.
 #[derive(Default)]
 struct Agreement {
     /// Library calls each rank has entered.
     entered: Vec<usize>,
-    finalized: Vec<bool>,
     /// Call k's description, the first rank to enter it, and how many ranks have.
     open: HashMap<usize, (String, usize, usize)>,
 }
 
 impl Agreement {
-    fn enter(&mut self, me: usize, p: usize, what: String) -> Result<()> {
+    /// Rank `me` enters its next library call `what`: its number k (from 0) and, when another
+    /// rank entered a different call as its k-th, that rank and its call.
+    fn enter(&mut self, me: usize, p: usize, what: &str) -> (usize, Option<(usize, String)>) {
         if self.entered.is_empty() {
-            (self.entered, self.finalized) = (vec![0; p], vec![false; p]);
+            self.entered = vec![0; p];
         }
         let k = self.entered[me];
         self.entered[me] += 1;
-        if let Some(r) = (0..p).find(|&r| self.finalized[r] && self.entered[r] <= k) {
-            return Err(program_err(format!(
-                "rank {me} calls {what} (its library collective {}), which rank {r} never called: it has finalized",
-                k + 1
-            )));
-        }
-        let first = self.open.entry(k).or_insert_with(|| (what.clone(), me, 0));
-        if first.0 != what {
-            return Err(program_err(format!(
-                "rank {me} calls {what} as its library collective {}, where rank {} called {}: every rank must call the same collectives in the same order",
-                k + 1,
-                first.1,
-                first.0
-            )));
-        }
+        let first = self.open.entry(k).or_insert_with(|| (what.to_string(), me, 0));
+        let differs = (first.0 != what).then(|| (first.1, first.0.clone()));
         first.2 += 1;
         if first.2 == p {
             self.open.remove(&k);
         }
+        (k, differs)
+    }
+}
+
+/// Tells a rank's deadlock tracker of its library notifications, and reports a deadlock from
+/// inside the library's polling (no point-to-point poller may be left to notice it).
+struct Watcher {
+    tracker: Rc<Tracker>,
+    spu: Spu,
+}
+
+impl lower::Watch for Watcher {
+    fn notified(&self, from: usize, to: usize, kind: usize, n: u32) {
+        self.tracker.notified(from, to, kind, n);
+    }
+
+    fn waiting(&self, me: usize, peer: usize, kind: usize, want: u32) -> Result<()> {
+        self.tracker.coll_wait(me, peer, kind, want);
+        if self.tracker.stuck() {
+            return Err(self.tracker.deadlock(self.spu.now()));
+        }
         Ok(())
     }
 
-    fn finalize(&mut self, me: usize) -> Result<()> {
-        let Some(&mine) = self.entered.get(me) else { return Ok(()) };
-        self.finalized[me] = true;
-        match (0..self.entered.len()).find(|&r| self.entered[r] > mine) {
-            Some(r) => Err(program_err(format!(
-                "rank {me} called MPI_Finalize while rank {r} waits in {} (library collective {}), which rank {me} never called",
-                self.open.get(&mine).map_or("a collective", |o| o.0.as_str()),
-                mine + 1
-            ))),
-            None => Ok(()),
-        }
+    fn resumed(&self, me: usize) {
+        self.tracker.running(me);
     }
 }
 
@@ -310,17 +317,28 @@ impl Library {
             let costs = r
                 .spu()
                 .with_machine(|m| Costs { reduce_cycles: m.p.reduce_cycles_per_quadword, copy_cycles: m.p.copy_cycles_per_quadword });
-            Some(lower::Rank::new(r.spu().clone(), r.rank(), r.spes().to_vec(), layout, Dtype::Int32, ReduceOp::Sum, costs, 0))
+            let mut state = lower::Rank::new(r.spu().clone(), r.rank(), r.spes().to_vec(), layout, Dtype::Int32, ReduceOp::Sum, costs, 0);
+            state.watch = Some(Rc::new(Watcher { tracker: r.tracker.clone(), spu: r.spu().clone() }));
+            Some(state)
         } else {
             None
         };
         Ok(Library { shared, state })
     }
 
-    /// `MPI_Finalize` on rank `r`: refused while another rank waits in a library collective
-    /// that `r` never called.
-    pub fn finalize(&self, r: &Rank) -> Result<()> {
-        self.shared.agree.borrow_mut().finalize(r.rank())
+    /// Rank `r` waits for ever in `what`, a library call that another rank entered as a
+    /// different one; the error is the deadlock, once every rank is stuck.
+    async fn refused(r: &Rank, what: String) -> Error {
+        let (me, t) = (r.rank(), &r.tracker);
+        let poll = r.spu().with_machine(|m| m.p.poll);
+        t.enter(me, what);
+        loop {
+            t.coll_refused(me);
+            if t.stuck() {
+                return t.deadlock(r.spu().now());
+            }
+            r.sleep(poll).await;
+        }
     }
 
     /// The schedule family `f` runs for this call, or None for the seed's path.
@@ -361,10 +379,15 @@ impl Library {
             return Ok((Answer { source: self.shared.choice.mask(), ..Answer::default() }, Vec::new()));
         }
         let call = Call::decode(r.rank(), r.size(), a, b, payload)?;
-        self.shared.agree.borrow_mut().enter(r.rank(), r.size(), call.describe())?;
+        let what = call.describe();
+        let (k, differs) = self.shared.agree.borrow_mut().enter(r.rank(), r.size(), &what);
+        if let Some((first, theirs)) = differs {
+            return Err(Self::refused(r, format!("{what} (its library collective {}, where rank {first} called {theirs})", k + 1)).await);
+        }
         let Some(s) = self.schedule(r, &call)? else {
             return Ok((Answer { err: wire::COLL_SEED, ..Answer::default() }, Vec::new()));
         };
+        r.tracker.enter(r.rank(), format!("{what} (library {})", s.algorithm));
         let state = self.state.as_mut().expect("a family on the library reserves its area");
         let (me, p) = (r.rank(), r.size());
         let padded = s.size;
@@ -561,5 +584,203 @@ mod tests {
         let ls = 262144;
         assert!(super::super::layout::reserved_ls(super::super::MAX_DEPTH) + AREA_BYTES <= ls);
         assert_eq!((ls - AREA_BYTES) % 128, 0);
+    }
+
+    type Program = fn(usize, Rc<Rank>, Library) -> Boxed;
+
+    type Boxed = std::pin::Pin<Box<dyn std::future::Future<Output = Result<()>>>>;
+
+    fn config_file() -> MachineFile {
+        use crate::machine::config;
+        config::load(config::preset_text("qs20").unwrap(), &[]).unwrap()
+    }
+
+    /// Run `program(rank, r)` on every rank of a `ranks`-rank job.
+    fn run_ranks(ranks: usize, program: impl Fn(usize, Rc<Rank>) -> Boxed + Clone + 'static) -> Result<()> {
+        use crate::mpi::{Mode, MpiWorld};
+        let mut w = MpiWorld::new(config_file(), ranks, None, Mode::Memory).unwrap();
+        for rank in 0..ranks {
+            let program = program.clone();
+            w.rank(rank, move |r| program(rank, r)).unwrap();
+        }
+        w.run().map(|_| ())
+    }
+
+    /// Run `program(rank, r, library)` on every rank of a `ranks`-rank job with `coll`.
+    fn run_job(coll: &str, ranks: usize, program: Program) -> Result<()> {
+        let shared = Shared::new(&config_file(), CollChoice::parse(coll, ranks).unwrap()).unwrap();
+        run_ranks(ranks, move |rank, r| {
+            let shared = shared.clone();
+            Box::pin(async move {
+                let lib = Library::new(&r, shared)?;
+                program(rank, r, lib).await
+            })
+        })
+    }
+
+    /// One collective call: (family, root, dtype, operation) as the wire has them.
+    async fn call(lib: &mut Library, r: &Rank, how: [i32; 4], size: u64, data: &[u8]) -> Result<Vec<u8>> {
+        let mut payload = [(how[2] as u32).to_ne_bytes(), (how[3] as u32).to_ne_bytes()].concat();
+        payload.extend_from_slice(&size.to_ne_bytes());
+        payload.extend_from_slice(data);
+        let (_, out) = lib.serve(r, how[0], how[1], &payload, |s, rc| Ok((r.alloc(s)?, r.alloc(rc)?))).await?;
+        Ok(out)
+    }
+
+    const BARRIER: [i32; 4] = [0, 0, 0, 0];
+    const BCAST: [i32; 4] = [1, 0, 0, 0];
+    const ALLREDUCE_SUM_INT: [i32; 4] = [3, 0, 1, 1];
+
+    /// The deadlock's report, without its time.
+    fn deadlock(result: Result<()>) -> String {
+        let e = result.unwrap_err();
+        assert!(matches!(e, Error::Deadlock(_)), "{e:?}");
+        let m = e.message();
+        let (at, report) = m.split_once(" ns: ").expect("deadlock at T ns: report");
+        assert!(at.starts_with("deadlock at "), "{m}");
+        report.to_string()
+    }
+
+    #[test]
+    fn a_library_collective_waiting_for_a_point_to_point_call_is_a_deadlock() {
+        // Rank 1 polls for a message rank 0 sends only after the barrier.
+        let recv = run_job("library", 2, |rank, r, mut lib| {
+            Box::pin(async move {
+                let buf = r.alloc(16)?;
+                if rank == 1 {
+                    r.recv(buf, 4, 0, 7, 0).await?;
+                }
+                call(&mut lib, &r, BARRIER, 0, &[]).await?;
+                if rank == 0 {
+                    r.send(buf, 4, 1, 7, 0).await?;
+                }
+                Ok(())
+            })
+        });
+        assert_eq!(deadlock(recv), "rank 0 waits in MPI_Barrier (library barrier.rdb); rank 1 waits in MPI_Recv from 0, tag 7");
+        // Rank 1 waits for its signal (no poller of its own): rank 0's library polling finds it.
+        let send = run_job("library", 3, |rank, r, mut lib| {
+            Box::pin(async move {
+                let buf = r.alloc(16)?;
+                if rank == 1 {
+                    r.send(buf, 4, 0, 7, 0).await?;
+                }
+                call(&mut lib, &r, BARRIER, 0, &[]).await?;
+                if rank == 0 {
+                    r.recv(buf, 4, 1, 7, 0).await?;
+                }
+                Ok(())
+            })
+        });
+        assert_eq!(
+            deadlock(send),
+            "rank 0 waits in MPI_Barrier (library barrier.rdb); rank 1 waits in MPI_Send to 0, tag 7; \
+             rank 2 waits in MPI_Barrier (library barrier.rdb)"
+        );
+    }
+
+    #[test]
+    fn different_collectives_and_a_finalized_rank_are_deadlocks() {
+        let differ = run_job("library", 2, |rank, r, mut lib| {
+            Box::pin(async move {
+                if rank == 0 {
+                    call(&mut lib, &r, BARRIER, 0, &[]).await?;
+                } else {
+                    call(&mut lib, &r, BCAST, 4, &[]).await?;
+                }
+                Ok(())
+            })
+        });
+        assert_eq!(
+            deadlock(differ),
+            "rank 0 waits in MPI_Barrier (library barrier.rdb); rank 1 waits in MPI_Bcast from root 0 of 4 bytes \
+             (its library collective 1, where rank 0 called MPI_Barrier)"
+        );
+        let gone = run_job("library", 3, |rank, r, mut lib| {
+            Box::pin(async move {
+                if rank != 2 {
+                    call(&mut lib, &r, BARRIER, 0, &[]).await?;
+                }
+                Ok(())
+            })
+        });
+        assert_eq!(
+            deadlock(gone),
+            "rank 0 waits in MPI_Barrier (library barrier.rdb); rank 1 waits in MPI_Barrier (library barrier.rdb); rank 2 has finished"
+        );
+    }
+
+    #[test]
+    fn any_rank_missing_from_a_synchronising_collective_is_reported_on_every_rank_count() {
+        // A barrier and an all-reduce need every rank: whichever one finalizes instead, every
+        // other waits in the call, on every rank count the library serves.
+        for p in 2..=MAX_RANKS {
+            for family in [BARRIER, ALLREDUCE_SUM_INT] {
+                let (call_name, algorithm) =
+                    if family == BARRIER { ("MPI_Barrier", "barrier.rdb") } else { ("MPI_Allreduce of 4 bytes", "allreduce.rdb") };
+                for absent in [0, p / 2, p - 1] {
+                    let shared = Shared::new(&config_file(), CollChoice::parse("library", p).unwrap()).unwrap();
+                    let got = run_ranks(p, move |rank, r| {
+                        let shared = shared.clone();
+                        Box::pin(async move {
+                            let mut lib = Library::new(&r, shared)?;
+                            if rank != absent {
+                                call(&mut lib, &r, family, 4, &1i32.to_ne_bytes()).await?;
+                            }
+                            Ok(())
+                        })
+                    });
+                    let want: Vec<String> = (0..p)
+                        .map(|r| {
+                            if r == absent {
+                                format!("rank {r} has finished")
+                            } else {
+                                format!("rank {r} waits in {call_name} (library {algorithm})")
+                            }
+                        })
+                        .collect();
+                    assert_eq!(deadlock(got), want.join("; "), "{p} ranks, rank {absent} absent");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn ranks_arriving_late_from_point_to_point_work_are_not_a_deadlock() {
+        // Ranks 0 and 1 ping-pong (polling) for a long time while 2 and 3 wait in the
+        // all-reduce; then a broadcast's leaf finishes while a rank still waits to receive.
+        run_job("library", 4, |rank, r, mut lib| {
+            Box::pin(async move {
+                let buf = r.alloc(16)?;
+                if rank < 2 {
+                    for _ in 0..200 {
+                        if rank == 0 {
+                            r.send(buf, 4, 1, 1, 0).await?;
+                            r.recv(buf, 4, 1, 1, 0).await?;
+                        } else {
+                            r.recv(buf, 4, 0, 1, 0).await?;
+                            r.send(buf, 4, 0, 1, 0).await?;
+                        }
+                    }
+                }
+                let sum = call(&mut lib, &r, ALLREDUCE_SUM_INT, 4, &(rank as i32 + 1).to_ne_bytes()).await?;
+                assert_eq!(sum, 10i32.to_ne_bytes());
+                for _ in 0..50 {
+                    call(&mut lib, &r, BARRIER, 0, &[]).await?;
+                }
+                // The binomial tree on 4 ranks: 0 -> 2, then 0 -> 1 and 2 -> 3. Leaf 1 needs
+                // only 0 and 2, so it finishes and sends to 3 before 3 enters the broadcast.
+                if rank == 3 {
+                    r.recv(buf, 4, 1, 2, 0).await?;
+                }
+                let got = call(&mut lib, &r, BCAST, 5, if rank == 0 { b"hello" } else { &[] }).await?;
+                assert_eq!(got, b"hello");
+                if rank == 1 {
+                    r.send(buf, 4, 3, 2, 0).await?;
+                }
+                Ok(())
+            })
+        })
+        .unwrap();
     }
 }

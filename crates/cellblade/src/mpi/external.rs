@@ -273,7 +273,6 @@ async fn serve(r: Rc<Rank>, sock: UnixStream, compute: Compute, stop: Stop, wait
                 ..Answer::default()
             },
             wire::OP_FINALIZE => {
-                library.finalize(&r)?;
                 link.answer(rank, &Answer::default(), &[], req.op)?;
                 return Ok(());
             }

@@ -8,8 +8,18 @@
 //! and every waiting sender's entry was seen by its receiver (a sender marks its receiver
 //! `Running` again when its entry lands, so the receiver rescans before it can count as stuck;
 //! a receiver marks the sender `Running` when it sends the acknowledging signal).
+//!
+//! A rank inside a library collective (`--coll`) waits for one peer's notification at a time
+//! ([`crate::coll::lower`]): it is `CollWait` and blocked while that peer has not yet sent the
+//! notification (every sent one is counted here, so one in flight or unread does not count).
+//! Only a blocked peer can leave it blocked, so when every rank still running is blocked in one
+//! of these ways, no rank can move again. Waiting for every member is not the rule: a
+//! broadcast's leaf finishes once its parent has sent, whatever the other leaves do.
 
 use std::cell::RefCell;
+
+use crate::error::Error;
+use crate::sim::Time;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum State {
@@ -18,6 +28,14 @@ enum State {
     Acking,
     /// A sender waits for the receiver to free its last buffered entry (the entry's slot bit).
     SlotWait(u32),
+    /// In a library collective, waiting for `peer`'s notification number `want` of `kind`.
+    CollWait {
+        peer: usize,
+        kind: usize,
+        want: u32,
+    },
+    /// In a library collective that another rank entered as a different call: it never runs.
+    CollRefused,
     Done,
 }
 
@@ -32,6 +50,9 @@ pub struct Tracker {
     /// Per sender, the entries (their slot bits, `layout::slot_bit`) whose receivers have freed
     /// them and signalled, before the sender read the signal.
     freed: RefCell<Vec<u32>>,
+    /// Library notifications sent, per (sender, receiver) pair (index sender * ranks +
+    /// receiver) and kind: counted from the job's start, as the library's own counters are.
+    notes: RefCell<Vec<[u32; 2]>>,
 }
 
 impl Tracker {
@@ -42,6 +63,7 @@ impl Tracker {
             epoch: RefCell::new(vec![0; ranks]),
             acked: RefCell::new(vec![false; ranks]),
             freed: RefCell::new(vec![0; ranks]),
+            notes: RefCell::new(vec![[0; 2]; ranks * ranks]),
         }
     }
 
@@ -115,10 +137,38 @@ impl Tracker {
         self.state.borrow_mut()[rank] = State::Done;
     }
 
+    /// `from` has sent its `n`-th library notification of `kind` to `to`.
+    pub fn notified(&self, from: usize, to: usize, kind: usize, n: u32) {
+        let ranks = self.state.borrow().len();
+        self.notes.borrow_mut()[from * ranks + to][kind] = n;
+    }
+
+    /// `rank`, in a library collective, waits for `peer`'s notification number `want` of `kind`.
+    pub fn coll_wait(&self, rank: usize, peer: usize, kind: usize, want: u32) {
+        self.state.borrow_mut()[rank] = State::CollWait { peer, kind, want };
+    }
+
+    /// `rank` waits in a library collective that can never run (another rank entered a
+    /// different call as the same collective).
+    pub fn coll_refused(&self, rank: usize) {
+        self.state.borrow_mut()[rank] = State::CollRefused;
+    }
+
     /// True when no rank still running can make progress.
     pub fn stuck(&self) -> bool {
         let s = self.state.borrow();
-        s.iter().any(|&x| x != State::Done) && s.iter().all(|&x| x != State::Running)
+        let notes = self.notes.borrow();
+        let blocked = |r: usize| match s[r] {
+            State::Running => false,
+            State::CollWait { peer, kind, want } => notes[peer * s.len() + r][kind] < want,
+            _ => true,
+        };
+        s.iter().any(|&x| x != State::Done) && (0..s.len()).all(|r| s[r] == State::Done || blocked(r))
+    }
+
+    /// The deadlock found at `now`, as every rank's pending call.
+    pub fn deadlock(&self, now: Time) -> Error {
+        Error::Deadlock(format!("deadlock at {now}: {}", self.report()))
     }
 
     /// "rank 0 waits in MPI_Send to 1, tag 5; rank 1 has finished; ..." over every rank.
@@ -176,5 +226,46 @@ mod tests {
         t.slots_seen(0, to0 | to1 | to1_coll);
         t.slot_wait(0, to1);
         assert!(t.stuck());
+    }
+
+    #[test]
+    fn a_collective_wait_is_blocked_only_until_its_peer_has_sent() {
+        let t = Tracker::new(3);
+        t.enter(0, "MPI_Bcast from root 0 of 4 bytes (library broadcast.binomial)".into());
+        t.enter(1, "MPI_Bcast from root 0 of 4 bytes (library broadcast.binomial)".into());
+        t.enter(2, "MPI_Recv from 1, tag 3".into());
+        // The leaf waits for the root's first announcement, the root for the leaf's ACK.
+        t.coll_wait(1, 0, 0, 1);
+        t.polling(2);
+        assert!(!t.stuck(), "the root runs");
+        t.coll_wait(0, 1, 1, 1);
+        assert!(t.stuck(), "each waits for a notification nobody has sent");
+        // Sent (perhaps still in flight): the leaf will finish its part and may then send to 2.
+        t.notified(0, 1, 0, 1);
+        assert!(!t.stuck());
+        // Another kind, or an earlier count, does not release it.
+        t.notified(0, 1, 0, 0);
+        t.notified(0, 1, 1, 1);
+        assert!(t.stuck());
+        t.done(2);
+        assert!(t.stuck(), "a finished rank sends nothing");
+        assert_eq!(
+            t.report(),
+            "rank 0 waits in MPI_Bcast from root 0 of 4 bytes (library broadcast.binomial); \
+             rank 1 waits in MPI_Bcast from root 0 of 4 bytes (library broadcast.binomial); rank 2 has finished"
+        );
+    }
+
+    #[test]
+    fn a_refused_collective_never_runs() {
+        let t = Tracker::new(2);
+        t.enter(0, "MPI_Barrier (library barrier.rdb)".into());
+        t.enter(1, "MPI_Bcast".into());
+        t.coll_refused(1);
+        assert!(!t.stuck());
+        t.coll_wait(0, 1, 0, 1);
+        assert!(t.stuck());
+        t.notified(1, 0, 0, 1);
+        assert!(!t.stuck(), "sent: rank 0 goes on");
     }
 }
