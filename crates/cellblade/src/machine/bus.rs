@@ -28,6 +28,23 @@
 //! Each arbiter also runs a little ahead of the event loop: no leg it does not know yet can be
 //! ready sooner than a command phase (a new transaction) or a BIF crossing (a packet from the
 //! other chip) from now, so it takes all its steps before then in one go ([`Bus::step`]).
+//!
+//! ## The MIC
+//!
+//! Each chip's MIC gives 25.6 GB/s to its XDRAM for reads and writes combined (seed 001 §1 and
+//! §2, "25.6 GB/s total, in both directions combined"; hardware notes §3): one timeline of XDR
+//! bursts per chip (`Eib::mic_free`), each access, read or write, taking `mic.access_bus_cycles`
+//! of it. The MIC learns of an access from its command, so both kinds reserve their burst when
+//! the command phase ends, in command order: a read's data is ready `mic.read_latency_ns` after
+//! its burst starts; a write is delivered (and its command can complete) only once both its
+//! data has reached the MIC and its burst has ended (`Txn::written`). The order is first come,
+//! first served, so neither kind starves the other: each waits at most for the bursts reserved
+//! before it, and those are bounded by the transactions the MFCs keep in flight
+//! (`mfc.outstanding_packets` each), so each SPE gets a share by the commands it keeps in
+//! flight. The MIC's off-ramp still takes at most one line per burst time (a partial line costs
+//! a burst), which with the timeline binds only when writes run alone. Reservations happen when
+//! a transaction starts, at the event loop's time, never in an arbiter's run-ahead, so running
+//! ahead decides the same.
 
 use crate::sim::fifo::Fifo;
 use crate::sim::Time;
@@ -89,6 +106,9 @@ struct Delivery {
 pub struct Txn<C> {
     pub bytes: u32,
     pub client: C,
+    /// For a write to main memory: the end of its XDR burst, before which it is not delivered
+    /// (see the module doc, "The MIC"); `Time::ZERO` for any other transaction.
+    written: Time,
 }
 
 /// No time: an empty queue's head, a ring with no transfer, an arbiter with nothing to do.
@@ -295,7 +315,7 @@ impl<C: Copy> Bus<C> {
         client: C,
     ) -> TxnId {
         debug_assert!(bytes <= self.p.packet_bytes);
-        let txn = Txn { bytes, client };
+        let txn = Txn { bytes, client, written: Time::ZERO };
         let id = match self.free_ids.pop() {
             Some(id) => {
                 self.txns[id] = Some(txn);
@@ -321,13 +341,21 @@ impl<C: Copy> Bus<C> {
                 begin + self.p.bif_noncacheable_crossing
             }
         };
+        // One XDR burst per access on the MIC's one timeline, reads and writes alike, in command
+        // order: a read's data is ready after the read latency, a write is delivered no sooner
+        // than its burst ends (see the module doc, "The MIC").
         let ready = if src.index() == MIC {
-            // One XDR access per burst time, in command order; data is ready after the read latency.
             let eib = &mut self.eibs[src.chip()];
             let start = done.max(eib.mic_free);
             eib.mic_free = start + self.p.mic_access;
             start + self.p.mic_read_latency
         } else {
+            if dst.index() == MIC {
+                let eib = &mut self.eibs[dst.chip()];
+                let start = done.max(eib.mic_free);
+                eib.mic_free = start + self.p.mic_access;
+                self.txns[id].as_mut().expect("just stored").written = eib.mic_free;
+            }
             done
         };
         // The first leg: to the destination, or to the BIF element if it is on the other chip.
@@ -485,7 +513,10 @@ impl<C: Copy> Bus<C> {
             let second = Arrival { at: start + ser + p.bif_crossing, to: leg.then, then: LAST, ..leg };
             other.arrive(p.bif_element, second, p.bus_cycle);
         } else {
-            let d = Delivery { at: arrive, granted: 2 * now.0 + chip as u64, id: leg.id };
+            // A write to main memory is delivered when both its data and its burst are through.
+            let at =
+                if leg.to as usize == MIC { arrive.max(self.txns[leg.id as TxnId].as_ref().expect("live txn").written) } else { arrive };
+            let d = Delivery { at, granted: 2 * now.0 + chip as u64, id: leg.id };
             insert_by(&mut self.deliveries[chip], d, |d| (d.at, d.granted));
         }
     }
