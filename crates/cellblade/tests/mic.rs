@@ -101,3 +101,24 @@ proptest! {
         prop_assert!(rate <= mic_peak_gb_s() * 1.01, "{gets} getters, {puts} putters ({across} from chip 1): {rate:.2} GB/s");
     }
 }
+
+/// Seed 004 §5.1's congested ping-pong in memory mode: four pairs on chip 0, every byte through
+/// XDRAM0 twice (GET from the sender's buffer, PUT into the receiver's), so a pair moves at
+/// most an eighth of the MIC's peak (mpi/pingpong.rs says what this means for the published
+/// 4.48 GB/s).
+#[test]
+fn four_pairs_ping_ponging_through_memory_share_one_mic() {
+    use cellblade::mpi::{pingpong, Mode, PingPong, DEFAULT_DEPTH};
+    let file = load(preset_text("qs20").unwrap(), &[]).unwrap();
+    let run = |congested| {
+        pingpong(file.clone(), PingPong { mode: Mode::Memory, congested, bytes: 1 << 20, reps: 8, depth: DEFAULT_DEPTH })
+            .unwrap()
+            .throughput_gbps
+    };
+    let (alone, congested) = (run(false), run(true));
+    let bound = mic_peak_gb_s() / 8.0;
+    assert!(congested <= bound * 1.01, "a congested pair: {congested:.3} GB/s, above the MIC's share {bound:.2}");
+    assert!(congested > 0.95 * bound, "a congested pair: {congested:.3} GB/s, well under the MIC's share {bound:.2}");
+    // One pair alone is bound by its SPEs' DMAs, not by the MIC (seed 004 §5.1: about 6 GB/s).
+    assert!(alone > 1.5 * bound, "one pair alone: {alone:.3} GB/s");
+}
