@@ -28,6 +28,25 @@
 //! Each arbiter also runs a little ahead of the event loop: no leg it does not know yet can be
 //! ready sooner than a command phase (a new transaction) or a BIF crossing (a packet from the
 //! other chip) from now, so it takes all its steps before then in one go ([`Bus::step`]).
+//!
+//! ## The MIC
+//!
+//! Each chip's MIC gives 25.6 GB/s to its XDRAM for reads and writes combined (seed 001 §1 and
+//! §2, "25.6 GB/s total, in both directions combined"; hardware notes §3): one timeline of XDR
+//! bursts per chip (`Eib::mic_free`), each access, read or write, taking `mic.access_bus_cycles`
+//! of it. The MIC learns of an access from its command, so both kinds reserve their burst when
+//! the command phase ends, in command order: a read's data is ready `mic.read_latency_ns` after
+//! its burst starts; a write's data waits at its source (or, from the other chip, at that
+//! chip's BIF element: `Txn::written`) until it can reach the MIC on an idle ring as its burst
+//! ends, as the MIC takes write data only as fast as it writes it; so a write is delivered (its
+//! command can complete) no sooner than its burst ends, and a source's legs and the deliveries
+//! stay in time order (no search on insertion). The order is first come, first served, so
+//! neither kind starves the other: each waits at most for the bursts reserved before it, and
+//! those are bounded by the transactions the MFCs keep in flight (`mfc.outstanding_packets`
+//! each), so each SPE's share follows the commands it keeps in flight. The MIC's off-ramp still
+//! takes at most one line per burst time (a partial line costs a burst). Reservations happen
+//! when a transaction starts, at the event loop's time, never in an arbiter's run-ahead, so
+//! running ahead decides the same.
 
 use crate::sim::fifo::Fifo;
 use crate::sim::Time;
@@ -89,6 +108,9 @@ struct Delivery {
 pub struct Txn<C> {
     pub bytes: u32,
     pub client: C,
+    /// For a write to the other chip's main memory: the end of its XDR burst, which its second
+    /// leg is timed to meet (see the module doc, "The MIC"); otherwise unused.
+    written: Time,
 }
 
 /// No time: an empty queue's head, a ring with no transfer, an arbiter with nothing to do.
@@ -295,7 +317,7 @@ impl<C: Copy> Bus<C> {
         client: C,
     ) -> TxnId {
         debug_assert!(bytes <= self.p.packet_bytes);
-        let txn = Txn { bytes, client };
+        let txn = Txn { bytes, client, written: Time::ZERO };
         let id = match self.free_ids.pop() {
             Some(id) => {
                 self.txns[id] = Some(txn);
@@ -321,12 +343,26 @@ impl<C: Copy> Bus<C> {
                 begin + self.p.bif_noncacheable_crossing
             }
         };
+        // One XDR burst per access on the MIC's one timeline, reads and writes alike, in command
+        // order: a read's data is ready after the read latency; a write's data leaves in time to
+        // reach the MIC as its burst ends (see the module doc, "The MIC").
         let ready = if src.index() == MIC {
-            // One XDR access per burst time, in command order; data is ready after the read latency.
             let eib = &mut self.eibs[src.chip()];
             let start = done.max(eib.mic_free);
             eib.mic_free = start + self.p.mic_access;
             start + self.p.mic_read_latency
+        } else if dst.index() == MIC {
+            let eib = &mut self.eibs[dst.chip()];
+            let start = done.max(eib.mic_free);
+            eib.mic_free = start + self.p.mic_access;
+            let written = eib.mic_free;
+            if src.chip() == dst.chip() {
+                done.max(self.leaves_for_mic(src.chip(), src.index(), bytes as usize, written))
+            } else {
+                // Its second leg, from the other chip's BIF element, is timed when it crosses.
+                self.txns[id].as_mut().expect("just stored").written = written;
+                done
+            }
         } else {
             done
         };
@@ -334,6 +370,14 @@ impl<C: Copy> Bus<C> {
         let (to, then) = if src.chip() == dst.chip() { (dst.index() as u8, LAST) } else { (self.p.bif_element as u8, dst.index() as u8) };
         self.eibs[src.chip()].arrive(src.index(), Arrival { at: ready, id: id as u32, bytes: bytes as u16, to, then }, bus);
         id
+    }
+
+    /// The latest a write leg of `bytes` from element `from` on `chip` may be ready and still
+    /// reach the MIC by `written`, its burst's end, on an idle ring.
+    #[inline]
+    fn leaves_for_mic(&self, chip: usize, from: usize, bytes: usize, written: Time) -> Time {
+        let hops = self.eibs[chip].routes[from * ELEMENTS_PER_CHIP + MIC].hops as u64;
+        Time(written.0.saturating_sub(self.ring_time[bytes].0 + hops * self.p.hop_latency.0))
     }
 
     /// When the bus next has work: a delivery or an arbiter step.
@@ -482,7 +526,14 @@ impl<C: Copy> Bus<C> {
             let start = arrive.max(self.bif_free[chip]);
             self.bif_free[chip] = start + ser;
             tr.bif(chip, start, start + ser, leg.bytes as u32);
-            let second = Arrival { at: start + ser + p.bif_crossing, to: leg.then, then: LAST, ..leg };
+            let mut at = start + ser + p.bif_crossing;
+            if leg.then as usize == MIC {
+                // A write to the other chip's memory crosses now and goes on in time for its burst.
+                let written = self.txns[leg.id as TxnId].as_ref().expect("live txn").written;
+                let hops = other.routes[p.bif_element * ELEMENTS_PER_CHIP + MIC].hops as u64;
+                at = at.max(Time(written.0.saturating_sub(dur.0 + hops * p.hop_latency.0)));
+            }
+            let second = Arrival { at, to: leg.then, then: LAST, ..leg };
             other.arrive(p.bif_element, second, p.bus_cycle);
         } else {
             let d = Delivery { at: arrive, granted: 2 * now.0 + chip as u64, id: leg.id };

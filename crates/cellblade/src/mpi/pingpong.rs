@@ -3,6 +3,21 @@
 //! message (half a round trip) and the throughput the size over it. "Congested": all 8 SPEs
 //! of chip 0 in exchanging pairs (0-1, 2-3, 4-5, 6-7), the pair 0-1 timed.
 //!
+//! The seed says only that it divided "the SPEs into pairs, [each] exchanging messages. One
+//! pair was timed" (§5.1). Here the four pairs start together after one barrier and run the
+//! same sizes and repetitions, so they move data through the whole timed span, in step in
+//! effect (nothing holds them together after the barrier). In memory mode each rank's buffers
+//! are in its chip's XDRAM (`layout::heap`) and every byte crosses chip 0's MIC twice (the
+//! receiver GETs it from the sender's buffer into its local store and PUTs it into its own),
+//! and the MIC gives 25.6 GB/s for reads and writes together (seed 001 §2; `machine::bus`,
+//! "The MIC"): four pairs can move at most 25.6 / (4 x 2) = 3.2 GB/s each, which the
+//! simulation reaches (3.20 GB/s at 1 MB). The published 4.48 GB/s (Table 1) would take
+//! 4 x 2 x 4.48 = 35.8 GB/s through one MIC; the seed's pairs can only have reached it if
+//! they did not all move data at once (the untimed pairs' loops starting later or ending
+//! sooner, or running other sizes), or if not all their buffers sat behind one MIC (the
+//! seed's 1 GB blade has 512 MB per chip). The seed does not say which, so the simulation
+//! does not guess.
+//!
 //! The seed repeats 1000 times to beat the decrementer's 70 ns resolution and averages runs;
 //! a simulated run is deterministic, so one run is the average, and large messages repeat
 //! fewer times (at least 8, and enough that the timed span covers thousands of decrementer
