@@ -661,3 +661,48 @@ def test_a_window_of_requests_on_one_buffer_fits_the_local_store(build):
     heap before the sharing."""
     done = run_cli("mpirun", "-n", "2", "--mode", "ls", build("isend_window"), "16384", "32")
     assert (done.returncode, done.stdout, done.stderr) == (0, "No Errors\n", "")
+
+
+@pytest.mark.parametrize(
+    "ranks, flags, ints",
+    [
+        (2, (), "20000"),
+        (3, (), "20000"),
+        (2, (), "3"),
+        (2, ("--mode", "ls"), "2000"),
+        (2, BUFFERED, "3"),
+    ],
+)
+def test_request_free_lets_the_operation_finish_in_the_background(build, ranks, flags, ints):
+    """MPI_Request_free returns at once (the exchange that deadlocked while it waited completes);
+    a freed Isend's receiver gets its bytes, a freed Irecv's bytes are in its buffer after a later
+    message from the same sender or a later collective; bad handles are MPI_ERR_REQUEST."""
+    done = run_cli("mpirun", "-n", str(ranks), *flags, build("request_free"), ints)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "No Errors\n", "")
+
+
+def test_a_freed_irecv_is_delivered_by_finalize(build):
+    done = run_cli("mpirun", "-n", "2", build("request_free_finalize"))
+    assert (done.returncode, done.stdout, done.stderr) == (0, "No Errors\n", "")
+
+
+def test_a_freed_send_never_received_is_a_deadlock_at_finalize(build):
+    done = run_cli("mpirun", "-n", "2", build("fault_freed_send"))
+    assert done.returncode == 1
+    assert done.stdout == ""
+    assert re.fullmatch(
+        r"cellblade: error: deadlock at [0-9.]+ ns: rank 0 waits in MPI_Finalize for "
+        r"MPI_Isend to 1, tag 5 \(freed\); rank 1 has finished\n",
+        done.stderr,
+    ), done.stderr
+
+
+def test_the_c_library_and_the_core_agree_on_request_free_codes():
+    """OP_COLLECT's arguments and FLAG_FREED_DONE are the same numbers on both sides."""
+    root = Path(__file__).parent.parent
+    rust = (root / "crates/cellblade/src/mpi/wire.rs").read_text()
+    header = (root / "python/cellblade/mpi/cb_channel.h").read_text()
+    core = dict(re.findall(r"pub const (COLLECT_\w+|FLAG_\w+): \w+ = (\d+);", rust))
+    c = dict(re.findall(r"#define (COLLECT_\w+|FLAG_\w+) (\d+)u?", header))
+    assert c == core
+    assert set(c) == {"COLLECT_NOW", "COLLECT_ALL", "FLAG_CPU_TIME", "FLAG_FREED_DONE"}
