@@ -386,4 +386,34 @@ mod tests {
         let e = w.run().unwrap_err();
         assert!(e.to_string().ends_with("rank 0 waits in MPI_Finalize for MPI_Isend to 1, tag 5 (freed); rank 1 has finished"), "{e}");
     }
+
+    #[test]
+    fn a_freed_irecv_finishes_in_later_passes_and_is_reaped_with_its_status() {
+        let mut w = MpiWorld::new(qs20(), 2, None, Mode::Memory).unwrap();
+        w.rank(0, |r| async move {
+            let b = r.alloc(64)?;
+            let q = r.irecv(b, 64, 1, 7, 0)?;
+            r.request_free(q)?;
+            assert!(r.has_requests(), "a freed receive not yet done is pending");
+            assert!(r.reap_freed().is_empty());
+            let t = r.alloc(4)?;
+            r.recv(t, 4, 1, 8, 0).await?;
+            let reaped = r.reap_freed();
+            assert_eq!(reaped.len(), 1);
+            assert_eq!((reaped[0].0, reaped[0].1.source, reaped[0].1.tag, reaped[0].1.bytes), (q, 1, 7, 64));
+            assert_eq!(r.read(b, 64)?, (0..64u8).collect::<Vec<_>>());
+            assert!(!r.has_requests());
+            r.finish_freed().await
+        })
+        .unwrap();
+        w.rank(1, |r| async move {
+            let b = r.alloc(64)?;
+            r.write(b, &(0..64u8).collect::<Vec<_>>())?;
+            r.send(b, 64, 0, 7, 0).await?;
+            r.send(b, 4, 0, 8, 0).await?;
+            Ok(())
+        })
+        .unwrap();
+        w.run().unwrap();
+    }
 }
