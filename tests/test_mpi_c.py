@@ -686,13 +686,17 @@ def test_a_freed_irecv_is_delivered_by_finalize(build):
     assert (done.returncode, done.stdout, done.stderr) == (0, "No Errors\n", "")
 
 
-def test_a_freed_send_never_received_is_a_deadlock_at_finalize(build):
-    done = run_cli("mpirun", "-n", "2", build("fault_freed_send"))
+@pytest.mark.parametrize(
+    "arg, pending", [("send", "MPI_Isend to 1, tag 5"), ("recv", "MPI_Irecv from 1, tag 5")]
+)
+def test_a_freed_request_that_cannot_finish_is_a_deadlock_at_finalize(build, arg, pending):
+    done = run_cli("mpirun", "-n", "2", build("fault_freed_send"), arg)
     assert done.returncode == 1
     assert done.stdout == ""
     assert re.fullmatch(
         r"cellblade: error: deadlock at [0-9.]+ ns: rank 0 waits in MPI_Finalize for "
-        r"MPI_Isend to 1, tag 5 \(freed\); rank 1 has finished\n",
+        + re.escape(pending)
+        + r" \(freed\); rank 1 has finished\n",
         done.stderr,
     ), done.stderr
 
