@@ -712,3 +712,52 @@ def test_library_collectives_with_late_ranks_are_not_deadlocks(build, coll, rank
     that finishes and sends before another rank enters, complete: nothing false is reported."""
     done = run_cli("mpirun", "-n", str(ranks), "--coll", coll, build("coll_late_arrival"))
     assert (done.returncode, done.stdout, done.stderr) == (0, "No Errors\n", "")
+
+
+@pytest.mark.parametrize(
+    "ranks, flags, ints",
+    [
+        (2, (), "20000"),
+        (3, (), "20000"),
+        (2, (), "3"),
+        (2, ("--mode", "ls"), "2000"),
+        (2, BUFFERED, "3"),
+    ],
+)
+def test_request_free_lets_the_operation_finish_in_the_background(build, ranks, flags, ints):
+    """MPI_Request_free returns at once (the exchange that deadlocked while it waited completes);
+    a freed Isend's receiver gets its bytes, a freed Irecv's bytes are in its buffer after a later
+    message from the same sender or a later collective; bad handles are MPI_ERR_REQUEST."""
+    done = run_cli("mpirun", "-n", str(ranks), *flags, build("request_free"), ints)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "No Errors\n", "")
+
+
+def test_a_freed_irecv_is_delivered_by_finalize(build):
+    done = run_cli("mpirun", "-n", "2", build("request_free_finalize"))
+    assert (done.returncode, done.stdout, done.stderr) == (0, "No Errors\n", "")
+
+
+@pytest.mark.parametrize(
+    "arg, pending", [("send", "MPI_Isend to 1, tag 5"), ("recv", "MPI_Irecv from 1, tag 5")]
+)
+def test_a_freed_request_that_cannot_finish_is_a_deadlock_at_finalize(build, arg, pending):
+    done = run_cli("mpirun", "-n", "2", build("fault_freed_send"), arg)
+    assert done.returncode == 1
+    assert done.stdout == ""
+    assert re.fullmatch(
+        r"cellblade: error: deadlock at [0-9.]+ ns: rank 0 waits in MPI_Finalize for "
+        + re.escape(pending)
+        + r" \(freed\); rank 1 has finished\n",
+        done.stderr,
+    ), done.stderr
+
+
+def test_the_c_library_and_the_core_agree_on_request_free_codes():
+    """OP_COLLECT's arguments and FLAG_FREED_DONE are the same numbers on both sides."""
+    root = Path(__file__).parent.parent
+    rust = (root / "crates/cellblade/src/mpi/wire.rs").read_text()
+    header = (root / "python/cellblade/mpi/cb_channel.h").read_text()
+    core = dict(re.findall(r"pub const (COLLECT_\w+|FLAG_\w+): \w+ = (\d+);", rust))
+    c = dict(re.findall(r"#define (COLLECT_\w+|FLAG_\w+) (\d+)u?", header))
+    assert c == core
+    assert set(c) == {"COLLECT_NOW", "COLLECT_ALL", "FLAG_CPU_TIME", "FLAG_FREED_DONE"}

@@ -8,11 +8,16 @@
 /* wire.rs's request codes, in its order. */
 enum {
     OP_INIT = 1, OP_FINALIZE, OP_SEND, OP_RECV, OP_WTIME, OP_BARRIER, OP_ABORT, OP_SENDRECV, OP_PROBE, OP_IPROBE, OP_COMPUTE, OP_COLL,
-    OP_ISEND, OP_IRECV, OP_WAIT, OP_TEST, OP_WAITANY, OP_SSEND, OP_ISSEND
+    OP_ISEND, OP_IRECV, OP_WAIT, OP_TEST, OP_WAITANY, OP_SSEND, OP_ISSEND, OP_REQUEST_FREE, OP_COLLECT
 };
+/* OP_COLLECT's a: the freed receives done now, or all (at MPI_Finalize, waiting for them). */
+#define COLLECT_NOW 0
+#define COLLECT_ALL 1
 #define NO_MATCH (-32766)
 /* In the answer to OP_INIT: measure the CPU time between calls (`mpirun --compute cpu`). */
 #define FLAG_CPU_TIME 1u
+/* In the answer to any later call: freed receives are done; OP_COLLECT fetches their bytes. */
+#define FLAG_FREED_DONE 2u
 
 struct answer {
     int32_t err, source, tag;

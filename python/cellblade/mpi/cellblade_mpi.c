@@ -9,6 +9,12 @@
  * Non-blocking calls (Isend, Irecv) are requests in the simulator's progress engine
  * (crates/cellblade/src/mpi/nonblocking.rs), in flight together on the simulated SPE: Wait,
  * Waitany and Test run its passes, and a deadlock among them is reported like any other.
+ *
+ * MPI_Request_free hands the request to the simulator, which finishes it in the background
+ * (nb_wire.rs). A freed send needs nothing more from this side; a freed receive keeps its slot
+ * until the simulator flags (FLAG_FREED_DONE, in the answer to whichever call completed it) that
+ * it is done: the call then fetches its bytes (OP_COLLECT) into the program's buffer before it
+ * returns, and MPI_Finalize fetches the rest after waiting for them.
  */
 #include "cb_internal.h"
 #include "cb_channel.h"
@@ -78,10 +84,16 @@ int cb_new_comm(int size, int rank, const int *world, int ctx, MPI_Errhandler eh
     return MPI_ERR_INTERN;
 }
 
-/* One call to the simulator (cb_channel.c). */
+static int freed_recvs; /* freed receives whose bytes have not come yet */
+static void collect_freed(int which);
+
+/* One call to the simulator (cb_channel.c); freed receives it completed are delivered at once. */
 static struct answer call(uint32_t op, int a, int b, int c, uint64_t len, const void *payload, void *into)
 {
-    return cb_channel_call(op, a, b, c, len, payload, into);
+    struct answer ans = cb_channel_call(op, a, b, c, len, payload, into);
+    if (freed_recvs && (ans.flags & FLAG_FREED_DONE) && op != OP_INIT && op != OP_COLLECT)
+        collect_freed(COLLECT_NOW);
+    return ans;
 }
 
 static const char *class_name(int code)
@@ -200,6 +212,8 @@ int PMPI_Finalized(int *flag)
 int PMPI_Finalize(void)
 {
     cb_need_init("MPI_Finalize");
+    if (freed_recvs)
+        collect_freed(COLLECT_ALL);
     call(OP_FINALIZE, 0, 0, 0, 0, NULL, NULL);
     finalized = 1;
     cb_channel_close();
@@ -568,6 +582,7 @@ int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
 #define MAX_REQUESTS 4096
 static struct pending {
     int used, is_send, done, rc;
+    int freed; /* a receive the program freed: its bytes are still to come */
     int handle; /* the simulator's */
     const char *name;
     void *buf;
@@ -592,7 +607,7 @@ static int post(const char *name, uint32_t op, const void *buf, int count, MPI_D
     if (i == MAX_REQUESTS)
         return cb_fail(name, comm, MPI_ERR_REQUEST, "more than %d requests are pending", MAX_REQUESTS);
     struct pending *q = &pending[i];
-    *q = (struct pending){1, is_send, 0, MPI_SUCCESS, -1, name, (void *)buf, count, peer, tag, t, comm, {0, 0, 0, 0}};
+    *q = (struct pending){1, is_send, 0, MPI_SUCCESS, 0, -1, name, (void *)buf, count, peer, tag, t, comm, {0, 0, 0, 0}};
     *request = i + 1;
     cb_type_hold(t); /* a pending request keeps its datatype and communicator alive */
     cb_comm_hold(comm);
@@ -634,7 +649,7 @@ int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
 
 static struct pending *request_of(const char *name, MPI_Request r)
 {
-    if (r < 1 || r > MAX_REQUESTS || !pending[r - 1].used) {
+    if (r < 1 || r > MAX_REQUESTS || !pending[r - 1].used || pending[r - 1].freed) {
         cb_fail(name, MPI_COMM_WORLD, MPI_ERR_REQUEST, "request %d is invalid", r);
         return NULL;
     }
@@ -804,9 +819,72 @@ int PMPI_Testany(int count, MPI_Request requests[], int *index, int *flag, MPI_S
     return MPI_SUCCESS;
 }
 
+/* MPI-1 §3.7.3: the handle becomes MPI_REQUEST_NULL and the operation completes in the
+ * background; a send's bytes are already in the simulator, a receive's come later
+ * (collect_freed). */
 int PMPI_Request_free(MPI_Request *request)
 {
-    return PMPI_Wait(request, MPI_STATUS_IGNORE);
+    cb_need_init("MPI_Request_free");
+    if (*request == MPI_REQUEST_NULL)
+        return cb_fail("MPI_Request_free", MPI_COMM_WORLD, MPI_ERR_REQUEST, "the request is MPI_REQUEST_NULL");
+    struct pending *q = request_of("MPI_Request_free", *request);
+    if (!q)
+        return MPI_ERR_REQUEST;
+    if (q->done || q->is_send) {
+        if (!q->done)
+            call(OP_REQUEST_FREE, q->handle, 0, 0, 0, NULL, NULL);
+        release(q, request, MPI_STATUS_IGNORE);
+        return MPI_SUCCESS;
+    }
+    freed_recvs++;
+    q->freed = 1;
+    *request = MPI_REQUEST_NULL;
+    call(OP_REQUEST_FREE, q->handle, 0, 0, 0, NULL, NULL);
+    return MPI_SUCCESS;
+}
+
+/* Fetch the bytes of the freed receives that are done (COLLECT_NOW), or of all after waiting
+ * for them (COLLECT_ALL, at MPI_Finalize), into their programs' buffers, and free their slots.
+ * An error of a freed receive (truncation) has no caller to return to: it goes to the error
+ * handler of the receive's communicator (MPI_ERRORS_ARE_FATAL: the job ends naming it). */
+static void collect_freed(int which)
+{
+    size_t cap = 0;
+    for (int i = 0; i < MAX_REQUESTS; i++)
+        if (pending[i].used && pending[i].freed)
+            cap += sizeof(struct answer) + (size_t)pending[i].count * cb_type_size(pending[i].datatype);
+    char *recs = malloc(cap ? cap : 1);
+    struct answer a = call(OP_COLLECT, which, 0, 0, 0, NULL, recs);
+    for (uint64_t at = 0; at + sizeof(struct answer) <= a.count;) {
+        struct answer r;
+        memcpy(&r, recs + at, sizeof r);
+        const char *bytes = recs + at + sizeof r;
+        at += sizeof r + r.count;
+        struct pending *q = NULL;
+        for (int i = 0; i < MAX_REQUESTS && !q; i++)
+            if (pending[i].used && pending[i].freed && pending[i].handle == (int)r.flags)
+                q = &pending[i];
+        if (!q)
+            die("MPI_Request_free", "the simulator returned a freed receive this library does not hold");
+        struct cb_comm *c = comm_live(q->comm);
+        size_t qcap = (size_t)q->count * cb_type_size(q->datatype);
+        char *tmp = NULL;
+        if (q->datatype >= 0x10000) {
+            tmp = malloc(r.count ? r.count : 1);
+            memcpy(tmp, bytes, r.count);
+        } else {
+            memcpy(q->buf, bytes, r.count);
+        }
+        if (c)
+            received(q->name, c, q->comm, r, q->buf, q->datatype, tmp, qcap, MPI_STATUS_IGNORE);
+        else
+            free(tmp);
+        MPI_Request gone = (MPI_Request)(q - pending) + 1;
+        q->freed = 0;
+        freed_recvs--;
+        release(q, &gone, MPI_STATUS_IGNORE);
+    }
+    free(recs);
 }
 
 int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)

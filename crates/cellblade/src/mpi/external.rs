@@ -264,7 +264,7 @@ async fn serve(r: Rc<Rank>, sock: UnixStream, compute: Compute, stop: Stop, wait
             }
         }
         let mut payload = Vec::new();
-        let answer = match req.op {
+        let mut answer = match req.op {
             wire::OP_INIT => Answer {
                 source: rank as i32,
                 tag: r.size() as i32,
@@ -273,6 +273,7 @@ async fn serve(r: Rc<Rank>, sock: UnixStream, compute: Compute, stop: Stop, wait
                 ..Answer::default()
             },
             wire::OP_FINALIZE => {
+                pending.finish(&r).await?;
                 link.answer(rank, &Answer::default(), &[], req.op)?;
                 return Ok(());
             }
@@ -336,7 +337,7 @@ async fn serve(r: Rc<Rank>, sock: UnixStream, compute: Compute, stop: Stop, wait
                 let data = link.payload(rank, req.len)?;
                 pending.serve(&r, &req, &data, &mut payload).await?
             }
-            wire::OP_WAIT | wire::OP_TEST => pending.serve(&r, &req, &[], &mut payload).await?,
+            wire::OP_WAIT | wire::OP_TEST | wire::OP_REQUEST_FREE | wire::OP_COLLECT => pending.serve(&r, &req, &[], &mut payload).await?,
             wire::OP_WTIME => Answer { value: r.wtime(), ..Answer::default() },
             wire::OP_BARRIER => {
                 r.barrier(req.c as u32).await?;
@@ -348,6 +349,9 @@ async fn serve(r: Rc<Rank>, sock: UnixStream, compute: Compute, stop: Stop, wait
             }
             op => return Err(Error::Internal(format!("rank {rank}: unknown request {op}: the rank library and the simulator disagree"))),
         };
+        if pending.collect(&r)? {
+            answer.flags |= wire::FLAG_FREED_DONE;
+        }
         last = describe(&req);
         link.answer(rank, &answer, &payload, req.op)?;
     }
@@ -372,6 +376,8 @@ fn describe(req: &Request) -> String {
         wire::OP_IRECV => format!("MPI_Irecv from {}, tag {}", req.a, req.b),
         wire::OP_WAIT | wire::OP_WAITANY => "MPI_Wait".into(),
         wire::OP_TEST => "MPI_Test".into(),
+        wire::OP_REQUEST_FREE => "MPI_Request_free".into(),
+        wire::OP_COLLECT => "collecting freed receives".into(),
         op => format!("request {op}"),
     }
 }

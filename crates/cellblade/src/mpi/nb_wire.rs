@@ -5,6 +5,16 @@
 //! Requests on the same buffer of the rank process share one simulated buffer, as they share the
 //! memory on a real machine: a benchmark's window of 64 sends of one 1 MB buffer (osu_bw) needs
 //! 1 MB, not 64. A send shares only a buffer that still holds its bytes.
+//!
+//! `MPI_Request_free` (`OP_REQUEST_FREE`) leaves the request in the engine, and in this table
+//! with its simulated buffer, until it is done; after every call [`Pending::collect`] drops the
+//! freed requests done meanwhile and keeps each freed receive's status and bytes, and the
+//! call's answer carries `FLAG_FREED_DONE`, so the rank library fetches them (`OP_COLLECT`) and
+//! copies the bytes into the program's buffer before the call returns to the program. What a
+//! program can rely on: a freed receive's bytes are in its buffer by the time any later call
+//! that completed after the receive matched has returned, so by the time a later message from
+//! the same sender (messages between a pair do not overtake), or any later collective, has been
+//! received; and at the latest when `MPI_Finalize` returns, which waits for every freed request.
 
 use std::collections::HashMap;
 
@@ -12,7 +22,7 @@ use crate::error::{Error, Result};
 
 use super::external::received;
 use super::nonblocking::Request;
-use super::wire::{self, Answer};
+use super::wire::{self, Answer, ANSWER_BYTES};
 use super::{Rank, Status};
 
 /// The pending requests of one rank process, by wire handle.
@@ -21,6 +31,10 @@ pub(super) struct Pending {
     reqs: HashMap<i32, (Request, Option<u64>)>,
     /// Simulated buffers by (the rank process's buffer address, is a send): address, bytes.
     shared: HashMap<(u64, bool), (u64, u64)>,
+    /// Handles of freed requests not yet done.
+    freed: Vec<i32>,
+    /// Done freed receives not yet collected, as `OP_COLLECT`'s records.
+    ready: Vec<u8>,
 }
 
 fn word(bytes: &[u8]) -> u64 {
@@ -72,6 +86,20 @@ impl Pending {
                 answer.value = k as f64;
                 Ok(answer)
             }
+            wire::OP_REQUEST_FREE => {
+                let (q, _) = *self.reqs.get(&req.a).ok_or_else(|| bad(rank, format!("request {} is not pending", req.a)))?;
+                r.request_free(q)?;
+                self.freed.push(req.a);
+                Ok(Answer::default())
+            }
+            wire::OP_COLLECT => {
+                if req.a == wire::COLLECT_ALL {
+                    self.finish(r).await?;
+                }
+                self.collect(r)?;
+                *payload = std::mem::take(&mut self.ready);
+                Ok(Answer { count: payload.len() as u64, ..Answer::default() })
+            }
             op => Err(bad(rank, format!("request {op} is not a nonblocking call"))),
         }
     }
@@ -115,10 +143,44 @@ impl Pending {
             }
             None => Answer { source: st.source as i32, tag: st.tag, ..Answer::default() },
         };
+        self.release(r);
+        Ok(answer)
+    }
+
+    /// With no request left, the request buffers are free again.
+    fn release(&mut self, r: &Rank) {
         if self.reqs.is_empty() {
             r.free_requests();
             self.shared.clear();
         }
-        Ok(answer)
+    }
+
+    /// Drop the freed requests that are done, keeping each receive's status and bytes for
+    /// `OP_COLLECT`; whether any such are waiting (the answer's `FLAG_FREED_DONE`).
+    pub(super) fn collect(&mut self, r: &Rank) -> Result<bool> {
+        if !self.freed.is_empty() {
+            for (q, st) in r.reap_freed() {
+                let k = (self.freed.iter().position(|h| self.reqs.get(h).is_some_and(|e| e.0 == q)))
+                    .ok_or_else(|| bad(r.rank(), format!("freed request {} is not in the table", q.id())))?;
+                let handle = self.freed.swap_remove(k);
+                if let Some((_, Some(ea))) = self.reqs.remove(&handle) {
+                    let mut head = [0u8; ANSWER_BYTES];
+                    wire::encode_answer(&Answer { flags: handle as u32, ..received(&st) }, &mut head);
+                    self.ready.extend_from_slice(&head);
+                    self.ready.extend_from_slice(&r.read(ea, st.bytes)?);
+                }
+            }
+            self.release(r);
+        }
+        Ok(!self.ready.is_empty())
+    }
+
+    /// `MPI_Finalize`: run the engine until every freed request is done, then collect them.
+    pub(super) async fn finish(&mut self, r: &Rank) -> Result<()> {
+        if !self.freed.is_empty() {
+            r.finish_freed().await?;
+            self.collect(r)?;
+        }
+        Ok(())
     }
 }

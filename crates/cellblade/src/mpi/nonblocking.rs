@@ -10,6 +10,12 @@
 //! entries that can match each pending receive, in posting order, and takes a matched message
 //! (moving its data) there and then. While a rank has requests, its blocking sends and receives
 //! go through the same engine, so pending requests keep progressing and keep their order.
+//!
+//! `MPI_Request_free` (MPI-1 §3.7.3) marks a request freed: the program can no longer wait on
+//! it, but it stays in the engine and every later pass moves it on, as any pending request's;
+//! once done it waits for [`Rank::reap_freed`] to hand its status to whoever owns its buffer
+//! (`nb_wire.rs`) and drop it. `MPI_Finalize` first runs the engine until every freed request is
+//! done ([`Rank::finish_freed`]), so one that can never finish is reported as a deadlock.
 
 use crate::error::{config_err, Error, Result};
 
@@ -47,6 +53,7 @@ pub(super) enum Req {
         comm: u32,
         synchronous: bool,
         state: SendState,
+        freed: bool,
     },
     Recv {
         buf: u64,
@@ -55,6 +62,7 @@ pub(super) enum Req {
         tag: i32,
         comm: u32,
         status: Option<Status>,
+        freed: bool,
     },
 }
 
@@ -66,6 +74,12 @@ impl Req {
             }
             Req::Recv { status, .. } => status,
             _ => None,
+        }
+    }
+
+    fn freed(&self) -> bool {
+        match *self {
+            Req::Send { freed, .. } | Req::Recv { freed, .. } => freed,
         }
     }
 
@@ -84,9 +98,9 @@ impl Req {
 }
 
 impl Rank {
-    /// Whether any nonblocking request is still pending.
+    /// Whether any nonblocking request is still pending (a freed one only until it is done).
     pub(super) fn has_requests(&self) -> bool {
-        self.reqs.borrow().iter().any(Option::is_some)
+        self.reqs.borrow().iter().flatten().any(|r| !r.freed() || r.done().is_none())
     }
 
     /// Handles are positions in posting order; the list restarts when every request is done.
@@ -112,7 +126,7 @@ impl Rank {
 
     pub(super) async fn isend_as(&self, buf: u64, bytes: u32, dest: usize, tag: i32, comm: u32, synchronous: bool) -> Result<Request> {
         self.check_send(dest, tag)?;
-        let id = self.push(Req::Send { buf, bytes, dest, tag, comm, synchronous, state: SendState::Queued });
+        let id = self.push(Req::Send { buf, bytes, dest, tag, comm, synchronous, state: SendState::Queued, freed: false });
         self.start_sends().await?;
         Ok(id)
     }
@@ -120,7 +134,7 @@ impl Rank {
     /// `MPI_Irecv`: record the receive; tests and waits match it.
     pub fn irecv(&self, buf: u64, cap: u32, source: i32, tag: i32, comm: u32) -> Result<Request> {
         self.check_recv(source, tag)?;
-        Ok(self.push(Req::Recv { buf, cap, source, tag, comm, status: None }))
+        Ok(self.push(Req::Recv { buf, cap, source, tag, comm, status: None, freed: false }))
     }
 
     /// Post the oldest queued send of every receiver whose entry is free.
@@ -129,7 +143,7 @@ impl Rank {
         loop {
             let busy = self.busy.get();
             let next = self.reqs.borrow().iter().enumerate().find_map(|(i, r)| match r {
-                Some(Req::Send { buf, bytes, dest, tag, comm, synchronous, state: SendState::Queued })
+                Some(Req::Send { buf, bytes, dest, tag, comm, synchronous, state: SendState::Queued, .. })
                     if busy & super::layout::slot_bit(*dest, *comm) == 0 =>
                 {
                     Some((i, *buf, *bytes, *dest, *tag, *comm, *synchronous))
@@ -174,7 +188,7 @@ impl Rank {
         progressed |= self.start_sends().await?;
         let pending: Vec<(usize, u64, u32, i32, i32, u32)> = (self.reqs.borrow().iter().enumerate())
             .filter_map(|(i, r)| match r {
-                Some(Req::Recv { buf, cap, source, tag, comm, status: None }) => Some((i, *buf, *cap, *source, *tag, *comm)),
+                Some(Req::Recv { buf, cap, source, tag, comm, status: None, .. }) => Some((i, *buf, *cap, *source, *tag, *comm)),
                 _ => None,
             })
             .collect();
@@ -208,8 +222,9 @@ impl Rank {
         Ok(progressed)
     }
 
+    /// The program's own requests: a freed one is the engine's alone.
     fn check_request(&self, call: &str, id: Request) -> Result<()> {
-        if !matches!(self.reqs.borrow().get(id.0), Some(Some(_))) {
+        if !matches!(self.reqs.borrow().get(id.0), Some(Some(r)) if !r.freed()) {
             return Err(config_err(format!("rank {}: {call}: request {} is not pending", self.boot.rank, id.0)));
         }
         Ok(())
@@ -283,15 +298,56 @@ impl Rank {
         }
     }
 
-    /// Progress until one of `ids` is done. A pass that moves nothing and during which nobody
-    /// set this rank running counts it as stuck, unless an acknowledgement is on its way.
+    /// `MPI_Request_free`: the request is no longer the program's; the engine finishes it.
+    pub(super) fn request_free(&self, id: Request) -> Result<()> {
+        self.check_request("MPI_Request_free", id)?;
+        if let Some(Req::Send { freed, .. } | Req::Recv { freed, .. }) = &mut self.reqs.borrow_mut()[id.0] {
+            *freed = true;
+        }
+        Ok(())
+    }
+
+    /// Drop the freed requests that are done; each one's handle and status.
+    pub(super) fn reap_freed(&self) -> Vec<(Request, Status)> {
+        let mut reqs = self.reqs.borrow_mut();
+        let mut out = Vec::new();
+        for (i, slot) in reqs.iter_mut().enumerate() {
+            if let Some(st) = slot.as_ref().filter(|r| r.freed()).and_then(Req::done) {
+                out.push((Request(i), st));
+                *slot = None;
+            }
+        }
+        out
+    }
+
+    /// `MPI_Finalize` with freed requests not yet done: run the engine until they are, or
+    /// report the deadlock naming them ("MPI_Finalize for MPI_Isend to 1, tag 5 (freed)").
+    pub(super) async fn finish_freed(&self) -> Result<()> {
+        let open = || -> Vec<String> {
+            self.reqs.borrow().iter().flatten().filter(|r| r.freed() && r.done().is_none()).map(Req::describe).collect()
+        };
+        let what = open();
+        if what.is_empty() {
+            return Ok(());
+        }
+        self.enter(format!("MPI_Finalize for {} (freed)", what.join(", ")));
+        self.until(|| open().is_empty().then_some(())).await
+    }
+
+    /// Progress until one of `ids` is done.
     async fn until_one(&self, ids: &[Request]) -> Result<(usize, Status)> {
+        self.until(|| ids.iter().enumerate().find_map(|(k, &id)| self.finish(id).map(|st| (k, st)))).await
+    }
+
+    /// Progress until `done` answers. A pass that moves nothing and during which nobody set
+    /// this rank running counts it as stuck, unless an acknowledgement is on its way.
+    async fn until<T>(&self, mut done: impl FnMut() -> Option<T>) -> Result<T> {
         let me = self.boot.rank;
         let poll = self.spu().with_machine(|m| m.p.poll);
         loop {
-            if let Some((k, st)) = ids.iter().enumerate().find_map(|(k, &id)| self.finish(id).map(|st| (k, st))) {
+            if let Some(out) = done() {
                 self.tracker.running(me);
-                return Ok((k, st));
+                return Ok(out);
             }
             let before = self.tracker.epoch(me);
             if self.progress().await? {
@@ -305,5 +361,61 @@ impl Rank {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::machine::config;
+    use crate::mpi::{Mode, MpiWorld};
+
+    fn qs20() -> config::MachineFile {
+        config::load(config::preset_text("qs20").unwrap(), &[]).unwrap()
+    }
+
+    #[test]
+    fn a_freed_send_never_received_is_a_deadlock_at_finalize() {
+        let mut w = MpiWorld::new(qs20(), 2, None, Mode::Memory).unwrap();
+        w.rank(0, |r| async move {
+            let b = r.alloc(16)?;
+            let q = r.isend(b, 16, 1, 5, 0).await?;
+            r.request_free(q)?;
+            assert!(r.wait(q).await.is_err(), "a freed request is no longer the program's");
+            r.finish_freed().await
+        })
+        .unwrap();
+        w.rank(1, |_| async move { Ok(()) }).unwrap();
+        let e = w.run().unwrap_err();
+        assert!(e.to_string().ends_with("rank 0 waits in MPI_Finalize for MPI_Isend to 1, tag 5 (freed); rank 1 has finished"), "{e}");
+    }
+
+    #[test]
+    fn a_freed_irecv_finishes_in_later_passes_and_is_reaped_with_its_status() {
+        let mut w = MpiWorld::new(qs20(), 2, None, Mode::Memory).unwrap();
+        w.rank(0, |r| async move {
+            let b = r.alloc(64)?;
+            let q = r.irecv(b, 64, 1, 7, 0)?;
+            r.request_free(q)?;
+            assert!(r.has_requests(), "a freed receive not yet done is pending");
+            assert!(r.reap_freed().is_empty());
+            let t = r.alloc(4)?;
+            r.recv(t, 4, 1, 8, 0).await?;
+            let reaped = r.reap_freed();
+            assert_eq!(reaped.len(), 1);
+            assert_eq!((reaped[0].0, reaped[0].1.source, reaped[0].1.tag, reaped[0].1.bytes), (q, 1, 7, 64));
+            assert_eq!(r.read(b, 64)?, (0..64u8).collect::<Vec<_>>());
+            assert!(!r.has_requests());
+            r.finish_freed().await
+        })
+        .unwrap();
+        w.rank(1, |r| async move {
+            let b = r.alloc(64)?;
+            r.write(b, &(0..64u8).collect::<Vec<_>>())?;
+            r.send(b, 64, 0, 7, 0).await?;
+            r.send(b, 4, 0, 8, 0).await?;
+            Ok(())
+        })
+        .unwrap();
+        w.run().unwrap();
     }
 }

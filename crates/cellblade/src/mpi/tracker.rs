@@ -73,8 +73,13 @@ impl Tracker {
         self.running(rank);
     }
 
+    /// A finished rank stays finished: a message landing in its entries (a freed send's, whose
+    /// sender then waits in `MPI_Finalize`) does not make it run again.
     pub fn running(&self, rank: usize) {
-        self.state.borrow_mut()[rank] = State::Running;
+        let mut state = self.state.borrow_mut();
+        if state[rank] != State::Done {
+            state[rank] = State::Running;
+        }
         self.epoch.borrow_mut()[rank] += 1;
     }
 

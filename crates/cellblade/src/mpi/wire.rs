@@ -50,6 +50,8 @@ pub const COLL_SEED: i32 = -2;
 
 /// Answer flag to `OP_INIT`: the job charges measured CPU time, so the rank measures it.
 pub const FLAG_CPU_TIME: u32 = 1;
+/// Answer flag to any later call: freed receives are done and wait for `OP_COLLECT`.
+pub const FLAG_FREED_DONE: u32 = 2;
 
 /// Nonblocking point-to-point (`nb_wire.rs`). `OP_ISEND`: as `OP_SEND`, its payload led by the
 /// address (u64) of the rank process's buffer; `OP_IRECV`: a = source, b = tag, c =
@@ -67,6 +69,16 @@ pub const OP_WAITANY: u32 = 17;
 /// only once the receiver has matched the message, whatever `mpi.buffered_bytes` says).
 pub const OP_SSEND: u32 = 18;
 pub const OP_ISSEND: u32 = 19;
+/// `MPI_Request_free` (`nb_wire.rs`): a = handle; the request finishes in the background.
+pub const OP_REQUEST_FREE: u32 = 20;
+/// Collect the freed receives that are done: a = `COLLECT_NOW`, or `COLLECT_ALL` (at
+/// `MPI_Finalize`: first run the engine until every freed request is done). Answer: count =
+/// the payload's bytes, records one after the other, each an answer header as `OP_WAIT`'s
+/// whose flags field holds the request's handle, then its count bytes. Charges no simulated
+/// time beyond what the engine does.
+pub const OP_COLLECT: u32 = 21;
+pub const COLLECT_NOW: i32 = 0;
+pub const COLLECT_ALL: i32 = 1;
 
 pub const REQUEST_BYTES: usize = 24;
 pub const ANSWER_BYTES: usize = 32;
