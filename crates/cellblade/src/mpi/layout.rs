@@ -133,7 +133,7 @@ pub fn ls_heap(ls_bytes: u32, spe: usize, depth: u32) -> (u64, u64) {
 }
 
 // The areas of the local store follow each other, and the chunk tags are tag groups.
-const _: () = assert!(OUT_META == 0x1000 && BOOT_LS + BOOT_BYTES <= CHUNKS && CHUNKS % 128 == 0);
+const _: () = assert!(OUT_META == 0x1000 && BOOT_LS + BOOT_BYTES <= CHUNKS && CHUNKS.is_multiple_of(128));
 // Both contexts' bits of every rank fit signal register 2.
 const _: () = assert!(2 * MAX_RANKS <= 32);
 const _: () = assert!(tag::CHUNK0 + MAX_DEPTH <= 32);
@@ -168,11 +168,11 @@ mod tests {
         let two = [5, 2];
         let (a, n) = heap(&mem, 2, &two)[0];
         let (b, m) = heap(&mem, 5, &two)[0];
-        assert_eq!((n, m), (whole / 2 & !127, n), "two ranks: half each");
+        assert_eq!((n, m), ((whole / 2) & !127, n), "two ranks: half each");
         assert_eq!((a, b), (mem.xdram_ea(0, HEAP_BASE), a + n), "in SPE order, one after the other");
         assert_eq!(heap(&mem, 5, &two)[1], (mem.xdram_ea(1, HEAP_BASE) + n, n), "and half of the idle chip's memory");
         let eight: Vec<usize> = (0..8).collect();
-        assert_eq!(heap(&mem, 3, &eight)[0].1, whole / 8 & !127);
+        assert_eq!(heap(&mem, 3, &eight)[0].1, (whole / 8) & !127);
         let split = [0, 8];
         assert_eq!(heap(&mem, 8, &split), vec![(mem.xdram_ea(1, HEAP_BASE), whole)], "alone on chip 1: all of XDRAM1");
     }
