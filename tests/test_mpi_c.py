@@ -761,3 +761,12 @@ def test_the_c_library_and_the_core_agree_on_request_free_codes():
     c = dict(re.findall(r"#define (COLLECT_\w+|FLAG_\w+) (\d+)u?", header))
     assert c == core
     assert set(c) == {"COLLECT_NOW", "COLLECT_ALL", "FLAG_CPU_TIME", "FLAG_FREED_DONE"}
+
+
+@pytest.mark.parametrize("coll", ["seed", "library"])
+@pytest.mark.parametrize("ranks", [2, 5, 16])
+def test_pending_requests_progress_inside_a_collective(build, coll, ranks):
+    """Other ranks' sends to receives rank 0 posted before a barrier, all-reduce or broadcast
+    complete while rank 0 waits in it, on the seed's collectives and on the library's."""
+    done = run_cli("mpirun", "-n", str(ranks), "--coll", coll, build("progress_in_collective"))
+    assert (done.returncode, done.stdout, done.stderr) == (0, "No Errors\n", "")

@@ -25,6 +25,8 @@
 
 use std::cell::Cell;
 use std::collections::VecDeque;
+use std::future::Future;
+use std::pin::Pin;
 use std::rc::Rc;
 
 use crate::error::{program_err, Result};
@@ -116,6 +118,17 @@ pub trait Watch {
     fn waiting(&self, me: usize, peer: usize, kind: usize, want: u32) -> Result<()>;
     /// `me` has its notification and runs again.
     fn resumed(&self, me: usize);
+    /// When the watcher has work of its own that must go on while `me` waits (an MPI rank's
+    /// pending nonblocking requests), the wait for the local-store word `entry` to reach `want`,
+    /// done by it; `None` to leave the wait to the library.
+    fn wait_for(
+        &self,
+        me: usize,
+        peer: usize,
+        kind: usize,
+        want: u32,
+        entry: u32,
+    ) -> Option<Pin<Box<dyn Future<Output = Result<()>> + '_>>>;
 }
 
 /// One rank's state across collective calls: the counters that make ADDR/ACK entries reusable.
@@ -249,9 +262,12 @@ impl Rank {
                     self.spu.poll_ls_u32(entry, |v| v >= want).await?;
                     return Ok(());
                 };
+                let me = self.rank;
+                if let Some(wait) = w.wait_for(me, peer, kind, want, entry) {
+                    return wait.await;
+                }
                 // The watcher is asked on every poll; its error stops the polling.
                 let failed = Cell::new(None);
-                let me = self.rank;
                 self.spu
                     .poll_ls_u32(entry, |v| v >= want || w.waiting(me, peer, kind, want).map_err(|e| failed.set(Some(e))).is_err())
                     .await?;

@@ -30,6 +30,8 @@
 
 use std::cell::RefCell;
 use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
 use std::rc::Rc;
 
 use crate::coll::algorithms::{self, Algorithm};
@@ -41,9 +43,7 @@ use crate::machine::config::MachineFile;
 use crate::model::auto;
 use crate::model::measure::{measure, MeasureRequest};
 use crate::model::params::ModelParams;
-use crate::spu::Spu;
 
-use super::tracker::Tracker;
 use super::transfer::pieces;
 use super::wire::{self, Answer};
 use super::{Rank, MAX_RANKS};
@@ -222,27 +222,66 @@ impl Agreement {
 }
 
 /// Tells a rank's deadlock tracker of its library notifications, and reports a deadlock from
-/// inside the library's polling (no point-to-point poller may be left to notice it).
+/// inside the library's polling (no point-to-point poller may be left to notice it). While the
+/// rank has nonblocking requests pending, it waits for the library's notifications itself,
+/// running a pass of MPI's progress engine between polls, as an MPI library's collectives do:
+/// another rank's send to a receive posted before the collective must get through.
 struct Watcher {
-    tracker: Rc<Tracker>,
-    spu: Spu,
+    rank: Rc<Rank>,
+}
+
+impl Watcher {
+    async fn wait_progressing(&self, me: usize, peer: usize, kind: usize, want: u32, entry: u32) -> Result<()> {
+        let r = &self.rank;
+        let poll = r.spu().with_machine(|m| m.p.poll);
+        loop {
+            if r.spu().ls_read_u32(entry)? >= want {
+                r.tracker.running(me);
+                return Ok(());
+            }
+            let before = r.tracker.epoch(me);
+            if r.progress().await? {
+                continue;
+            }
+            r.sleep(poll).await;
+            // A pass that moved nothing, with nobody setting this rank running meanwhile and
+            // no acknowledgement on its way, leaves it waiting for its notification only.
+            if r.tracker.epoch(me) == before && !r.tracker.signal_pending(me, r.busy.get()) {
+                lower::Watch::waiting(self, me, peer, kind, want)?;
+            }
+        }
+    }
 }
 
 impl lower::Watch for Watcher {
     fn notified(&self, from: usize, to: usize, kind: usize, n: u32) {
-        self.tracker.notified(from, to, kind, n);
+        self.rank.tracker.notified(from, to, kind, n);
     }
 
     fn waiting(&self, me: usize, peer: usize, kind: usize, want: u32) -> Result<()> {
-        self.tracker.coll_wait(me, peer, kind, want);
-        if self.tracker.stuck() {
-            return Err(self.tracker.deadlock(self.spu.now()));
+        let tracker = &self.rank.tracker;
+        tracker.coll_wait(me, peer, kind, want);
+        if tracker.stuck() {
+            return Err(tracker.deadlock(self.rank.spu().now()));
         }
         Ok(())
     }
 
     fn resumed(&self, me: usize) {
-        self.tracker.running(me);
+        self.rank.tracker.running(me);
+    }
+
+    fn wait_for(
+        &self,
+        me: usize,
+        peer: usize,
+        kind: usize,
+        want: u32,
+        entry: u32,
+    ) -> Option<Pin<Box<dyn Future<Output = Result<()>> + '_>>> {
+        self.rank
+            .has_requests()
+            .then(|| Box::pin(self.wait_progressing(me, peer, kind, want, entry)) as Pin<Box<dyn Future<Output = Result<()>>>>)
     }
 }
 
@@ -308,7 +347,7 @@ pub struct Library {
 impl Library {
     /// Reserve the library's local-store area on rank `r` if the job uses the library; call
     /// before the rank allocates any message buffer.
-    pub fn new(r: &Rank, shared: Rc<Shared>) -> Result<Library> {
+    pub fn new(r: &Rc<Rank>, shared: Rc<Shared>) -> Result<Library> {
         let state = if shared.choice.uses_library() {
             let base = r.reserve_ls_top(AREA_BYTES)?;
             let arrays = base + 2 * BUFFER_BYTES;
@@ -318,7 +357,7 @@ impl Library {
                 .spu()
                 .with_machine(|m| Costs { reduce_cycles: m.p.reduce_cycles_per_quadword, copy_cycles: m.p.copy_cycles_per_quadword });
             let mut state = lower::Rank::new(r.spu().clone(), r.rank(), r.spes().to_vec(), layout, Dtype::Int32, ReduceOp::Sum, costs, 0);
-            state.watch = Some(Rc::new(Watcher { tracker: r.tracker.clone(), spu: r.spu().clone() }));
+            state.watch = Some(Rc::new(Watcher { rank: r.clone() }));
             Some(state)
         } else {
             None

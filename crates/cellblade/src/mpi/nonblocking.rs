@@ -175,7 +175,7 @@ impl Rank {
     /// One pass of the progress engine: read the acknowledgements in signal 2 (if its channel
     /// has a count), post queued sends, poll the entries of each pending receive in posting
     /// order and take what matches. Returns whether anything moved.
-    async fn progress(&self) -> Result<bool> {
+    pub(super) async fn progress(&self) -> Result<bool> {
         let me = self.boot.rank;
         let mut progressed = false;
         let spe = self.spu().spe_id();
