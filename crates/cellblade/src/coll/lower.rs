@@ -108,6 +108,9 @@ pub struct Costs {
     pub copy_cycles: u64,
 }
 
+/// A wait a [`Watch`] does for the library.
+pub type WaitFuture<'a> = Pin<Box<dyn Future<Output = Result<()>> + 'a>>;
+
 /// Who follows a rank's notifications (an MPI job's deadlock tracker): `kind` is 0 for an
 /// ADDR, 1 for an ACK; counts run from the rank's first call, as its entries' counters do.
 pub trait Watch {
@@ -121,14 +124,7 @@ pub trait Watch {
     /// When the watcher has work of its own that must go on while `me` waits (an MPI rank's
     /// pending nonblocking requests), the wait for the local-store word `entry` to reach `want`,
     /// done by it; `None` to leave the wait to the library.
-    fn wait_for(
-        &self,
-        me: usize,
-        peer: usize,
-        kind: usize,
-        want: u32,
-        entry: u32,
-    ) -> Option<Pin<Box<dyn Future<Output = Result<()>> + '_>>>;
+    fn wait_for(&self, me: usize, peer: usize, kind: usize, want: u32, entry: u32) -> Option<WaitFuture<'_>>;
 }
 
 /// One rank's state across collective calls: the counters that make ADDR/ACK entries reusable.

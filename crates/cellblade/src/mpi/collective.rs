@@ -30,8 +30,6 @@
 
 use std::cell::RefCell;
 use std::collections::HashMap;
-use std::future::Future;
-use std::pin::Pin;
 use std::rc::Rc;
 
 use crate::coll::algorithms::{self, Algorithm};
@@ -230,29 +228,6 @@ struct Watcher {
     rank: Rc<Rank>,
 }
 
-impl Watcher {
-    async fn wait_progressing(&self, me: usize, peer: usize, kind: usize, want: u32, entry: u32) -> Result<()> {
-        let r = &self.rank;
-        let poll = r.spu().with_machine(|m| m.p.poll);
-        loop {
-            if r.spu().ls_read_u32(entry)? >= want {
-                r.tracker.running(me);
-                return Ok(());
-            }
-            let before = r.tracker.epoch(me);
-            if r.progress().await? {
-                continue;
-            }
-            r.sleep(poll).await;
-            // A pass that moved nothing, with nobody setting this rank running meanwhile and
-            // no acknowledgement on its way, leaves it waiting for its notification only.
-            if r.tracker.epoch(me) == before && !r.tracker.signal_pending(me, r.busy.get()) {
-                lower::Watch::waiting(self, me, peer, kind, want)?;
-            }
-        }
-    }
-}
-
 impl lower::Watch for Watcher {
     fn notified(&self, from: usize, to: usize, kind: usize, n: u32) {
         self.rank.tracker.notified(from, to, kind, n);
@@ -271,17 +246,10 @@ impl lower::Watch for Watcher {
         self.rank.tracker.running(me);
     }
 
-    fn wait_for(
-        &self,
-        me: usize,
-        peer: usize,
-        kind: usize,
-        want: u32,
-        entry: u32,
-    ) -> Option<Pin<Box<dyn Future<Output = Result<()>> + '_>>> {
-        self.rank
-            .has_requests()
-            .then(|| Box::pin(self.wait_progressing(me, peer, kind, want, entry)) as Pin<Box<dyn Future<Output = Result<()>>>>)
+    fn wait_for(&self, me: usize, peer: usize, kind: usize, want: u32, entry: u32) -> Option<lower::WaitFuture<'_>> {
+        let r = &self.rank;
+        let arrived = move || (r.spu().ls_read_u32(entry).expect("the library's entries lie inside the local store") >= want).then_some(());
+        r.has_requests().then(|| Box::pin(r.until_else(arrived, move || self.waiting(me, peer, kind, want))) as lower::WaitFuture<'_>)
     }
 }
 

@@ -17,7 +17,7 @@
 //! (`nb_wire.rs`) and drop it. `MPI_Finalize` first runs the engine until every freed request is
 //! done ([`Rank::finish_freed`]), so one that can never finish is reported as a deadlock.
 
-use crate::error::{config_err, Error, Result};
+use crate::error::{config_err, Result};
 
 use super::rank::{Posting, Rank, Status};
 use super::{code, ANY_SOURCE};
@@ -290,10 +290,7 @@ impl Rank {
                 return Ok(None);
             }
             if !moved && self.tracker.epoch(me) == before && !self.tracker.signal_pending(me, self.busy.get()) {
-                self.tracker.polling(me);
-                if self.tracker.stuck() {
-                    return Err(Error::Deadlock(format!("deadlock at {}: {}", self.spu().now(), self.tracker.report())));
-                }
+                self.stuck_polling()?;
             }
         }
     }
@@ -341,7 +338,13 @@ impl Rank {
 
     /// Progress until `done` answers. A pass that moves nothing and during which nobody set
     /// this rank running counts it as stuck, unless an acknowledgement is on its way.
-    async fn until<T>(&self, mut done: impl FnMut() -> Option<T>) -> Result<T> {
+    async fn until<T>(&self, done: impl FnMut() -> Option<T>) -> Result<T> {
+        self.until_else(done, || self.stuck_polling()).await
+    }
+
+    /// [`Rank::until`], with `idle` saying what the rank waits for when a pass moved nothing
+    /// (its error ends the wait).
+    pub(super) async fn until_else<T>(&self, mut done: impl FnMut() -> Option<T>, idle: impl Fn() -> Result<()>) -> Result<T> {
         let me = self.boot.rank;
         let poll = self.spu().with_machine(|m| m.p.poll);
         loop {
@@ -355,10 +358,7 @@ impl Rank {
             }
             self.sleep(poll).await;
             if self.tracker.epoch(me) == before && !self.tracker.signal_pending(me, self.busy.get()) {
-                self.tracker.polling(me);
-                if self.tracker.stuck() {
-                    return Err(Error::Deadlock(format!("deadlock at {}: {}", self.spu().now(), self.tracker.report())));
-                }
+                idle()?;
             }
         }
     }

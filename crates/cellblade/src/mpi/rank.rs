@@ -20,7 +20,7 @@
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
-use crate::error::{config_err, program_err, Error, Result};
+use crate::error::{config_err, program_err, Result};
 use crate::machine::memory::{reg, Memory};
 use crate::sim::{Time, TICKS_PER_SECOND};
 use crate::spu::Spu;
@@ -540,14 +540,20 @@ impl Rank {
                 misses = 0;
                 let now = self.tracker.epoch(me);
                 if now == epoch {
-                    self.tracker.polling(me);
-                    if self.tracker.stuck() {
-                        return Err(Error::Deadlock(format!("deadlock at {}: {}", self.spu.now(), self.tracker.report())));
-                    }
+                    self.stuck_polling()?;
                 }
                 epoch = now;
             }
         }
+    }
+
+    /// This rank polls with nothing changing: the deadlock, if no rank can move any more.
+    pub(super) fn stuck_polling(&self) -> Result<()> {
+        self.tracker.polling(self.boot.rank);
+        if self.tracker.stuck() {
+            return Err(self.tracker.deadlock(self.spu.now()));
+        }
+        Ok(())
     }
 
     pub(super) async fn sleep(&self, dt: Time) {
