@@ -357,7 +357,8 @@ impl<C: Copy> Bus<C> {
             eib.mic_free = start + self.p.mic_access;
             let written = eib.mic_free;
             if src.chip() == dst.chip() {
-                done.max(self.leaves_for_mic(src.chip(), src.index(), bytes as usize, written))
+                let eib = &self.eibs[src.chip()];
+                done.max(eib.leaves_for_mic(src.index(), self.ring_time[bytes as usize], self.p.hop_latency, written))
             } else {
                 // Its second leg, from the other chip's BIF element, is timed when it crosses.
                 self.txns[id].as_mut().expect("just stored").written = written;
@@ -370,14 +371,6 @@ impl<C: Copy> Bus<C> {
         let (to, then) = if src.chip() == dst.chip() { (dst.index() as u8, LAST) } else { (self.p.bif_element as u8, dst.index() as u8) };
         self.eibs[src.chip()].arrive(src.index(), Arrival { at: ready, id: id as u32, bytes: bytes as u16, to, then }, bus);
         id
-    }
-
-    /// The latest a write leg of `bytes` from element `from` on `chip` may be ready and still
-    /// reach the MIC by `written`, its burst's end, on an idle ring.
-    #[inline]
-    fn leaves_for_mic(&self, chip: usize, from: usize, bytes: usize, written: Time) -> Time {
-        let hops = self.eibs[chip].routes[from * ELEMENTS_PER_CHIP + MIC].hops as u64;
-        Time(written.0.saturating_sub(self.ring_time[bytes].0 + hops * self.p.hop_latency.0))
     }
 
     /// When the bus next has work: a delivery or an arbiter step.
@@ -530,8 +523,7 @@ impl<C: Copy> Bus<C> {
             if leg.then as usize == MIC {
                 // A write to the other chip's memory crosses now and goes on in time for its burst.
                 let written = self.txns[leg.id as TxnId].as_ref().expect("live txn").written;
-                let hops = other.routes[p.bif_element * ELEMENTS_PER_CHIP + MIC].hops as u64;
-                at = at.max(Time(written.0.saturating_sub(dur.0 + hops * p.hop_latency.0)));
+                at = at.max(other.leaves_for_mic(p.bif_element, dur, p.hop_latency, written));
             }
             let second = Arrival { at, to: leg.then, then: LAST, ..leg };
             other.arrive(p.bif_element, second, p.bus_cycle);
@@ -579,6 +571,14 @@ impl Iterator for Candidates {
 }
 
 impl Eib {
+    /// The latest a write leg taking `dur` on a ring from element `from` may be ready and still
+    /// reach the MIC by `written`, its burst's end, on an idle ring.
+    #[inline]
+    fn leaves_for_mic(&self, from: usize, dur: Time, hop_latency: Time, written: Time) -> Time {
+        let hops = self.routes[from * ELEMENTS_PER_CHIP + MIC].hops as u64;
+        Time(written.0.saturating_sub(dur.0 + hops * hop_latency.0))
+    }
+
     /// Have the arbiter step at `at` unless it steps earlier already.
     #[inline]
     fn wake(&mut self, at: Time) {
