@@ -201,7 +201,7 @@ fn the_threshold_is_limited_by_the_entry() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 10, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 10, rng_seed: proptest::test_runner::RngSeed::Fixed(20261126), ..ProptestConfig::default() })]
     /// Any mix of message sizes around the threshold arrives whole and in order.
     #[test]
     fn any_mix_of_sizes_arrives_in_order(sizes in proptest::collection::vec(0u32..200, 1..6), limit in 0u32..=80, ls in any::<bool>()) {

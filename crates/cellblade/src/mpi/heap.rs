@@ -22,8 +22,11 @@ impl Area {
         Area { base, limit: Cell::new(base + bytes), next: Cell::new(base), end: Cell::new(base + bytes) }
     }
 
-    /// A buffer of `bytes` from the bottom, 128-byte aligned, if it fits.
+    /// A buffer of `bytes` from the bottom, 128-byte aligned, if it fits. A 0-byte buffer still
+    /// takes a slot, so that its address lies inside the area (one past the end of a full local
+    /// store maps to nothing).
     pub fn alloc(&self, bytes: u64) -> Option<u64> {
+        let bytes = bytes.max(1);
         let at = self.next.get().next_multiple_of(128);
         (at.checked_add(bytes)? <= self.end.get()).then(|| {
             self.next.set(at + bytes);
@@ -31,8 +34,10 @@ impl Area {
         })
     }
 
-    /// A request buffer of `bytes` from the top, 128-byte aligned, if it fits.
+    /// A request buffer of `bytes` from the top, 128-byte aligned, if it fits; a 0-byte one
+    /// takes a slot, as in [`Area::alloc`].
     pub fn alloc_top(&self, bytes: u64) -> Option<u64> {
+        let bytes = bytes.max(1);
         let at = self.end.get().checked_sub(bytes)? & !127;
         (at >= self.next.get()).then(|| {
             self.end.set(at);
@@ -84,6 +89,16 @@ mod tests {
         a.release_buffers();
         assert_eq!(a.alloc(4096), Some(1024));
         assert_eq!(a.alloc(1), None);
+    }
+
+    #[test]
+    fn zero_byte_buffers_lie_inside_the_area() {
+        let a = Area::new((0, 256));
+        let top = a.alloc_top(0).unwrap();
+        assert!(top < 256, "a 0-byte request buffer at {top} is past the area's end");
+        let bottom = a.alloc(0).unwrap();
+        assert!(bottom < top);
+        assert_eq!((a.alloc(0), a.alloc_top(0)), (None, None), "the area is full");
     }
 
     #[test]
