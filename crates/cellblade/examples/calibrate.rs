@@ -17,7 +17,7 @@ fn main() {
     let rows: Vec<cellblade::calibrate::Row> = serde_json::from_value(answer["result"].clone()).unwrap();
     for r in &rows {
         println!(
-            "{:<62} {:>10.3} {:>10.3} {:<8} {:>+7.1}{} {} {}{}",
+            "{:<62} {:>10.3} {:>10.3} {:<8} {:>+7.1}{} {} {}{}{}",
             r.name,
             r.published,
             r.simulated,
@@ -26,17 +26,22 @@ fn main() {
             if r.kind == "loss" { "pt" } else { "% " },
             if r.holds { "ok  " } else { "FAIL" },
             if r.fitted { "fitted" } else { "" },
-            r.same_as.as_ref().map(|s| format!(" (same as: {s})")).unwrap_or_default()
+            r.same_as.as_ref().map(|s| format!(" (same as: {s})")).unwrap_or_default(),
+            match r.without_contention {
+                Some(false) => " [a blade without contention fails it]",
+                _ => "",
+            }
         );
     }
     let c = cellblade::calibrate::counts(&rows);
     println!(
-        "{} rows shown, {} distinct: {} fitted ({} hold), {} predictions ({} hold)",
+        "{} rows shown, {} distinct: {} fitted ({} hold), {} predictions ({} hold, {} of them failed by a blade without contention)",
         rows.len(),
         c.rows,
         c.fitted,
         c.fitted_hold,
         c.predictions,
-        c.predictions_hold
+        c.predictions_hold,
+        c.predictions_hold_discriminating
     );
 }

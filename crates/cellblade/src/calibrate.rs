@@ -40,6 +40,11 @@ pub struct Row {
     /// The row measuring the same simulated quantity, under which this one is counted.
     pub same_as: Option<String>,
     pub note: String,
+    /// Whether the row also holds on a blade without contention (`eib.contention = false`);
+    /// `None` where that was not run. A prediction that holds here and fails there is evidence
+    /// for the contention model; one that holds on both could not tell them apart.
+    #[serde(default)]
+    pub without_contention: Option<bool>,
 }
 
 /// "About", "around" and plain published values: within this fraction.
@@ -61,6 +66,7 @@ fn row(name: &str, source: &str, published: f64, simulated: f64, unit: &str, fit
         holds: error.abs() <= TOLERANCE,
         same_as: None,
         note: note.into(),
+        without_contention: None,
     }
 }
 
@@ -94,6 +100,8 @@ pub struct Counts {
     pub fitted_hold: usize,
     pub predictions: usize,
     pub predictions_hold: usize,
+    /// Predictions that hold and that a blade without contention fails.
+    pub predictions_hold_discriminating: usize,
 }
 
 pub fn counts(rows: &[Row]) -> Counts {
@@ -106,6 +114,7 @@ pub fn counts(rows: &[Row]) -> Counts {
         fitted_hold: fitted.iter().filter(|r| r.holds).count(),
         predictions: predictions.len(),
         predictions_hold: predictions.iter().filter(|r| r.holds).count(),
+        predictions_hold_discriminating: predictions.iter().filter(|r| r.holds && r.without_contention == Some(false)).count(),
     }
 }
 
@@ -233,6 +242,16 @@ pub const TABLE1: &[(&str, Transfers)] = &[
     ("11b", &[(3, 4, 24.6), (5, 2, 24.6), (0, 6, 24.6)]),
 ];
 
+/// Every row, each with its verdict on the same blade without contention.
+pub fn run_compared(file: &MachineFile) -> Result<Vec<Row>> {
+    let mut rows = run_all(file)?;
+    for (r, free) in rows.iter_mut().zip(run_all(&file.without_contention())?) {
+        debug_assert_eq!(r.name, free.name, "the same rows on every machine");
+        r.without_contention = Some(free.holds);
+    }
+    Ok(rows)
+}
+
 pub fn run_all(file: &MachineFile) -> Result<Vec<Row>> {
     let mut rows = sync_rows(file)?;
     rows.extend(atomic_rows(file)?);
@@ -244,6 +263,7 @@ pub fn run_all(file: &MachineFile) -> Result<Vec<Row>> {
 const MB0: &str = "SPE-SPE mailbox sync, same chip";
 const MB1: &str = "SPE-SPE mailbox sync, other chip";
 const RTT32: &str = "32-bit RTT through mailbox";
+const XDRAM0_AGG: &str = "8 SPEs GET 16 KB from XDRAM0, aggregate";
 const RTT64: &str = "64-bit RTT through mailbox (2 messages)";
 const RTTLS: &str = "32-bit RTT through local store";
 
@@ -274,8 +294,11 @@ fn sync_rows(file: &MachineFile) -> Result<Vec<Row>> {
     ));
     let ls32 = round_trip(file, "ls", 1, it)?;
     rows.push(row(RTTLS, S000, 150.0, ls32, "ns", false, "4-byte put into the partner's LS, which polls"));
-    rows.push(row(RTT32, S000, 150.0, round_trip(file, "mailbox", 1, it)?, "ns", false, ""));
-    rows.push(same(row("32-bit RTT through signal", S000, 150.0, round_trip(file, "signal", 1, it)?, "ns", false, ""), RTT32));
+    // A 32-bit round trip through a mailbox or signal is the cycle the sync rows time (a
+    // 4-byte put to a problem-state register each way): the same simulated quantity as the
+    // fitted same-chip sync, so it is counted under that row, not as a prediction.
+    rows.push(same(row(RTT32, S000, 150.0, round_trip(file, "mailbox", 1, it)?, "ns", false, ""), MB0));
+    rows.push(same(row("32-bit RTT through signal", S000, 150.0, round_trip(file, "signal", 1, it)?, "ns", false, ""), MB0));
     rows.push(row(RTT64, S000, 300.0, round_trip(file, "mailbox", 2, it)?, "ns", false, "second word fenced behind the first"));
     rows.push(same(
         row(
@@ -398,14 +421,11 @@ fn dma_rows(file: &MachineFile) -> Result<Vec<Row>> {
     let lat = |j| -> Result<f64> { Ok(stat(file, j)?.latency_ns) };
     let agg = |j| -> Result<f64> { Ok(stat(file, j)?.aggregate_bandwidth_gbps.unwrap_or(0.0)) };
     let xdram0 = agg(json!({"function": "dmaget", "spes": 8, "size": 16384, "xdram": 0, "iterations": 50}))?;
-    rows.push(row("8 SPEs GET 16 KB from XDRAM0, aggregate", S44, 24.6, xdram0, "GB/s", false, ""));
-    rows.push(bound(
-        "8 SPEs GET from memory, bandwidth per SPE",
-        S001,
-        4.0,
-        xdram0 / 8.0,
-        "GB/s",
-        "'each sustains bandwidth less than 4 GB/s'",
+    rows.push(row(XDRAM0_AGG, S44, 24.6, xdram0, "GB/s", false, ""));
+    // The aggregate row divided by 8: shown, counted under the aggregate.
+    rows.push(same(
+        bound("8 SPEs GET from memory, bandwidth per SPE", S001, 4.0, xdram0 / 8.0, "GB/s", "'each sustains bandwidth less than 4 GB/s'"),
+        XDRAM0_AGG,
     ));
     rows.push(row(
         "8 SPEs GET 16 KB from XDRAM1, aggregate",
@@ -547,6 +567,6 @@ impl crate::request::Request for CalibrateRequest {
     type Output = Vec<Row>;
 
     fn run(self, machine: &MachineFile) -> Result<Vec<Row>> {
-        run_all(machine)
+        run_compared(machine)
     }
 }

@@ -28,6 +28,20 @@ pub struct Claim {
     /// "holds", "does not hold", "not modelled" or "unverified".
     pub status: String,
     pub note: String,
+    /// A machine-file value was chosen to match this claim: it holds by construction and is
+    /// not counted among the predictions.
+    pub fitted: bool,
+    /// Whether the claim also holds on a blade without contention (`eib.contention = false`);
+    /// `None` where that was not run. A prediction that holds here and not there is evidence
+    /// of the contention model; one that holds on both says nothing about it.
+    pub without_contention: Option<bool>,
+}
+
+impl Claim {
+    /// Mark the claim as the one a machine-file value was fitted on.
+    pub(crate) fn fitted(self) -> Claim {
+        Claim { fitted: true, ..self }
+    }
 }
 
 /// One rule per kind of claim; every claim uses these and nothing else to decide.
@@ -121,6 +135,8 @@ pub(crate) fn claim(claim: &str, source: &str, published: &str, simulated: Strin
         holds,
         status: status.into(),
         note: note.into(),
+        fitted: false,
+        without_contention: None,
     }
 }
 
@@ -144,6 +160,31 @@ fn checked(c: Claim, tables: &[&Table]) -> Claim {
 pub fn tally(claims: &[Claim]) -> [usize; 4] {
     let n = |s: &str| claims.iter().filter(|c| c.status == s).count();
     [n("holds"), n("does not hold"), n("not modelled"), n("unverified")]
+}
+
+/// The honest counts of the claims: predictions (claims that are neither fitted, nor not
+/// modelled, nor unverified), how many hold, and how many of those a blade without contention
+/// fails (the discriminating ones); fitted claims are counted apart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct ClaimCounts {
+    pub claims: usize,
+    pub fitted: usize,
+    pub predictions: usize,
+    pub predictions_hold: usize,
+    pub predictions_hold_discriminating: usize,
+}
+
+pub fn claim_counts(claims: &[Claim]) -> ClaimCounts {
+    let judged: Vec<&Claim> = claims.iter().filter(|c| c.status == "holds" || c.status == "does not hold").collect();
+    let predictions: Vec<&&Claim> = judged.iter().filter(|c| !c.fitted).collect();
+    let hold: Vec<&&&Claim> = predictions.iter().filter(|c| c.holds).collect();
+    ClaimCounts {
+        claims: claims.len(),
+        fitted: judged.len() - predictions.len(),
+        predictions: predictions.len(),
+        predictions_hold: hold.len(),
+        predictions_hold_discriminating: hold.iter().filter(|c| c.without_contention == Some(false)).count(),
+    }
 }
 
 pub fn run_all(file: &MachineFile, quick: bool) -> Result<Vec<Claim>> {
@@ -179,11 +220,24 @@ pub fn run_groups<S: AsRef<str>>(file: &MachineFile, quick: bool, ids: &[S]) -> 
     if let Some(bad) = ids.iter().map(AsRef::as_ref).find(|id| !GROUPS.iter().any(|(known, _)| known == id)) {
         return Err(crate::error::field_err("claims", bad, format!("one of {}", group_ids().join(", "))));
     }
+    let free = file.without_contention();
     let mut out = Vec::new();
     for (_, run) in GROUPS.iter().filter(|(id, _)| ids.iter().any(|wanted| wanted.as_ref() == *id)) {
-        out.extend(run(file, quick)?);
+        out.extend(compared(run(file, quick)?, run(&free, quick)?));
     }
     Ok(out)
+}
+
+/// `claims` with each one's verdict on the blade without contention (`free`, the same claims
+/// in the same order).
+fn compared(mut claims: Vec<Claim>, free: Vec<Claim>) -> Vec<Claim> {
+    debug_assert_eq!(claims.len(), free.len());
+    for (c, f) in claims.iter_mut().zip(free) {
+        debug_assert_eq!(c.claim, f.claim, "a group states the same claims on every machine");
+        let judged = |s: &str| s == "holds" || s == "does not hold";
+        c.without_contention = (judged(&c.status) && judged(&f.status)).then_some(f.holds);
+    }
+    claims
 }
 
 fn affinity(file: &MachineFile, quick: bool) -> Result<Vec<Claim>> {

@@ -285,11 +285,13 @@ impl<C: Copy> Bus<C> {
             free_ids: Vec::new(),
             eibs: std::array::from_fn(eib),
             ring_time: std::array::from_fn(|b| Time((b as u64).div_ceil(p.beat_bytes as u64) * p.bus_cycle.0)),
-            bif_time: std::array::from_fn(|b| Time((b as u64 * p.bif_ticks_per_kib).div_ceil(1024))),
+            bif_time: std::array::from_fn(
+                |b| if p.contention { Time((b as u64 * p.bif_ticks_per_kib).div_ceil(1024)) } else { Time::ZERO },
+            ),
             bif_free: [Time::ZERO; CHIPS],
             guarded_free: [Time::ZERO; CHIPS],
             deliveries: Default::default(),
-            min_crossing: p.bus_cycle + Time(p.bif_ticks_per_kib.div_ceil(1024)) + p.bif_crossing,
+            min_crossing: p.bus_cycle + if p.contention { Time(p.bif_ticks_per_kib.div_ceil(1024)) } else { Time::ZERO } + p.bif_crossing,
             run_ahead: true,
             packets: 0,
         }
@@ -330,7 +332,7 @@ impl<C: Copy> Bus<C> {
         };
         let bus = self.p.bus_cycle;
         let eib = &mut self.eibs[initiator_chip];
-        let slot = now.align_up(bus).max(eib.command_free);
+        let slot = if self.p.contention { now.align_up(bus).max(eib.command_free) } else { now.align_up(bus) };
         eib.command_free = slot + bus;
         let remote = src.chip() != initiator_chip || dst.chip() != initiator_chip;
         let done = match (remote, storage) {
@@ -457,7 +459,7 @@ impl<C: Copy> Bus<C> {
         let (mut ready_left, mut unready) = (ready, unready_first);
         let mut grants = 0;
         for e in Candidates::new(ready, self.eibs[chip].rr) {
-            if grants == self.p.data_grants_per_bus_cycle {
+            if grants == self.p.data_grants_per_bus_cycle && self.p.contention {
                 break;
             }
             let Some(head) = self.try_grant(now, chip, e, &mut next, tr) else { continue };
@@ -492,7 +494,11 @@ impl<C: Copy> Bus<C> {
             *next = (*next).min(eib.on_free[e]);
             return None;
         }
-        let (j, ring, mask) = eib.choose(e, now, self.p.rings_per_direction as usize, self.p.max_transfers_per_ring as usize, next)?;
+        let (j, ring, mask) = if self.p.contention {
+            eib.choose(e, now, self.p.rings_per_direction as usize, self.p.max_transfers_per_ring as usize, next)?
+        } else {
+            eib.uncontended(e, now, self.p.rings_per_direction as usize, next)?
+        };
         // Read again rather than handed back: a leg returned in a tuple went through the stack
         // in pieces, and reading it back stalled on store forwarding.
         let leg = if j == 0 { eib.heads[e] } else { eib.pending[e].get(j) };
@@ -632,6 +638,22 @@ impl Eib {
         }
     }
 
+    /// The contention-free bus (`eib.contention = false`): the head goes once its off-ramp is
+    /// free, on the first ring of its shortest way (clockwise when half-way), which holds
+    /// nothing, so any number of transfers share it.
+    #[cold]
+    #[inline(never)]
+    fn uncontended(&mut self, e: usize, now: Time, n: usize, next: &mut Time) -> Option<(usize, usize, u16)> {
+        let head = self.heads[e];
+        let to = head.to as usize;
+        if self.off_free[to] > now {
+            *next = (*next).min(self.off_free[to]);
+            return None;
+        }
+        let rt = &self.routes[e * ELEMENTS_PER_CHIP + to];
+        Some((0, if rt.cw_ok { 0 } else { n }, 0))
+    }
+
     #[cold]
     #[inline(never)]
     fn choose_behind(&mut self, e: usize, now: Time, n: usize, max_transfers: usize, next: &mut Time) -> Option<(usize, usize, u16)> {
@@ -673,9 +695,11 @@ impl Eib {
         let arrive = now + dur + Time(rt.hops as u64 * p.hop_latency.0);
         self.on_free[e] = now + dur;
         self.off_free[to] = now + if to == MIC { dur.max(p.mic_access) } else { dur };
-        let r = &mut self.rings[ring];
-        r.ready_at = now + p.ring_start_interval;
-        r.push(now + dur, mask);
+        if p.contention {
+            let r = &mut self.rings[ring];
+            r.ready_at = now + p.ring_start_interval;
+            r.push(now + dur, mask);
+        }
         let q = &mut self.pending[e];
         if j == 0 {
             q.pop_front();
@@ -950,6 +974,23 @@ mod tests {
             // With room for four, it goes when it is ready.
             let set4 = [set[0], set[1], "eib.max_transfers_per_ring=4"];
             assert_eq!(drive(&set4, &starts).delivered[3], cp + 3 * bus + pkt + hop);
+        }
+
+        #[test]
+        fn without_contention_every_ready_leg_goes_at_once() {
+            // Two transfers over the same segments (SPE0 -> SPE6 and SPE2 -> SPE4, counter-
+            // clockwise through SPE2's and SPE4's ramps) and a third on one ring, all ready
+            // together: with contention each waits for a ring; without, all go in the first
+            // grant step, each the packet time and its hops later.
+            let starts =
+                [(0, Element::spe(0), Element::spe(6)), (0, Element::spe(2), Element::spe(4)), (0, Element::spe(1), Element::spe(3))];
+            let set = ["eib.rings_per_direction=1", "eib.contention=false"];
+            let r = drive(&set, &starts);
+            // The commands take the command bus at once too: no slot per bus cycle.
+            let (cp, pkt, hop, _) = units(&r.p);
+            assert_eq!(r.delivered, vec![cp + pkt + 3 * hop, cp + pkt + hop, cp + pkt + hop]);
+            let contended = drive(&set[..1], &starts);
+            assert!(contended.delivered.iter().zip(&r.delivered).any(|(c, f)| c > f), "{:?}", contended.delivered);
         }
 
         #[test]

@@ -67,6 +67,13 @@ pub struct EibCfg {
     pub hop_latency_bus_cycles: u64,
     pub command_phase_bus_cycles: u64,
     pub data_grants_per_bus_cycle: u32,
+    /// `false`: a bus without contention, for the evidence only (see [`Params::contention`]).
+    #[serde(default = "contended")]
+    pub contention: bool,
+}
+
+fn contended() -> bool {
+    true
 }
 
 impl EibCfg {
@@ -262,6 +269,17 @@ pub fn preset_text(name: &str) -> Result<&'static str> {
 }
 
 /// Parse a machine file, apply `key=value` overrides (keys must exist), and validate.
+impl MachineFile {
+    /// The same machine with a bus without contention (`eib.contention = false`): the blade
+    /// that every calibration row and claim is also run on, so that each says whether it could
+    /// tell the contention model from no contention at all.
+    pub fn without_contention(&self) -> MachineFile {
+        let mut free = self.clone();
+        free.eib.contention = false;
+        free
+    }
+}
+
 pub fn load(text: &str, overrides: &[String]) -> Result<MachineFile> {
     let mut table: toml::Table = text
         .parse()
@@ -419,6 +437,13 @@ pub struct Params {
     pub hop_latency: Time,
     pub command_phase: Time,
     pub data_grants_per_bus_cycle: u32,
+    /// `false` (`eib.contention = false`): the command bus takes every command at once, the
+    /// data arbiter grants every ready leg whose ramps are free, on a ring that any number of
+    /// transfers share whatever their paths, and the BIF link carries data without
+    /// serialisation. Ramps (each unit's port), the MIC and crossing latencies stay. Calibrate
+    /// and reproduce run every row on such a blade too, so each row says whether a bus
+    /// without contention would also pass it.
+    pub contention: bool,
     pub bif_element: usize,
     /// Ticks per byte on the BIF, as a rational `num / 1024` to keep sub-tick rates exact enough.
     pub bif_ticks_per_kib: u64,
@@ -473,6 +498,7 @@ impl Params {
             hop_latency: Time(bus_cycle.0 * f.eib.hop_latency_bus_cycles),
             command_phase: Time(bus_cycle.0 * f.eib.command_phase_bus_cycles),
             data_grants_per_bus_cycle: f.eib.data_grants_per_bus_cycle,
+            contention: f.eib.contention,
             bif_element: bif_idx,
             bif_ticks_per_kib: (1024.0 * TICKS_PER_SECOND as f64 / (f.bif.data_gbps * 1e9)).round() as u64,
             bif_crossing: Time::from_ns(f.bif.crossing_latency_ns),

@@ -62,7 +62,7 @@ pub fn claims(file: &MachineFile, quick: bool) -> Result<Vec<Claim>> {
     let ls = best(file, Mode::Ls, false, &[16384, 65536, ls_max], cap)?;
     let mut rows = vec![
         value("MPI ping-pong: 0-byte latency about 0.65 us", 0.65, lat, "us",
-            "fitted: mpi.call_core_cycles (the library's SPU code per send and per receive) is chosen on this row, beside the meta-data DMA and the signal the seed names (0.12 + 0.05 us)"),
+            "fitted: mpi.call_core_cycles (the library's SPU code per send and per receive) is chosen on this row, beside the meta-data DMA and the signal the seed names (0.12 + 0.05 us)").fitted(),
         value("MPI ping-pong: maximum throughput 6.01 GB/s (main memory, double buffered)", 6.01, mem, "GB/s", ""),
         value("MPI ping-pong: maximum throughput 4.48 GB/s with every SPE of a chip in exchanging pairs", 4.48, cong, "GB/s",
             "four pairs of chip 0 in step after one barrier, buffers in XDRAM0: each byte crosses the MIC twice and the MIC gives 25.6 GB/s for reads and writes together, so 3.2 GB/s per pair is the bound, reached; the published figure takes 35.8 GB/s through one MIC, so the seed's pairs cannot all have moved data at once through one MIC (mpi/pingpong.rs)"),
