@@ -1,4 +1,5 @@
-//! Print the reproduced claims: `cargo run --release --example reproduce [-- quick]`.
+//! Print the reproduced claims: `cargo run --release --example reproduce [-- quick]`. A claim
+//! that holds here and fails on the blade without contention is marked `*`.
 fn main() {
     let quick = std::env::args().any(|a| a == "quick");
     let file = cellblade::request::MachineChoice::default().resolve().unwrap();
@@ -8,6 +9,13 @@ fn main() {
             std::process::exit(1)
         });
     for r in &claims {
-        println!("{:<13} {:<75} | {}", r.status, r.claim, r.simulated);
+        let mark = if r.holds && r.without_contention == Some(false) { "*" } else { " " };
+        let fitted = if r.fitted { " (fitted)" } else { "" };
+        println!("{:<13}{mark} {:<75} | {}{fitted}", r.status, r.claim, r.simulated);
     }
+    let c = cellblade::reproduce::claim_counts(&claims);
+    println!(
+        "{} claims: {} fitted, {} predictions, {} hold, {} of them failed by a blade without contention (*)",
+        c.claims, c.fitted, c.predictions, c.predictions_hold, c.predictions_hold_discriminating
+    );
 }

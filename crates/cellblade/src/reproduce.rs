@@ -356,6 +356,24 @@ fn affinity(file: &MachineFile, quick: bool) -> Result<Vec<Claim>> {
         dmin < emin && dsd > esd,
         "",
     ));
+    // Seed 001 §1 as stated: "with many communication patterns, our schemes yield performance
+    // that is close to twice as good as the average performance of the default scheme". Many:
+    // at least half the patterns; close to twice: about 2x by the "about" rule.
+    let mut gains: Vec<(f64, &str)> = runs.iter().map(|(name, r)| (r.best_named().1 / r.min("default"), *name)).collect();
+    gains.sort_by(|a, b| b.0.total_cmp(&a.0));
+    let near_twice = gains.iter().filter(|(g, _)| about(*g, 2.0)).count();
+    out.push(claim(
+        "on many patterns the best placement is close to twice as good as the default's average",
+        "seed 001 §1",
+        "about 2x on many patterns",
+        format!(
+            "best / default: {} ({near_twice} of {} near 2x)",
+            gains.iter().map(|(g, n)| format!("{n} {g:.2}x")).collect::<Vec<_>>().join(", "),
+            gains.len()
+        ),
+        2 * near_twice >= gains.len(),
+        "minimum bandwidths, the default averaged over its trials; 'many' read as at least half the patterns",
+    ));
     Ok(out)
 }
 
@@ -579,7 +597,8 @@ fn broadcasts(file: &MachineFile, quick: bool) -> Result<Vec<Claim>> {
     ];
     let t8 = sweep(file, 8, &bc, &sizes, it)?;
     let small_ota = sizes.iter().filter(|&&s| s <= 2048).all(|&s| is_best(&t8, &bc, s, "broadcast.ota"));
-    let large_seg = sizes.iter().filter(|&&s| s >= 8192).all(|&s| is_best(&t8, &bc, s, "broadcast.segmented"));
+    // "Above 2-4 KB": segmented best at every size above 2 KB.
+    let large_seg = sizes.iter().filter(|&&s| s > 2048).all(|&s| is_best(&t8, &bc, s, "broadcast.segmented"));
     out.push(checked(
         claim(
             "broadcast, 8 SPEs: one-to-all best up to 2 KB, segmented binomial above 2-4 KB",
@@ -587,7 +606,7 @@ fn broadcasts(file: &MachineFile, quick: bool) -> Result<Vec<Claim>> {
             "ota <= 2 KB, segmented >= 4 KB",
             winners(&t8, &bc, &sizes),
             small_ota && large_seg,
-            "checked: ota best up to 2 KB, segmented best from 8 KB",
+            "checked: ota best up to 2 KB, segmented best at every size above 2 KB",
         ),
         &[&t8],
     ));

@@ -7,7 +7,7 @@ use super::params::ModelParams;
 use super::validate::{grid, score, simulate_points, Validation};
 use crate::error::Result;
 use crate::machine::config::MachineFile;
-use crate::reproduce::{claim, Claim};
+use crate::reproduce::{claim, rules, Claim};
 
 fn row(p: &ModelParams, n: u32, m: u32) -> f64 {
     p.congestion.iter().find(|r| r.bif_messages == n && r.size_bytes == m).map_or(f64::NAN, |r| r.latency_ns)
@@ -119,23 +119,24 @@ fn accuracy_claims(v: &Validation) -> Vec<Claim> {
                 v.worst_error_pct
             ),
             pct(v.within_10) >= 94.0 && v.within_15 == v.points,
-            "the schedule price (L, g, C, gamma measured as in §3.3) in place of the tables' equations",
-        ),
+            "the schedule price (L, g, C, gamma measured as in §3.3) in place of the tables' equations; it was designed on this same grid, so it is in sample and counted as fitted, not as a prediction",
+        )
+        .fitted(),
         claim(
             "non-Cell-specific models (Kielmann's g, no C) err up to 140%",
             "seed 003 §7.2, Fig. 11",
             "up to 140%",
             format!("up to {:.0}%", v.baseline.worst_error_pct),
-            v.baseline.worst_error_pct >= 100.0,
-            "holds when the baseline's worst error reaches 100% or more",
+            rules::up_to(v.baseline.worst_error_pct, 140.0),
+            "'up to X' by reproduce's one rule: the worst error is about X",
         ),
         claim(
             "ignoring BIF contention alone errs up to 56%",
             "seed 003 §7.2",
             "up to 56%",
             format!("the schedule price without C: up to {:.0}%", v.no_contention.worst_error_pct),
-            (v.no_contention.worst_error_pct - 56.0).abs() <= 15.0,
-            "holds within 15 points of 56%; measured on the schedule price, whose other terms are close",
+            rules::up_to(v.no_contention.worst_error_pct, 56.0),
+            "'up to X' by reproduce's one rule; measured on the schedule price without C",
         ),
     ]
 }
