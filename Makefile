@@ -11,7 +11,7 @@ BUILD_INPUTS := pyproject.toml Cargo.toml $(wildcard Cargo.lock) scripts/build-e
 INSTALLED := $(VENV)/.installed
 
 .DEFAULT_GOAL := help
-.PHONY: help demo test lint clean
+.PHONY: help demo test lint docs clean
 
 help: ## list the targets
 	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-6s %s\n", $$1, $$2}'
@@ -30,8 +30,15 @@ lint: $(INSTALLED) ## rustfmt (rustfmt.toml), clippy with warnings as errors, ru
 	$(BIN)/ruff check python tests examples
 	$(BIN)/ruff format --check python tests examples
 
+docs: $(INSTALLED) $(VENV)/.docs ## build the documentation site into site/ (strict: broken links fail)
+	$(BIN)/mkdocs build --strict
+
+$(VENV)/.docs: docs/requirements.txt | $(BIN)/maturin
+	$(BIN)/python -m pip install --quiet -r docs/requirements.txt
+	touch $@
+
 clean: ## remove .venv, the cargo target directory and outputs
-	rm -rf $(VENV) target out
+	rm -rf $(VENV) target out site
 
 $(BIN)/maturin:
 	$(PYTHON) -m venv $(VENV)
