@@ -52,6 +52,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     # No options of its own: every argument, dashes included, is the compiler's ("--show" aside).
     cc.add_argument("args", nargs=argparse.REMAINDER, help="compiler arguments, or --show ARGS")
     cc.set_defaults(handler=_mpicc)
+    cc.format_help = lambda: MPICC_HELP  # the docs' command reference prints what --help does
     run = commands.add_parser(
         "mpirun",
         help="run an MPI program on the simulated SPEs",
@@ -264,7 +265,22 @@ def _ranks(text: str) -> int:
     return int(text)
 
 
+MPICC_HELP = """usage: cellblade mpicc [--show] COMPILER-ARGUMENTS...
+
+Compile an MPI C program for the simulated blade: the system C compiler (CC, default cc) with
+the project's mpi.h and rank library, as mpicc does. Every argument but these is the compiler's:
+
+  --show       print the compiler command instead of running it (mpicc -show)
+  -h, --help   print this help (for the compiler's own, run the command --show prints)
+
+example: cellblade mpicc -O2 ring.c -o ring && cellblade mpirun -n 4 ./ring
+"""
+
+
 def _mpicc(args: argparse.Namespace) -> int:
+    if args.args in (["-h"], ["--help"]):
+        print(MPICC_HELP, end="")
+        return 0
     rest = [a for a in args.args if a != "--show"]
     if "--show" in args.args:
         print(" ".join(compiler.mpicc_command(rest)))

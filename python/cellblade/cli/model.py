@@ -1,0 +1,449 @@
+"""`cellblade model measure|predict|validate` (seed 003's performance model) and the
+`--algos auto` choice of `cellblade coll OP`."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import cellblade
+from cellblade import coll, model
+from cellblade.cli.common import (
+    add_machine_args,
+    add_parallel_args,
+    machine_of,
+    name_list,
+    parallel_of,
+    placement_arg,
+    positive,
+    spe_count,
+    stage,
+    table,
+)
+from cellblade.machine import MACHINE_FLAGS
+from cellblade.units import format_size
+
+OUT = Path("out") / "model"
+# Defaults and limits of the model's requests are the core's.
+LIMITS = cellblade.CATALOG["model"]
+# The flag of each model request field (cli.py's tables for the other commands).
+FIELD_FLAGS = {
+    "sizes": "--sizes",
+    "iterations": "--iterations",
+    "spes": "-n",
+    "algorithms": "--algo",
+    "dtype": "--dtype",
+    "placement": "--placement",
+    "params_toml": "--params",
+    "op": "OP",
+}
+
+
+def add_commands(commands) -> None:
+    """Adds the `model` command to the `cellblade` command's subparsers."""
+    flags = {**MACHINE_FLAGS, **FIELD_FLAGS}
+    parent = commands.add_parser(
+        "model",
+        help="the performance model of seed 003",
+        description="The extended PLogP model of seed 003.",
+    )
+    actions = parent.add_subparsers(dest="action", required=True, metavar="ACTION")
+
+    measure = actions.add_parser(
+        "measure",
+        help="micro-benchmarks into a parameter file",
+        description="Run seed 003's section 3.3 micro-benchmarks.",
+    )
+    add_machine_args(measure)
+    measure.add_argument(
+        "--sizes",
+        type=coll.sizes_argument,
+        default=None,
+        metavar="A:B|LIST",
+        help="message sizes (default "
+        f"{format_size(LIMITS['measure_sizes'][0])}:"
+        f"{format_size(LIMITS['measure_sizes'][-1])})",
+    )
+    measure.add_argument(
+        "--iterations",
+        type=positive,
+        default=None,
+        metavar="N",
+        help=f"timed repetitions per point, 1 to {LIMITS['max_iterations']} "
+        f"(default {LIMITS['default_measure_iterations']})",
+    )
+    measure.add_argument(
+        "--out",
+        type=Path,
+        default=OUT,
+        metavar="DIR",
+        help=f"where to write params.toml and the figures (default {OUT})",
+    )
+    measure.add_argument("--json", action="store_true", help="print the parameters as JSON")
+    measure.set_defaults(handler=_measure, flags=flags)
+
+    predict = actions.add_parser(
+        "predict",
+        help="predicted (and simulated) latencies",
+        description="Seed equations and schedule price side by side.",
+    )
+    predict.add_argument("op", choices=coll.OPS, metavar="OP", help=", ".join(coll.OPS))
+    predict.add_argument(
+        "--algo",
+        type=name_list,
+        default="all",
+        metavar="all|NAME,...",
+        help="registry names (with or without the operation), comma-separated, or all",
+    )
+    predict.add_argument(
+        "-n",
+        "--spes",
+        type=spe_count,
+        default=LIMITS["default_predict_spes"],
+        metavar="N",
+        help=f"ranks (default {LIMITS['default_predict_spes']})",
+    )
+    predict.add_argument(
+        "--sizes",
+        type=coll.sizes_argument,
+        default=None,
+        metavar="A:B|LIST",
+        help=f"message sizes (default {format_size(cellblade.CATALOG['coll']['default_size'])})",
+    )
+    predict.add_argument(
+        "--dtype",
+        default=None,
+        choices=cellblade.CATALOG["coll"]["dtypes"],
+        help=f"element type (default {cellblade.CATALOG['coll']['default_dtype']})",
+    )
+    predict.add_argument(
+        "--placement",
+        type=placement_arg,
+        default=None,
+        metavar="NAME|ID,...",
+        help="a placement name (evenodd, ...) or the physical SPE of each rank "
+        "(default: rank i on SPE i)",
+    )
+    predict.add_argument("--simulate", action="store_true", help="also run on the simulated blade")
+    predict.add_argument(
+        "--iterations",
+        type=positive,
+        default=None,
+        metavar="N",
+        help=f"timed calls per simulated point (default {LIMITS['default_simulate_iterations']})",
+    )
+    _add_params_arg(predict)
+    add_machine_args(predict)
+    predict.add_argument("--json", action="store_true", help="print the result as JSON")
+    predict.set_defaults(handler=_predict, flags=flags)
+
+    validate = actions.add_parser(
+        "validate",
+        help="the seed's accuracy grid on the blade",
+        description="Every modelled algorithm, 8 and 16 SPEs, 64 B-32 KB.",
+    )
+    _add_params_arg(validate)
+    add_machine_args(validate)
+    validate.add_argument(
+        "--iterations",
+        type=positive,
+        default=None,
+        metavar="N",
+        help=f"timed calls per simulated point (default {LIMITS['default_simulate_iterations']})",
+    )
+    add_parallel_args(validate, "the grid's simulations")
+    validate.add_argument(
+        "--out",
+        type=Path,
+        default=OUT,
+        metavar="DIR",
+        help=f"where to write validate.json and the figures (default {OUT})",
+    )
+    validate.add_argument("--json", action="store_true", help="print the summary as JSON")
+    validate.set_defaults(handler=_validate, flags=flags)
+
+
+def _add_params_arg(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--params",
+        type=Path,
+        default=None,
+        metavar="FILE.toml",
+        help="a parameter file (default: measure this machine once, cached "
+        f"under {model.cache_dir()}, or ${model.CACHE_ENV})",
+    )
+
+
+def _measure(args: argparse.Namespace) -> int:
+    with stage(args, "model measure"):
+        result = model.measure(**machine_of(args), sizes=args.sizes, iterations=args.iterations)
+    params = result["params"]
+    args.out.mkdir(parents=True, exist_ok=True)
+    paths = [
+        args.out / "params.toml",
+        args.out / "model-gap.png",
+        args.out / "model-congestion.png",
+        args.out / "machine.toml",
+    ]
+    paths[0].write_text(result["toml"], encoding="utf-8")
+    model.gap_figure(params, paths[1])
+    model.congestion_figure(params, paths[2])
+    paths[3].write_text(cellblade.resolved_machine(**machine_of(args)), encoding="utf-8")
+    if args.json:
+        print(json.dumps(params))
+        return 0
+    print(
+        f"L1(1) {params['l1_ack_ns']:.1f} ns, L2(1) {params['l2_ack_ns']:.1f} ns (figure 3(a)); "
+        f"g_Ack {params['g_ack_ns']:.1f}, g1_Ack {params['g1_ack_ns']:.1f}, "
+        f"g2_Ack {params['g2_ack_ns']:.1f} ns"
+    )
+    print("size      L1(m)     L2(m)       g(m)     g1(m)     g2(m)  Kielmann g  (ns)")
+    for i, size in enumerate(params["sizes_bytes"]):
+        print(
+            f"{format_size(size):>5} "
+            + " ".join(
+                f"{params[k][i]:9.1f}"
+                for k in ("l1_ns", "l2_ns", "g_ns", "g1_ns", "g2_ns", "g_kielmann_ns")
+            )
+        )
+    print("\n".join(f"wrote {path}" for path in paths))
+    return 0
+
+
+def _params(args: argparse.Namespace) -> str:
+    if args.params is not None:
+        # An error in the file names the file beside the flag.
+        args.flags = {**args.flags, "params_toml": f"--params {args.params}"}
+    return model.params_for(**machine_of(args), params_file=args.params)
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{value:+.1f}%"
+
+
+def _predict(args: argparse.Namespace) -> int:
+    algorithms = (
+        []
+        if args.algo == "all"
+        else [name if "." in name else f"{args.op}.{name}" for name in args.algo]
+    )
+    placement = (
+        None
+        if args.placement is None
+        else cellblade.coll_schedule(
+            "barrier.rdb", spes=args.spes, placement=args.placement, **machine_of(args)
+        )["placement"]
+    )
+    with stage(args, f"model predict {args.op}" + (", simulating" if args.simulate else "")):
+        result = _only_this_operation(args.op, model.predict)(
+            args.op,
+            _params(args),
+            algorithms=algorithms,
+            spes=args.spes,
+            sizes=args.sizes,
+            placement=placement,
+            dtype=args.dtype,
+            simulate=args.simulate,
+            iterations=args.iterations,
+            **machine_of(args),
+        )
+    if args.json:
+        print(json.dumps(result))
+        return 0
+    for warning in result["warnings"]:
+        print(f"warning: {warning}", file=sys.stderr)
+    rows = []
+    for r in result["rows"]:
+        seed = "-" if r["seed_ns"] is None else f"{r['seed_ns']:.1f}"
+        sim = "-" if r["simulated_ns"] is None else f"{r['simulated_ns']:.1f}"
+        rows.append(
+            (
+                r["algorithm"],
+                format_size(r["size_bytes"]) if r["size_bytes"] else "-",
+                seed,
+                _pct(r["seed_error_pct"]),
+                f"{r['schedule_ns']:.1f}",
+                _pct(r["schedule_error_pct"]),
+                sim,
+            )
+        )
+    print(f"{args.op}, {args.spes} SPEs: latency (ns), predicted and simulated")
+    print(
+        table(
+            ("algorithm", "size", "seed eq.", "error", "schedule", "error", "simulated"),
+            rows,
+            right={1, 2, 3, 4, 5, 6},
+        )
+    )
+    reasons = {r["algorithm"]: r["seed_source"] for r in result["rows"] if r["seed_ns"] is None}
+    for reason in reasons.values():
+        # The core's reason ends with the list of modelled names; the table needs only the why.
+        print(f"no seed equation: {reason.split(' (tables 1-5 model ')[0]}")
+    return 0
+
+
+def _only_this_operation(op: str, call):
+    """`call`, with an unknown-algorithm error listing only `op`'s algorithms: the core lists
+    every operation's, which buries the few that could have been meant."""
+
+    def wrapped(*args, **kwargs):
+        try:
+            return call(*args, **kwargs)
+        except cellblade.ConfigError as error:
+            text = str(error)
+            head, sep, names = text.partition("is not allowed: one of ")
+            if error.field != "algorithms" or not sep:
+                raise
+            mine = [n for n in names.rstrip(".").split(", ") if n.startswith(f"{op}.")]
+            narrowed = cellblade.ConfigError(f"{head}{sep}{', '.join(mine)}")
+            narrowed.field = "algorithms"
+            raise narrowed from None
+
+    return wrapped
+
+
+def _validate(args: argparse.Namespace) -> int:
+    report = model.validate(
+        _params(args),
+        **machine_of(args),
+        iterations=args.iterations,
+        **parallel_of(args),
+    )
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "validate.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    model.error_figure(
+        report["rows"],
+        args.out / "model-errors.png",
+        key="seed_error_pct",
+        title="Seed 003 equations against the simulated blade (cf. figure 10)",
+    )
+    model.error_figure(
+        report["rows"],
+        args.out / "model-errors-schedule.png",
+        key="schedule_error_pct",
+        title="Schedule price against the simulated blade",
+    )
+    model.error_figure(
+        report["rows"],
+        args.out / "model-errors-baseline.png",
+        key="baseline_error_pct",
+        title="Non-Cell-specific baseline: Kielmann's g, no C (cf. figure 11)",
+    )
+    if args.json:
+        print(json.dumps({k: v for k, v in report.items() if k != "rows"}))
+        return 0
+    n = report["points"]
+    rows = []
+    for name, s in (
+        ("seed 003 equations", report["seed_equations"]),
+        ("schedule price", report),
+        ("baseline (fig. 11)", report["baseline"]),
+    ):
+        rows.append(
+            (
+                name,
+                *(
+                    f"{s[key]} ({100 * s[key] / n:.1f}%)"
+                    for key in ("within_5", "within_10", "within_15")
+                ),
+                f"{s['worst_error_pct']:.1f}%",
+            )
+        )
+    print(
+        f"{n} points (the seed: {report['seed_points']}; 398 within 10%, all within 15%, "
+        "seed 003 §7.2)"
+    )
+    print(
+        table(("model", "within 5%", "within 10%", "within 15%", "worst"), rows, right={1, 2, 3, 4})
+    )
+    print(
+        f"--algos auto regret on the grid: worst {report['auto_regret_worst_pct']:.1f}%, "
+        f"mean {report['auto_regret_mean_pct']:.2f}%"
+    )
+    print(
+        f"predicting the {n} points with every model took {report['predict_s'] * 1000:.1f} ms "
+        "(the simulations took the rest)"
+    )
+    print(f"wrote {args.out / 'validate.json'} and the figures model-errors*.png")
+    return 0
+
+
+def coll_auto(args: argparse.Namespace) -> int:
+    """`cellblade coll OP --algos auto`: the model picks an algorithm per size, without
+    simulating; the picks are then run as `coll OP --algos NAME` would run them."""
+    params = model.params_for(args.machine or args.preset, args.overrides)
+    # A size no modelled algorithm takes is one of the --sizes the user typed.
+    args.flags = {**args.flags, "size": "--sizes"}
+    # The physical SPE of each rank, a named placement resolved the way the run resolves it.
+    placement = cellblade.coll_schedule(
+        "barrier.rdb",
+        spes=args.spes,
+        placement=args.placement,
+        machine=args.machine or args.preset,
+        overrides=args.overrides,
+    )["placement"]
+    picks: dict[str, list[int]] = {}
+    sizes = args.sizes or [cellblade.DEFAULT_COLL_SIZE]
+    for size in [0] if args.op == "barrier" else sizes:
+        choice = model.choose(
+            args.op,
+            args.spes,
+            size,
+            params,
+            placement=placement,
+            dtype=args.dtype,
+            root=args.root,
+            machine=args.machine or args.preset,
+            overrides=args.overrides,
+        )
+        picks.setdefault(choice["algorithm"], []).append(size)
+        if choice["extrapolated"]:
+            print(
+                f"warning: {args.op} at {size} bytes: beyond the largest measured size "
+                f"({LIMITS['measure_sizes'][-1]} bytes), the prices are extrapolated",
+                file=sys.stderr,
+            )
+        print(
+            f"auto: {format_size(size) if size else args.op} -> {choice['algorithm']} "
+            f"(predicted {choice['predicted_ns']:.1f} ns)"
+        )
+    results = []
+    for name, chosen_sizes in picks.items():
+        results += cellblade.coll_run(
+            args.op,
+            spes=args.spes,
+            sizes=chosen_sizes or None,
+            algorithms=[name],
+            root=args.root,
+            placement=args.placement,
+            dtype=args.dtype,
+            reduce_op=args.reduce_op,
+            iterations=args.iterations,
+            machine=args.machine or args.preset,
+            overrides=args.overrides,
+        )
+    if args.json:
+        print(json.dumps(results))
+        return 0
+    rows = [
+        (
+            r["algorithm"],
+            format_size(r["size_bytes"]) if r["size_bytes"] else "-",
+            f"{r['latency_ns']:.1f}",
+            "yes" if r["verified"] else "NO",
+        )
+        for r in results
+    ]
+    print(table(("algorithm", "size", "latency (ns)", "verified"), rows, right={1, 2}))
+    return 0
+
+
+def bench_line() -> str:
+    """`cellblade bench`'s line for the model: the time to predict the validation grid."""
+    timing = model.time_grid(model.params_for())
+    return (
+        f"model: predicting the {timing['points']}-point validation grid with every model "
+        f"took {timing['predict_s'] * 1000:.0f} ms (target: under 1 s)"
+    )
