@@ -186,6 +186,7 @@ def add_commands(commands) -> None:
         help="the picture, or a directory to put coll-draw-NAME-N.png in "
         "(default: out/coll-draw-NAME-N.png)",
     )
+    add_force_arg(draw)
     draw.set_defaults(handler=_coll_draw)
 
 
@@ -297,9 +298,11 @@ def _coll_draw(args: argparse.Namespace) -> int:
 
     name = f"coll-draw-{Path(args.name).name.replace(':', '-')}-{args.spes}.png"
     path = args.out or Path("out") / name
-    if path.is_dir() or str(path).endswith(os.sep):
+    if (path.is_dir() and not path.is_symlink()) or str(path).endswith(os.sep):
         path = path / name
-    outputs.check_file("--out", path, suffix=".png")
+    # The default file under out/ holds the latest picture; a path given is not replaced
+    # without --force.
+    outputs.check_file("--out", path, suffix=".png", force=args.force or args.out is None)
     schedule = _schedule(args)
     outputs.write_file("--out", path, lambda temporary: schedule_figure(schedule, temporary))
     print(f"wrote {path}")

@@ -146,7 +146,7 @@ def add_force_arg(parser) -> None:
     parser.add_argument(
         "--force",
         action="store_true",
-        help="replace the files of an earlier run in --out (default: refuse)",
+        help="replace the output files of an earlier run (default: refuse)",
     )
 
 

@@ -9,12 +9,14 @@ import sys
 from pathlib import Path
 
 import cellblade
-from cellblade import coll, model
+from cellblade import coll, model, outputs
 from cellblade.cli.common import (
+    add_force_arg,
     add_machine_args,
     add_parallel_args,
     machine_of,
     name_list,
+    out_dir,
     parallel_of,
     placement_arg,
     positive,
@@ -77,11 +79,12 @@ def add_commands(commands) -> None:
     measure.add_argument(
         "--out",
         type=Path,
-        default=OUT,
+        default=None,
         metavar="DIR",
-        help=f"where to write params.toml and the figures (default {OUT})",
+        help=f"where to write params.toml and the figures (default {OUT}, which holds the latest run)",
     )
     measure.add_argument("--json", action="store_true", help="print the parameters as JSON")
+    add_force_arg(measure)
     measure.set_defaults(handler=_measure, flags=flags)
 
     predict = actions.add_parser(
@@ -157,11 +160,12 @@ def add_commands(commands) -> None:
     validate.add_argument(
         "--out",
         type=Path,
-        default=OUT,
+        default=None,
         metavar="DIR",
-        help=f"where to write validate.json and the figures (default {OUT})",
+        help=f"where to write validate.json and the figures (default {OUT}, which holds the latest run)",
     )
     validate.add_argument("--json", action="store_true", help="print the summary as JSON")
+    add_force_arg(validate)
     validate.set_defaults(handler=_validate, flags=flags)
 
 
@@ -176,21 +180,28 @@ def _add_params_arg(parser: argparse.ArgumentParser) -> None:
     )
 
 
+MEASURE_FILES = ["params.toml", "model-gap.png", "model-congestion.png", "machine.toml"]
+VALIDATE_FILES = [
+    "validate.json",
+    "model-errors.png",
+    "model-errors-schedule.png",
+    "model-errors-baseline.png",
+]
+
+
 def _measure(args: argparse.Namespace) -> int:
+    out, force = out_dir(args, OUT, MEASURE_FILES)
     with stage(args, "model measure"):
         result = model.measure(**machine_of(args), sizes=args.sizes, iterations=args.iterations)
     params = result["params"]
-    args.out.mkdir(parents=True, exist_ok=True)
-    paths = [
-        args.out / "params.toml",
-        args.out / "model-gap.png",
-        args.out / "model-congestion.png",
-        args.out / "machine.toml",
-    ]
-    paths[0].write_text(result["toml"], encoding="utf-8")
-    model.gap_figure(params, paths[1])
-    model.congestion_figure(params, paths[2])
-    paths[3].write_text(cellblade.resolved_machine(**machine_of(args)), encoding="utf-8")
+    with outputs.staged("--out", out, MEASURE_FILES, force=force) as staging:
+        (staging / "params.toml").write_text(result["toml"], encoding="utf-8")
+        model.gap_figure(params, staging / "model-gap.png")
+        model.congestion_figure(params, staging / "model-congestion.png")
+        (staging / "machine.toml").write_text(
+            cellblade.resolved_machine(**machine_of(args)), encoding="utf-8"
+        )
+    paths = [out / name for name in MEASURE_FILES]
     if args.json:
         print(json.dumps(params))
         return 0
@@ -305,32 +316,36 @@ def _only_this_operation(op: str, call):
 
 
 def _validate(args: argparse.Namespace) -> int:
+    out, force = out_dir(args, OUT, VALIDATE_FILES)
     report = model.validate(
         _params(args),
         **machine_of(args),
         iterations=args.iterations,
         **parallel_of(args),
     )
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "validate.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
-    model.error_figure(
-        report["rows"],
-        args.out / "model-errors.png",
-        key="seed_error_pct",
-        title="Seed 003 equations against the simulated blade (cf. figure 10)",
+    figures = (
+        (
+            "model-errors.png",
+            "seed_error_pct",
+            "Seed 003 equations against the simulated blade (cf. figure 10)",
+        ),
+        (
+            "model-errors-schedule.png",
+            "schedule_error_pct",
+            "Schedule price against the simulated blade",
+        ),
+        (
+            "model-errors-baseline.png",
+            "baseline_error_pct",
+            "Non-Cell-specific baseline: Kielmann's g, no C (cf. figure 11)",
+        ),
     )
-    model.error_figure(
-        report["rows"],
-        args.out / "model-errors-schedule.png",
-        key="schedule_error_pct",
-        title="Schedule price against the simulated blade",
-    )
-    model.error_figure(
-        report["rows"],
-        args.out / "model-errors-baseline.png",
-        key="baseline_error_pct",
-        title="Non-Cell-specific baseline: Kielmann's g, no C (cf. figure 11)",
-    )
+    with outputs.staged("--out", out, VALIDATE_FILES, force=force) as staging:
+        (staging / "validate.json").write_text(
+            json.dumps(report, indent=2) + "\n", encoding="utf-8"
+        )
+        for name, key, title in figures:
+            model.error_figure(report["rows"], staging / name, key=key, title=title)
     if args.json:
         print(json.dumps({k: v for k, v in report.items() if k != "rows"}))
         return 0
@@ -366,7 +381,7 @@ def _validate(args: argparse.Namespace) -> int:
         f"predicting the {n} points with every model took {report['predict_s'] * 1000:.1f} ms "
         "(the simulations took the rest)"
     )
-    print(f"wrote {args.out / 'validate.json'} and the figures model-errors*.png")
+    print(f"wrote {out / 'validate.json'} and the figures model-errors*.png")
     return 0
 
 

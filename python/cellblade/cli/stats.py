@@ -153,7 +153,7 @@ def add_stats_args(parser: argparse.ArgumentParser) -> None:
         "--trace",
         type=Path,
         metavar="FILE",
-        help="write a Chrome/Perfetto trace of the run to FILE",
+        help="write a Chrome/Perfetto trace of the run to FILE (an existing FILE: with --force)",
     )
     output.add_argument(
         "--out",
@@ -207,7 +207,7 @@ def _stats(args: argparse.Namespace) -> int:
     if given:
         raise UsageError(f"{given[0]} applies to --sweep only: a single run is one simulation")
     if args.trace is not None:
-        outputs.check_file("--trace", args.trace)
+        outputs.check_file("--trace", args.trace, force=args.force)
     if args.out is not None:
         outputs.check_dir("--out", args.out, STATS_FILES, force=args.force)
     parameters = _stats_parameters(args)
@@ -231,12 +231,14 @@ def _stats(args: argparse.Namespace) -> int:
 
 
 def _stats_run(args: argparse.Namespace, parameters: dict[str, Any]) -> dict[str, Any]:
-    """One CellStats run. The core streams the trace to a file beside --trace that replaces it
-    only once the run has ended well; a trace it cannot write is an output error (exit 2)."""
+    """One CellStats run. The core streams the trace to an unpredictable temporary file beside
+    --trace (through its own `.part`), which replaces --trace only once the run has ended well
+    and is removed on failure or Ctrl-C; a trace it cannot write is an output error (exit 2)."""
     try:
-        return with_progress(
-            args, "run_stats", args.function, function=args.function, trace=args.trace, **parameters
-        )
+        if args.trace is None:
+            return _run_stats(args, parameters, None)
+        with outputs.temporary_beside("--trace", args.trace, leftovers=(".part",)) as temporary:
+            return _run_stats(args, parameters, temporary)
     except cellblade.ConfigError as error:
         if error.field == "trace":
             raise outputs.OutputError("--trace" + str(error)[len("trace") :]) from None
@@ -251,6 +253,12 @@ def _stats_run(args: argparse.Namespace, parameters: dict[str, Any]) -> dict[str
                 f"-b {args.size} is not allowed for {args.function}: a DMA moves {allowed} bytes"
             ) from None
         raise
+
+
+def _run_stats(args: argparse.Namespace, parameters: dict[str, Any], trace) -> dict[str, Any]:
+    return with_progress(
+        args, "run_stats", args.function, function=args.function, trace=trace, **parameters
+    )
 
 
 def _sweep(args: argparse.Namespace) -> int:

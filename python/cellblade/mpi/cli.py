@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from cellblade import CATALOG
+from cellblade import CATALOG, outputs
 from cellblade.machine import MACHINE_FLAGS
 from cellblade.mpi import compiler, launcher
 
@@ -116,6 +116,11 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         metavar="DIR",
         help="write result.json (the job's report) and the resolved machine.toml into DIR",
     )
+    run.add_argument(
+        "--force",
+        action="store_true",
+        help="replace the output files of an earlier run (default: refuse)",
+    )
     run.add_argument("program", help="the MPI program (built with cellblade mpicc)")
     run.add_argument("args", nargs=argparse.REMAINDER, help="the program's arguments")
     run.set_defaults(handler=_mpirun, flags=MPIRUN_FLAGS)
@@ -162,6 +167,11 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         help="also draw latency and throughput over the sizes for memory mode, local-store mode "
         "(the sizes whose buffers fit it) and congested memory mode, as seed 004's figure 5",
     )
+    ping.add_argument(
+        "--force",
+        action="store_true",
+        help="replace the --plot file of an earlier run (default: refuse)",
+    )
     ping.set_defaults(handler=_pingpong, flags=PINGPONG_FLAGS)
 
 
@@ -190,15 +200,21 @@ def _pingpong(args: argparse.Namespace) -> int:
 
     from cellblade import _core
 
+    if args.plot is not None:  # checked before anything runs
+        outputs.check_file("--plot", args.plot, suffix=".png", force=args.force)
     request = {**_given(args, ("sizes", "mode", "reps", "depth")), "congested": args.congested}
     machine = {"preset": args.preset, "set": args.overrides}
     rows = _core.mpi_pingpong(request, machine)["result"]
     if args.plot is not None:
-        _pingpong_plot(request, machine, args.plot)
+        outputs.write_file(
+            "--plot", args.plot, lambda temporary: _pingpong_plot(request, machine, temporary)
+        )
     if args.json:
         print(json.dumps(rows))
         return 0
     mode = args.mode or MPI["default_mode"]
+    if args.plot is not None:
+        print(f"wrote {args.plot}", file=sys.stderr if args.json else sys.stdout)
     print(f"# seed 004 section 5.1 ping-pong, mode {mode}{', congested' if args.congested else ''}")
     print(f"{'bytes':>10} {'reps':>6} {'latency (us)':>13} {'throughput (GB/s)':>18}")
     for r in rows:
@@ -234,6 +250,17 @@ def _pingpong_plot(request: dict, machine: dict, path: Path) -> None:
     plots.pingpong_figure(curves, path, title=title)
 
 
+MPIRUN_FILES = ["result.json", "machine.toml"]
+
+
+def _check_outputs(args: argparse.Namespace) -> None:
+    """--trace and --out are checked before any rank starts: a bad path costs no run."""
+    if args.trace is not None:
+        outputs.check_file("--trace", args.trace, force=args.force)
+    if args.out is not None:
+        outputs.check_dir("--out", args.out, MPIRUN_FILES, force=args.force)
+
+
 def _save(args: argparse.Namespace, result: launcher.JobResult) -> None:
     import json
 
@@ -241,9 +268,8 @@ def _save(args: argparse.Namespace, result: launcher.JobResult) -> None:
     trace = report.pop("trace", None)
     machine = report.pop("machine_toml", None)
     if args.trace is not None and trace is not None:
-        args.trace.write_text(trace)
+        outputs.write_file("--trace", args.trace, lambda temporary: temporary.write_text(trace))
     if args.out is not None:
-        args.out.mkdir(parents=True, exist_ok=True)
         report.update(
             exit_code=result.exit_code,
             message=result.message,
@@ -252,9 +278,11 @@ def _save(args: argparse.Namespace, result: launcher.JobResult) -> None:
             program=args.program,
             args=args.args,
         )
-        (args.out / "result.json").write_text(json.dumps(report, indent=2) + "\n")
-        if machine is not None:
-            (args.out / "machine.toml").write_text(machine)
+        names = MPIRUN_FILES if machine is not None else MPIRUN_FILES[:1]
+        with outputs.staged("--out", args.out, names, force=args.force) as staging:
+            (staging / "result.json").write_text(json.dumps(report, indent=2) + "\n")
+            if machine is not None:
+                (staging / "machine.toml").write_text(machine)
 
 
 def _ranks(text: str) -> int:
@@ -295,6 +323,7 @@ def _mpicc(args: argparse.Namespace) -> int:
 
 
 def _mpirun(args: argparse.Namespace) -> int:
+    _check_outputs(args)
     result = launcher.mpirun(
         args.program,
         args.args,
