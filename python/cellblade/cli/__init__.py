@@ -28,7 +28,7 @@ import sys
 import cellblade
 import cellblade.mpi.cli
 from cellblade import outputs, parallel
-from cellblade.cli import affinity, bench, claims, cluster, coll, model, stats
+from cellblade.cli import affinity, bench, claims, cluster, coll, model, report, stats
 from cellblade.cli.common import Parser, UsageError, add_version_arg
 from cellblade.machine import MACHINE_FLAGS
 
@@ -50,6 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
     coll.add_commands(commands)
     model.add_commands(commands)
     claims.add_commands(commands)
+    report.add_commands(commands)
     bench.add_commands(commands)
     cellblade.mpi.cli.add_commands(commands)
     cluster.add_commands(commands)

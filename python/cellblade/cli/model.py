@@ -1,5 +1,5 @@
 """`cellblade model measure|predict|validate` (seed 003's performance model) and the
-`--algos auto` choice of `cellblade coll OP`."""
+`--algo auto` choice of `cellblade coll OP`."""
 
 from __future__ import annotations
 
@@ -374,7 +374,7 @@ def _validate(args: argparse.Namespace) -> int:
         table(("model", "within 5%", "within 10%", "within 15%", "worst"), rows, right={1, 2, 3, 4})
     )
     print(
-        f"--algos auto regret on the grid: worst {report['auto_regret_worst_pct']:.1f}%, "
+        f"--algo auto regret on the grid: worst {report['auto_regret_worst_pct']:.1f}%, "
         f"mean {report['auto_regret_mean_pct']:.2f}%"
     )
     print(
@@ -386,8 +386,8 @@ def _validate(args: argparse.Namespace) -> int:
 
 
 def coll_auto(args: argparse.Namespace) -> int:
-    """`cellblade coll OP --algos auto`: the model picks an algorithm per size, without
-    simulating; the picks are then run as `coll OP --algos NAME` would run them."""
+    """`cellblade coll OP --algo auto`: the model picks an algorithm per size, without
+    simulating; the picks are then run as `coll OP --algo NAME` would run them."""
     params = model.params_for(args.machine or args.preset, args.overrides)
     # A size no modelled algorithm takes is one of the --sizes the user typed.
     args.flags = {**args.flags, "size": "--sizes"}
