@@ -137,7 +137,11 @@ def _umask() -> int:
 def temporary_beside(flag: str, path: Path, *, leftovers: Sequence[str] = ()) -> Iterator[Path]:
     """A new file with an unpredictable name beside `path`, for a writer outside Python (the
     core's trace) to fill; renamed to `path` when the block ends cleanly, removed (with any
-    `leftovers`, suffixes the writer adds to the name) when it fails or is interrupted."""
+    `leftovers`, suffixes the writer adds to the name) when it fails or is interrupted. A
+    device or pipe (/dev/stdout) is itself the file to write."""
+    if not path.is_symlink() and path.exists() and not stat.S_ISREG(path.stat().st_mode):
+        yield path
+        return
     _named(flag, path, lambda: path.parent.mkdir(parents=True, exist_ok=True))
     handle, name = _named(
         flag,

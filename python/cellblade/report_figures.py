@@ -220,7 +220,11 @@ def model_error(rows: list[dict[str, Any]]) -> bytes:
     return _png(figure)
 
 
-def pingpong(curves: dict[str, list[dict[str, Any]]], published: list[dict[str, Any]]) -> bytes:
+def pingpong(
+    curves: dict[str, list[dict[str, Any]]],
+    published: list[dict[str, Any]],
+    title: str = "MPI ping-pong (seed 004 figure 5; crosses: published, §5.1)",
+) -> bytes:
     """Seed 004 figure 5: ping-pong latency and throughput over message sizes. The x axis is
     symmetric-log, linear below 8 bytes, so the 0-byte point is drawn; published points are
     black crosses."""
@@ -253,7 +257,7 @@ def pingpong(curves: dict[str, list[dict[str, Any]]], published: list[dict[str, 
     _plain_log(latency)
     latency.set_ylabel("latency (us)")
     throughput.set_ylabel("throughput (GB/s)")
-    figure.suptitle("MPI ping-pong (seed 004 figure 5; crosses: published, §5.1)")
+    figure.suptitle(title)
     return _png(figure)
 
 

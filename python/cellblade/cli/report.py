@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from cellblade import outputs, report
+from cellblade import outputs
 from cellblade.cli.common import (
     add_force_arg,
     add_machine_args,
@@ -51,6 +51,8 @@ def _report(args: argparse.Namespace) -> int:
     def say(stage: str) -> None:
         if lines:
             print(f"report: {stage}", file=sys.stderr, flush=True)
+
+    from cellblade import report  # matplotlib is slow to import: only for this command
 
     data = report.gather(args.quick, machine_of(args), parallel_of(args), say)
     page = report.html(data)

@@ -7,7 +7,8 @@ import sys
 from pathlib import Path
 
 from cellblade import CATALOG, outputs
-from cellblade.machine import MACHINE_FLAGS
+from cellblade.cli.common import add_machine_args
+from cellblade.machine import MACHINE_FLAGS, choice
 from cellblade.mpi import compiler, launcher
 
 MPI = CATALOG["mpi"]
@@ -84,19 +85,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         "zero (deterministic), or its measured CPU time times FACTOR (default 1); "
         f"allowed {MPI['compute_allowed']} (default {MPI['default_compute']})",
     )
-    group = run.add_mutually_exclusive_group()
-    group.add_argument(
-        "--preset", default="qs20", metavar="qs20|qs22", help="preset machine (default: qs20)"
-    )
-    group.add_argument("--machine", type=Path, metavar="FILE.toml", help="a machine file")
-    run.add_argument(
-        "--set",
-        action="append",
-        default=[],
-        dest="overrides",
-        metavar="KEY=VALUE",
-        help="override a machine-file value (repeatable)",
-    )
+    add_machine_args(run)
     run.add_argument(
         "--placement",
         type=_placement,
@@ -148,17 +137,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     ping.add_argument(
         "--reps", type=int, default=None, help="repetitions (default: 1000 up to 1 KB, fewer above)"
     )
-    ping.add_argument(
-        "--preset", default="qs20", metavar="qs20|qs22", help="preset machine (default: qs20)"
-    )
-    ping.add_argument(
-        "--set",
-        action="append",
-        default=[],
-        dest="overrides",
-        metavar="KEY=VALUE",
-        help="override a machine-file value (repeatable)",
-    )
+    add_machine_args(ping)
     ping.add_argument("--json", action="store_true", help="print the rows as JSON")
     ping.add_argument(
         "--plot",
@@ -203,7 +182,7 @@ def _pingpong(args: argparse.Namespace) -> int:
     if args.plot is not None:  # checked before anything runs
         outputs.check_file("--plot", args.plot, suffix=".png", force=args.force)
     request = {**_given(args, ("sizes", "mode", "reps", "depth")), "congested": args.congested}
-    machine = {"preset": args.preset, "set": args.overrides}
+    machine = choice(args.machine or args.preset, args.overrides)
     rows = _core.mpi_pingpong(request, machine)["result"]
     if args.plot is not None:
         outputs.write_file(
@@ -246,7 +225,7 @@ def _pingpong_plot(request: dict, machine: dict, path: Path) -> None:
         ("local store", ls),
         ("memory, congested", congested),
     ]
-    title = f"seed 004 figure 5 on the simulated blade ({machine['preset']})"
+    title = f"seed 004 figure 5 on the simulated blade ({machine.get('preset', 'machine file')})"
     plots.pingpong_figure(curves, path, title=title)
 
 
