@@ -15,6 +15,7 @@ from cellblade.cli.common import (
     table,
     with_progress,
 )
+from cellblade.units import format_number
 
 
 def add_commands(commands) -> None:
@@ -45,7 +46,10 @@ def _bench(args: argparse.Namespace) -> int:
         for w in result["workloads"]
     ]
     print(table(("workload", "wall (s)", "simulated (us)", "packets"), rows, right={1, 2, 3}))
-    print(f"packets per second: {result['packets_per_second']:.3g} ({result['build']} build)")
+    print(
+        f"packets per second: {format_number(result['packets_per_second'])} "
+        f"({result['build']} build)"
+    )
     search = result["affinity_search"]
     print(
         f"exhaustive one-chip placement search, {search['pattern']} pattern: "

@@ -31,6 +31,7 @@ from cellblade.cli.common import (
     write_json,
 )
 from cellblade.machine import MACHINE_FLAGS
+from cellblade.units import format_number
 
 # The flag of each request field, per command: the core's errors name the field, the CLI the
 # flag the user typed.
@@ -305,5 +306,5 @@ def _print_stats(summary: dict[str, Any]) -> None:
     sim = summary["sim"]
     print(
         f"sim: simulated {sim['simulated_ns'] / 1000:.1f} us, {sim['events']} events, "
-        f"{sim['events_per_second']:.3g} events/s, wall {sim['wall_s']:.3f} s"
+        f"{format_number(sim['events_per_second'])} events/s, wall {sim['wall_s']:.3f} s"
     )
