@@ -11,15 +11,15 @@ BUILD_INPUTS := pyproject.toml Cargo.toml $(wildcard Cargo.lock) scripts/build-e
 INSTALLED := $(VENV)/.installed
 
 .DEFAULT_GOAL := help
-.PHONY: help demo test lint clean
+.PHONY: help demo test lint docs browser clean
 
 help: ## list the targets
-	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-6s %s\n", $$1, $$2}'
+	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-7s %s\n", $$1, $$2}'
 
 demo: $(INSTALLED) ## build, then print the calibration report and the reproduced seed findings
 	$(BIN)/cellblade demo
 
-test: $(INSTALLED) ## build, then run the Rust tests and the Python tests
+test: $(INSTALLED) browser ## build, then run the Rust tests and the Python tests
 	cargo test --release -p cellblade
 	$(BIN)/python -m pytest -q tests
 
@@ -30,8 +30,20 @@ lint: $(INSTALLED) ## rustfmt (rustfmt.toml), clippy with warnings as errors, ru
 	$(BIN)/ruff check python tests examples
 	$(BIN)/ruff format --check python tests examples
 
+docs: $(INSTALLED) $(VENV)/.docs ## build the documentation site into site/ (strict: broken links fail)
+	$(BIN)/mkdocs build --strict
+
+$(VENV)/.docs: docs/requirements.txt | $(BIN)/maturin
+	$(BIN)/python -m pip install --quiet -r docs/requirements.txt
+	touch $@
+
+browser: ## install Chromium (Debian package, as root) for the report's browser test
+	@command -v chromium >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null \
+		&& apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium \
+		|| echo "make browser: Chromium not installed (needs root and apt-get); the browser test will be skipped"; }
+
 clean: ## remove .venv, the cargo target directory and outputs
-	rm -rf $(VENV) target out
+	rm -rf $(VENV) target out site
 
 $(BIN)/maturin:
 	$(PYTHON) -m venv $(VENV)

@@ -127,9 +127,9 @@ def test_flags_become_the_core_request(fake_affinity, tmp_path, capsys):
     assert json.loads(capsys.readouterr().out)[0]["mapping"] == EVENODD
 
 
-def test_missing_placement_file_is_one_line_exit_1_naming_it(fake_affinity, tmp_path, capsys):
+def test_missing_placement_file_is_one_line_exit_2_naming_it(fake_affinity, tmp_path, capsys):
     missing = tmp_path / "missing.txt"
-    assert main(["affinity", "run", "--pattern", "rd1", "--placement-file", str(missing)]) == 1
+    assert main(["affinity", "run", "--pattern", "rd1", "--placement-file", str(missing)]) == 2
     assert capsys.readouterr().err == (
         f"cellblade: error: --placement-file {missing} cannot be read: No such file or directory\n"
     )
@@ -187,18 +187,18 @@ def test_placement_file_of_rank_spe_lines_is_run(tmp_path):
     assert [r["mapping"] for r in results] == [list(range(8)), EVENODD]
 
 
-def test_placement_file_that_repeats_an_spe_exits_1(tmp_path):
+def test_placement_file_that_repeats_an_spe_exits_2(tmp_path):
     placement = tmp_path / "bad.txt"
     placement.write_text("0 1 2 3 4 5 6 6\n")
     done = run_cli(*QUICK_RUN, "--placement-file", str(placement), "--out", str(tmp_path))
-    assert done.returncode == 1
+    assert done.returncode == 2
     assert done.stderr.startswith("cellblade: error: ") and done.stderr.count("\n") == 1
     assert "repeats" in done.stderr
 
 
-def test_unknown_pattern_exits_1_naming_the_valid_ones(tmp_path):
+def test_unknown_pattern_exits_2_naming_the_valid_ones(tmp_path):
     done = run_cli("affinity", "run", "--pattern", "nosuch", "--out", str(tmp_path))
-    assert done.returncode == 1 and done.stderr.count("\n") == 1
+    assert done.returncode == 2 and done.stderr.count("\n") == 1
     assert "nosuch" in done.stderr
     for pattern in ("ring", "rd1", "bruck2", "binomial3"):
         assert pattern in done.stderr

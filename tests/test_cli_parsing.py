@@ -96,9 +96,9 @@ def test_machine_file_is_sent_as_text(fake_core, tmp_path):
     assert fake_core[0]["machine"] == {"toml": "[eib]\nrings = 4\n"}
 
 
-def test_missing_machine_file_is_one_line_exit_1(tmp_path, capsys):
+def test_missing_machine_file_is_one_line_exit_2(tmp_path, capsys):
     missing = tmp_path / "missing.toml"
-    assert cellstats_main(["-f", "dmaget", "--machine", str(missing)]) == 1
+    assert cellstats_main(["-f", "dmaget", "--machine", str(missing)]) == 2
     assert capsys.readouterr().err == (
         f"cellstats: error: --machine {missing} cannot be read: No such file or directory\n"
     )

@@ -15,7 +15,7 @@ from cellblade import cluster
 @pytest.mark.parametrize("blades", [0, 5])
 def test_blades_outside_the_limit_are_refused_naming_the_flag(blades):
     done = run_cli("cluster", "barrier", "--blades", str(blades))
-    assert done.returncode == 1
+    assert done.returncode == 2
     assert done.stderr == f"cellblade: error: --blades {blades} is not allowed: 1 to 4\n"
     assert "Traceback" not in done.stderr
 
@@ -65,7 +65,7 @@ def test_the_command_prints_a_2_blade_run_as_json():
 
 def test_a_broadcast_size_the_cluster_cannot_move_names_the_flag():
     done = run_cli("cluster", "broadcast", "--sizes", "24")
-    assert done.returncode == 1
+    assert done.returncode == 2
     assert done.stderr == (
         "cellblade: error: --sizes 24 is not allowed: "
         "a multiple of 16 bytes, at least 16, on a cluster\n"

@@ -329,9 +329,9 @@ def test_draw_writes_a_png(tmp_path):
 @pytest.mark.parametrize(
     "args", [["allgather", "--algos", "nosuch"], ["show", "nosuch"], ["draw", "nosuch"]]
 )
-def test_unknown_algorithm_exits_1_naming_the_valid_ones(args):
+def test_unknown_algorithm_exits_2_naming_the_valid_ones(args):
     done = run_cli("coll", *args)
-    assert done.returncode == 1 and done.stderr.count("\n") == 1
+    assert done.returncode == 2 and done.stderr.count("\n") == 1
     assert done.stderr.startswith("cellblade: error: ") and "nosuch" in done.stderr
     for name in ("allgather.rdb", "broadcast.binomial_opt", "barrier.bruck"):
         assert name in done.stderr

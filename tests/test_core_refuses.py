@@ -14,7 +14,7 @@ def test_a_latency_past_its_range_is_refused_not_wrapped_into_a_plausible_answer
     done = run_cli(
         "stats", "-f", "signal", "-n", "1", "-i", "10", "--set", f"ppe.mmio_ns={value}", "--json"
     )
-    assert done.returncode == 1
+    assert done.returncode == 2
     assert (
         f"machine key 'ppe.mmio_ns' = {shown} is out of range: allowed 0 to 1000000" in done.stderr
     )

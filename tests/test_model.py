@@ -151,17 +151,19 @@ def test_bad_input_is_refused_with_its_reason(measured, tmp_path):
     params = str(out / "params.toml")
     assert "argument OP: invalid choice: 'scatter'" in usage_error("model", "predict", "scatter")
     done = run_cli("model", "predict", "allreduce", "--algo", "nope", "--params", params)
-    assert done.returncode == 1
+    assert done.returncode == 2
+    # Only the operation's own algorithms are offered.
     assert done.stderr.startswith(
-        "cellblade: error: --algo allreduce.nope is not allowed: one of barrier.rdb, "
+        "cellblade: error: --algo allreduce.nope is not allowed: one of allreduce.rdb, "
     )
+    assert "barrier." not in done.stderr and "allgather." not in done.stderr
     done = run_cli("model", "predict", "allreduce", "--algo", "rdb_mailbox", "--params", params)
-    assert done.returncode == 1
+    assert done.returncode == 2
     assert "the model is not defined for notifications via mailbox" in done.stderr
     bad = tmp_path / "bad.toml"
     bad.write_text((out / "params.toml").read_text().replace("l1_ack_ns = ", "l1_ack_ns = -"))
     done = run_cli("model", "predict", "allreduce", "--params", str(bad))
-    assert done.returncode == 1
+    assert done.returncode == 2
     assert "is not allowed: a time of 0 ns or more" in done.stderr
     assert "l1_ack_ns" in done.stderr
     missing = tmp_path / "missing.toml"
@@ -183,7 +185,7 @@ def test_bad_input_is_refused_with_its_reason(measured, tmp_path):
         .replace("slowest_latency_ns = ", "slowest_latency_ns = -", 1)
     )
     done = run_cli("model", "predict", "allreduce", "--params", str(negative))
-    assert done.returncode == 1
+    assert done.returncode == 2
     assert done.stderr.startswith(f"cellblade: error: --params {negative}: model parameters: ")
     assert "slowest_latency_ns = -" in done.stderr
     assert "is not allowed: a time of 0 ns or more" in done.stderr

@@ -271,12 +271,12 @@ def test_placement_puts_ranks_on_the_named_spes(build):
     assert (done.returncode, done.stdout) == (0, "No Errors\n"), done.stderr
     done = run_cli("mpirun", "-n", "2", "--placement", "3,3", build("sendrecv_basic"))
     assert (done.returncode, done.stderr) == (
-        1,
+        2,
         "cellblade: error: placement repeats SPE 3 (ranks 0 and 1): it must be a permutation\n",
     )
     done = run_cli("mpirun", "-n", "3", "--placement", "0,1", build("sendrecv_basic"))
     assert (done.returncode, done.stderr) == (
-        1,
+        2,
         "cellblade: error: --placement [0, 1] is not allowed: one SPE per rank: it names 2, the run has 3\n",
     )
 
@@ -341,7 +341,7 @@ def test_pingpong_command_prints_the_seed_rows():
     assert ls[0]["throughput_gbps"] > 3 * rows[1]["throughput_gbps"]
     bad = run_cli("pingpong", "--reps", "0")
     assert (bad.returncode, bad.stderr) == (
-        1,
+        2,
         "cellblade: error: --reps 0 is not allowed: 1 to 4294967295\n",
     )
 
@@ -484,7 +484,7 @@ def test_depth_flag(build):
     assert rows[4]["throughput_gbps"] >= 0.99 * rows[2]["throughput_gbps"]
     bad = run_cli("pingpong", "--depth", "9")
     assert (bad.returncode, bad.stderr) == (
-        1,
+        2,
         "cellblade: error: --depth 9 is not allowed: 2 to 8 chunks in flight\n",
     )
     done = run_cli("mpirun", "-n", "3", "--depth", "8", build("sendrecv_basic"))
@@ -517,7 +517,7 @@ def test_the_job_and_pingpong_requests_name_their_fields():
     assert answer["result"][0]["bytes"] == 0 and "qs22" in answer["machine_toml"].lower()
     bad = run_cli("mpirun", "-n", "2", "--mode", "ls", "--depth", "1", "/bin/true")
     assert (bad.returncode, bad.stderr) == (
-        1,
+        2,
         "cellblade: error: --depth 1 is not allowed: 2 to 8 chunks in flight\n",
     )
 
@@ -608,7 +608,7 @@ def test_library_collectives_beat_the_seeds_on_16_ranks(tmp_path):
 )
 def test_bad_coll_is_refused_naming_the_flag(build, coll, named):
     done = run_cli("mpirun", "-n", "3", "--coll", coll, build("wtime_barrier"))
-    assert (done.returncode, done.stdout) == (1, "")
+    assert (done.returncode, done.stdout) == (2, "")
     assert done.stderr.startswith("cellblade: error: --coll "), done.stderr
     for words in named:
         assert words in done.stderr, done.stderr

@@ -86,7 +86,7 @@ def test_compute_zero_is_free_and_deterministic_cpu_charges_the_burst(build):
 
 def test_compute_names_what_it_allows(build):
     done = run_cli("mpirun", "-n", "2", "--compute", "cpu:0", build("compute_burst"))
-    assert (done.returncode, done.stdout) == (1, "")
+    assert (done.returncode, done.stdout) == (2, "")
     assert done.stderr == (
         "cellblade: error: --compute cpu:0 is not allowed: "
         "zero, cpu or cpu:FACTOR with FACTOR above 0 and at most 1000\n"

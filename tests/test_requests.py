@@ -121,7 +121,7 @@ def test_unknown_names_are_the_fields_errors():
     )
     done = run_cli("coll", "allgather", "--algos", "spiral")
     assert done.stderr.startswith(
-        "cellblade: error: --algos allgather.spiral is not allowed: one of barrier.rdb, "
+        "cellblade: error: --algo allgather.spiral is not allowed: one of barrier.rdb, "
     )
 
 
@@ -175,7 +175,7 @@ def test_unreadable_machine_and_placement_files_are_config_errors(tmp_path):
 )
 def test_cli_errors_name_the_flag(args, line):
     done = run_cli(*args)
-    assert (done.returncode, done.stderr) == (1, f"cellblade: error: {line}\n")
+    assert (done.returncode, done.stderr) == (2, f"cellblade: error: {line}\n")
 
 
 def test_cellstats_names_the_flag_it_was_given():
@@ -191,7 +191,7 @@ def test_cli_binary_files_are_one_line_errors(tmp_path):
     binary.write_bytes(b"\x80\x81")
     done = run_cli("stats", "-f", "dmaget", "--machine", str(binary))
     assert (done.returncode, done.stderr) == (
-        1,
+        2,
         f"cellblade: error: --machine {binary} cannot be read: not UTF-8 text (byte 0)\n",
     )
     done = run_cli("affinity", "run", "--pattern", "ring", "--placement-file", str(binary))
@@ -202,7 +202,7 @@ def test_cli_binary_files_are_one_line_errors(tmp_path):
 
 def test_placement_default_is_refused_without_offering_default():
     done = run_cli("stats", "-f", "dmaget", "-N", "2", "--placement", "default")
-    assert done.returncode == 1
+    assert done.returncode == 2
     assert "unknown placement 'default': allowed identity," in done.stderr
     assert "default," not in done.stderr.split("allowed", 1)[1]
 

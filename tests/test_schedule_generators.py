@@ -194,5 +194,5 @@ def test_the_command_line_runs_shows_and_draws_a_generator(tmp_path):
     )
     assert "expected FILE.py:FUNCTION" in usage_error("coll", "allgather", "--generator", "ring")
     done = run_cli("coll", "barrier", "--generator", spec)
-    assert done.returncode == 1 and done.stderr.count("\n") == 1
+    assert done.returncode == 2 and done.stderr.count("\n") == 1
     assert "operation allgather, the run is for barrier" in done.stderr

@@ -86,9 +86,9 @@ def test_trace_streams_to_its_file_and_a_bad_path_fails_before_the_run(tmp_path)
     assert [path.name for path in tmp_path.iterdir()] == ["t.json"]
 
 
-def test_unknown_machine_key_exits_1_naming_it():
+def test_unknown_machine_key_exits_2_naming_it():
     done = run_cli(*DMAGET, "--set", "nosuch.key=1")
-    assert done.returncode == 1
+    assert done.returncode == 2
     assert done.stderr.startswith("cellblade: error: ") and done.stderr.count("\n") == 1
     assert "nosuch.key" in done.stderr
 
@@ -99,9 +99,9 @@ def test_backtrace_only_when_asked():
     assert "Traceback" in done.stderr and "ConfigError" in done.stderr
 
 
-def test_unknown_function_exits_1_naming_it():
+def test_unknown_function_exits_2_naming_it():
     done = run_cli("stats", "-f", "nosuch", "-i", "1")
-    assert done.returncode == 1
+    assert done.returncode == 2
     assert "nosuch" in done.stderr and "Traceback" not in done.stderr
 
 
@@ -135,5 +135,5 @@ def test_a_placement_puts_thread_ranks_on_its_spes():
     assert done.returncode == 0, done.stderr
     assert [spe["spe"] for spe in json.loads(done.stdout)["per_spe"]] == [0, 2, 4, 6]
     done = run_cli("stats", "-f", "dmaget", "-n", "2", "--placement", "zigzag")
-    assert done.returncode == 1
+    assert done.returncode == 2
     assert "unknown placement 'zigzag'" in done.stderr

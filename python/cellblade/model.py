@@ -301,13 +301,15 @@ def error_figure(rows: list[dict[str, Any]], path: Path, *, key: str, title: str
     count (barriers, which have no size, are left out)."""
     from matplotlib.figure import Figure
 
+    from cellblade import report_figures
+
     data = [r for r in rows if r["size_bytes"] > 0]
     ops = sorted({r["algorithm"].split(".")[0] for r in data})
     figure = Figure(figsize=(12, 3.2 * ((len(ops) + 1) // 2)), layout="constrained")
     grid = figure.subplots((len(ops) + 1) // 2, 2, squeeze=False)
     for axes, op in zip(grid.flat, ops):
         mine = [r for r in data if r["algorithm"].startswith(op + ".")]
-        for name, spes in sorted({(r["algorithm"], r["spes"]) for r in mine}):
+        for i, (name, spes) in enumerate(sorted({(r["algorithm"], r["spes"]) for r in mine})):
             line = sorted(
                 (r for r in mine if r["algorithm"] == name and r["spes"] == spes),
                 key=lambda r: r["size_bytes"],
@@ -315,9 +317,13 @@ def error_figure(rows: list[dict[str, Any]], path: Path, *, key: str, title: str
             axes.plot(
                 [r["size_bytes"] for r in line],
                 [r[key] for r in line],
-                marker=".",
                 label=f"{name.partition('.')[2]} {spes}",
+                **report_figures.style(i),
             )
+        # Beside the panel, never over its title or curves.
+        axes.legend(
+            fontsize="xx-small", loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False
+        )
         axes.axhspan(-10, 10, color="green", alpha=0.08)
         axes.set_ylabel("error (%)")
         axes.set_title(op)

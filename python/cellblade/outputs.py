@@ -4,9 +4,19 @@ Paths are checked before a simulation starts (`check_file`, `check_dir`), so a b
 no run. A single file is written to a temporary file beside it and renamed into place; a set of
 files (a run's results and its machine.toml) is written into a temporary directory and moved
 into the output directory with Ctrl-C held back for the moves, so an interrupted or failed run
-leaves either the old set or the new one, never a mix. Files already in an output directory
-are not replaced unless asked (``--force``); a file that appears while a run goes on (another
-run writing to the same directory) is never replaced silently either.
+leaves either the old set or the new one, never a mix. Files already in an output directory,
+and an existing file named for a single output, are not replaced unless asked (``--force``);
+a file that appears while a run goes on (another run writing to the same directory) is never
+replaced silently either.
+
+Symbolic links are never followed: a link named as an output file is replaced by the file
+(with ``--force``), and a link named as an output directory is refused, so a result cannot be
+written somewhere other than where the command line says. Temporary files and directories
+are created by `tempfile` beside their target, with unpredictable names, and removed when
+the run fails or is interrupted (`temporary_beside` for writers outside Python).
+
+Every command's ``--out``, ``--trace`` and ``--plot`` go through this module (`cellblade.cli`,
+`cellblade.mpi.cli`).
 """
 
 from __future__ import annotations
@@ -26,26 +36,46 @@ class OutputError(Exception):
     """An output path that cannot be written: names the flag, the path and why."""
 
 
-def check_file(flag: str, path: Path, *, suffix: str | None = None) -> None:
+def check_file(flag: str, path: Path, *, suffix: str | None = None, force: bool = True) -> None:
     """Refuses `path` for `flag` if it cannot become a file: a directory, a missing or
-    unwritable parent, or (with `suffix`) another file type."""
+    unwritable parent, (with `suffix`) another file type, or (without `force`) an existing
+    file or link. A link is never followed: it is what gets replaced."""
     if suffix is not None and path.suffix.lower() != suffix:
         raise OutputError(
             f"{flag} {path}: the file is written as {suffix[1:].upper()}: "
             f"give a name ending in {suffix}"
         )
+    if path.is_symlink():
+        if not force:
+            raise OutputError(
+                f"{flag} {path}: is a symbolic link: pass --force to replace the link "
+                "with the file (its target is left alone)"
+            )
+        _check_parent(flag, path.parent)
+        return
     if path.is_dir():
         raise OutputError(f"{flag} {path}: is a directory, expected a file")
     if path.exists() and not path.is_file():
         if not os.access(path, os.W_OK):
             raise OutputError(f"{flag} {path}: not writable")
         return  # a device or pipe (/dev/stdout): written in place
+    if path.exists() and not force:
+        raise OutputError(
+            f"{flag} {path}: exists from an earlier run: pass --force to replace it, "
+            "or choose another name"
+        )
     _check_parent(flag, path.parent)
 
 
 def check_dir(flag: str, path: Path, names: Sequence[str], *, force: bool) -> None:
     """Refuses `path` for `flag` if the files `names` cannot be written into it: an existing
-    non-directory, an unwritable place, or (without `force`) a file of `names` already there."""
+    non-directory or a symbolic link, an unwritable place, or (without `force`) a file of
+    `names` already there."""
+    if path.is_symlink():
+        raise OutputError(
+            f"{flag} {path}: is a symbolic link: give the directory itself "
+            "(results are never written through a link)"
+        )
     if path.exists() and not path.is_dir():
         raise OutputError(f"{flag} {path}: is a file, expected a directory")
     _check_parent(flag, path)
@@ -70,9 +100,10 @@ def _check_parent(flag: str, directory: Path) -> None:
 
 
 def write_file(flag: str, path: Path, write: Callable[[Path], None]) -> Path:
-    """Calls `write` on a temporary file beside `path`, then renames it to `path`; a device or
-    pipe is written in place. Any failure names `flag` and leaves no temporary file."""
-    if path.exists() and not stat.S_ISREG(path.stat().st_mode):
+    """Calls `write` on a temporary file beside `path`, then renames it to `path` (a link there
+    is replaced, not followed); a device or pipe is written in place. Any failure names `flag`
+    and leaves no temporary file."""
+    if not path.is_symlink() and path.exists() and not stat.S_ISREG(path.stat().st_mode):
         _named(flag, path, lambda: write(path))
         return path
     _named(flag, path, lambda: path.parent.mkdir(parents=True, exist_ok=True))
@@ -100,6 +131,34 @@ def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
     return mask
+
+
+@contextlib.contextmanager
+def temporary_beside(flag: str, path: Path, *, leftovers: Sequence[str] = ()) -> Iterator[Path]:
+    """A new file with an unpredictable name beside `path`, for a writer outside Python (the
+    core's trace) to fill; renamed to `path` when the block ends cleanly, removed (with any
+    `leftovers`, suffixes the writer adds to the name) when it fails or is interrupted. A
+    device or pipe (/dev/stdout) is itself the file to write."""
+    if not path.is_symlink() and path.exists() and not stat.S_ISREG(path.stat().st_mode):
+        yield path
+        return
+    _named(flag, path, lambda: path.parent.mkdir(parents=True, exist_ok=True))
+    handle, name = _named(
+        flag,
+        path,
+        lambda: tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.", suffix=path.suffix),
+    )
+    os.close(handle)
+    temporary = Path(name)
+    try:
+        os.chmod(temporary, 0o666 & ~_umask())
+        yield temporary
+        with held_interrupts():
+            _named(flag, path, lambda: os.replace(temporary, path))
+    finally:
+        for leftover in [temporary, *(Path(f"{temporary}{s}") for s in leftovers)]:
+            with contextlib.suppress(FileNotFoundError):
+                leftover.unlink()
 
 
 @contextlib.contextmanager

@@ -37,6 +37,7 @@ import importlib
 import os
 import sys
 import threading
+import time
 from collections.abc import Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
@@ -118,22 +119,28 @@ def run(
     *,
     jobs: int | None = None,
     scheduler: str | None = None,
-    progress: bool = False,
+    progress: bool | str = False,
     desc: str = "",
 ) -> list[Any]:
     """The results of `calls` in their order (`Failed` where the core refused one): on
     `scheduler` (a Dask address) when given, else on `jobs` local threads (default: every
-    core). `progress` shows a tqdm bar on stderr saying `desc` and the call being run."""
+    core). `progress` True shows a tqdm bar on stderr saying `desc` and the call being run;
+    "lines" (for a log, not a terminal) a line per finished call once the run has taken
+    LINES_AFTER_S."""
     if jobs is not None and jobs < 1:
         raise ValueError(f"jobs {jobs} is not allowed: at least 1")
-    bar = tqdm(
-        total=len(calls),
-        desc=desc,
-        unit="run",
-        disable=not progress,
-        file=sys.stderr,
-        leave=False,
-        dynamic_ncols=True,
+    bar = (
+        StageLines(len(calls), desc)
+        if progress == "lines"
+        else tqdm(
+            total=len(calls),
+            desc=desc,
+            unit="run",
+            disable=not progress,
+            file=sys.stderr,
+            leave=False,
+            dynamic_ncols=True,
+        )
     )
     try:
         if scheduler is not None:
@@ -141,6 +148,38 @@ def run(
         return _on_threads(calls, jobs or default_jobs(), bar)
     finally:
         bar.close()
+
+
+LINES_AFTER_S = 2.0  # a run shorter than this says nothing on stderr
+
+
+class StageLines:
+    """A progress report for a log: `desc: k/N done, T s` on stderr as each call
+    finishes, once the run has lasted LINES_AFTER_S. The part of tqdm's interface `run` uses."""
+
+    def __init__(self, total: int, desc: str) -> None:
+        self.total, self.desc, self.done = total, desc, 0
+        self.start = time.monotonic()
+        self.disable = False
+
+    def set_postfix_str(self, label: str, refresh: bool = False) -> None:
+        pass
+
+    def update(self, n: int = 1) -> None:
+        self.done += n
+        elapsed = time.monotonic() - self.start
+        if n and elapsed >= LINES_AFTER_S:
+            print(
+                f"{self.desc}: {self.done}/{self.total} done, {elapsed:.1f} s",
+                file=sys.stderr,
+                flush=True,
+            )
+
+    def refresh(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
 
 
 def busy() -> bool:

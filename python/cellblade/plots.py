@@ -12,6 +12,7 @@ from typing import Any
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, NullLocator
 
+from cellblade import report_figures
 from cellblade.schedule import SPES_PER_CHIP, crosses_bif, short
 
 
@@ -50,27 +51,11 @@ def pingpong_figure(
     curves: list[tuple[str, list[dict[str, Any]]]], path: Path, *, title: str
 ) -> None:
     """Latency (left) and throughput (right) of ping-pong rows over message sizes, one line per
-    named curve, shaped like seed 004's figure 5; saved as PNG at `path`."""
-    figure = Figure(figsize=(11, 4.5), layout="constrained")
-    latency, throughput = figure.subplots(1, 2)
-    sizes = sorted({r["bytes"] for _, rows in curves for r in rows if r["bytes"] > 0})
-    for label, rows in curves:
-        line = sorted((r for r in rows if r["bytes"] > 0), key=lambda r: r["bytes"])
-        x = [r["bytes"] for r in line]
-        latency.plot(x, [r["latency_us"] for r in line], marker="o", label=label)
-        throughput.plot(x, [r["throughput_gbps"] for r in line], marker="o", label=label)
-    for axes in (latency, throughput):
-        axes.set_xscale("log", base=2)
-        axes.set_xticks(sizes, [_bytes(size) for size in sizes], rotation=45)
-        axes.xaxis.set_minor_locator(NullLocator())
-        axes.set_xlabel("message size")
-        axes.grid(True, alpha=0.3)
-        axes.legend(fontsize="small")
-    latency.set_yscale("log")
-    latency.set_ylabel("latency (us)")
-    throughput.set_ylabel("throughput (GB/s)")
-    figure.suptitle(title)
-    figure.savefig(path, dpi=120)
+    named curve, shaped like seed 004's figure 5, the 0-byte point and the published points
+    included (`report_figures.pingpong`); saved as PNG at `path`."""
+    from cellblade.report import PINGPONG_PUBLISHED
+
+    path.write_bytes(report_figures.pingpong(dict(curves), PINGPONG_PUBLISHED, title=title))
 
 
 def _bytes(size: int) -> str:
@@ -106,10 +91,16 @@ def placement_figure(results: list[dict[str, Any]], path: Path, *, title: str) -
     figure = Figure(figsize=(max(4.0, 1.1 * len(results)), 4.5), layout="constrained")
     axes = figure.subplots()
     names = [r["placement"] for r in results]
+    values = [r["min_bandwidth_gbps"] for r in results]
+    # A trial cannot beat the best placement's bandwidth (the link's peak): the bars stop there.
+    peak = max(values)
     axes.bar(
         names,
-        [r["min_bandwidth_gbps"] for r in results],
-        yerr=[r["stddev_gbps"] for r in results],
+        values,
+        yerr=[
+            [min(r["stddev_gbps"], v) for r, v in zip(results, values)],
+            [max(0.0, min(r["stddev_gbps"], peak - v)) for r, v in zip(results, values)],
+        ],
         capsize=4,
         color="tab:blue",
     )
@@ -142,23 +133,27 @@ def coll_figure(results: list[dict[str, Any]], path: Path, *, title: str) -> Non
             label.set_horizontalalignment("right")
         axes.set_xlabel("algorithm")
         axes.set_ylabel("latency (ns)")
-        axes.grid(True, axis="y", alpha=0.3)
+        # Log: the atomic barrier's microseconds would flatten the others' differences.
+        axes.set_yscale("log")
+        axes.grid(True, axis="y", which="both", alpha=0.3)
     else:
         # Sizes where no cell ran keep their tick, so the gap shows.
         sizes = sorted({size for _, size, _ in failures} | {r["size_bytes"] for r in results})
-        for i, algorithm in enumerate(algorithms):
-            line = sorted(
-                (r for r in results if r["algorithm"] == algorithm), key=lambda r: r["size_bytes"]
-            )
-            # The colour cycle has ten colours: after them, other markers and dashes.
-            style = LINE_STYLES[i // 10 % len(LINE_STYLES)]
+        curves = {
+            short(a): [
+                (r["size_bytes"], r["latency_ns"] / 1000)
+                for r in sorted(results, key=lambda r: r["size_bytes"])
+                if r["algorithm"] == a
+            ]
+            for a in algorithms
+        }
+        # Coinciding curves are drawn once, named together; past ten colours, other markers.
+        for i, (label, points) in enumerate(report_figures.merge_coinciding(curves).items()):
             axes.plot(
-                [r["size_bytes"] for r in line],
-                [r["latency_ns"] / 1000 for r in line],
-                marker=style[0],
-                linestyle=style[1],
-                color=f"C{i % 10}",
-                label=short(algorithm),
+                [x for x, _ in points],
+                [y for _, y in points],
+                label=label,
+                **report_figures.style(i),
             )
         axes.set_xscale("log", base=2)
         axes.set_yscale("log")

@@ -12,6 +12,7 @@ Either case is accepted ("16K" == "16k"). ``format_size`` writes sizes back for 
 
 from __future__ import annotations
 
+import math
 import re
 
 SIZE_MULTIPLIERS = {"": 1, "k": 1024, "m": 1024**2}
@@ -36,6 +37,21 @@ def _parse(text: str, multipliers: dict[str, int], allowed: str) -> int:
     if match is None:
         raise ValueError(f"invalid value {text!r}: expected {allowed}")
     return int(match[1]) * multipliers[match[2].lower()]
+
+
+def format_number(value: float) -> str:
+    """One format for a measured value, whatever its size: thousands grouped, never an
+    exponent, four significant digits below 1,000 ("1,680,000", "589.9", "3.2", "0.1234")."""
+    if value != value or value in (float("inf"), float("-inf")):
+        return str(value)
+    magnitude = abs(value)
+    if magnitude >= 1000:
+        return f"{value:,.0f}"
+    if magnitude == 0:
+        return "0"
+    decimals = 3 - math.floor(math.log10(magnitude))
+    text = f"{value:.{max(decimals, 0)}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
 
 
 def format_size(size: int) -> str:

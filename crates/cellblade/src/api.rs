@@ -122,6 +122,9 @@ pub struct Catalog {
     /// The claim groups of `reproduce`, in the order it states them: each can be run apart.
     pub reproduce_groups: Vec<&'static str>,
     pub cluster: crate::cluster::request::ClusterCatalog,
+    /// How this core was built ("release, native, profile-guided" as the build script names
+    /// it; `cellblade --version` prints it).
+    pub build: &'static str,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -194,6 +197,7 @@ pub fn catalog() -> Catalog {
         mpi: crate::mpi::request::catalog(),
         reproduce_groups: crate::reproduce::group_ids(),
         cluster: crate::cluster::request::catalog(),
+        build: crate::bench::build_kind(),
     }
 }
 

@@ -143,7 +143,7 @@ pub fn packet_workloads(quick: bool) -> Result<Vec<Workload>> {
 }
 
 /// The build being measured, as the build script named it.
-fn build_kind() -> &'static str {
+pub fn build_kind() -> &'static str {
     option_env!("CELLBLADE_BUILD").unwrap_or(if cfg!(debug_assertions) { "debug" } else { "release" })
 }
 

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from cellblade.mpi import compiler, launcher
+from cellblade.units import format_number
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples" / "mpi"
 SOURCE = EXAMPLES / "latency.c"
@@ -153,7 +154,7 @@ def describe(r: dict[str, Any]) -> str:
     return (
         f"MPI ping-pong ({r['program']}, {r['ranks']} rank processes, 0 B to {sizes[-1]['bytes']} B): "
         f"wall {r['wall_s']:.2f} s (simulator {r['simulator_wall_s']:.2f} s), "
-        f"{r['packets_per_second']:.3g} simulated packets/s\n"
+        f"{format_number(r['packets_per_second'])} simulated packets/s\n"
         f"  simulated latency (us): {shown}\n"
         f"  one MPI call's round trip, rank process to simulator ({r['roundtrip_program']}, median of "
         f"{runs} runs of {r['roundtrip_calls']} MPI_Wtime calls): {r['roundtrip_us']:.2f} us of wall time "

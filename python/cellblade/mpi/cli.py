@@ -6,8 +6,9 @@ import argparse
 import sys
 from pathlib import Path
 
-from cellblade import CATALOG
-from cellblade.machine import MACHINE_FLAGS
+from cellblade import CATALOG, outputs
+from cellblade.cli.common import add_machine_args
+from cellblade.machine import MACHINE_FLAGS, choice
 from cellblade.mpi import compiler, launcher
 
 MPI = CATALOG["mpi"]
@@ -52,6 +53,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     # No options of its own: every argument, dashes included, is the compiler's ("--show" aside).
     cc.add_argument("args", nargs=argparse.REMAINDER, help="compiler arguments, or --show ARGS")
     cc.set_defaults(handler=_mpicc)
+    cc.format_help = lambda: MPICC_HELP  # the docs' command reference prints what --help does
     run = commands.add_parser(
         "mpirun",
         help="run an MPI program on the simulated SPEs",
@@ -83,19 +85,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         "zero (deterministic), or its measured CPU time times FACTOR (default 1); "
         f"allowed {MPI['compute_allowed']} (default {MPI['default_compute']})",
     )
-    group = run.add_mutually_exclusive_group()
-    group.add_argument(
-        "--preset", default="qs20", metavar="qs20|qs22", help="preset machine (default: qs20)"
-    )
-    group.add_argument("--machine", type=Path, metavar="FILE.toml", help="a machine file")
-    run.add_argument(
-        "--set",
-        action="append",
-        default=[],
-        dest="overrides",
-        metavar="KEY=VALUE",
-        help="override a machine-file value (repeatable)",
-    )
+    add_machine_args(run)
     run.add_argument(
         "--placement",
         type=_placement,
@@ -114,6 +104,11 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         type=Path,
         metavar="DIR",
         help="write result.json (the job's report) and the resolved machine.toml into DIR",
+    )
+    run.add_argument(
+        "--force",
+        action="store_true",
+        help="replace the output files of an earlier run (default: refuse)",
     )
     run.add_argument("program", help="the MPI program (built with cellblade mpicc)")
     run.add_argument("args", nargs=argparse.REMAINDER, help="the program's arguments")
@@ -142,17 +137,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     ping.add_argument(
         "--reps", type=int, default=None, help="repetitions (default: 1000 up to 1 KB, fewer above)"
     )
-    ping.add_argument(
-        "--preset", default="qs20", metavar="qs20|qs22", help="preset machine (default: qs20)"
-    )
-    ping.add_argument(
-        "--set",
-        action="append",
-        default=[],
-        dest="overrides",
-        metavar="KEY=VALUE",
-        help="override a machine-file value (repeatable)",
-    )
+    add_machine_args(ping)
     ping.add_argument("--json", action="store_true", help="print the rows as JSON")
     ping.add_argument(
         "--plot",
@@ -160,6 +145,11 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         metavar="FILE.png",
         help="also draw latency and throughput over the sizes for memory mode, local-store mode "
         "(the sizes whose buffers fit it) and congested memory mode, as seed 004's figure 5",
+    )
+    ping.add_argument(
+        "--force",
+        action="store_true",
+        help="replace the --plot file of an earlier run (default: refuse)",
     )
     ping.set_defaults(handler=_pingpong, flags=PINGPONG_FLAGS)
 
@@ -189,15 +179,21 @@ def _pingpong(args: argparse.Namespace) -> int:
 
     from cellblade import _core
 
+    if args.plot is not None:  # checked before anything runs
+        outputs.check_file("--plot", args.plot, suffix=".png", force=args.force)
     request = {**_given(args, ("sizes", "mode", "reps", "depth")), "congested": args.congested}
-    machine = {"preset": args.preset, "set": args.overrides}
+    machine = choice(args.machine or args.preset, args.overrides)
     rows = _core.mpi_pingpong(request, machine)["result"]
     if args.plot is not None:
-        _pingpong_plot(request, machine, args.plot)
+        outputs.write_file(
+            "--plot", args.plot, lambda temporary: _pingpong_plot(request, machine, temporary)
+        )
     if args.json:
         print(json.dumps(rows))
         return 0
     mode = args.mode or MPI["default_mode"]
+    if args.plot is not None:
+        print(f"wrote {args.plot}", file=sys.stderr if args.json else sys.stdout)
     print(f"# seed 004 section 5.1 ping-pong, mode {mode}{', congested' if args.congested else ''}")
     print(f"{'bytes':>10} {'reps':>6} {'latency (us)':>13} {'throughput (GB/s)':>18}")
     for r in rows:
@@ -229,8 +225,19 @@ def _pingpong_plot(request: dict, machine: dict, path: Path) -> None:
         ("local store", ls),
         ("memory, congested", congested),
     ]
-    title = f"seed 004 figure 5 on the simulated blade ({machine['preset']})"
+    title = f"seed 004 figure 5 on the simulated blade ({machine.get('preset', 'machine file')})"
     plots.pingpong_figure(curves, path, title=title)
+
+
+MPIRUN_FILES = ["result.json", "machine.toml"]
+
+
+def _check_outputs(args: argparse.Namespace) -> None:
+    """--trace and --out are checked before any rank starts: a bad path costs no run."""
+    if args.trace is not None:
+        outputs.check_file("--trace", args.trace, force=args.force)
+    if args.out is not None:
+        outputs.check_dir("--out", args.out, MPIRUN_FILES, force=args.force)
 
 
 def _save(args: argparse.Namespace, result: launcher.JobResult) -> None:
@@ -240,9 +247,8 @@ def _save(args: argparse.Namespace, result: launcher.JobResult) -> None:
     trace = report.pop("trace", None)
     machine = report.pop("machine_toml", None)
     if args.trace is not None and trace is not None:
-        args.trace.write_text(trace)
+        outputs.write_file("--trace", args.trace, lambda temporary: temporary.write_text(trace))
     if args.out is not None:
-        args.out.mkdir(parents=True, exist_ok=True)
         report.update(
             exit_code=result.exit_code,
             message=result.message,
@@ -251,9 +257,11 @@ def _save(args: argparse.Namespace, result: launcher.JobResult) -> None:
             program=args.program,
             args=args.args,
         )
-        (args.out / "result.json").write_text(json.dumps(report, indent=2) + "\n")
-        if machine is not None:
-            (args.out / "machine.toml").write_text(machine)
+        names = MPIRUN_FILES if machine is not None else MPIRUN_FILES[:1]
+        with outputs.staged("--out", args.out, names, force=args.force) as staging:
+            (staging / "result.json").write_text(json.dumps(report, indent=2) + "\n")
+            if machine is not None:
+                (staging / "machine.toml").write_text(machine)
 
 
 def _ranks(text: str) -> int:
@@ -264,7 +272,22 @@ def _ranks(text: str) -> int:
     return int(text)
 
 
+MPICC_HELP = """usage: cellblade mpicc [--show] COMPILER-ARGUMENTS...
+
+Compile an MPI C program for the simulated blade: the system C compiler (CC, default cc) with
+the project's mpi.h and rank library, as mpicc does. Every argument but these is the compiler's:
+
+  --show       print the compiler command instead of running it (mpicc -show)
+  -h, --help   print this help (for the compiler's own, run the command --show prints)
+
+example: cellblade mpicc -O2 ring.c -o ring && cellblade mpirun -n 4 ./ring
+"""
+
+
 def _mpicc(args: argparse.Namespace) -> int:
+    if args.args in (["-h"], ["--help"]):
+        print(MPICC_HELP, end="")
+        return 0
     rest = [a for a in args.args if a != "--show"]
     if "--show" in args.args:
         print(" ".join(compiler.mpicc_command(rest)))
@@ -279,6 +302,7 @@ def _mpicc(args: argparse.Namespace) -> int:
 
 
 def _mpirun(args: argparse.Namespace) -> int:
+    _check_outputs(args)
     result = launcher.mpirun(
         args.program,
         args.args,

@@ -1,5 +1,5 @@
 """`cellblade model measure|predict|validate` (seed 003's performance model) and the
-`--algos auto` choice of `cellblade coll OP`. Registered in cli.py by `add_model_args`."""
+`--algo auto` choice of `cellblade coll OP`."""
 
 from __future__ import annotations
 
@@ -7,10 +7,24 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any, Callable
 
 import cellblade
-from cellblade import coll, model
+from cellblade import coll, model, outputs
+from cellblade.cli.common import (
+    add_force_arg,
+    add_machine_args,
+    add_parallel_args,
+    machine_of,
+    name_list,
+    out_dir,
+    parallel_of,
+    placement_arg,
+    positive,
+    spe_count,
+    stage,
+    table,
+)
+from cellblade.machine import MACHINE_FLAGS
 from cellblade.units import format_size
 
 OUT = Path("out") / "model"
@@ -29,18 +43,9 @@ FIELD_FLAGS = {
 }
 
 
-def add_model_args(
-    commands,
-    add_machine_args: Callable,
-    spe_count: Callable,
-    table: Callable,
-    machine_flags: dict[str, str],
-    add_parallel_args: Callable,
-    parallel_of: Callable,
-) -> None:
-    """Adds the `model` command to `commands` (cli.py's subparsers); `machine_flags` maps the
-    machine's fields to their flags."""
-    flags = {**machine_flags, **FIELD_FLAGS}
+def add_commands(commands) -> None:
+    """Adds the `model` command to the `cellblade` command's subparsers."""
+    flags = {**MACHINE_FLAGS, **FIELD_FLAGS}
     parent = commands.add_parser(
         "model",
         help="the performance model of seed 003",
@@ -65,7 +70,7 @@ def add_model_args(
     )
     measure.add_argument(
         "--iterations",
-        type=_positive,
+        type=positive,
         default=None,
         metavar="N",
         help=f"timed repetitions per point, 1 to {LIMITS['max_iterations']} "
@@ -74,11 +79,12 @@ def add_model_args(
     measure.add_argument(
         "--out",
         type=Path,
-        default=OUT,
+        default=None,
         metavar="DIR",
-        help=f"where to write params.toml and the figures (default {OUT})",
+        help=f"where to write params.toml and the figures (default {OUT}, which holds the latest run)",
     )
     measure.add_argument("--json", action="store_true", help="print the parameters as JSON")
+    add_force_arg(measure)
     measure.set_defaults(handler=_measure, flags=flags)
 
     predict = actions.add_parser(
@@ -89,9 +95,10 @@ def add_model_args(
     predict.add_argument("op", choices=coll.OPS, metavar="OP", help=", ".join(coll.OPS))
     predict.add_argument(
         "--algo",
+        type=name_list,
         default="all",
-        metavar="NAME|all",
-        help="a registry name (with or without the operation) or all",
+        metavar="all|NAME,...",
+        help="registry names (with or without the operation), comma-separated, or all",
     )
     predict.add_argument(
         "-n",
@@ -116,7 +123,7 @@ def add_model_args(
     )
     predict.add_argument(
         "--placement",
-        type=_placement,
+        type=placement_arg,
         default=None,
         metavar="NAME|ID,...",
         help="a placement name (evenodd, ...) or the physical SPE of each rank "
@@ -125,7 +132,7 @@ def add_model_args(
     predict.add_argument("--simulate", action="store_true", help="also run on the simulated blade")
     predict.add_argument(
         "--iterations",
-        type=_positive,
+        type=positive,
         default=None,
         metavar="N",
         help=f"timed calls per simulated point (default {LIMITS['default_simulate_iterations']})",
@@ -133,7 +140,7 @@ def add_model_args(
     _add_params_arg(predict)
     add_machine_args(predict)
     predict.add_argument("--json", action="store_true", help="print the result as JSON")
-    predict.set_defaults(handler=lambda args: _predict(args, table), flags=flags)
+    predict.set_defaults(handler=_predict, flags=flags)
 
     validate = actions.add_parser(
         "validate",
@@ -144,7 +151,7 @@ def add_model_args(
     add_machine_args(validate)
     validate.add_argument(
         "--iterations",
-        type=_positive,
+        type=positive,
         default=None,
         metavar="N",
         help=f"timed calls per simulated point (default {LIMITS['default_simulate_iterations']})",
@@ -153,23 +160,13 @@ def add_model_args(
     validate.add_argument(
         "--out",
         type=Path,
-        default=OUT,
+        default=None,
         metavar="DIR",
-        help=f"where to write validate.json and the figures (default {OUT})",
+        help=f"where to write validate.json and the figures (default {OUT}, which holds the latest run)",
     )
     validate.add_argument("--json", action="store_true", help="print the summary as JSON")
-    validate.set_defaults(handler=lambda args: _validate(args, table, parallel_of), flags=flags)
-
-
-def _positive(text: str) -> int:
-    if not text.isdecimal() or int(text) < 1:
-        raise argparse.ArgumentTypeError(f"invalid value {text!r}: a whole number of at least 1")
-    return int(text)
-
-
-def _placement(text: str) -> str | list[int]:
-    parts = text.split(",")
-    return [int(p) for p in parts] if all(p.strip().isdecimal() for p in parts) else text
+    add_force_arg(validate)
+    validate.set_defaults(handler=_validate, flags=flags)
 
 
 def _add_params_arg(parser: argparse.ArgumentParser) -> None:
@@ -183,24 +180,28 @@ def _add_params_arg(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _machine(args: argparse.Namespace) -> dict[str, Any]:
-    return {"machine": args.machine or args.preset, "overrides": args.overrides}
+MEASURE_FILES = ["params.toml", "model-gap.png", "model-congestion.png", "machine.toml"]
+VALIDATE_FILES = [
+    "validate.json",
+    "model-errors.png",
+    "model-errors-schedule.png",
+    "model-errors-baseline.png",
+]
 
 
 def _measure(args: argparse.Namespace) -> int:
-    result = model.measure(**_machine(args), sizes=args.sizes, iterations=args.iterations)
+    out, force = out_dir(args, OUT, MEASURE_FILES)
+    with stage(args, "model measure"):
+        result = model.measure(**machine_of(args), sizes=args.sizes, iterations=args.iterations)
     params = result["params"]
-    args.out.mkdir(parents=True, exist_ok=True)
-    paths = [
-        args.out / "params.toml",
-        args.out / "model-gap.png",
-        args.out / "model-congestion.png",
-        args.out / "machine.toml",
-    ]
-    paths[0].write_text(result["toml"], encoding="utf-8")
-    model.gap_figure(params, paths[1])
-    model.congestion_figure(params, paths[2])
-    paths[3].write_text(cellblade.resolved_machine(**_machine(args)), encoding="utf-8")
+    with outputs.staged("--out", out, MEASURE_FILES, force=force) as staging:
+        (staging / "params.toml").write_text(result["toml"], encoding="utf-8")
+        model.gap_figure(params, staging / "model-gap.png")
+        model.congestion_figure(params, staging / "model-congestion.png")
+        (staging / "machine.toml").write_text(
+            cellblade.resolved_machine(**machine_of(args)), encoding="utf-8"
+        )
+    paths = [out / name for name in MEASURE_FILES]
     if args.json:
         print(json.dumps(params))
         return 0
@@ -226,36 +227,39 @@ def _params(args: argparse.Namespace) -> str:
     if args.params is not None:
         # An error in the file names the file beside the flag.
         args.flags = {**args.flags, "params_toml": f"--params {args.params}"}
-    return model.params_for(**_machine(args), params_file=args.params)
+    return model.params_for(**machine_of(args), params_file=args.params)
 
 
 def _pct(value: float | None) -> str:
     return "-" if value is None else f"{value:+.1f}%"
 
 
-def _predict(args: argparse.Namespace, table: Callable) -> int:
+def _predict(args: argparse.Namespace) -> int:
     algorithms = (
-        [] if args.algo == "all" else [args.algo if "." in args.algo else f"{args.op}.{args.algo}"]
+        []
+        if args.algo == "all"
+        else [name if "." in name else f"{args.op}.{name}" for name in args.algo]
     )
     placement = (
         None
         if args.placement is None
         else cellblade.coll_schedule(
-            "barrier.rdb", spes=args.spes, placement=args.placement, **_machine(args)
+            "barrier.rdb", spes=args.spes, placement=args.placement, **machine_of(args)
         )["placement"]
     )
-    result = model.predict(
-        args.op,
-        _params(args),
-        algorithms=algorithms,
-        spes=args.spes,
-        sizes=args.sizes,
-        placement=placement,
-        dtype=args.dtype,
-        simulate=args.simulate,
-        iterations=args.iterations,
-        **_machine(args),
-    )
+    with stage(args, f"model predict {args.op}" + (", simulating" if args.simulate else "")):
+        result = _only_this_operation(args.op, model.predict)(
+            args.op,
+            _params(args),
+            algorithms=algorithms,
+            spes=args.spes,
+            sizes=args.sizes,
+            placement=placement,
+            dtype=args.dtype,
+            simulate=args.simulate,
+            iterations=args.iterations,
+            **machine_of(args),
+        )
     if args.json:
         print(json.dumps(result))
         return 0
@@ -291,33 +295,57 @@ def _predict(args: argparse.Namespace, table: Callable) -> int:
     return 0
 
 
-def _validate(args: argparse.Namespace, table: Callable, parallel_of: Callable) -> int:
+def _only_this_operation(op: str, call):
+    """`call`, with an unknown-algorithm error listing only `op`'s algorithms: the core lists
+    every operation's, which buries the few that could have been meant."""
+
+    def wrapped(*args, **kwargs):
+        try:
+            return call(*args, **kwargs)
+        except cellblade.ConfigError as error:
+            text = str(error)
+            head, sep, names = text.partition("is not allowed: one of ")
+            if error.field != "algorithms" or not sep:
+                raise
+            mine = [n for n in names.rstrip(".").split(", ") if n.startswith(f"{op}.")]
+            narrowed = cellblade.ConfigError(f"{head}{sep}{', '.join(mine)}")
+            narrowed.field = "algorithms"
+            raise narrowed from None
+
+    return wrapped
+
+
+def _validate(args: argparse.Namespace) -> int:
+    out, force = out_dir(args, OUT, VALIDATE_FILES)
     report = model.validate(
         _params(args),
-        **_machine(args),
+        **machine_of(args),
         iterations=args.iterations,
         **parallel_of(args),
     )
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "validate.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
-    model.error_figure(
-        report["rows"],
-        args.out / "model-errors.png",
-        key="seed_error_pct",
-        title="Seed 003 equations against the simulated blade (cf. figure 10)",
+    figures = (
+        (
+            "model-errors.png",
+            "seed_error_pct",
+            "Seed 003 equations against the simulated blade (cf. figure 10)",
+        ),
+        (
+            "model-errors-schedule.png",
+            "schedule_error_pct",
+            "Schedule price against the simulated blade",
+        ),
+        (
+            "model-errors-baseline.png",
+            "baseline_error_pct",
+            "Non-Cell-specific baseline: Kielmann's g, no C (cf. figure 11)",
+        ),
     )
-    model.error_figure(
-        report["rows"],
-        args.out / "model-errors-schedule.png",
-        key="schedule_error_pct",
-        title="Schedule price against the simulated blade",
-    )
-    model.error_figure(
-        report["rows"],
-        args.out / "model-errors-baseline.png",
-        key="baseline_error_pct",
-        title="Non-Cell-specific baseline: Kielmann's g, no C (cf. figure 11)",
-    )
+    with outputs.staged("--out", out, VALIDATE_FILES, force=force) as staging:
+        (staging / "validate.json").write_text(
+            json.dumps(report, indent=2) + "\n", encoding="utf-8"
+        )
+        for name, key, title in figures:
+            model.error_figure(report["rows"], staging / name, key=key, title=title)
     if args.json:
         print(json.dumps({k: v for k, v in report.items() if k != "rows"}))
         return 0
@@ -346,20 +374,20 @@ def _validate(args: argparse.Namespace, table: Callable, parallel_of: Callable) 
         table(("model", "within 5%", "within 10%", "within 15%", "worst"), rows, right={1, 2, 3, 4})
     )
     print(
-        f"--algos auto regret on the grid: worst {report['auto_regret_worst_pct']:.1f}%, "
+        f"--algo auto regret on the grid: worst {report['auto_regret_worst_pct']:.1f}%, "
         f"mean {report['auto_regret_mean_pct']:.2f}%"
     )
     print(
         f"predicting the {n} points with every model took {report['predict_s'] * 1000:.1f} ms "
         "(the simulations took the rest)"
     )
-    print(f"wrote {args.out / 'validate.json'} and the figures model-errors*.png")
+    print(f"wrote {out / 'validate.json'} and the figures model-errors*.png")
     return 0
 
 
-def coll_auto(args: argparse.Namespace, table: Callable) -> int:
-    """`cellblade coll OP --algos auto`: the model picks an algorithm per size, without
-    simulating; the picks are then run as `coll OP --algos NAME` would run them."""
+def coll_auto(args: argparse.Namespace) -> int:
+    """`cellblade coll OP --algo auto`: the model picks an algorithm per size, without
+    simulating; the picks are then run as `coll OP --algo NAME` would run them."""
     params = model.params_for(args.machine or args.preset, args.overrides)
     # A size no modelled algorithm takes is one of the --sizes the user typed.
     args.flags = {**args.flags, "size": "--sizes"}

@@ -1,0 +1,134 @@
+"""The `cellblade` and `cellstats` commands: one module per command beside `common`, which
+holds the flags they share (machine, parallel runs, outputs) so that each is written once.
+
+    cellstats -f dmaget -n 8 -b 16k             CellStats, flags as in seed 002 section 3
+    cellblade stats -f mailbox -n 2 -s -c 1     the same, as a subcommand
+    cellblade affinity run --pattern ring       placements of thread ranks on SPEs (seed 001)
+    cellblade affinity search | list
+    cellblade coll allreduce --sizes 16:32k     collective algorithms (seed 000)
+    cellblade coll list | show NAME | draw NAME
+    cellblade calibrate | reproduce | bench | demo
+
+Bad input prints one line, `<program>: error: ...`, and exits with 2 for bad usage or 1 when
+the simulator refuses the run; set CELLBLADE_BACKTRACE=1 to get the Python traceback as well.
+Ctrl-C exits with 130 and a closed pipe (`| head`) with 141, quietly, as other Unix tools do;
+neither leaves a half-written result (see `cellblade.outputs`). Sweeps run their simulations
+on every core, or on a Dask cluster with --scheduler (see `cellblade.parallel`); progress bars
+go to stderr on a terminal only, never with --json.
+Only what argparse must know is checked here (types, multipliers, exclusive flags, small
+ranges); everything else is checked by the core and reported as a ConfigError.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+import cellblade
+import cellblade.mpi.cli
+from cellblade import outputs, parallel
+from cellblade.cli import affinity, bench, claims, cluster, coll, model, report, stats
+from cellblade.cli.common import Parser, UsageError, add_version_arg
+from cellblade.machine import MACHINE_FLAGS
+
+__all__ = ["UsageError", "build_cellstats_parser", "build_parser", "cellstats_main", "main"]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of `cellblade`."""
+    return _run(build_parser(), argv)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The `cellblade` command's parser (also read by the docs' command reference)."""
+    parser = Parser(prog="cellblade", description="Simulated IBM dual-Cell BE blade.")
+    add_version_arg(parser)
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    stats.add_commands(commands)
+    affinity.add_commands(commands)
+    coll.add_commands(commands)
+    model.add_commands(commands)
+    claims.add_commands(commands)
+    report.add_commands(commands)
+    bench.add_commands(commands)
+    cellblade.mpi.cli.add_commands(commands)
+    cluster.add_commands(commands)
+    return parser
+
+
+def cellstats_main(argv: list[str] | None = None) -> int:
+    """Entry point of `cellstats`."""
+    return _run(build_cellstats_parser(), argv)
+
+
+def build_cellstats_parser() -> argparse.ArgumentParser:
+    """The `cellstats` command's parser."""
+    parser = Parser(prog="cellstats", description=stats.add_stats_args.__doc__)
+    add_version_arg(parser)
+    stats.add_stats_args(parser)
+    return parser
+
+
+USAGE = 2  # what the user typed cannot run: a flag, a value, a file named by a flag
+FAILED = 1  # the simulator refused or failed the run (an illegal DMA, a deadlock, ...)
+# A ConfigError is a bad argument, machine key or value: the user's to change, as argparse's.
+USAGE_ERRORS = (UsageError, outputs.OutputError, cellblade.ConfigError)
+INTERRUPTED = 130  # 128 + SIGINT, what a shell reports for a command ended by Ctrl-C
+BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for `yes | head -1`'s yes
+
+
+def _run(parser: argparse.ArgumentParser, argv: list[str] | None) -> int:
+    program = parser.prog
+    args = None
+    try:
+        args = parser.parse_args(argv)
+        return args.handler(args)
+    except KeyboardInterrupt:
+        return _interrupted()
+    except BrokenPipeError:
+        # The reader has gone: stop quietly, and keep Python's exit flush from failing again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return BROKEN_PIPE
+    except Exception as error:
+        if os.environ.get("CELLBLADE_BACKTRACE") == "1":
+            raise
+        print(f"{program}: error: {_describe(error, _flags(args))}", file=sys.stderr)
+        return USAGE if isinstance(error, USAGE_ERRORS) else FAILED
+
+
+def _interrupted() -> int:
+    """Ctrl-C: exit 130 with no traceback. Simulations still running in worker threads cannot
+    be stopped from Python and would hold the exit, so then the process ends at once (every
+    result file is written whole or not at all, so nothing is left half-written)."""
+    if parallel.busy():
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except OSError:
+                pass
+        os._exit(INTERRUPTED)
+    return INTERRUPTED
+
+
+def _flags(args: argparse.Namespace | None) -> dict[str, str]:
+    """The command's table of request field -> flag; -N for the SPE count of private buffers."""
+    flags = getattr(args, "flags", MACHINE_FLAGS)
+    if getattr(args, "private_spes", None) is not None:
+        flags = {**flags, "spes": "-N"}
+    return flags
+
+
+def _describe(error: Exception, flags: dict[str, str]) -> str:
+    if isinstance(error, cellblade.CellbladeError):
+        field, message = error.field, str(error)
+        if field in flags and message.startswith(field):
+            return flags[field] + message[len(field) :]
+        return message
+    if isinstance(error, (UsageError, outputs.OutputError)):
+        return str(error)
+    if isinstance(error, OSError) and error.filename is not None:
+        return f"{error.filename}: {error.strerror.lower()}"
+    return (
+        f"internal error: {type(error).__name__}: {error} (set CELLBLADE_BACKTRACE=1 to see where)"
+    )

@@ -1,0 +1,88 @@
+"""`cellblade bench`: the simulator's own speed."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+import cellblade
+import cellblade.mpi.bench
+from cellblade import splits
+from cellblade.cli import model
+from cellblade.cli.common import (
+    positive,
+    progress,
+    table,
+    with_progress,
+)
+from cellblade.units import format_number
+
+
+def add_commands(commands) -> None:
+    """Adds `cellblade bench`."""
+    bench = commands.add_parser("bench", help="the simulator's own speed")
+    bench.add_argument("--json", action="store_true", help="print the result as JSON")
+    bench.add_argument("--quick", action="store_true", help="short workloads")
+    bench.add_argument(
+        "--repeat",
+        type=positive,
+        default=1,
+        metavar="N",
+        help="time reproduce on one core, every core and Dask N times in turn, "
+        "and report medians (default: 1)",
+    )
+    bench.set_defaults(handler=_bench)
+
+
+def _bench(args: argparse.Namespace) -> int:
+    result = with_progress(args, "bench", "benchmarking", quick=args.quick)
+    result["reproduce_parallel"] = splits.reproduce_speedup(args.quick, progress(args), args.repeat)
+    result["mpi"] = cellblade.mpi.bench.run(quick=args.quick)
+    if args.json:
+        print(json.dumps(result))
+        return 0
+    rows = [
+        (w["name"], f"{w['wall_s']:.3f}", f"{w['simulated_ns'] / 1000:.1f}", str(w["packets"]))
+        for w in result["workloads"]
+    ]
+    print(table(("workload", "wall (s)", "simulated (us)", "packets"), rows, right={1, 2, 3}))
+    print(
+        f"packets per second: {format_number(result['packets_per_second'])} "
+        f"({result['build']} build)"
+    )
+    search = result["affinity_search"]
+    print(
+        f"exhaustive one-chip placement search, {search['pattern']} pattern: "
+        f"{search['evaluated']} placements in {search['wall_s']:.1f} s (target: under 60 s)"
+    )
+    for p in result["placement_pruning"]:
+        print(
+            f"two-chip placement search, {p['pattern']} pattern (16 SPEs, 16 KB), medians of "
+            f"{p['runs']} interleaved: hill climb {p['unpruned_s']:.2f} s "
+            f"({p['unpruned_evaluated']} simulated, best {p['unpruned_best_gbps']:.2f} GB/s), "
+            f"pruned by the ring/BIF ranking {p['pruned_s']:.2f} s ({p['pruned_evaluated']} "
+            f"simulated, best {p['pruned_best_gbps']:.2f} GB/s): {p['speedup']:.1f}x"
+        )
+    reproduce = result["reproduce"]
+    print(
+        f"cellblade reproduce{' --quick' if reproduce['quick'] else ''}: {reproduce['claims']} "
+        f"claims ({reproduce['holding']} hold) in {reproduce['wall_s']:.1f} s "
+        "(target for the full form: under 300 s)"
+    )
+    side = result["reproduce_parallel"]
+    medians = "" if side["repeats"] == 1 else f", medians of {side['repeats']}"
+    print(
+        f"the same, split into {side['groups']} claim groups{medians}: "
+        f"{side['one_core_s']:.1f} s on one "
+        f"core, {side['all_cores_s']:.1f} s on {side['cores']} cores "
+        f"({side['all_cores_speedup']:.2f}x; target on 2 cores: 1.7x), "
+        + (
+            f"{side['dask_s']:.1f} s on 2 local Dask workers ({side['dask_speedup']:.2f}x)"
+            if side["dask_s"] is not None
+            else "Dask not installed"
+        )
+        + ("" if side["identical"] else "; RESULTS DIFFER")
+    )
+    print(model.bench_line())
+    print(cellblade.mpi.bench.describe(result["mpi"]))
+    return 0

@@ -1,0 +1,75 @@
+"""`cellblade calibrate`, `reproduce` and `demo`: the simulated blade against the papers."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from cellblade import results, splits
+from cellblade.cli.common import (
+    add_machine_args,
+    add_parallel_args,
+    check_mark,
+    machine_of,
+    parallel_of,
+    table,
+    with_progress,
+    wrapped,
+)
+
+
+def add_commands(commands) -> None:
+    """Adds `cellblade calibrate`, `reproduce` and `demo`."""
+    for name, handler, text in (
+        ("calibrate", _calibrate, "simulated against published values"),
+        ("reproduce", _reproduce, "the papers' findings re-checked on the simulated blade"),
+        ("demo", _demo, "calibrate, then reproduce --quick (what `make demo` shows)"),
+    ):
+        command = commands.add_parser(name, help=text, description=text)
+        add_machine_args(command)
+        if name != "demo":
+            command.add_argument("--json", action="store_true", help="print the list as JSON")
+        if name == "reproduce":
+            command.add_argument("--quick", action="store_true", help="fewer trials")
+        if name != "calibrate":
+            add_parallel_args(command)
+        command.set_defaults(handler=handler, json=False)
+
+
+def _calibrate(args: argparse.Namespace) -> int:
+    points = with_progress(args, "calibrate", "calibrating", **machine_of(args))
+    if args.json:
+        print(json.dumps(points))
+        return 0
+    header = results.CALIBRATION_HEADER[:6] + ("",) + results.CALIBRATION_HEADER[7:]
+    print(table(header, results.calibration_rows(points, check_mark()), {1, 3, 4}, notes=True))
+    print(
+        wrapped(
+            f"{results.calibration_summary(points)}; the calibration guide explains each row that does not hold"
+        )
+    )
+    return 0
+
+
+def _reproduce(args: argparse.Namespace) -> int:
+    claims = splits.claims(args.quick, machine_of(args), parallel_of(args))
+    if args.json:
+        print(json.dumps(claims))
+    else:
+        _print_claims(claims)
+    return 0
+
+
+def _demo(args: argparse.Namespace) -> int:
+    print("cellblade demo: the simulated blade against the values the papers measured\n")
+    _calibrate(args)
+    print("\nthe papers' findings, re-checked (cellblade reproduce --quick)\n")
+    _print_claims(splits.claims(True, machine_of(args), parallel_of(args)))
+    return 0
+
+
+def _print_claims(claims: list[dict[str, Any]]) -> None:
+    rows = results.claim_rows(claims, check_mark())
+    print(table(results.CLAIMS_HEADER, rows, right=set(), notes=True))
+    print(wrapped(results.claims_summary(claims)))

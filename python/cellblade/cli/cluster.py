@@ -1,0 +1,102 @@
+"""`cellblade cluster barrier|broadcast`: seed 003 section 6.1's clusters of blades."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from cellblade import cluster
+from cellblade.cli.common import add_machine_args, size_list, table
+from cellblade.cluster import CLUSTER, OPS
+from cellblade.machine import MACHINE_FLAGS
+
+# The core's request fields and the flags that set them.
+CLUSTER_FLAGS = {
+    **MACHINE_FLAGS,
+    "op": "OP",
+    "blades": "--blades",
+    "spes": "--spes",
+    "sizes": "--sizes",
+    "params_toml": "--params",
+}
+
+
+def add_commands(commands) -> None:
+    """Adds `cellblade cluster OP` to the `cellblade` command's subparsers."""
+    parser = commands.add_parser(
+        "cluster",
+        help="barrier and broadcast on a cluster of blades (seed 003 section 6.1)",
+        description="The hierarchical barrier or broadcast of seed 003 section 6.1 on up to "
+        f"{CLUSTER['max_blades']} blades in one simulation, the model beside it with --predict.",
+    )
+    parser.add_argument("op", choices=OPS, metavar="|".join(OPS))
+    parser.add_argument(
+        "--blades",
+        type=int,
+        default=CLUSTER["default_blades"],
+        metavar="B",
+        help=f"blades, 1 to {CLUSTER['max_blades']} (default: {CLUSTER['default_blades']})",
+    )
+    parser.add_argument(
+        "-n",
+        "--spes",
+        type=int,
+        default=CLUSTER["default_spes_per_blade"],
+        metavar="P",
+        help=f"SPEs on each blade (default: {CLUSTER['default_spes_per_blade']})",
+    )
+    parser.add_argument(
+        "--sizes",
+        type=size_list,
+        default=None,
+        metavar="LIST",
+        help="broadcast sizes in bytes, comma-separated, k=1024 "
+        f"(default: {CLUSTER['default_size']})",
+    )
+    parser.add_argument(
+        "--predict",
+        action="store_true",
+        help="the section 6.1 model beside each run (measures the blade's parameters "
+        "once, cached as `model predict` does)",
+    )
+    parser.add_argument(
+        "--params", type=Path, metavar="FILE", help="a parameter file (`model measure --out`)"
+    )
+    parser.add_argument("--json", action="store_true", help="print only the rows as JSON")
+    add_machine_args(parser)
+    parser.set_defaults(handler=_cluster, flags=CLUSTER_FLAGS)
+
+
+def _cluster(args: argparse.Namespace) -> int:
+    from cellblade import model
+
+    machine = args.machine or args.preset
+    params = None
+    if args.predict or args.params is not None:
+        params = model.params_for(machine, args.overrides, args.params)
+    rows = cluster.run(args.op, args.blades, args.spes, args.sizes, params, machine, args.overrides)
+    if args.json:
+        print(json.dumps(rows))
+        return 0
+
+    def us(value: float | None) -> str:
+        return "-" if value is None else f"{value / 1000:.2f}"
+
+    lines = [
+        (
+            str(r["blades"]),
+            str(r["spes"]),
+            str(r["size_bytes"]),
+            us(r["latency_ns"]),
+            us(r["predicted_ns"]),
+            "-" if r["error_pct"] is None else f"{r['error_pct']:+.1f}%",
+            "yes" if r["verified"] else "NO",
+        )
+        for r in rows
+    ]
+    header = ("blades", "SPEs", "bytes", "simulated us", "predicted us", "error", "verified")
+    print(f"cluster {args.op} ({rows[0]['algorithm']}): one call, slowest SPE")
+    print(table(header, lines, {0, 1, 2, 3, 4, 5}))
+    print("seed 003 §7.2: barrier and broadcast up to 64 SPEs predicted within 13%")
+    return 0 if all(r["verified"] for r in rows) else 1

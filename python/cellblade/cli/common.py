@@ -1,0 +1,303 @@
+"""What every command shares, written once: the parser class, argument types with the units'
+multipliers, the machine flags, the parallel-run flags, output directories and tables."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import shutil
+import sys
+import textwrap
+import time
+from pathlib import Path
+from typing import Any
+
+import cellblade
+from cellblade import outputs, parallel, units
+
+# Names, defaults and limits are the core's.
+CATALOG = cellblade.CATALOG
+MAX_SPES = CATALOG["stats"]["max_spes"]
+AFFINITY_SPES = tuple(CATALOG["affinity"]["spe_counts"])
+FUNCTIONS = ", ".join(CATALOG["stats"]["functions"])
+COLL = CATALOG["coll"]
+AFFINITY = CATALOG["affinity"]
+
+
+class UsageError(Exception):
+    """A combination of flags that argparse cannot express; exits with 2."""
+
+
+class Parser(argparse.ArgumentParser):
+    """Reports bad usage in one line, without the usage block."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(2, f"{self.prog.split()[0]}: error: {message}\n")
+
+
+def typed(parse):
+    """An argparse type from a units parser, so that argparse names the flag and the value."""
+
+    def convert(text: str) -> int:
+        try:
+            return parse(text)
+        except ValueError as error:
+            raise argparse.ArgumentTypeError(str(error)) from None
+
+    return convert
+
+
+size_arg = typed(units.parse_size)
+count_arg = typed(units.parse_count)
+
+
+def size_list(text: str) -> list[int]:
+    """Sizes in bytes, comma-separated, each with the k/m multipliers (k=1024): "1k,64k"."""
+    try:
+        return [units.parse_size(part) for part in text.split(",")]
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(
+            f"invalid value {text!r}: expected sizes in bytes separated by commas, "
+            "such as 128,16k,1m (k=1024)"
+        ) from error
+
+
+def hidden_alias(parser, old: str, new: str, **kwargs: Any) -> None:
+    """`old`, an earlier spelling of `new`, still accepted for a release but not shown in the
+    help; an error about it names the flag the user typed."""
+    parser.add_argument(old, help=argparse.SUPPRESS, **kwargs)
+
+
+def spe_count(text: str) -> int:
+    if not text.isdecimal() or not 1 <= int(text) <= MAX_SPES:
+        raise argparse.ArgumentTypeError(f"invalid value {text!r}: allowed 1..{MAX_SPES} SPEs")
+    return int(text)
+
+
+def positive(text: str) -> int:
+    if not text.isdecimal() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"invalid value {text!r}: allowed 1 or more")
+    return int(text)
+
+
+def rank_arg(text: str) -> int:
+    if not text.isdecimal():
+        raise argparse.ArgumentTypeError(f"invalid value {text!r}: expected a rank, 0 or more")
+    return int(text)
+
+
+def name_list(text: str) -> str | list[str]:
+    names = [name.strip() for name in text.split(",") if name.strip()]
+    if not names:
+        raise argparse.ArgumentTypeError(f"invalid value {text!r}: expected all or NAME,NAME,...")
+    return "all" if names == ["all"] else names
+
+
+def placement_arg(text: str) -> str | list[int]:
+    """A placement name, or the physical SPE ids of ranks 0, 1, ... separated by commas."""
+    ids = text.split(",")
+    return [int(spe) for spe in ids] if all(spe.strip().isdecimal() for spe in ids) else text
+
+
+def add_machine_args(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("machine")
+    choice = group.add_mutually_exclusive_group()
+    choice.add_argument(
+        "--preset",
+        default=CATALOG["default_preset"],
+        metavar="|".join(CATALOG["presets"]),
+        help=f"preset machine (default: {CATALOG['default_preset']})",
+    )
+    choice.add_argument("--machine", type=Path, metavar="FILE.toml", help="a machine file")
+    group.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        dest="overrides",
+        metavar="KEY=VALUE",
+        help="override a machine-file value (repeatable)",
+    )
+
+
+def machine_of(args: argparse.Namespace) -> dict[str, Any]:
+    return {"machine": args.machine or args.preset, "overrides": args.overrides}
+
+
+def add_parallel_args(parser: argparse.ArgumentParser, what: str = "the simulations") -> None:
+    group = parser.add_argument_group("parallel runs (see cellblade.parallel)")
+    where = group.add_mutually_exclusive_group()
+    where.add_argument(
+        "--jobs",
+        type=positive,
+        metavar="N",
+        help=f"run {what} N at a time on this machine (default: every core, "
+        f"here {parallel.default_jobs()})",
+    )
+    where.add_argument(
+        "--scheduler",
+        metavar="tcp://HOST:PORT",
+        help=f"run {what} on a Dask cluster (default: ${parallel.SCHEDULER_VARIABLE}"
+        " when set and --jobs is not given)",
+    )
+
+
+def add_force_arg(parser) -> None:
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="replace the output files of an earlier run (default: refuse)",
+    )
+
+
+def parallel_of(args: argparse.Namespace) -> dict[str, Any]:
+    """How to run a sweep: jobs, scheduler and whether to show progress."""
+    scheduler = args.scheduler or (None if args.jobs else parallel.scheduler_address(None))
+    return {"jobs": args.jobs, "scheduler": scheduler, "progress": progress(args)}
+
+
+def progress(args: argparse.Namespace) -> bool | str:
+    """A bar for a person watching a terminal (not with --json); otherwise a line on stderr per
+    finished stage of a run longer than two seconds (see `parallel.StageLines`)."""
+    return True if sys.stderr.isatty() and not getattr(args, "json", False) else "lines"
+
+
+def with_progress(args: argparse.Namespace, call: str, desc: str, **kwargs: Any) -> Any:
+    """One long core call, with a progress bar whose clock runs while it works."""
+    (result,) = parallel.run(
+        [parallel.Call(call, kwargs)], jobs=1, desc=desc, progress=progress(args)
+    )
+    if isinstance(result, parallel.Failed):
+        raise result.error()
+    return result
+
+
+def out_dir(args: argparse.Namespace, default: Path, names: list[str]) -> tuple[Path, bool]:
+    """The output directory and whether it may replace files, checked before any run. An
+    explicit --out refuses to replace an earlier result without --force; the default directory
+    under out/ holds the latest run."""
+    out = args.out if args.out is not None else default
+    force = args.force or args.out is None
+    outputs.check_dir("--out", out, names, force=force)
+    return out, force
+
+
+def table(
+    header: tuple[str, ...],
+    rows: list[tuple[str, ...]],
+    right: set[int],
+    width: int | None = None,
+    notes: bool = False,
+) -> str:
+    """Columns two spaces apart; columns in `right` are right-aligned. When the table is wider
+    than the terminal (`width`; $COLUMNS or 100 when not a terminal), a last column of `notes`
+    goes under its row, and the widest columns are narrowed, down to MIN_COLUMN, with their
+    cells wrapped onto more lines."""
+    width = width or terminal_width()
+    every = [header, *rows]
+    below = notes and _width(every) > width
+    lines = []
+    for block, row in zip(_blocks([r[:-1] if below else r for r in every], right, width), every):
+        lines += block
+        if below and row is not header and row[-1]:
+            lines += textwrap.wrap(row[-1], width, initial_indent="    ", subsequent_indent="    ")
+    return "\n".join(lines)
+
+
+def _width(rows: list[tuple[str, ...]]) -> int:
+    return sum(max(len(row[i]) for row in rows) + 2 for i in range(len(rows[0]))) - 2
+
+
+def _blocks(rows: list[tuple[str, ...]], right: set[int], width: int) -> list[list[str]]:
+    """The lines of each row, its columns fitted to `width` as `table` says."""
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    gaps = 2 * (len(widths) - 1)
+    # One character at a time from the widest column: the wide ones end up equally wide.
+    while sum(widths) + gaps > width:
+        widest = max(range(len(widths)), key=widths.__getitem__)
+        if widths[widest] <= MIN_COLUMN:
+            break
+        widths[widest] -= 1
+    blocks = []
+    for row in rows:
+        cells = [textwrap.wrap(c, w) or [""] if len(c) > w else [c] for c, w in zip(row, widths)]
+        block = []
+        for k in range(max(map(len, cells))):
+            pieces = [cell[k] if k < len(cell) else "" for cell in cells]
+            block.append(
+                "  ".join(
+                    piece.rjust(w) if i in right else piece.ljust(w)
+                    for i, (piece, w) in enumerate(zip(pieces, widths))
+                ).rstrip()
+            )
+        blocks.append(block)
+    return blocks
+
+
+def terminal_width() -> int:
+    """The terminal's columns, or $COLUMNS, or 100 when the output is not a terminal."""
+    return shutil.get_terminal_size((100, 24)).columns
+
+
+def wrapped(text: str) -> str:
+    """A long line of prose wrapped to the terminal's width."""
+    return textwrap.fill(text, terminal_width())
+
+
+MIN_COLUMN = 12  # a column narrower than this wraps into too many lines to read
+
+
+def check_mark() -> str:
+    try:
+        "✓".encode(sys.stdout.encoding or "ascii")
+        return "✓"
+    except UnicodeEncodeError:
+        return "ok"
+
+
+def gbps(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}"
+
+
+def write_json(path: Path, value: Any) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(value, indent=1, default=str) + "\n", encoding="utf-8")
+
+
+def add_version_arg(parser: argparse.ArgumentParser) -> None:
+    """`--version`: the package and how its core was built (profile-guided or not)."""
+    parser.add_argument(
+        "--version",
+        action="version",
+        version=f"{parser.prog} {version()} ({CATALOG['build']} build)",
+        help="print the version and the build of the simulator core, then exit",
+    )
+
+
+def version() -> str:
+    """The installed package's version."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as installed
+
+    try:
+        return installed("cellblade")
+    except PackageNotFoundError:  # run from a source tree without installing
+        return "unknown"
+
+
+@contextlib.contextmanager
+def stage(args: argparse.Namespace, desc: str):
+    """One long step that is not a sweep (`model predict --simulate`, `model measure`): its
+    name on a terminal while it runs, or a line when it ends after two seconds in a log."""
+    mode = progress(args)
+    start = time.monotonic()
+    if mode is True:
+        print(f"{desc} ...", end="\r", file=sys.stderr, flush=True)
+    try:
+        yield
+    finally:
+        elapsed = time.monotonic() - start
+        if mode is True:
+            print("\r\033[K", end="", file=sys.stderr, flush=True)
+        elif elapsed >= parallel.LINES_AFTER_S:
+            print(f"{desc}: done, {elapsed:.1f} s", file=sys.stderr, flush=True)

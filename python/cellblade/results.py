@@ -1,0 +1,101 @@
+"""The calibration table and the claims as rows of text, written once for every reader.
+
+`cellblade calibrate`, `cellblade reproduce`, the documentation's results pages and
+`cellblade report` all show the same rows; they take them from here, so a column or a count
+is computed in one place. The input is what `cellblade.calibrate()` and
+`cellblade.reproduce()` return.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cellblade.units import format_number
+
+CALIBRATION_HEADER = ("name", "published", "source", "simulated", "error", "kind", "holds", "note")
+CLAIMS_HEADER = ("claim", "source", "published", "simulated", "holds", "note")
+
+
+def holds(point: dict[str, Any]) -> bool:
+    """Whether a calibration row or a claim holds."""
+    return bool(point["holds"])
+
+
+def error_text(point: dict[str, Any]) -> str:
+    """A row's error: percent for values and bounds, points for Table 1's losses."""
+    if point["kind"] == "loss":
+        return f"{100 * point['error']:+.1f} pt"
+    return f"{100 * point['error']:+.1f}%"
+
+
+def value_text(point: dict[str, Any], key: str) -> str:
+    """A published or simulated value with its unit; Table 1's losses in points, as the
+    error column and the guide give them."""
+    if point["kind"] == "loss":
+        return f"{format_number(100 * point[key])} pt"
+    bound = "< " if point["kind"] == "upper_bound" and key == "published" else ""
+    return f"{bound}{format_number(point[key])} {point['unit']}"
+
+
+def calibration_rows(points: list[dict[str, Any]], check: str = "✓") -> list[tuple[str, ...]]:
+    """One tuple of cells per calibration row, in CALIBRATION_HEADER's order."""
+    return [
+        (
+            p["name"],
+            value_text(p, "published"),
+            p["source"],
+            value_text(p, "simulated"),
+            error_text(p),
+            ("fitted" if p["fitted"] else "prediction")
+            + (f" (same as: {p['same_as']})" if p["same_as"] else ""),
+            check if p["holds"] else "no",
+            p["note"],
+        )
+        for p in points
+    ]
+
+
+def calibration_summary(points: list[dict[str, Any]]) -> str:
+    """The counts under the table; a row measuring what another row measures counts once."""
+    distinct = [p for p in points if not p["same_as"]]
+    fitted = [p for p in distinct if p["fitted"]]
+    predicted = [p for p in distinct if not p["fitted"]]
+    return (
+        f"{len(distinct)} distinct rows ({len(points)} shown), {sum(map(holds, distinct))} hold "
+        "(values within 10%, under a published bound, or losses within 2.5 points): "
+        f"fitted {sum(map(holds, fitted))}/{len(fitted)}, "
+        f"predictions {sum(map(holds, predicted))}/{len(predicted)}"
+    )
+
+
+def claim_rows(claims: list[dict[str, Any]], check: str = "✓") -> list[tuple[str, ...]]:
+    """One tuple of cells per claim, in CLAIMS_HEADER's order."""
+    return [
+        (
+            c["claim"],
+            c["source"],
+            c["published"],
+            c["simulated"],
+            check if c["holds"] else c["status"].replace("does not hold", "no"),
+            c["note"],
+        )
+        for c in claims
+    ]
+
+
+def claims_summary(claims: list[dict[str, Any]]) -> str:
+    """The counts under the claims: only claims that hold or do not are counted."""
+    counted = [c for c in claims if c["status"] in ("holds", "does not hold")]
+    return (
+        f"{len(counted)} claims counted, {sum(map(holds, counted))} hold; "
+        f"{len(claims) - len(counted)} not counted (not modelled or unverified)"
+    )
+
+
+def markdown_table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
+    """A Markdown table; a `|` inside a cell is escaped."""
+
+    def line(cells: tuple[str, ...]) -> str:
+        return "| " + " | ".join(str(c).replace("|", "\\|") for c in cells) + " |"
+
+    return "\n".join([line(header), "|" + "---|" * len(header), *map(line, rows)])

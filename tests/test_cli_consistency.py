@@ -1,0 +1,184 @@
+"""One command line: the same flag for the same thing in every command, exit 2 for usage and 1
+for failures, every error naming its flag, --version, tables fitted to the terminal, one number
+format, and progress on stderr for long runs in a log (issue 23)."""
+
+from __future__ import annotations
+
+import argparse
+import re
+
+import pytest
+from conftest import run_cli, usage_error
+from hypothesis import given
+from hypothesis import strategies as st
+
+import cellblade
+from cellblade import cli, parallel
+from cellblade.cli import common
+from cellblade.cli import model as cli_model
+from cellblade.units import format_number
+
+
+def commands():
+    """(name, parser) of every command and subcommand of `cellblade` and `cellstats`."""
+
+    def walk(name, parser):
+        yield name, parser
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for sub, child in action.choices.items():
+                    yield from walk(f"{name} {sub}", child)
+
+    yield from walk("cellstats", cli.build_cellstats_parser())
+    yield from walk("cellblade", cli.build_parser())
+
+
+def visible_flags(parser) -> set[str]:
+    return {
+        flag
+        for action in parser._actions
+        if action.help != argparse.SUPPRESS
+        for flag in action.option_strings
+    }
+
+
+def test_one_spelling_per_flag_in_every_command():
+    seen = {name: visible_flags(parser) for name, parser in commands()}
+    for name, flags in seen.items():
+        # The old spellings are accepted but not shown.
+        assert not flags & {"--placements", "--algos"}, name
+        if "--spes" in flags:
+            assert "-n" in flags, f"{name}: --spes without -n"
+    for name in ("cellblade affinity run", "cellblade coll allreduce", "cellblade model predict"):
+        assert {"--placement"} <= seen[name], name
+    assert (
+        "--algo" in seen["cellblade coll allreduce"] and "--algo" in seen["cellblade model predict"]
+    )
+
+
+@pytest.mark.parametrize(
+    "old, new",
+    [
+        (["affinity", "run", "--pattern", "rd1", "--placements", "evenodd,ring"], "--placement"),
+        (["coll", "allreduce", "--algos", "rdb,cml"], "--algo"),
+    ],
+)
+def test_old_spellings_are_hidden_aliases(old, new):
+    parser = cli.build_parser()
+    before = vars(parser.parse_args(old))
+    after = vars(parser.parse_args([new if a == old[-2] else a for a in old]))
+    assert before == after
+    assert before.get("placements", before.get("algos")) in (["evenodd", "ring"], ["rdb", "cml"])
+
+
+def test_version_names_the_build():
+    for program in ("cellblade", "cellstats"):
+        parser = cli.build_parser() if program == "cellblade" else cli.build_cellstats_parser()
+        with pytest.raises(SystemExit) as exit:
+            parser.parse_args(["--version"])
+        assert exit.value.code == 0
+    done = run_cli("--version")
+    assert done.returncode == 0
+    build = cellblade.CATALOG["build"]
+    assert re.fullmatch(rf"cellblade \S+ \({re.escape(build)} build\)\n", done.stdout)
+    assert build == "release" or build.startswith("release, native")
+
+
+def test_an_illegal_dma_size_is_bad_usage_of_b():
+    message = usage_error("stats", "-f", "dmaget", "-n", "1", "-b", "300")
+    assert message.startswith("cellblade: error: -b 300 is not allowed for dmaget: ")
+    assert "1, 2, 4, 8 or a multiple of 16" in message
+
+
+def test_cluster_sizes_take_multipliers_and_bad_ones_name_the_flag():
+    args = cli.build_parser().parse_args(["cluster", "broadcast", "--sizes", "1k,64k,1m"])
+    assert args.sizes == [1024, 65536, 1048576]
+    message = usage_error("cluster", "broadcast", "--sizes", "1x")
+    assert "--sizes" in message and "'1x'" in message and "k=1024" in message
+    assert "lambda" not in message
+
+
+def test_mpicc_help_is_ours_not_the_compilers():
+    done = run_cli("mpicc", "--help")
+    assert done.returncode == 0
+    assert done.stdout.startswith("usage: cellblade mpicc [--show]")
+    assert "--show" in done.stdout and "gcc" not in done.stdout.lower()
+
+
+def test_unknown_algorithm_lists_only_its_operations_algorithms():
+    def predict(*args, **kwargs):
+        error = cellblade.ConfigError(
+            "algorithms allreduce.rdbx is not allowed: one of barrier.rdb, allreduce.rdb, "
+            "allgather.rdb, allreduce.cml"
+        )
+        error.field = "algorithms"
+        raise error
+
+    with pytest.raises(cellblade.ConfigError) as caught:
+        cli_model._only_this_operation("allreduce", predict)()
+    assert str(caught.value) == (
+        "algorithms allreduce.rdbx is not allowed: one of allreduce.rdb, allreduce.cml"
+    )
+    assert caught.value.field == "algorithms"
+
+
+@pytest.mark.parametrize(
+    "error, code",
+    [
+        (cellblade.ConfigError("spes 20 is not allowed: 1 to 16"), 2),
+        (common.UsageError("--jobs applies to --sweep only"), 2),
+        (cellblade.ProgramError("mfc_get: tag 40 is out of range"), 1),
+        (cellblade.DeadlockError("deadlock at 10 ns: spe 0 waits"), 1),
+    ],
+)
+def test_usage_exits_2_and_failures_exit_1(error, code, capsys):
+    parser = common.Parser(prog="cellblade")
+
+    def handler(args):
+        raise error
+
+    parser.set_defaults(handler=handler)
+    assert cli._run(parser, []) == code
+    assert capsys.readouterr().err == f"cellblade: error: {error}\n"
+
+
+def test_tables_fit_the_width_with_notes_under_their_rows():
+    rows = [
+        ("a name that is rather long for its column", "12.5 ns", "x" * 20, "a note " * 30),
+        ("short", "1,680,000 ns", "y", ""),
+    ]
+    text = common.table(("name", "value", "other", "note"), rows, {1}, width=60, notes=True)
+    assert max(map(len, text.splitlines())) <= 60
+    assert "    a note a note" in text  # the note on lines of its own, indented
+    flat = " ".join(text.split())
+    for word in ("rather", "1,680,000", "xxxxxxxxxxxx"):
+        assert word in flat
+
+
+@given(st.floats(min_value=-1e12, max_value=1e12, allow_nan=False))
+def test_numbers_never_print_with_an_exponent(value):
+    text = format_number(value)
+    assert "e" not in text.lower()
+    if abs(value) >= 1000:
+        assert "," in text
+    assert abs(float(text.replace(",", "")) - value) <= max(0.5, abs(value) * 1e-3)
+
+
+def test_a_long_run_in_a_log_prints_a_line_per_finished_stage(monkeypatch, capsys):
+    clock = iter([100.0, 100.5, 103.0, 104.0])
+    monkeypatch.setattr(parallel.time, "monotonic", lambda: next(clock))
+    lines = parallel.StageLines(3, "reproducing claims")
+    lines.update()  # 0.5 s: too early to say anything
+    lines.update()
+    lines.update()
+    assert capsys.readouterr().err == (
+        "reproducing claims: 2/3 done, 3.0 s\nreproducing claims: 3/3 done, 4.0 s\n"
+    )
+
+
+def test_progress_is_a_bar_on_a_terminal_and_lines_in_a_log(monkeypatch):
+    monkeypatch.setattr(common.sys.stderr, "isatty", lambda: False, raising=False)
+    assert common.progress(argparse.Namespace(json=False)) == "lines"
+    monkeypatch.setattr(common.sys.stderr, "isatty", lambda: True, raising=False)
+    assert common.progress(argparse.Namespace(json=False)) is True
+    assert common.progress(argparse.Namespace(json=True)) == "lines"

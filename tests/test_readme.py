@@ -1,0 +1,84 @@
+"""Every command block of README.md runs, in order, in one scratch directory.
+
+The README is a manual's first page: a command in it that no longer works is a bug. Blocks
+are taken as they are written: ``sh`` blocks run under ``bash -e`` (so every line must
+succeed), ``python`` blocks under this interpreter, and a ``c title="NAME"`` block is written
+to NAME for the blocks after it. The one exception is the block of ``make`` targets: `make
+test` would run this test again, so those lines are checked with ``make -n`` (make resolves
+the target and its prerequisites without running them).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+README = ROOT / "README.md"
+FENCE = re.compile(r"^```(\w*)(.*)$")
+TITLE = re.compile(r'title="([^"]+)"')
+
+
+def blocks(text: str) -> list[tuple[str, str, str]]:
+    """(language, title or "", body) of each fenced block, in order."""
+    found, current, body = [], None, []
+    for line in text.splitlines():
+        match = FENCE.match(line)
+        if match and current is None:
+            title = TITLE.search(match.group(2))
+            current, body = (match.group(1), title.group(1) if title else ""), []
+        elif line.startswith("```") and current is not None:
+            found.append((*current, "\n".join(body) + "\n"))
+            current = None
+        elif current is not None:
+            body.append(line)
+    assert current is None, "README.md has an unclosed code block"
+    return found
+
+
+def is_make_block(body: str) -> bool:
+    lines = [line for line in body.splitlines() if line.strip()]
+    return bool(lines) and all(line.startswith("make ") for line in lines)
+
+
+def test_readme_is_a_first_page():
+    text = README.read_text()
+    assert len(text.splitlines()) < 400
+    for author in ("Midkiff", "Nagaraju", "Abellán", "Krishna"):
+        assert author in text
+    first = blocks(text)[0]
+    assert first[0] == "sh" and first[2].split() == ["make", "demo", "make", "test"]
+
+
+def test_readme_blocks_parse():
+    kinds = {(language, bool(title)) for language, title, _ in blocks(README.read_text())}
+    assert kinds <= {("sh", False), ("python", False), ("c", True)}, kinds
+
+
+def test_every_readme_block_runs(tmp_path):
+    bin_dir = Path(sys.executable).parent
+    env = dict(os.environ, PATH=f"{bin_dir}{os.pathsep}{os.environ['PATH']}", MPLBACKEND="Agg")
+    (tmp_path / "machines").symlink_to(ROOT / "machines")
+    ran = 0
+    for language, title, body in blocks(README.read_text()):
+        if language == "c":
+            (tmp_path / title).write_text(body)
+            continue
+        if language == "sh" and is_make_block(body):
+            targets = [line.split()[1] for line in body.splitlines() if line.strip()]
+            command, cwd = ["make", "-n", *targets], ROOT
+        elif language == "sh":
+            command, cwd = ["bash", "-e", "-o", "pipefail", "-c", body], tmp_path
+        else:
+            command, cwd = [sys.executable, "-c", body], tmp_path
+        done = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True)
+        if done.returncode != 0:
+            pytest.fail(f"README block failed ({done.returncode}):\n{body}\n{done.stderr[-3000:]}")
+        assert done.stdout.strip() or command[0] == "make", f"printed nothing:\n{body}"
+        ran += 1
+    assert ran >= 6

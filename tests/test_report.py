@@ -1,0 +1,87 @@
+"""`cellblade report --quick`: one self-contained page that a real browser renders whole
+(issue 23). The browser is Debian's Chromium, which `make browser` installs as root; where it
+cannot be had the browser test is skipped and says why."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+
+import pytest
+from conftest import run_cli
+
+from cellblade import report_figures
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+@pytest.fixture(scope="module")
+def page(tmp_path_factory):
+    path = tmp_path_factory.mktemp("report") / "report.html"
+    done = run_cli("report", "--quick", "--out", str(path))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == f"wrote {path}\n"
+    return path
+
+
+def body_data(text: str) -> dict[str, str]:
+    body = re.search(r"<body([^>]*)>", text).group(1)
+    return dict(re.findall(r'data-([a-z-]+)="([^"]*)"', body))
+
+
+def test_the_page_needs_no_network(page):
+    text = page.read_text()
+    assert not re.search(r'(src|href)="(https?:)?//', text)
+    assert "<link" not in text and "@import" not in text
+    for section in ("calibration-table", "claims-table", 'id="machine"', "[eib]"):
+        assert section in text
+    expected = json.loads(body_data(text)["expected"].replace("&quot;", '"'))
+    assert text.count('<tr class="claims-row">') == expected["claims"] > 0
+    assert text.count('<img class="figure"') == expected["figures"] >= 13
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="no Chromium: `make browser` installs it as root")
+def test_chromium_renders_every_figure_and_claim_without_console_errors(page, tmp_path):
+    done = subprocess.run(
+        [
+            CHROMIUM,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--enable-logging=stderr",
+            "--v=0",
+            f"--user-data-dir={tmp_path / 'profile'}",
+            "--virtual-time-budget=10000",
+            "--dump-dom",
+            page.as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    console = [line for line in done.stderr.splitlines() if "CONSOLE" in line]
+    assert console == []
+    data = body_data(done.stdout)
+    expected = json.loads(data["expected"].replace("&quot;", '"'))
+    # Written by the page's own check once loaded: it ran, and found every figure drawn.
+    assert data["figures"] == data["drawn"] == str(expected["figures"]), data
+    assert data["claim-rows"] == str(expected["claims"]), data
+    assert 'id="check-failed"' not in done.stdout
+
+
+def test_coinciding_curves_are_drawn_once_and_named_together():
+    curves = {
+        "a": [(1, 10.0), (2, 20.0)],
+        "b": [(1, 10.000001), (2, 20.0)],
+        "c": [(1, 11.0), (2, 20.0)],
+    }
+    assert list(report_figures.merge_coinciding(curves)) == ["a = b", "c"]
+
+
+def test_thirteen_curves_have_thirteen_distinct_styles():
+    styles = {tuple(sorted(report_figures.style(i).items())) for i in range(70)}
+    assert len(styles) == 70
