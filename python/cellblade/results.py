@@ -21,6 +21,16 @@ def holds(point: dict[str, Any]) -> bool:
     return bool(point["holds"])
 
 
+def discriminating(point: dict[str, Any]) -> bool:
+    """A prediction that holds and that the blade without contention (`eib.contention =
+    false`) fails: the evidence that can tell the contention model from none."""
+    return (
+        bool(point["holds"])
+        and not point["fitted"]
+        and point.get("without_contention") is False
+    )
+
+
 def error_text(point: dict[str, Any]) -> str:
     """A row's error: percent for values and bounds, points for Table 1's losses."""
     if point["kind"] == "loss":
@@ -47,6 +57,7 @@ def calibration_rows(points: list[dict[str, Any]], check: str = "✓") -> list[t
             value_text(p, "simulated"),
             error_text(p),
             ("fitted" if p["fitted"] else "prediction")
+            + (", discriminating" if discriminating(p) else "")
             + (f" (same as: {p['same_as']})" if p["same_as"] else ""),
             check if p["holds"] else "no",
             p["note"],
@@ -64,7 +75,9 @@ def calibration_summary(points: list[dict[str, Any]]) -> str:
         f"{len(distinct)} distinct rows ({len(points)} shown), {sum(map(holds, distinct))} hold "
         "(values within 10%, under a published bound, or losses within 2.5 points): "
         f"fitted {sum(map(holds, fitted))}/{len(fitted)}, "
-        f"predictions {sum(map(holds, predicted))}/{len(predicted)}"
+        f"predictions {sum(map(holds, predicted))}/{len(predicted)}, "
+        f"of which {sum(map(discriminating, predicted))} discriminating "
+        "(a blade without contention fails them)"
     )
 
 
@@ -76,7 +89,9 @@ def claim_rows(claims: list[dict[str, Any]], check: str = "✓") -> list[tuple[s
             c["source"],
             c["published"],
             c["simulated"],
-            check if c["holds"] else c["status"].replace("does not hold", "no"),
+            (check + (" fitted" if c["fitted"] else "*" if discriminating(c) else ""))
+            if c["holds"]
+            else c["status"].replace("does not hold", "no"),
             c["note"],
         )
         for c in claims
@@ -86,8 +101,12 @@ def claim_rows(claims: list[dict[str, Any]], check: str = "✓") -> list[tuple[s
 def claims_summary(claims: list[dict[str, Any]]) -> str:
     """The counts under the claims: only claims that hold or do not are counted."""
     counted = [c for c in claims if c["status"] in ("holds", "does not hold")]
+    predicted = [c for c in counted if not c["fitted"]]
     return (
-        f"{len(counted)} claims counted, {sum(map(holds, counted))} hold; "
+        f"{len(predicted)} predictions counted, {sum(map(holds, predicted))} hold, "
+        f"{sum(map(discriminating, predicted))} of them discriminating "
+        "(* : a blade without contention fails them); "
+        f"{len(counted) - len(predicted)} fitted, "
         f"{len(claims) - len(counted)} not counted (not modelled or unverified)"
     )
 
