@@ -23,6 +23,7 @@ use std::rc::Rc;
 use std::task::{Context, Poll, Waker};
 
 use super::interrupt::{self, POLL_EVENTS};
+use super::polls::{self, Parked, Polls, Since};
 use super::queue::EventQueue;
 use super::time::Time;
 use crate::error::{Error, Result};
@@ -52,6 +53,13 @@ pub trait World {
     fn step(&mut self, _sched: &mut Scheduler<Self::Event>) -> u64 {
         0
     }
+
+    /// How many times the part `key` of the world (an SPE's local store) has been written so
+    /// far, for pollers that read only there ([`super::polls`]); `None`: not counted, every
+    /// event counts as a write.
+    fn writes(&self, _key: usize) -> Option<u64> {
+        None
+    }
 }
 
 enum Action<E> {
@@ -66,12 +74,22 @@ struct ProcState {
     /// normally, and formatting each cost more than the wait itself.
     waiting: Option<Box<dyn Fn() -> String>>,
     done: bool,
+    /// Woken from a poll: its run is no activity unless the poll succeeds ([`super::polls`]).
+    poll_woken: bool,
 }
 
 /// Time, the event queue and the process table; handed to the world on every event.
 pub struct Scheduler<E> {
     now: Time,
-    queue: EventQueue<Action<E>>,
+    /// Items numbered by `seq`, which orders them against the parked polls on equal times.
+    queue: EventQueue<(u64, Action<E>)>,
+    polls: Polls,
+    seq: u64,
+    /// Count what could change what a poller reads ([`super::polls`]): process runs, and
+    /// those with every event and step.
+    runs: u64,
+    activity: u64,
+    elide: bool,
     ready: VecDeque<Pid>,
     procs: Vec<ProcState>,
     events: u64,
@@ -87,6 +105,11 @@ impl<E> Scheduler<E> {
         Scheduler {
             now: Time::ZERO,
             queue: EventQueue::new(),
+            polls: Polls::default(),
+            seq: 0,
+            runs: 0,
+            activity: 0,
+            elide: polls::fast_paths(),
             ready: VecDeque::new(),
             procs: Vec::new(),
             events: 0,
@@ -109,7 +132,8 @@ impl<E> Scheduler<E> {
         if time < self.now || time >= Time::HORIZON {
             return self.refuse(time, action);
         }
-        self.queue.push(time.0, action);
+        self.seq += 1;
+        self.queue.push(time.0, (self.seq, action));
     }
 
     /// An event before now or past the horizon is not queued: the run ends with an error (as
@@ -155,6 +179,43 @@ impl<E> Scheduler<E> {
     /// Record what `pid` is about to wait for: described if the run deadlocks.
     pub fn set_waiting(&mut self, pid: Pid, what: impl Fn() -> String + 'static) {
         self.procs[pid].waiting = Some(Box::new(what));
+    }
+
+    /// What a poller names when it sleeps after a failed read: of `key`, whose writes the
+    /// world counts as `writes`, or of everything.
+    pub fn since(&self, key: Option<(usize, u64)>) -> Since {
+        Since { count: if key.is_some() { self.runs } else { self.activity }, key }
+    }
+
+    /// `pid`'s poll has succeeded: it now runs its program, which is activity, and waits no more.
+    pub fn poll_succeeded(&mut self, pid: Pid) {
+        self.runs += 1;
+        self.activity += 1;
+        self.procs[pid].waiting = None;
+    }
+
+    /// The earliest parked poll falls due at `now`: skip it and the polls after it that cannot
+    /// succeed, or wake its process with the poll intervals that passed. `step` is the clocked
+    /// part's next step, `end` the run's limit.
+    fn poll_due<W: World<Event = E>>(&mut self, w: &W, step: Option<Time>, end: u64) {
+        let mut p = self.polls.take_head();
+        let (runs, activity) = (self.runs, self.activity);
+        let fails = |p: &Parked| p.fails(runs, activity, |k| w.writes(k));
+        if self.elide && fails(&p) {
+            let bound = self.queue.earliest().min(step.map_or(u64::MAX, |t| t.0 + 1)).min(self.polls.head().0).min(end);
+            if bound != u64::MAX {
+                if let Some(skipped) = p.jump(bound, Time::HORIZON.0, self.seq + 1) {
+                    self.seq += 1;
+                    self.events += skipped;
+                    self.polls.push(p);
+                    return;
+                }
+            }
+        }
+        let proc = &mut self.procs[p.pid];
+        proc.resume = Some(Ok(p.n));
+        proc.poll_woken = true;
+        self.ready.push_back(p.pid);
     }
 
     pub fn process_name(&self, pid: Pid) -> &str {
@@ -204,6 +265,28 @@ impl<W: World> Shared<W> {
         }
         // A timed wake-up carries no error; after a failure the run ends before any wake-up.
         let _ = self.suspend(pid).await;
+    }
+
+    /// Sleep one poll interval `dt` after a failed read made at activity count `since` (`None`:
+    /// whatever happens, read again). Returns the intervals that passed: the polls skipped in
+    /// between would have read the same and failed ([`super::polls`]), and the caller accounts
+    /// for them. Leaves what the process waits for as it was: a poller describes that once.
+    pub async fn poll_sleep(&self, pid: Pid, dt: Time, since: Option<Since>) -> u64 {
+        {
+            let mut s = self.sched.borrow_mut();
+            let at = s.now + dt;
+            if at >= Time::HORIZON {
+                let msg = format!("{} waits {} ticks from {}", s.procs[pid].name, dt.0, s.now);
+                s.fail(overflow(&msg));
+            } else if s.elide && dt > Time::ZERO {
+                s.seq += 1;
+                let p = Parked::new(at.0, s.seq, pid, dt.0, since);
+                s.polls.push(p);
+            } else {
+                s.wake_at(at, pid, 1);
+            }
+        }
+        self.suspend(pid).await.unwrap_or(1)
     }
 
     /// End the run with `err` at the engine's next poll; the caller then suspends.
@@ -272,7 +355,7 @@ impl<W: World + 'static> Engine<W> {
         let pid = self.futures.len();
         self.futures.push(Some(Box::pin(fut)));
         let mut s = self.shared.sched.borrow_mut();
-        s.procs.push(ProcState { name: name.into(), resume: None, waiting: None, done: false });
+        s.procs.push(ProcState { name: name.into(), resume: None, waiting: None, done: false, poll_woken: false });
         s.ready.push_back(pid);
         self.running.set(self.running.get() + 1);
         pid
@@ -295,7 +378,9 @@ impl<W: World + 'static> Engine<W> {
 
     /// The time of the next queued event or clocked step, `None` when nothing is pending.
     pub fn pending(&self) -> Option<Time> {
-        let queued = self.shared.sched.borrow_mut().queue.earliest();
+        let mut s = self.shared.sched.borrow_mut();
+        let queued = s.queue.earliest().min(s.polls.head().0);
+        drop(s);
         let step = self.shared.world.borrow().next_step().map_or(u64::MAX, |t| t.0);
         let t = queued.min(step);
         (t != u64::MAX).then_some(Time(t))
@@ -312,6 +397,14 @@ impl<W: World + 'static> Engine<W> {
                 let next = self.shared.sched.borrow_mut().ready.pop_front();
                 let Some(pid) = next else { break };
                 let Some(fut) = self.futures[pid].as_mut() else { continue };
+                {
+                    let mut s = self.shared.sched.borrow_mut();
+                    let p = &mut s.procs[pid];
+                    if !std::mem::take(&mut p.poll_woken) {
+                        s.runs += 1;
+                        s.activity += 1;
+                    }
+                }
                 if let Poll::Ready(res) = fut.as_mut().poll(&mut cx) {
                     self.futures[pid] = None;
                     self.shared.sched.borrow_mut().procs[pid].done = true;
@@ -337,18 +430,28 @@ impl<W: World + 'static> Engine<W> {
                     s.next_poll = s.events + POLL_EVENTS;
                 }
                 let queued = s.queue.earliest();
-                if let Some(at) = w.next_step().filter(|at| at.0 < queued) {
+                let (polled, poll_seq) = s.polls.head();
+                let step = w.next_step();
+                if let Some(at) = step.filter(|at| at.0 < queued.min(polled)) {
                     if at.0 >= end {
                         return Ok(false);
                     }
                     s.now = at;
+                    s.activity += 1;
                     s.events += w.step(&mut s);
                     continue;
                 }
-                if queued >= end && limit.is_some() {
+                if queued.min(polled) >= end && limit.is_some() {
                     return Ok(false);
                 }
-                let Some((time, action)) = s.queue.pop() else {
+                if polled < queued || polled == queued && polled != u64::MAX && s.queue.peek().is_some_and(|q| poll_seq < q.0) {
+                    s.events += 1;
+                    s.now = Time(polled);
+                    s.poll_due(&*w, step, end);
+                    continue;
+                }
+                s.activity += 1;
+                let Some((time, (_, action))) = s.queue.pop() else {
                     drop((s, w));
                     return Err(self.deadlock_error());
                 };
