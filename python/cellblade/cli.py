@@ -31,9 +31,8 @@ from typing import Any
 
 import cellblade
 import cellblade.cluster
-import cellblade.mpi.bench
 import cellblade.mpi.cli
-from cellblade import affinity, cli_model, coll, outputs, parallel, schedule, splits, sweep, units
+from cellblade import affinity, cli_model, coll, outputs, parallel, schedule, units
 from cellblade.machine import MACHINE_FLAGS
 
 # Names, defaults and limits are the core's.
@@ -787,6 +786,8 @@ def _stats_run(args: argparse.Namespace, parameters: dict[str, Any]) -> dict[str
 
 
 def _sweep(args: argparse.Namespace) -> int:
+    from cellblade import sweep  # loaded by the commands that use it
+
     given = [
         flag
         for flag, value in (("-b", args.size), ("-l", args.list_elements), ("--trace", args.trace))
@@ -852,6 +853,8 @@ def _calibrate(args: argparse.Namespace) -> int:
 
 
 def _affinity_run(args: argparse.Namespace) -> int:
+    from cellblade import splits  # loaded by the commands that use it
+
     parameters = {
         "pattern": args.pattern,
         "placements": args.placements,
@@ -962,6 +965,8 @@ def _affinity_list(args: argparse.Namespace) -> int:
 
 
 def _coll_run(args: argparse.Namespace) -> int:
+    from cellblade import splits  # loaded by the commands that use it
+
     if args.algos == ["auto"]:
         return cli_model.coll_auto(args, _table)
     algorithms = (
@@ -1049,6 +1054,8 @@ def _coll_draw(args: argparse.Namespace) -> int:
 
 
 def _reproduce(args: argparse.Namespace) -> int:
+    from cellblade import splits  # loaded by the commands that use it
+
     claims = splits.claims(args.quick, _machine(args), _parallel(args))
     if args.json:
         print(json.dumps(claims))
@@ -1058,6 +1065,8 @@ def _reproduce(args: argparse.Namespace) -> int:
 
 
 def _demo(args: argparse.Namespace) -> int:
+    from cellblade import splits  # loaded by the commands that use it
+
     print("cellblade demo: the simulated blade against the values the papers measured\n")
     _calibrate(args)
     print("\nthe papers' findings, re-checked (cellblade reproduce --quick)\n")
@@ -1066,10 +1075,14 @@ def _demo(args: argparse.Namespace) -> int:
 
 
 def _bench(args: argparse.Namespace) -> int:
+    from cellblade import splits  # loaded by the commands that use it
+
     result = _with_progress(args, "bench", "benchmarking", quick=args.quick)
     result["reproduce_parallel"] = splits.reproduce_speedup(
         args.quick, _progress(args), args.repeat
     )
+    import cellblade.mpi.bench  # the MPI bench (compiler, launcher) only where it runs
+
     result["mpi"] = cellblade.mpi.bench.run(quick=args.quick)
     if args.json:
         print(json.dumps(result))

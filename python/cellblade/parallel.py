@@ -40,9 +40,10 @@ import threading
 from collections.abc import Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from tqdm import tqdm
+if TYPE_CHECKING:
+    from tqdm import tqdm
 
 import cellblade
 
@@ -126,6 +127,8 @@ def run(
     core). `progress` shows a tqdm bar on stderr saying `desc` and the call being run."""
     if jobs is not None and jobs < 1:
         raise ValueError(f"jobs {jobs} is not allowed: at least 1")
+    from tqdm import tqdm  # loaded where a sweep runs, not when the CLI starts
+
     bar = tqdm(
         total=len(calls),
         desc=desc,

@@ -5,10 +5,13 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from cellblade import CATALOG
 from cellblade.machine import MACHINE_FLAGS
-from cellblade.mpi import compiler, launcher
+
+if TYPE_CHECKING:
+    from cellblade.mpi import launcher
 
 MPI = CATALOG["mpi"]
 # The flag of each request field (crates/cellblade/src/mpi/request.rs): the core's errors name
@@ -265,6 +268,8 @@ def _ranks(text: str) -> int:
 
 
 def _mpicc(args: argparse.Namespace) -> int:
+    from cellblade.mpi import compiler
+
     rest = [a for a in args.args if a != "--show"]
     if "--show" in args.args:
         print(" ".join(compiler.mpicc_command(rest)))
@@ -279,6 +284,8 @@ def _mpicc(args: argparse.Namespace) -> int:
 
 
 def _mpirun(args: argparse.Namespace) -> int:
+    from cellblade.mpi import launcher
+
     result = launcher.mpirun(
         args.program,
         args.args,
