@@ -1093,6 +1093,26 @@ def _bench(args: argparse.Namespace) -> int:
     ]
     print(_table(("workload", "wall (s)", "simulated (us)", "packets"), rows, right={1, 2, 3}))
     print(f"packets per second: {result['packets_per_second']:.3g} ({result['build']} build)")
+    rows = [
+        (
+            w["name"],
+            str(w["events"]),
+            f"{w['simulated_us']:.1f}",
+            f"{w['events_per_simulated_us']:.0f}",
+            f"{w['cpu_us_per_simulated_us']:.1f}",
+            f"{w['peak_rss_kib'] / 1024:.0f}",
+        )
+        for w in result["waiting"]
+    ]
+    header = (
+        "waiting workload",
+        "events",
+        "simulated (us)",
+        "events/us",
+        "CPU us/us",
+        "peak RSS (MiB)",
+    )
+    print(_table(header, rows, right={1, 2, 3, 4, 5}))
     search = result["affinity_search"]
     print(
         f"exhaustive one-chip placement search, {search['pattern']} pattern: "
