@@ -99,3 +99,9 @@ def test_bench_quick_json():
         for w in result["workloads"]
     )
     assert result["affinity_search"]["evaluated"] > 0 and result["affinity_search"]["wall_s"] > 0
+    # The waiting workloads: two polling all-reduces and the MPI loop, each with its figures.
+    waiting = result["waiting"]
+    assert [w["name"].split(" ")[0] for w in waiting] == ["16-SPE", "16-SPE", "16-rank"]
+    for w in waiting:
+        assert w["events"] > 0 and w["simulated_us"] > 0 and w["peak_rss_kib"] > 0
+        assert w["events_per_simulated_us"] == pytest.approx(w["events"] / w["simulated_us"])

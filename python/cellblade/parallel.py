@@ -41,9 +41,10 @@ import time
 from collections.abc import Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from tqdm import tqdm
+if TYPE_CHECKING:
+    from tqdm import tqdm
 
 import cellblade
 
@@ -129,6 +130,8 @@ def run(
     LINES_AFTER_S."""
     if jobs is not None and jobs < 1:
         raise ValueError(f"jobs {jobs} is not allowed: at least 1")
+    from tqdm import tqdm  # loaded where a sweep runs, not when the CLI starts
+
     bar = (
         StageLines(len(calls), desc)
         if progress == "lines"

@@ -24,11 +24,7 @@ def holds(point: dict[str, Any]) -> bool:
 def discriminating(point: dict[str, Any]) -> bool:
     """A prediction that holds and that the blade without contention (`eib.contention =
     false`) fails: the evidence that can tell the contention model from none."""
-    return (
-        bool(point["holds"])
-        and not point["fitted"]
-        and point.get("without_contention") is False
-    )
+    return bool(point["holds"]) and not point["fitted"] and point.get("without_contention") is False
 
 
 def error_text(point: dict[str, Any]) -> str:

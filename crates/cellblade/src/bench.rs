@@ -45,6 +45,8 @@ pub struct BenchResult {
     pub build: &'static str,
     pub packets_per_second: f64,
     pub workloads: Vec<Workload>,
+    /// Where users wait on simulated polling: collectives and an MPI loop.
+    pub waiting: Vec<crate::bench_wait::WaitWorkload>,
     pub affinity_search: SearchBench,
     pub placement_pruning: Vec<PruningBench>,
     pub reproduce: ReproduceBench,
@@ -151,6 +153,7 @@ pub fn run(quick: bool) -> Result<BenchResult> {
     let workloads = packet_workloads(quick)?;
     let packets: u64 = workloads.iter().map(|w| w.packets).sum();
     let wall: f64 = workloads.iter().map(|w| w.wall_s).sum();
+    let waiting = crate::bench_wait::run(quick)?;
     // The ring pattern has the fewest symmetries of the Table 2 patterns: the longest search.
     let name = if quick { "rd1" } else { "ring" };
     let file = load(preset_text("qs20")?, &[])?;
@@ -169,6 +172,7 @@ pub fn run(quick: bool) -> Result<BenchResult> {
         build: build_kind(),
         packets_per_second: packets as f64 / wall.max(1e-9),
         workloads,
+        waiting,
         affinity_search,
         placement_pruning,
         reproduce,

@@ -39,6 +39,7 @@
 pub mod affinity;
 pub mod api;
 pub mod bench;
+pub mod bench_wait;
 pub mod blade;
 pub mod calibrate;
 pub mod cluster;

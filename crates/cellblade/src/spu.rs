@@ -10,7 +10,7 @@ use crate::machine::memory::{reg, Memory};
 use crate::machine::mfc::{CmdKind, ListElement, MfcCommand};
 use crate::machine::Machine;
 use crate::sim::engine::overflow;
-use crate::sim::{Pid, Shared, Time, TICKS_PER_SECOND};
+use crate::sim::{Pid, Shared, Since, Time, TICKS_PER_SECOND};
 
 /// Read-modify-write operations of the atomic family (CellStats' fetch* functions).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -94,7 +94,9 @@ impl Spu {
     /// Write `data` into this SPE's local store at `off` (takes no simulated time).
     pub fn ls_write(&self, off: u32, data: &[u8]) -> Result<()> {
         let range = self.ls_range("ls_write", off, data.len())?;
-        self.sh.world.borrow_mut().mem.ls[self.spe][range].copy_from_slice(data);
+        let mut m = self.sh.world.borrow_mut();
+        m.mem.ls[self.spe][range].copy_from_slice(data);
+        m.mem.ls_writes[self.spe] += 1;
         Ok(())
     }
 
@@ -108,8 +110,11 @@ impl Spu {
         self.ls_write(off, &v.to_be_bytes())
     }
 
+    /// The big-endian word at `off`, read in place (no copy: pollers read one per poll).
     pub fn ls_read_u32(&self, off: u32) -> Result<u32> {
-        let b = self.ls_read(off, 4)?;
+        let range = self.ls_range("ls_read", off, 4)?;
+        let m = self.sh.world.borrow();
+        let b = &m.mem.ls[self.spe][range];
         Ok(u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
     }
 
@@ -353,17 +358,46 @@ impl Spu {
     }
 
     /// Wait (polling local store) until the word at `off` satisfies `ready`; returns it.
+    ///
+    /// A poll that nothing could have changed is skipped ([`crate::sim::Shared::poll_sleep`]):
+    /// it would read the word it read last and fail, and `ready` is not asked again, so `ready`
+    /// must answer the same, with the same effects, until something else happens (a pure test
+    /// of the word, or bookkeeping that sets the same state each time).
     pub async fn poll_ls_u32(&self, off: u32, ready: impl Fn(u32) -> bool) -> Result<u32> {
-        let dt = self.sh.world.borrow().p.poll;
+        let v = self.ls_read_u32(off)?;
+        if ready(v) {
+            return Ok(v);
+        }
+        let (dt, spe) = (self.sh.world.borrow().p.poll, self.spe);
+        self.sh.with(|_, s| s.set_waiting(self.pid, move || format!("local-store word {off:#x} of spe {spe}")));
         loop {
+            self.poll_sleep(dt, Some(self.poll_stamp())).await;
             let v = self.ls_read_u32(off)?;
             if ready(v) {
+                self.polled();
                 return Ok(v);
             }
-            let spe = self.spe;
-            self.sh.with(|_, s| s.set_waiting(self.pid, move || format!("local-store word {off:#x} of spe {spe}")));
-            self.sh.sleep(self.pid, dt).await;
         }
+    }
+
+    /// What a poll of this SPE's local store reads unchanged until it changes: the engine's
+    /// count of process runs and the count of writes into the local store
+    /// ([`crate::sim::Shared::poll_sleep`]).
+    pub(crate) fn poll_stamp(&self) -> Since {
+        let writes = self.sh.world.borrow().mem.ls_writes[self.spe];
+        self.sh.sched.borrow().since(Some((self.spe, writes)))
+    }
+
+    /// The wait that polled is over: the program runs on (activity, for other pollers).
+    pub(crate) fn polled(&self) {
+        self.sh.sched.borrow_mut().poll_succeeded(self.pid);
+    }
+
+    /// Sleep one poll interval after a failed read; `since`: the stamp from which on every
+    /// poll fails until something else happens. Returns the intervals that passed
+    /// ([`crate::sim::Shared::poll_sleep`]).
+    pub(crate) async fn poll_sleep(&self, dt: Time, since: Option<Since>) -> u64 {
+        self.sh.poll_sleep(self.pid, dt, since).await
     }
 
     /// Write a 32-bit value into another SPE's inbound mailbox (a 4-byte put to its MMIO

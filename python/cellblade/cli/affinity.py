@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import cellblade
-from cellblade import affinity, outputs, splits, units
+from cellblade import affinity, outputs, units
 from cellblade.cli.common import (
     AFFINITY,
     AFFINITY_SPES,
@@ -145,6 +145,8 @@ def _affinity_run(args: argparse.Namespace) -> int:
     if args.placement_file is not None:
         # A missing file is named before any placement runs, as the core's reader names it.
         cellblade.machine.read_text(args.placement_file, "placement_file")
+    from cellblade import splits  # loaded by the commands that use it
+
     results = splits.placements(parameters, parallel_of(args))
     title = affinity.title(args.pattern, args.size, args.spes, args.trials)
     with outputs.staged("--out", out, names, force=force) as staging:

@@ -5,9 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 
-import cellblade
-import cellblade.mpi.bench
-from cellblade import splits
 from cellblade.cli import model
 from cellblade.cli.common import (
     positive,
@@ -35,6 +32,9 @@ def add_commands(commands) -> None:
 
 
 def _bench(args: argparse.Namespace) -> int:
+    import cellblade.mpi.bench  # the MPI bench (compiler, launcher) only where it runs
+    from cellblade import splits
+
     result = with_progress(args, "bench", "benchmarking", quick=args.quick)
     result["reproduce_parallel"] = splits.reproduce_speedup(args.quick, progress(args), args.repeat)
     result["mpi"] = cellblade.mpi.bench.run(quick=args.quick)
@@ -50,6 +50,26 @@ def _bench(args: argparse.Namespace) -> int:
         f"packets per second: {format_number(result['packets_per_second'])} "
         f"({result['build']} build)"
     )
+    rows = [
+        (
+            w["name"],
+            format_number(w["events"]),
+            f"{w['simulated_us']:.1f}",
+            f"{w['events_per_simulated_us']:.0f}",
+            f"{w['cpu_us_per_simulated_us']:.1f}",
+            f"{w['peak_rss_kib'] / 1024:.0f}",
+        )
+        for w in result["waiting"]
+    ]
+    header = (
+        "waiting workload",
+        "events",
+        "simulated (us)",
+        "events/us",
+        "CPU us/us",
+        "peak RSS (MiB)",
+    )
+    print(table(header, rows, right={1, 2, 3, 4, 5}))
     search = result["affinity_search"]
     print(
         f"exhaustive one-chip placement search, {search['pattern']} pattern: "

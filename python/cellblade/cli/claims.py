@@ -6,7 +6,7 @@ import argparse
 import json
 from typing import Any
 
-from cellblade import results, splits
+from cellblade import results
 from cellblade.cli.common import (
     add_machine_args,
     add_parallel_args,
@@ -53,6 +53,8 @@ def _calibrate(args: argparse.Namespace) -> int:
 
 
 def _reproduce(args: argparse.Namespace) -> int:
+    from cellblade import splits  # loaded by the commands that use it
+
     claims = splits.claims(args.quick, machine_of(args), parallel_of(args))
     if args.json:
         print(json.dumps(claims))
@@ -65,6 +67,8 @@ def _demo(args: argparse.Namespace) -> int:
     print("cellblade demo: the simulated blade against the values the papers measured\n")
     _calibrate(args)
     print("\nthe papers' findings, re-checked (cellblade reproduce --quick)\n")
+    from cellblade import splits  # loaded by the commands that use it
+
     _print_claims(splits.claims(True, machine_of(args), parallel_of(args)))
     return 0
 

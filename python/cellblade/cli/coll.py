@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import cellblade
-from cellblade import affinity, coll, outputs, schedule, splits
+from cellblade import affinity, coll, outputs, schedule
 from cellblade.cli import model as cli_model
 from cellblade.cli.common import (
     COLL,
@@ -245,6 +245,8 @@ def _coll_run(args: argparse.Namespace) -> int:
     stem = f"coll-{args.op}-{args.spes}"
     names = [f"{stem}.csv", f"{stem}.json", f"{stem}.png", "machine.toml"]
     out, force = out_dir(args, Path("out") / stem, names)
+    from cellblade import splits  # loaded by the commands that use it
+
     results = splits.coll_cells(parameters, parallel_of(args))
     with outputs.staged("--out", out, names, force=force) as staging:
         coll.write(results, parameters, staging)

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import cellblade
-from cellblade import outputs, sweep
+from cellblade import outputs
 from cellblade.cli.common import (
     AFFINITY,
     CATALOG,
@@ -263,6 +263,8 @@ def _run_stats(args: argparse.Namespace, parameters: dict[str, Any], trace) -> d
 
 
 def _sweep(args: argparse.Namespace) -> int:
+    from cellblade import sweep  # loaded by the commands that use it
+
     given = [
         flag
         for flag, value in (("-b", args.size), ("-l", args.list_elements), ("--trace", args.trace))

@@ -9,7 +9,25 @@
 in this package.
 """
 
-from cellblade.mpi.compiler import library_dir, mpicc, mpicc_command
-from cellblade.mpi.launcher import JobResult, mpirun
+from __future__ import annotations
+
+import importlib
+from typing import Any
 
 __all__ = ["JobResult", "library_dir", "mpicc", "mpicc_command", "mpirun"]
+
+# Loaded on first use, so that `cellblade --help` does not load the compiler driver and the
+# launcher (subprocess, sockets): each name's module.
+_HOMES = {
+    "library_dir": "compiler",
+    "mpicc": "compiler",
+    "mpicc_command": "compiler",
+    "JobResult": "launcher",
+    "mpirun": "launcher",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _HOMES:
+        raise AttributeError(f"module 'cellblade.mpi' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"cellblade.mpi.{_HOMES[name]}"), name)

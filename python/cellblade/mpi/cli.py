@@ -5,11 +5,14 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from cellblade import CATALOG, outputs
 from cellblade.cli.common import add_machine_args
 from cellblade.machine import MACHINE_FLAGS, choice
-from cellblade.mpi import compiler, launcher
+
+if TYPE_CHECKING:
+    from cellblade.mpi import launcher
 
 MPI = CATALOG["mpi"]
 # The flag of each request field (crates/cellblade/src/mpi/request.rs): the core's errors name
@@ -288,6 +291,8 @@ def _mpicc(args: argparse.Namespace) -> int:
     if args.args in (["-h"], ["--help"]):
         print(MPICC_HELP, end="")
         return 0
+    from cellblade.mpi import compiler
+
     rest = [a for a in args.args if a != "--show"]
     if "--show" in args.args:
         print(" ".join(compiler.mpicc_command(rest)))
@@ -303,6 +308,8 @@ def _mpicc(args: argparse.Namespace) -> int:
 
 def _mpirun(args: argparse.Namespace) -> int:
     _check_outputs(args)
+    from cellblade.mpi import launcher
+
     result = launcher.mpirun(
         args.program,
         args.args,

@@ -59,6 +59,9 @@ pub struct Memory {
     pub ls_bytes: u32,
     pages: Vec<Option<Box<[u8]>>>,
     pub ls: Vec<Vec<u8>>,
+    /// Writes into each local store so far: a poller of one skips polls while it stays put
+    /// ([`crate::sim::World::writes`]).
+    pub ls_writes: Vec<u64>,
 }
 
 impl Memory {
@@ -68,6 +71,7 @@ impl Memory {
             ls_bytes,
             pages: (0..(2 * xdram_bytes / PAGE)).map(|_| None).collect(),
             ls: (0..spes).map(|_| vec![0u8; ls_bytes as usize]).collect(),
+            ls_writes: vec![0; spes],
         }
     }
 
@@ -137,6 +141,9 @@ impl Memory {
     /// bus packet, so the usual cases (memory and local store, either way) copy straight between
     /// the two, and only the others go through a line-sized stack buffer.
     pub fn copy(&mut self, src: Loc, dst: Loc, len: u32) {
+        if let Loc::Ls { spe, .. } = dst {
+            self.ls_writes[spe] += 1;
+        }
         let n = len as usize;
         match (src, dst) {
             (Loc::Mem(ea), Loc::Ls { spe, off }) => {

@@ -366,6 +366,7 @@ impl Machine {
                     (Loc::Mmio { spe: from, reg }, Loc::Ls { spe: to, off }) => {
                         let v = self.mmio_read_effect(s, from, reg as u64);
                         self.mem.ls[to][off as usize..off as usize + 4].copy_from_slice(&v.to_be_bytes());
+                        self.mem.ls_writes[to] += 1;
                     }
                     _ => self.mem.copy(src, dst, txn.bytes),
                 }
@@ -412,6 +413,10 @@ impl World for Machine {
                 }
             }
         }
+    }
+
+    fn writes(&self, spe: usize) -> Option<u64> {
+        Some(self.mem.ls_writes[spe])
     }
 
     fn next_step(&self) -> Option<Time> {

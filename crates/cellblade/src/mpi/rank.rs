@@ -204,6 +204,7 @@ impl Rank {
             }
             crate::machine::memory::Loc::Ls { spe, off } => {
                 m.mem.ls[spe][off as usize..off as usize + data.len()].copy_from_slice(data);
+                m.mem.ls_writes[spe] += 1;
                 Ok(())
             }
             _ => Err(program_err(format!("rank {}: {ea:#x} is a register, not a buffer", self.boot.rank))),
@@ -514,25 +515,37 @@ impl Rank {
     }
 
     /// Poll the entries that can match until one does; returns its sender.
+    ///
+    /// Once a whole scan of the candidates has missed and the stuck check after it has passed,
+    /// every later poll misses until something else happens; the engine may then skip polls
+    /// ([`crate::sim::Shared::poll_sleep`]), and each skipped one is accounted here as a miss
+    /// (round robin and miss count; its stuck check would pass, as the one after the scan did).
     async fn poll(&self, source: i32, tag: i32, comm: u32) -> Result<usize> {
         let (me, size) = (self.boot.rank, self.boot.size);
         let candidates = if source == ANY_SOURCE { size } else { 1 };
         let poll = self.spu.with_machine(|m| m.p.poll);
         let mut misses = 0;
         let mut epoch = self.tracker.epoch(me);
+        // The activity count at the start of the scan under way, and at the start of the last
+        // whole scan that passed its stuck check with nothing else happening.
+        let (mut scan_start, mut since) = (self.spu.poll_stamp(), None);
         loop {
-            let sender = if source == ANY_SOURCE {
-                let s = self.rr.get();
-                self.rr.set((s + 1) % size);
-                s
-            } else {
-                source as usize
-            };
-            self.sleep(poll).await;
+            let passed = self.spu.poll_sleep(poll, since).await;
+            let next = |rr: usize| if source == ANY_SOURCE { (rr, (rr + 1) % size) } else { (source as usize, rr) };
+            for _ in 1..passed {
+                self.rr.set(next(self.rr.get()).1);
+                misses = (misses + 1) % candidates;
+            }
+            let (sender, rr) = next(self.rr.get());
+            self.rr.set(rr);
+            if misses == 0 {
+                scan_start = self.spu.poll_stamp();
+            }
             if self.matching(sender, tag, comm).is_some() {
                 if source == ANY_SOURCE {
                     self.rr.set((sender + 1) % size);
                 }
+                self.spu.polled();
                 return Ok(sender);
             }
             misses += 1;
@@ -541,6 +554,7 @@ impl Rank {
                 let now = self.tracker.epoch(me);
                 if now == epoch {
                     self.stuck_polling()?;
+                    since = (scan_start == self.spu.poll_stamp()).then_some(scan_start);
                 }
                 epoch = now;
             }

@@ -8,8 +8,11 @@
 pub(crate) mod engine;
 pub(crate) mod fifo;
 pub mod interrupt;
+pub(crate) mod polls;
 pub(crate) mod queue;
 pub mod time;
 
 pub(crate) use engine::{Engine, Pid, Scheduler, Shared, World};
+pub use polls::set_fast_paths;
+pub(crate) use polls::Since;
 pub use time::{Time, TICKS_PER_SECOND};

@@ -203,6 +203,16 @@ impl<T> EventQueue<T> {
         Some((time, item))
     }
 
+    /// The earliest item, the one [`EventQueue::pop`] would return.
+    pub fn peek(&self) -> Option<&T> {
+        let near = (self.near_len > 0).then(|| self.slots[self.next_busy_slot()][0] as usize);
+        match (self.far.peek(), near) {
+            (Some(f), Some(n)) if f.time <= self.nodes[n].time => Some(&f.item),
+            (_, Some(n)) => self.nodes[n].item.as_ref(),
+            (f, None) => f.map(|f| &f.item),
+        }
+    }
+
     /// The first busy slot at or after the base's, cyclically: the earliest near item's.
     #[inline]
     fn next_busy_slot(&self) -> usize {
@@ -255,7 +265,9 @@ mod tests {
         let pop_both = |q: &mut EventQueue<usize>, reference: &mut Vec<(u64, usize)>, now: &mut u64| {
             let want = reference.iter().enumerate().min_by_key(|(_, (t, i))| (*t, *i)).map(|(k, &v)| (k, v));
             assert_eq!(q.earliest(), want.map_or(u64::MAX, |(_, (t, _))| t));
+            let peeked = q.peek().copied();
             let got = q.pop();
+            assert_eq!(peeked, got.map(|g| g.1), "peek names the item pop returns");
             match want {
                 None => assert!(got.is_none()),
                 Some((k, v)) => {

@@ -1,0 +1,153 @@
+//! Exact poll elision: the parked polls of processes that wait by polling, and the jump over
+//! polls that cannot succeed.
+//!
+//! A poller reads what it waits for, fails, and sleeps one poll interval ([`super::Shared::poll_sleep`]),
+//! naming a [`Since`]: the engine's counts at its read. Activity is anything that can write what
+//! a poller reads: a process running (except a poller that woke from a poll and failed again),
+//! a machine event, a step of the clocked bus. A poller that reads only one part of the world
+//! (an SPE's local store) names it, with the world's count of writes into it
+//! ([`super::World::writes`]); machine events and bus steps then count only when they wrote
+//! there. When a parked poll falls due and nothing it names has moved, the poll would read
+//! what the last one read and fail, so
+//! the engine does not wake the process: it moves the poll to its first instant at which
+//! something may have changed, counting every poll skipped on the way as the event it would
+//! have been, and hands the process the number of intervals that passed when it finally wakes.
+//!
+//! Exactness. Every push (a queued event or a poll) takes the next number of one sequence, and
+//! the loop pops the earlier of the queue's head and the polls' head by (time, sequence), which
+//! is the queue's own order; so with nothing skipped the run is the one without polls parked.
+//! A poll at instant `t + k*dt` would have been pushed at `t + (k-1)*dt`, after everything
+//! queued now: it comes after a queued event or parked poll at its time, and before a bus step
+//! at its time (steps come after queued events). So a poll jumps at most to the first instant
+//! at or after the earliest queued event, the earliest other parked poll and the run's limit,
+//! and after the next step: nothing is pushed before it would have been, and the skipped
+//! instants all lie before anything that could write what it reads. (Bounding by every other
+//! poll, not only those that will wake, keeps pollers with the same phase in the order they
+//! polled in: one that jumped past a shared instant would otherwise overtake one that polled
+//! there.) With nothing else pending the poll wakes the process as before (a deadlock found
+//! by polling programs is found at the same poll).
+
+use std::cell::Cell;
+
+use super::Pid;
+
+/// `since` for a poll that may not be skipped.
+const NEVER: u64 = u64::MAX;
+
+/// What a poller's failed read saw: the engine's count of process runs (`key` given) or of all
+/// activity (`key` none), and for a keyed poller the world's count of writes into `key`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Since {
+    pub count: u64,
+    pub key: Option<(usize, u64)>,
+}
+
+thread_local! {
+    static ENABLED: Cell<bool> = const { Cell::new(true) };
+}
+
+/// Turn the engine's fast paths (poll elision) on or off for engines created later on this
+/// thread. For tests that compare a run with and without them; results never depend on it.
+#[doc(hidden)]
+pub fn set_fast_paths(on: bool) {
+    ENABLED.with(|c| c.set(on));
+}
+
+pub(crate) fn fast_paths() -> bool {
+    ENABLED.with(Cell::get)
+}
+
+/// One process's poll, parked until its time.
+pub(crate) struct Parked {
+    pub time: u64,
+    pub seq: u64,
+    pub pid: Pid,
+    dt: u64,
+    /// The counts at the poller's read (count `NEVER`: wake it whatever happened).
+    since: Since,
+    /// Poll intervals since the process slept.
+    pub n: u64,
+}
+
+impl Parked {
+    pub fn new(time: u64, seq: u64, pid: Pid, dt: u64, since: Option<Since>) -> Parked {
+        Parked { time, seq, pid, dt, since: since.unwrap_or(Since { count: NEVER, key: None }), n: 1 }
+    }
+
+    /// Whether nothing that could change what the poller reads has happened since it read:
+    /// `runs` and `activity` are the engine's counts, `writes` the world's.
+    pub fn fails(&self, runs: u64, activity: u64, writes: impl Fn(usize) -> Option<u64>) -> bool {
+        match self.since.key {
+            Some((key, w)) => self.since.count == runs && writes(key) == Some(w),
+            None => self.since.count == activity,
+        }
+    }
+
+    /// Move the poll to its first instant at or after `bound` (at least one interval on):
+    /// returns how many polls that skipped, or `None` when that instant is not before `horizon`.
+    pub fn jump(&mut self, bound: u64, horizon: u64, seq: u64) -> Option<u64> {
+        let k = bound.saturating_sub(self.time).div_ceil(self.dt).max(1);
+        let at = self.time.checked_add(k.checked_mul(self.dt)?).filter(|&at| at < horizon)?;
+        self.time = at;
+        self.seq = seq;
+        self.n += k;
+        Some(k - 1)
+    }
+}
+
+/// The parked polls: one per polling process at most, so a few dozen, scanned linearly.
+#[derive(Default)]
+pub(crate) struct Polls {
+    items: Vec<Parked>,
+    /// Index of the earliest by (time, sequence).
+    head: Option<usize>,
+}
+
+impl Polls {
+    pub fn push(&mut self, p: Parked) {
+        self.items.push(p);
+        self.find_head();
+    }
+
+    /// (time, sequence) of the earliest poll, `u64::MAX` time if none.
+    #[inline]
+    pub fn head(&self) -> (u64, u64) {
+        self.head.map_or((u64::MAX, u64::MAX), |i| (self.items[i].time, self.items[i].seq))
+    }
+
+    pub fn take_head(&mut self) -> Parked {
+        let p = self.items.swap_remove(self.head.expect("a parked poll"));
+        self.find_head();
+        p
+    }
+
+    fn find_head(&mut self) {
+        self.head = (0..self.items.len()).min_by_key(|&i| (self.items[i].time, self.items[i].seq));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_jump_lands_on_the_first_instant_at_or_after_the_bound() {
+        let mut p = Parked::new(100, 1, 0, 96, Some(Since { count: 7, key: None }));
+        assert!(p.fails(0, 7, |_| None) && !p.fails(0, 8, |_| None));
+        // Keyed: process runs and the writes into the key count, other activity does not.
+        let keyed = Parked::new(100, 1, 0, 96, Some(Since { count: 3, key: Some((5, 40)) }));
+        assert!(keyed.fails(3, 99, |k| (k == 5).then_some(40)));
+        assert!(!keyed.fails(4, 99, |_| Some(40)) && !keyed.fails(3, 99, |_| Some(41)));
+        // Instants 196, 292, 388: 388 is the first at or after 300, two skipped on the way.
+        assert_eq!(p.jump(300, u64::MAX, 9), Some(2));
+        assert_eq!((p.time, p.seq, p.n), (388, 9, 4));
+        // A bound on an instant lands on it; a bound before the next instant moves one interval.
+        assert_eq!(p.jump(484, u64::MAX, 10), Some(0));
+        assert_eq!(p.jump(0, u64::MAX, 11), Some(0));
+        assert_eq!((p.time, p.n), (580, 6));
+        // Past the horizon: no jump, the process wakes and its own sleep reports the overflow.
+        assert_eq!(p.jump(10_000, 1000, 12), None);
+        assert_eq!(p.time, 580);
+        assert!(!Parked::new(0, 0, 0, 1, None).fails(NEVER - 1, NEVER - 1, |_| None));
+    }
+}

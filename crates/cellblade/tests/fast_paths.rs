@@ -1,0 +1,149 @@
+//! The engine's fast paths (poll elision, `cellblade::sim::set_fast_paths`) change no result:
+//! random programs that wait by polling (local-store flags, MPI entries with any source, the
+//! collective library) give the same simulated times, event counts, packets, traces, bytes
+//! and errors with and without them.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use cellblade::coll::algorithms::REGISTRY;
+use cellblade::coll::data::{Dtype, ReduceOp};
+use cellblade::coll::{measure, Setup};
+use cellblade::machine::config::{load, preset_text, MachineFile};
+use cellblade::mpi::{Mode, MpiWorld, ANY_SOURCE};
+use cellblade::sim::set_fast_paths;
+use cellblade::{Blade, Spu};
+use proptest::prelude::*;
+
+fn qs20() -> MachineFile {
+    load(preset_text("qs20").unwrap(), &[]).unwrap()
+}
+
+/// `run` with the fast paths off, then on (they are per thread: tests run on their own).
+fn both<T>(run: impl Fn() -> T) -> (T, T) {
+    set_fast_paths(false);
+    let slow = run();
+    set_fast_paths(true);
+    (slow, run())
+}
+
+/// A ring of `spes.len()` SPEs: in each round each computes, puts `bytes` and then a fenced
+/// flag to the next, and polls its own flag from the previous one. Everything observable,
+/// as text: time, events, packets, the trace and every local store's flags and data.
+fn ring(spes: &[usize], bytes: u32, computes: &[u64], poll_cycles: u64) -> String {
+    let set = [format!("spu.poll_core_cycles={poll_cycles}")];
+    let file = load(preset_text("qs20").unwrap(), &set).unwrap();
+    let mut blade = Blade::new(file, true);
+    let n = spes.len();
+    let seen = Rc::new(RefCell::new(vec![Vec::new(); n]));
+    for (k, &spe) in spes.iter().enumerate() {
+        let (next, rounds) = (spes[(k + 1) % n], computes.len() as u32);
+        let (computes, seen) = (computes.to_vec(), seen.clone());
+        blade
+            .spe(spe, move |spu: Spu| async move {
+                let flags = spu.ls_alloc(16 * n as u32, 128)?;
+                let scratch = spu.ls_alloc(16, 16)?;
+                let data = spu.ls_alloc(bytes.max(16), 128)?;
+                spu.ls_write(data, &vec![k as u8; bytes as usize])?;
+                spu.mfc_write_tag_mask(1);
+                for (r, c) in (1..=rounds).zip(computes.iter().cycle().skip(k)) {
+                    spu.compute(*c).await;
+                    spu.mfc_put(data, Spu::ls_ea(next, data), bytes, 0).await?;
+                    spu.ls_write_u32(scratch, r)?;
+                    spu.mfc_putf(scratch, Spu::ls_ea(next, flags + 16 * k as u32), 4, 0).await?;
+                    spu.mfc_read_tag_status_all().await?;
+                    let prev = ((k + n - 1) % n) as u32;
+                    spu.poll_ls_u32(flags + 16 * prev, |v| v >= r).await?;
+                    seen.borrow_mut()[k].push((spu.now().0, spu.ls_read(data, bytes)?));
+                }
+                Ok(())
+            })
+            .unwrap();
+    }
+    let r = blade.run().unwrap();
+    format!("{:?} {} {} {:?} {:?}", r.simulated, r.events, r.packets, r.trace, seen.borrow())
+}
+
+/// Rank 0 takes `n - 1` messages from any source, then answers each; the others compute, send
+/// and wait for the answer. The report and every status, or the error.
+fn gather(n: usize, computes: &[u64], mode: Mode) -> String {
+    let mut w = MpiWorld::new(qs20(), n, None, mode).unwrap();
+    let log = Rc::new(RefCell::new(Vec::new()));
+    for rank in 0..n {
+        let (computes, log) = (computes.to_vec(), log.clone());
+        w.rank(rank, move |r| async move {
+            let b = r.alloc(64)?;
+            if rank == 0 {
+                for _ in 1..n {
+                    let st = r.recv(b, 64, ANY_SOURCE, 7, 0).await?;
+                    log.borrow_mut().push((r.spu().now().0, st.source, st.bytes));
+                }
+                for to in 1..n {
+                    r.send(b, 8, to, 8, 0).await?;
+                }
+            } else {
+                r.spu().compute(computes[rank % computes.len()]).await;
+                r.send(b, 16 * rank as u32, 0, 7, 0).await?;
+                let st = r.recv(b, 64, 0, 8, 0).await?;
+                log.borrow_mut().push((r.spu().now().0, st.source, st.bytes));
+            }
+            Ok(())
+        })
+        .unwrap();
+    }
+    let out = w.run().map(|r| (r.simulated, r.events, r.packets));
+    format!("{out:?} {:?}", log.borrow())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, rng_seed: proptest::test_runner::RngSeed::Fixed(20261126), ..ProptestConfig::default() })]
+
+    #[test]
+    fn polling_rings_are_the_same_with_and_without_poll_elision(
+        spes in Just((0..16).collect::<Vec<usize>>()).prop_shuffle(), n in 2usize..=16, bytes in prop::sample::select(vec![16u32, 128, 2048, 16384]),
+        computes in prop::collection::vec(0u64..5000, 1..4), poll in prop::sample::select(vec![1u64, 12, 50]))
+    {
+        let (slow, fast) = both(|| ring(&spes[..n], bytes, &computes, poll));
+        prop_assert_eq!(slow, fast);
+    }
+
+    #[test]
+    fn mpi_any_source_jobs_are_the_same_with_and_without_poll_elision(
+        n in 2usize..=16, computes in prop::collection::vec(0u64..20_000, 1..5), ls in any::<bool>())
+    {
+        let mode = if ls { Mode::Ls } else { Mode::Memory };
+        let (slow, fast) = both(|| gather(n, &computes, mode));
+        prop_assert_eq!(slow, fast);
+    }
+
+    #[test]
+    fn collectives_are_the_same_with_and_without_poll_elision(alg in 0..REGISTRY.len(), p in 2usize..=16, quads in 1u32..600,
+                                                               spes in Just((0..16).collect::<Vec<usize>>()).prop_shuffle()) {
+        let a = &REGISTRY[alg];
+        prop_assume!((!a.pow2 || p.is_power_of_two()) && p >= a.min_spes);
+        let setup = Setup { root: 0, placement: spes[..p].to_vec(), dtype: Dtype::Int32, rop: ReduceOp::Sum, iterations: 2 };
+        let (slow, fast) = both(|| measure(&qs20(), a, 16 * quads, &setup).map(|r| format!("{r:?}")).map_err(|e| e.to_string()));
+        prop_assert_eq!(slow, fast);
+    }
+}
+
+#[test]
+fn an_mpi_deadlock_found_by_polling_is_the_same_error_at_the_same_time() {
+    let job = || {
+        let mut w = MpiWorld::new(qs20(), 3, None, Mode::Memory).unwrap();
+        for rank in 0..3 {
+            w.rank(rank, move |r| async move {
+                let b = r.alloc(16)?;
+                r.spu().compute(1000 * rank as u64).await;
+                // Everyone receives first: nobody ever sends.
+                r.recv(b, 16, ANY_SOURCE, 1, 0).await?;
+                Ok(())
+            })
+            .unwrap();
+        }
+        w.run().map(|r| r.events).map_err(|e| e.to_string())
+    };
+    let (slow, fast) = both(job);
+    assert!(slow.as_ref().is_err_and(|e| e.starts_with("deadlock at ")), "{slow:?}");
+    assert_eq!(slow, fast);
+}
