@@ -199,22 +199,20 @@ fn run_program(ranks: usize, msgs: Vec<Msg>, wild: Vec<u8>, shuffle: u64, mode: 
     for me in 0..ranks {
         let (msgs, wild) = (msgs.clone(), wild.clone());
         w.rank(me, move |r| async move {
-            let mut sends = Vec::new();
+            let sends: Vec<Msg> = msgs.iter().filter(|m| m.src == me).cloned().collect();
+            // Sequence numbers in posting order, per (receiver, tag, communicator).
             let mut seq = std::collections::HashMap::new();
-            for m in msgs.iter().filter(|m| m.src == me) {
-                let n = seq.entry((m.dst, m.tag, m.comm)).or_insert(0u32);
-                sends.push((m.clone(), *n));
-                *n += 1;
-            }
             let recvs: Vec<Msg> = msgs.iter().filter(|m| m.dst == me).cloned().collect();
             let mut ops: Vec<(bool, usize)> = (0..sends.len()).map(|i| (true, i)).chain((0..recvs.len()).map(|i| (false, i))).collect();
             ops.sort_by_key(|&(s, i)| (i as u64 * 2654435761 + s as u64 * 40503 + shuffle) % 1009);
             let mut reqs = Vec::new();
             for (is_send, i) in ops {
                 if is_send {
-                    let (m, n) = &sends[i];
+                    let m = &sends[i];
+                    let n = seq.entry((m.dst, m.tag, m.comm)).or_insert(0u32);
                     let b = r.alloc(m.size as u64)?;
                     r.write(b, &payload(m.size, me, m.tag, m.comm, *n))?;
+                    *n += 1;
                     let q = if m.synchronous { r.issend(b, m.size, m.dst, m.tag, m.comm).await? } else { r.isend(b, m.size, m.dst, m.tag, m.comm).await? };
                     reqs.push((q, None));
                 } else {

@@ -357,7 +357,7 @@ impl Rank {
         self.spu.mfc_write_tag_mask(1 << tag::META);
         self.spu.mfc_read_tag_status_all().await?;
         // The entry has landed: the receiver must rescan before it can count as stuck.
-        self.tracker.running(dest);
+        self.tracker.landed(dest);
         if inline || ack2 {
             self.busy.set(self.busy.get() | layout::slot_bit(dest, comm));
         }

@@ -87,6 +87,16 @@ impl Tracker {
         self.epoch.borrow_mut()[rank] += 1;
     }
 
+    /// A sender's entry has landed in `rank`'s local store: a polling rank rescans before it can
+    /// count as stuck, but one blocked on a signal (its own synchronous send) stays blocked.
+    pub fn landed(&self, rank: usize) {
+        let mut state = self.state.borrow_mut();
+        if state[rank] == State::Polling {
+            state[rank] = State::Running;
+        }
+        self.epoch.borrow_mut()[rank] += 1;
+    }
+
     pub fn epoch(&self, rank: usize) -> u64 {
         self.epoch.borrow()[rank]
     }
