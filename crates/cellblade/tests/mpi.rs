@@ -449,4 +449,23 @@ mod external {
         drop(t.join().unwrap());
         assert!(matches!(out, ExternalOutcome::Aborted { rank: 0, code: 3 }), "{out:?}");
     }
+
+    #[test]
+    fn a_short_sendrecv_request_is_refused_naming_it() {
+        let (mut a0, b0) = UnixStream::pair().unwrap();
+        let t = std::thread::spawn(move || {
+            request(&mut a0, wire::OP_INIT, 0, 0, 0, &[], 0);
+            // Four bytes where the source, tag and capacity take sixteen.
+            let h: Vec<u8> = [wire::OP_SENDRECV, 0, 3, 0].iter().flat_map(|v: &u32| v.to_ne_bytes()).chain(4u64.to_ne_bytes()).collect();
+            a0.write_all(&h).unwrap();
+            a0.write_all(&[0; 4]).unwrap();
+            a0
+        });
+        let e = run_external(super::qs20(), None, Mode::Memory, 2, false, Compute::Zero, vec![b0]).unwrap_err();
+        drop(t.join().unwrap());
+        assert_eq!(
+            e.to_string(),
+            "rank 0: malformed request 8 (MPI_Sendrecv to 0, tag 3): 4 bytes of payload: at least 16 expected (source, tag, capacity)"
+        );
+    }
 }

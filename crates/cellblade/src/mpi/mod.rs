@@ -13,6 +13,7 @@
 //! unexpected.rs  matching by tag and communicator: the unexpected queue, its protocol and costs
 //! matching.rs  the receiver parks an entry no receive matches, and takes parked messages
 //! nonblocking.rs  MPI_Isend/Irecv/Test/Wait: requests in flight together, a progress engine
+//! pending.rs   the records of nonblocking requests: kind, state, how a report names them
 //! nb_wire.rs   a rank process's nonblocking calls, served by that engine
 //! transfer.rs  the receiver's data move: "memory" mode (chunks through the local store, double
 //!              buffered) and "ls" mode (one SPE-to-SPE DMA per 16 KB)
@@ -47,6 +48,7 @@ mod matching;
 pub mod matmul;
 mod nb_wire;
 mod nonblocking;
+mod pending;
 mod pingpong;
 mod rank;
 pub mod request;
@@ -61,7 +63,7 @@ pub use claims::claims;
 pub use external::{run_external, run_external_with, Buffers, Compute, ExternalOutcome, JobOptions};
 pub use job::world;
 pub use layout::{DEFAULT_DEPTH, MAX_DEPTH};
-pub use nonblocking::Request;
+pub use pending::Request;
 pub use pingpong::{default_reps, pingpong, PingPong, PingPongRow};
 pub use rank::{Rank, Status};
 pub use world::{MpiWorld, WorldReport};

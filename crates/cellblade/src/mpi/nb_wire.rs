@@ -20,7 +20,7 @@ use std::collections::HashMap;
 
 use crate::error::{Error, Result};
 
-use super::nonblocking::Request;
+use super::pending::Request;
 use super::wire::{self, Answer, ANSWER_BYTES};
 use super::{Rank, Status};
 

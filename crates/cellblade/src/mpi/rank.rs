@@ -72,7 +72,7 @@ pub struct Rank {
     /// buffered or nonblocking message: their bit in signal register 2 frees them.
     pub(super) busy: Cell<u32>,
     /// Nonblocking requests (`nonblocking.rs`), by handle.
-    pub(super) reqs: RefCell<Vec<Option<super::nonblocking::Req>>>,
+    pub(super) reqs: RefCell<Vec<Option<super::pending::Req>>>,
     /// The unexpected queue: messages out of their entries that no receive matched yet, oldest first.
     pub(super) parked: RefCell<Vec<Parked>>,
     /// Per sender, the completion word this rank last wrote into that sender's local store.
