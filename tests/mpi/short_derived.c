@@ -48,7 +48,5 @@ int main(int argc, char **argv)
     }
     MPI_Type_free(&vec);
     MPI_Type_free(&con);
-    int rc = mtest_finalize();
-    MPI_Finalize();
-    return rc;
+    return mtest_finalize();
 }
