@@ -110,8 +110,8 @@ fn a_parked_issend_completes_only_once_its_receive_matches() {
         let q2 = r.issend(b, 16, 1, 2, 0).await?;
         // Rank 1 has taken tag 2 (and parked tag 1) once its token arrives.
         r.recv(0, 0, 1, 9, 0).await?;
-        s.borrow_mut().push(r.test(q2).await?.is_some());
-        s.borrow_mut().push(r.test(q1).await?.is_some());
+        let (two, one) = (r.test(q2).await?.is_some(), r.test(q1).await?.is_some());
+        s.borrow_mut().extend([two, one]);
         r.send(0, 0, 1, 9, 0).await?;
         r.wait(q1).await?;
         s.borrow_mut().push(true);
@@ -157,7 +157,8 @@ fn wildcards_take_the_earliest_parked_message_and_probe_sees_it() {
         g.borrow_mut().push(p.tag);
         assert_eq!(r.iprobe(0, 2, 0).await?.map(|s| s.tag), Some(2));
         for _ in 0..2 {
-            g.borrow_mut().push(r.recv(d, 4, ANY_SOURCE, ANY_TAG, 0).await?.tag);
+            let tag = r.recv(d, 4, ANY_SOURCE, ANY_TAG, 0).await?.tag;
+            g.borrow_mut().push(tag);
         }
         Ok(())
     })
@@ -194,7 +195,15 @@ fn msgs(ranks: usize) -> impl Strategy<Value = Vec<Msg>> {
 
 /// Every rank posts its sends and receives (nonblocking, in a shuffled order), then waits for
 /// them in another; `extra` adds a receive nobody sends to rank 0.
-fn run_program(ranks: usize, msgs: Vec<Msg>, wild: Vec<u8>, shuffle: u64, mode: Mode, buffered: bool, extra: bool) -> cellblade::Result<()> {
+fn run_program(
+    ranks: usize,
+    msgs: Vec<Msg>,
+    wild: Vec<u8>,
+    shuffle: u64,
+    mode: Mode,
+    buffered: bool,
+    extra: bool,
+) -> cellblade::Result<()> {
     let mut w = MpiWorld::new(machine(buffered), ranks, None, mode)?;
     for me in 0..ranks {
         let (msgs, wild) = (msgs.clone(), wild.clone());
@@ -213,7 +222,11 @@ fn run_program(ranks: usize, msgs: Vec<Msg>, wild: Vec<u8>, shuffle: u64, mode: 
                     let b = r.alloc(m.size as u64)?;
                     r.write(b, &payload(m.size, me, m.tag, m.comm, *n))?;
                     *n += 1;
-                    let q = if m.synchronous { r.issend(b, m.size, m.dst, m.tag, m.comm).await? } else { r.isend(b, m.size, m.dst, m.tag, m.comm).await? };
+                    let q = if m.synchronous {
+                        r.issend(b, m.size, m.dst, m.tag, m.comm).await?
+                    } else {
+                        r.isend(b, m.size, m.dst, m.tag, m.comm).await?
+                    };
                     reqs.push((q, None));
                 } else {
                     let m = &recvs[i];
@@ -232,20 +245,22 @@ fn run_program(ranks: usize, msgs: Vec<Msg>, wild: Vec<u8>, shuffle: u64, mode: 
             for i in order {
                 got[i] = Some(r.wait(reqs[i].0).await?);
             }
-            let mut last: std::collections::HashMap<((i32, i32, u32), usize, i32), u32> = std::collections::HashMap::new();
+            // The last sequence number by (receive class, sender, tag).
+            let mut last = std::collections::HashMap::new();
             for (k, (_, recv)) in reqs.iter().enumerate() {
                 let Some((d, class)) = recv else { continue };
                 let st = got[k].expect("waited");
                 let bytes = r.read(*d, st.bytes)?;
                 let head = |i: usize| bytes.get(i).copied();
-                let m = msgs.iter().find(|m| m.src == st.source && m.dst == me && m.tag == st.tag && m.comm == class.2 && m.size == st.bytes);
+                let m =
+                    msgs.iter().find(|m| m.src == st.source && m.dst == me && m.tag == st.tag && m.comm == class.2 && m.size == st.bytes);
                 assert!(m.is_some(), "rank {me}: no such message: {st:?}");
                 if st.bytes >= 4 {
                     assert_eq!((head(0), head(1), head(2)), (Some(st.source as u8), Some(st.tag as u8), Some(class.2 as u8)));
                     assert_eq!(bytes, payload(st.bytes, st.source, st.tag, class.2, head(3).unwrap() as u32), "rank {me}: bytes");
                     // Receives of one class take one sender's messages (of a tag) in order.
                     let seq = head(3).unwrap() as u32;
-                    let prev = last.insert((*class, st.source, st.tag), seq);
+                    let prev: Option<u32> = last.insert((*class, st.source, st.tag), seq);
                     assert!(prev.is_none_or(|p| p < seq), "rank {me}: message {seq} overtook {prev:?} in class {class:?}");
                 }
             }
@@ -333,7 +348,9 @@ fn two_ranks_ssend_to_each_other_while_a_third_receives_is_reported_at_once() {
     .unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Deadlock);
     assert!(
-        e.to_string().ends_with(": rank 0 waits in MPI_Ssend to 1, tag 0; rank 1 waits in MPI_Ssend to 0, tag 0; rank 2 waits in MPI_Recv from 1, tag 0"),
+        e.to_string().ends_with(
+            ": rank 0 waits in MPI_Ssend to 1, tag 0; rank 1 waits in MPI_Ssend to 0, tag 0; rank 2 waits in MPI_Recv from 1, tag 0"
+        ),
         "{e}"
     );
 }

@@ -287,7 +287,11 @@ async fn serve(r: Rc<Rank>, sock: UnixStream, compute: Compute, stop: Stop, wait
             wire::OP_SENDRECV => {
                 let data = link.payload(rank, req.len)?;
                 if data.len() < 16 {
-                    return Err(malformed(rank, &req, format!("{} bytes of payload: at least 16 expected (source, tag, capacity)", data.len())));
+                    return Err(malformed(
+                        rank,
+                        &req,
+                        format!("{} bytes of payload: at least 16 expected (source, tag, capacity)", data.len()),
+                    ));
                 }
                 let word = |at: usize| i32::from_ne_bytes(data[at..at + 4].try_into().expect("4 bytes"));
                 let (source, rtag) = (word(0), word(4));
