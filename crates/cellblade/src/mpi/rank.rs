@@ -4,8 +4,9 @@
 //! into B_ij in j's local store, wait for the DMA, then wait for j's signal, which carries the
 //! error code. Receive on j: poll the flags of the entries that can match (one for a specific
 //! source; every sender in round-robin order for `MPI_ANY_SOURCE`), check tag and communicator,
-//! move the data, unset the flag, signal the sender. A flagged entry whose tag does not match
-//! is left alone: it is that sender's oldest message and may not be overtaken.
+//! move the data, unset the flag, signal the sender. A flagged entry whose tag or communicator
+//! does not match is parked (see below), and a receive looks at the parked messages first, so a
+//! sender's messages that match the same receive are still taken in the order sent.
 //!
 //! Buffered mode (seed 004 §7, "buffered mode for short messages"; off unless the machine file's
 //! `mpi.buffered_bytes` is set): a message that small travels inside the entry and the send
@@ -17,8 +18,8 @@
 //! charged the SPU's own code, `mpi.call_core_cycles`.
 //!
 //! A flagged entry that matches no posted receive is not left in the way of the pair's later
-//! messages: the receiver parks it in its unexpected queue (`unexpected.rs`), which every
-//! receive and probe looks at first.
+//! messages: the receiver parks it in its unexpected queue (`unexpected.rs`, with its costs),
+//! which every receive and probe looks at first.
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
