@@ -31,8 +31,8 @@
 //! bit before the entry's signal when it parks the message, and again when it completes it. Only
 //! the receiver writes that word, so a 4-byte DMA of its own copy suffices, and a toggle never
 //! races with a clear. A sender has at most [`INDICES`] parked sends per receiver and context; a
-//! further one waits in its queue until one completes (a resource limit, as MPI-1 §3.7.3
-//! allows: a program whose receiver wants the 17th before any of the 16 is reported as a
+//! further one waits in its queue until one completes (a resource limit of this implementation:
+//! a program whose receiver wants the 17th before any of the 16 is reported as a
 //! deadlock naming the waits, not hung).
 //!
 //! Costs: parking copies the 128-byte entry (and a buffered message's bytes) by the SPU's loads
