@@ -354,3 +354,41 @@ fn two_ranks_ssend_to_each_other_while_a_third_receives_is_reported_at_once() {
         "{e}"
     );
 }
+
+#[test]
+fn sixteen_sends_in_flight_per_pair_then_the_next_waits_and_is_reported_if_needed_first() {
+    // 16 Isends to one receiver in flight (15 parked, one in the entry) fit; a receiver that
+    // wants the 17th first leaves it queued at the sender: a reported deadlock, not a hang.
+    for (sends, ok) in [(16, true), (17, false)] {
+        let out = run_within(move || {
+            let mut w = MpiWorld::new(machine(false), 2, None, Mode::Memory)?;
+            w.rank(0, move |r| async move {
+                let b = r.alloc(4)?;
+                let mut qs = Vec::new();
+                for tag in 0..sends {
+                    qs.push(r.isend(b, 4, 1, tag, 0).await?);
+                }
+                for q in qs {
+                    r.wait(q).await?;
+                }
+                Ok(())
+            })?;
+            w.rank(1, move |r| async move {
+                let d = r.alloc(4)?;
+                for tag in (0..sends).rev() {
+                    r.recv(d, 4, 0, tag, 0).await?;
+                }
+                Ok(())
+            })?;
+            w.run().map(|_| ())
+        });
+        match out {
+            Ok(()) => assert!(ok, "{sends} sends"),
+            Err(e) => {
+                assert!(!ok, "{sends} sends: {e}");
+                assert_eq!(e.kind(), ErrorKind::Deadlock, "{e}");
+                assert!(e.to_string().contains("rank 1 waits in MPI_Recv from 0, tag 16"), "{e}");
+            }
+        }
+    }
+}

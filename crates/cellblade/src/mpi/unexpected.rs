@@ -30,10 +30,10 @@
 //! point-to-point context, `16 + index` for the collective one): the receiver toggles the send's
 //! bit before the entry's signal when it parks the message, and again when it completes it. Only
 //! the receiver writes that word, so a 4-byte DMA of its own copy suffices, and a toggle never
-//! races with a clear. A sender has at most [`INDICES`] parked sends per receiver and context; a
-//! further one waits in its queue until one completes (a resource limit of this implementation:
-//! a program whose receiver wants the 17th before any of the 16 is reported as a
-//! deadlock naming the waits, not hung).
+//! races with a clear. A sender has at most [`INDICES`] nonblocking sends in flight per receiver
+//! and context (parked, or in the entry: the index travels in it); a further one waits in its
+//! queue until one completes. That is a resource limit of this implementation: a program whose
+//! receiver wants the 17th before any of the 16 is reported as a deadlock, not hung.
 //!
 //! Costs: parking copies the 128-byte entry (and a buffered message's bytes) by the SPU's loads
 //! and stores (`spu.copy_core_cycles_per_quadword` a quadword), plus one 4-byte DMA and the
