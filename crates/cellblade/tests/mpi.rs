@@ -96,15 +96,17 @@ fn tags_and_any_source_match_round_robin() {
     w.run().unwrap();
     let seen = seen.borrow();
     assert_eq!(seen[0], (2, 12, 2));
-    // Round robin after rank 2: 3, then 1 (its oldest, tag 11), 2 (now tag 99), 3, 1.
+    // The receive for tag 12 parked rank 1's tag 11 and rank 3's tag 13 on its way round:
+    // wildcards take the parked messages first, oldest first, then the entries round robin.
     let rest: Vec<(usize, i32)> = seen[1..].iter().map(|&(s, t, _)| (s, t)).collect();
-    assert_eq!(rest, vec![(3, 13), (1, 11), (2, 99), (3, 99), (1, 99)]);
+    assert_eq!(rest, vec![(1, 11), (3, 13), (1, 99), (2, 99), (3, 99)]);
 }
 
 #[test]
 fn messages_from_one_sender_do_not_overtake() {
-    // Synchronous mode: a receive for the later tag cannot take the later message while the
-    // earlier one waits (seed 004 §4 excludes MPICH's overtaking test for this reason).
+    // Synchronous mode: the receive for tag 2 parks tag 1 (unexpected.rs), but the blocking
+    // send of tag 1 completes only once matched, so tag 2 is never sent: the program is unsafe
+    // (MPI-1 §3.5, Example 3.9's order with synchronous sends) and reported.
     let mut w = MpiWorld::new(qs20(), 2, None, Mode::Memory).unwrap();
     w.rank(0, |r| async move {
         r.send(0, 0, 1, 1, 0).await?;
@@ -446,5 +448,24 @@ mod external {
         let out = run_external(super::qs20(), None, Mode::Ls, 2, true, Compute::Zero, vec![b0]).unwrap();
         drop(t.join().unwrap());
         assert!(matches!(out, ExternalOutcome::Aborted { rank: 0, code: 3 }), "{out:?}");
+    }
+
+    #[test]
+    fn a_short_sendrecv_request_is_refused_naming_it() {
+        let (mut a0, b0) = UnixStream::pair().unwrap();
+        let t = std::thread::spawn(move || {
+            request(&mut a0, wire::OP_INIT, 0, 0, 0, &[], 0);
+            // Four bytes where the source, tag and capacity take sixteen.
+            let h: Vec<u8> = [wire::OP_SENDRECV, 0, 3, 0].iter().flat_map(|v: &u32| v.to_ne_bytes()).chain(4u64.to_ne_bytes()).collect();
+            a0.write_all(&h).unwrap();
+            a0.write_all(&[0; 4]).unwrap();
+            a0
+        });
+        let e = run_external(super::qs20(), None, Mode::Memory, 2, false, Compute::Zero, vec![b0]).unwrap_err();
+        drop(t.join().unwrap());
+        assert_eq!(
+            e.to_string(),
+            "rank 0: malformed request 8 (MPI_Sendrecv to 0, tag 3): 4 bytes of payload: at least 16 expected (source, tag, capacity)"
+        );
     }
 }

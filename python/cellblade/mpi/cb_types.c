@@ -119,35 +119,55 @@ int cb_check_buffer(const char *call, MPI_Comm comm, int count, MPI_Datatype t, 
     return MPI_SUCCESS;
 }
 
-/* Copy `count` elements of `t` at `buf` to or from the packed bytes at `packed`. */
-static char *walk(char *buf, int count, MPI_Datatype t, char *packed, int pack)
+/* Copy `count` elements of `t` at `buf` to or from the packed bytes at `packed`, at most `*left`
+ * bytes of them: a short message fills the elements it reaches, the last one basic element by
+ * basic element (MPI-1 §3.3.1: fewer elements than the receive's count is not an error). */
+static char *walk(char *buf, int count, MPI_Datatype t, char *packed, int pack, size_t *left)
 {
     struct derived *d = derived(t);
     if (!d) {
         size_t n = (size_t)count * cb_type_size(t);
+        n = n < *left ? n : *left;
         if (pack)
             memcpy(packed, buf, n);
         else
             memcpy(buf, packed, n);
+        *left -= n;
         return packed + n;
     }
     MPI_Aint ext = cb_type_extent(t), old = cb_type_extent(d->old);
-    for (int e = 0; e < count; e++)
-        for (int b = 0; b < d->count; b++)
-            packed = walk(buf + e * ext + (MPI_Aint)b * d->stride * old, d->blocklen, d->old, packed, pack);
+    for (int e = 0; e < count && *left; e++)
+        for (int b = 0; b < d->count && *left; b++)
+            packed = walk(buf + e * ext + (MPI_Aint)b * d->stride * old, d->blocklen, d->old, packed, pack, left);
     return packed;
 }
 
 void cb_pack(const void *buf, int count, MPI_Datatype t, char *out)
 {
-    walk((char *)buf, count, t, out, 1);
+    size_t all = (size_t)-1;
+    walk((char *)buf, count, t, out, 1, &all);
 }
 
-/* Unpack `bytes` (a whole number of elements, fewer than the buffer's if the message was short). */
+/* Unpack the `bytes` a message brought (fewer than the buffer's when it was short). */
 void cb_unpack(const char *in, size_t bytes, MPI_Datatype t, void *buf)
 {
-    size_t size = cb_type_size(t);
-    walk(buf, size ? (int)(bytes / size) : 0, t, (char *)in, 0);
+    size_t size = cb_type_size(t), left = bytes;
+    /* One element more than whole ones: the partial element's basic elements (walk stops at `left`). */
+    walk(buf, size ? (int)((bytes + size - 1) / size) : 0, t, (char *)in, 0, &left);
+}
+
+/* MPI_Get_elements: the basic elements received (a derived type's are of one predefined type). */
+int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count)
+{
+    if (!cb_type_valid(datatype))
+        return cb_fail("MPI_Get_elements", MPI_COMM_WORLD, MPI_ERR_TYPE, "datatype %#x is invalid", (unsigned)datatype);
+    int n;
+    size_t basic = cb_type_size(cb_type_base(datatype, 1, &n));
+    if (basic == 0)
+        *count = 0;
+    else
+        *count = status->cb_bytes % basic ? MPI_UNDEFINED : (int)(status->cb_bytes / basic);
+    return MPI_SUCCESS;
 }
 
 int PMPI_Type_size(MPI_Datatype datatype, int *size)
@@ -362,6 +382,7 @@ int cb_reduce_local(const void *in, void *inout, int count, MPI_Datatype t, MPI_
 }
 
 #pragma weak MPI_Type_size = PMPI_Type_size
+#pragma weak MPI_Get_elements = PMPI_Get_elements
 #pragma weak MPI_Type_get_extent = PMPI_Type_get_extent
 #pragma weak MPI_Type_vector = PMPI_Type_vector
 #pragma weak MPI_Type_contiguous = PMPI_Type_contiguous

@@ -459,10 +459,12 @@ int cb_world_barrier(void)
 static int check_send(const char *name, const void *buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm comm, struct cb_comm **c)
 {
     size_t bytes;
-    (void)buf;
     cb_need_init(name);
     CB_CHECK(cb_check_comm(name, comm, c));
     CB_CHECK(cb_check_buffer(name, comm, count, t, &bytes));
+    /* Packing would read through NULL; the simulator would send what its buffer last held. */
+    if (buf == NULL && bytes > 0)
+        return cb_fail(name, comm, MPI_ERR_BUFFER, "the buffer is NULL with count %d (%zu bytes): allowed only with count 0", count, bytes);
     CB_CHECK(check_peer(name, comm, *c, "destination", dest, 0));
     return check_tag(name, comm, tag, 0);
 }
@@ -579,7 +581,6 @@ int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
 
 /* Non-blocking operations (see the top of this file): each is a request in the simulator's
  * progress engine, named by its handle there; one to or from MPI_PROC_NULL is done at once. */
-#define MAX_REQUESTS 4096
 static struct pending {
     int used, is_send, done, rc;
     int freed; /* a receive the program freed: its bytes are still to come */
@@ -590,7 +591,8 @@ static struct pending {
     MPI_Datatype datatype;
     MPI_Comm comm;
     MPI_Status status;
-} pending[MAX_REQUESTS];
+} *pending; /* grown on demand: a program may keep any number of requests pending */
+static int pending_cap;
 
 /* Post a nonblocking request: `op` is OP_ISEND, OP_ISSEND (never buffered) or OP_IRECV. */
 static int post(const char *name, uint32_t op, const void *buf, int count, MPI_Datatype t, int peer, int tag, MPI_Comm comm, MPI_Request *request)
@@ -602,10 +604,17 @@ static int post(const char *name, uint32_t op, const void *buf, int count, MPI_D
     else
         CB_CHECK(check_recv(name, count, t, peer, tag, comm, &c));
     int i = 0;
-    while (i < MAX_REQUESTS && pending[i].used)
+    while (i < pending_cap && pending[i].used)
         i++;
-    if (i == MAX_REQUESTS)
-        return cb_fail(name, comm, MPI_ERR_REQUEST, "more than %d requests are pending", MAX_REQUESTS);
+    if (i == pending_cap) {
+        int cap = pending_cap ? 2 * pending_cap : 64;
+        struct pending *grown = cap > pending_cap ? realloc(pending, sizeof *pending * (size_t)cap) : NULL;
+        if (!grown)
+            return cb_fail(name, comm, MPI_ERR_REQUEST, "no memory for more than %d pending requests", pending_cap);
+        memset(grown + pending_cap, 0, sizeof *grown * (size_t)(cap - pending_cap));
+        pending = grown;
+        pending_cap = cap;
+    }
     struct pending *q = &pending[i];
     *q = (struct pending){1, is_send, 0, MPI_SUCCESS, 0, -1, name, (void *)buf, count, peer, tag, t, comm, {0, 0, 0, 0}};
     *request = i + 1;
@@ -649,7 +658,7 @@ int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
 
 static struct pending *request_of(const char *name, MPI_Request r)
 {
-    if (r < 1 || r > MAX_REQUESTS || !pending[r - 1].used || pending[r - 1].freed) {
+    if (r < 1 || r > pending_cap || !pending[r - 1].used || pending[r - 1].freed) {
         cb_fail(name, MPI_COMM_WORLD, MPI_ERR_REQUEST, "request %d is invalid", r);
         return NULL;
     }
@@ -661,7 +670,7 @@ static struct pending *request_of(const char *name, MPI_Request r)
  * index (within `qs`) of the request done, or -1 when a test finds it not done. */
 static int complete(uint32_t op, struct pending **qs, int n)
 {
-    int32_t handles[MAX_REQUESTS];
+    int32_t *handles = malloc(sizeof *handles * (size_t)n);
     for (int k = 0; k < n; k++)
         handles[k] = qs[k]->handle;
     /* The receive buffer is known only once the simulator names the request done: bytes come
@@ -674,6 +683,7 @@ static int complete(uint32_t op, struct pending **qs, int n)
         }
     char *into = malloc(cap ? cap : 1);
     struct answer a = op == OP_WAITANY ? call(op, 0, 0, 0, (uint64_t)n * 4, handles, into) : call(op, qs[0]->handle, 0, 0, 0, NULL, into);
+    free(handles);
     if (a.source == NO_MATCH) {
         free(into);
         return -1;
@@ -776,29 +786,35 @@ int PMPI_Testall(int count, MPI_Request requests[], int *flag, MPI_Status status
 int PMPI_Waitany(int count, MPI_Request requests[], int *index, MPI_Status *status)
 {
     cb_need_init("MPI_Waitany");
-    struct pending *qs[MAX_REQUESTS];
-    int at[MAX_REQUESTS], n = 0;
-    for (int i = 0; i < count; i++) {
+    /* Heap arrays: a program may pass any number of entries. */
+    struct pending **qs = malloc(sizeof *qs * (size_t)(count > 0 ? count : 1));
+    int *at = malloc(sizeof *at * (size_t)(count > 0 ? count : 1)), n = 0, rc = MPI_SUCCESS, done = -1;
+    for (int i = 0; i < count && done < 0 && rc == MPI_SUCCESS; i++) {
         if (requests[i] == MPI_REQUEST_NULL)
             continue;
         struct pending *q = request_of("MPI_Waitany", requests[i]);
         if (!q)
-            return MPI_ERR_REQUEST;
-        if (q->done) {
-            *index = i;
-            return release(q, &requests[i], status);
+            rc = MPI_ERR_REQUEST;
+        else if (q->done)
+            done = i;
+        else {
+            qs[n] = q;
+            at[n++] = i;
         }
-        qs[n] = q;
-        at[n++] = i;
     }
-    if (n == 0) {
+    if (rc == MPI_SUCCESS && done < 0 && n > 0)
+        done = at[complete(OP_WAITANY, qs, n)];
+    free(qs);
+    free(at);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (done < 0) {
         *index = MPI_UNDEFINED;
         set_status(status, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0);
         return MPI_SUCCESS;
     }
-    int k = complete(OP_WAITANY, qs, n);
-    *index = at[k];
-    return release(qs[k], &requests[at[k]], status);
+    *index = done;
+    return release(&pending[requests[done] - 1], &requests[done], status);
 }
 
 int PMPI_Testany(int count, MPI_Request requests[], int *index, int *flag, MPI_Status *status)
@@ -850,7 +866,7 @@ int PMPI_Request_free(MPI_Request *request)
 static void collect_freed(int which)
 {
     size_t cap = 0;
-    for (int i = 0; i < MAX_REQUESTS; i++)
+    for (int i = 0; i < pending_cap; i++)
         if (pending[i].used && pending[i].freed)
             cap += sizeof(struct answer) + (size_t)pending[i].count * cb_type_size(pending[i].datatype);
     char *recs = malloc(cap ? cap : 1);
@@ -861,7 +877,7 @@ static void collect_freed(int which)
         const char *bytes = recs + at + sizeof r;
         at += sizeof r + r.count;
         struct pending *q = NULL;
-        for (int i = 0; i < MAX_REQUESTS && !q; i++)
+        for (int i = 0; i < pending_cap && !q; i++)
             if (pending[i].used && pending[i].freed && pending[i].handle == (int)r.flags)
                 q = &pending[i];
         if (!q)

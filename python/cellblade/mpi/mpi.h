@@ -152,6 +152,7 @@ CB_DECLARE(int, Ssend, (const void *buf, int count, MPI_Datatype datatype, int d
 CB_DECLARE(int, Rsend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm))
 CB_DECLARE(int, Recv, (void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status))
 CB_DECLARE(int, Get_count, (const MPI_Status *status, MPI_Datatype datatype, int *count))
+CB_DECLARE(int, Get_elements, (const MPI_Status *status, MPI_Datatype datatype, int *count))
 CB_DECLARE(int, Isend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request))
 CB_DECLARE(int, Issend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request))
 CB_DECLARE(int, Irecv, (void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request))

@@ -23,8 +23,9 @@ use crate::sim::Time;
 
 use super::channel::{self, Channel};
 use super::collective::{self, CollChoice};
+use super::nb_wire::received;
 use super::wire::{self, Answer, Request};
-use super::{Mode, MpiWorld, Rank, Status, WorldReport};
+use super::{Mode, MpiWorld, Rank, WorldReport};
 
 /// How a job driven by processes ended (other than by an error of the simulation).
 #[derive(Debug, Clone)]
@@ -223,18 +224,6 @@ impl Link {
     }
 }
 
-/// The answer to a call that received a message (its status in the answer's fields).
-pub(super) fn received(st: &Status) -> Answer {
-    Answer {
-        err: st.error as i32,
-        source: st.source as i32,
-        tag: st.tag,
-        count: st.bytes as u64,
-        value: st.sent as f64,
-        ..Answer::default()
-    }
-}
-
 /// Serve one rank's calls until `MPI_Finalize`.
 async fn serve(r: Rc<Rank>, sock: UnixStream, compute: Compute, stop: Stop, waited: Waited, shared: Rc<collective::Shared>) -> Result<()> {
     let rank = r.rank();
@@ -297,6 +286,13 @@ async fn serve(r: Rc<Rank>, sock: UnixStream, compute: Compute, stop: Stop, wait
             }
             wire::OP_SENDRECV => {
                 let data = link.payload(rank, req.len)?;
+                if data.len() < 16 {
+                    return Err(malformed(
+                        rank,
+                        &req,
+                        format!("{} bytes of payload: at least 16 expected (source, tag, capacity)", data.len()),
+                    ));
+                }
                 let word = |at: usize| i32::from_ne_bytes(data[at..at + 4].try_into().expect("4 bytes"));
                 let (source, rtag) = (word(0), word(4));
                 let cap = u64::from_ne_bytes(data[8..16].try_into().expect("8 bytes"));
@@ -355,6 +351,11 @@ async fn serve(r: Rc<Rank>, sock: UnixStream, compute: Compute, stop: Stop, wait
         last = describe(&req);
         link.answer(rank, &answer, &payload, req.op)?;
     }
+}
+
+/// A request whose fields the simulator cannot serve, named with its call.
+fn malformed(rank: usize, req: &Request, what: String) -> Error {
+    program_err(format!("rank {rank}: malformed request {} ({}): {what}", req.op, describe(req)))
 }
 
 /// The call a request made, for "ended after ...".

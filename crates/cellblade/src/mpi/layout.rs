@@ -9,6 +9,8 @@
 //!               0x0800  C_0j .. C_15j: the same for the collective context
 //!               0x1000  the outgoing meta-data entry (staged here, then DMAed into B_ij or C_ij)
 //!               0x1080  signal scratch quadword
+//!               0x1090  completion words: one per receiver, toggled by it (`unexpected.rs`)
+//!               0x10d0  completion scratch quadword (a completion word on its way out)
 //!               0x1100  the boot structure, once read
 //!               0x1200  16 KB staging chunks, 2 by default (memory mode's double buffering)
 //!               after   the rank's local-store heap (ls mode buffers) up to the end
@@ -38,6 +40,10 @@ pub const META_BASE: u32 = 0;
 pub const COLL_META_BASE: u32 = META_BASE + MAX_RANKS as u32 * META_BYTES;
 pub const OUT_META: u32 = COLL_META_BASE + MAX_RANKS as u32 * META_BYTES;
 pub const SIG_SCRATCH: u32 = OUT_META + META_BYTES;
+/// A nonblocking sender's completion words, one per receiver (`unexpected.rs`).
+pub const COMPLETIONS: u32 = SIG_SCRATCH + 16;
+/// Where a receiver stages the completion word it DMAs to a sender.
+pub const COMPLETION_OUT: u32 = COMPLETIONS + 4 * MAX_RANKS as u32;
 pub const BOOT_LS: u32 = SIG_SCRATCH + 128;
 pub const BOOT_BYTES: u32 = 256;
 /// One staging chunk: the largest single DMA (MFC_MAX_DMA_SIZE).
@@ -71,6 +77,8 @@ pub mod meta {
     pub const INLINE: u32 = 36;
     /// 1 when the receiver acknowledges with its bit in signal register 2 (a nonblocking send).
     pub const ACK2: u32 = 40;
+    /// A nonblocking send's index among its sender's parked sends (`unexpected.rs`).
+    pub const INDEX: u32 = 44;
     /// A buffered message's bytes, up to the end of the entry.
     pub const DATA: u32 = 48;
 }
@@ -134,6 +142,7 @@ pub fn ls_heap(ls_bytes: u32, spe: usize, depth: u32) -> (u64, u64) {
 
 // The areas of the local store follow each other, and the chunk tags are tag groups.
 const _: () = assert!(OUT_META == 0x1000 && BOOT_LS + BOOT_BYTES <= CHUNKS && CHUNKS.is_multiple_of(128));
+const _: () = assert!(COMPLETION_OUT + 16 <= BOOT_LS && COMPLETIONS.is_multiple_of(16));
 // Both contexts' bits of every rank fit signal register 2.
 const _: () = assert!(2 * MAX_RANKS <= 32);
 const _: () = assert!(tag::CHUNK0 + MAX_DEPTH <= 32);

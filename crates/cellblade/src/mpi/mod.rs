@@ -10,7 +10,10 @@
 //! startup.rs   §3.2: the PPE passes each rank a boot structure through a mailbox message
 //! tracker.rs   what every rank waits in, for the deadlock report ("rank 0 waits in MPI_Send ...")
 //! rank.rs      one rank: §3.3 send (meta-data DMA, wait for the signal) and receive (poll, match, move, signal)
+//! unexpected.rs  matching by tag and communicator: the unexpected queue, its protocol and costs
+//! matching.rs  the receiver parks an entry no receive matches, and takes parked messages
 //! nonblocking.rs  MPI_Isend/Irecv/Test/Wait: requests in flight together, a progress engine
+//! pending.rs   the records of nonblocking requests: kind, state, how a report names them
 //! nb_wire.rs   a rank process's nonblocking calls, served by that engine
 //! transfer.rs  the receiver's data move: "memory" mode (chunks through the local store, double
 //!              buffered) and "ls" mode (one SPE-to-SPE DMA per 16 KB)
@@ -26,11 +29,13 @@
 //! job.rs       a job of in-process rank programs (Rust, or Python through the bindings) from a `JobRequest`
 //! ```
 //!
-//! Contract (seed 004 §4): per (sender, receiver) pair one message is in flight at a time, so
-//! messages between a pair are non-overtaking, a receive with a specific source takes that
-//! sender's oldest message only if its tag and communicator match (otherwise it keeps polling:
-//! synchronous mode cannot let a later message overtake), and `MPI_ANY_SOURCE` scans the
-//! senders round robin.
+//! Contract (seed 004 §4, MPI-1 §3.5): per (sender, receiver, context) one entry holds one
+//! message at a time; an entry whose message no posted receive matches is parked in the
+//! receiver's unexpected queue (`unexpected.rs`), so a receive takes the oldest message from
+//! the queue, then from the entries, that matches its source, tag and communicator. Messages
+//! between a pair that match the same receive never overtake each other; `MPI_ANY_SOURCE` takes
+//! the oldest parked match, else scans the senders' entries round robin. Sends stay
+//! synchronous: a blocking or synchronous send completes once its receive has matched it.
 
 mod channel;
 mod claims;
@@ -39,15 +44,18 @@ mod external;
 mod heap;
 mod job;
 mod layout;
+mod matching;
 pub mod matmul;
 mod nb_wire;
 mod nonblocking;
+mod pending;
 mod pingpong;
 mod rank;
 pub mod request;
 mod startup;
 mod tracker;
 mod transfer;
+mod unexpected;
 pub mod wire;
 mod world;
 
@@ -55,7 +63,7 @@ pub use claims::claims;
 pub use external::{run_external, run_external_with, Buffers, Compute, ExternalOutcome, JobOptions};
 pub use job::world;
 pub use layout::{DEFAULT_DEPTH, MAX_DEPTH};
-pub use nonblocking::Request;
+pub use pending::Request;
 pub use pingpong::{default_reps, pingpong, PingPong, PingPongRow};
 pub use rank::{Rank, Status};
 pub use world::{MpiWorld, WorldReport};

@@ -20,8 +20,7 @@ use std::collections::HashMap;
 
 use crate::error::{Error, Result};
 
-use super::external::received;
-use super::nonblocking::Request;
+use super::pending::Request;
 use super::wire::{self, Answer, ANSWER_BYTES};
 use super::{Rank, Status};
 
@@ -35,6 +34,18 @@ pub(super) struct Pending {
     freed: Vec<i32>,
     /// Done freed receives not yet collected, as `OP_COLLECT`'s records.
     ready: Vec<u8>,
+}
+
+/// The answer to a call that received a message (its status in the answer's fields).
+pub(super) fn received(st: &Status) -> Answer {
+    Answer {
+        err: st.error as i32,
+        source: st.source as i32,
+        tag: st.tag,
+        count: st.bytes as u64,
+        value: st.sent as f64,
+        ..Answer::default()
+    }
 }
 
 fn word(bytes: &[u8]) -> u64 {

@@ -6,9 +6,12 @@
 //! receiver acknowledges with its bit in the sender's signal register 2 (OR mode), so sends to
 //! several receivers are pending together. A send to a receiver whose entry still holds an
 //! earlier message waits in the request queue and is posted when the bit frees it: B_ij holds
-//! one message, and messages do not overtake. An `MPI_Irecv` is recorded; a pass polls the
-//! entries that can match each pending receive, in posting order, and takes a matched message
-//! (moving its data) there and then. While a rank has requests, its blocking sends and receives
+//! one message, and messages do not overtake. A freed entry whose send's completion bit has
+//! toggled was parked by the receiver (`unexpected.rs`): the send stays pending until the bit
+//! toggles again. An `MPI_Irecv` is recorded; a pass first gives each pending receive, in
+//! posting order, its oldest parked match, then polls the entries that can match, takes a
+//! matched message (moving its data) for the earliest-posted receive that matches it, and parks
+//! one that no pending receive matches. While a rank has requests, its blocking sends and receives
 //! go through the same engine, so pending requests keep progressing and keep their order.
 //!
 //! `MPI_Request_free` (MPI-1 §3.7.3) marks a request freed: the program can no longer wait on
@@ -19,83 +22,10 @@
 
 use crate::error::{config_err, Result};
 
+use super::pending::{Req, Request, SendState};
 use super::rank::{Posting, Rank, Status};
-use super::{code, ANY_SOURCE};
-
-/// A nonblocking request's handle, valid until a wait or a successful test returns it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Request(usize);
-
-impl Request {
-    /// The handle as a number (its position in posting order), for the wire.
-    pub fn id(self) -> usize {
-        self.0
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum SendState {
-    /// Waiting for the receiver's entry to be free.
-    Queued,
-    /// The entry is in the receiver's local store; waiting for its bit in signal 2.
-    Posted,
-    Done,
-}
-
-#[derive(Debug, Clone)]
-pub(super) enum Req {
-    /// `synchronous`: an `MPI_Issend`, never buffered.
-    Send {
-        buf: u64,
-        bytes: u32,
-        dest: usize,
-        tag: i32,
-        comm: u32,
-        synchronous: bool,
-        state: SendState,
-        freed: bool,
-    },
-    Recv {
-        buf: u64,
-        cap: u32,
-        source: i32,
-        tag: i32,
-        comm: u32,
-        status: Option<Status>,
-        freed: bool,
-    },
-}
-
-impl Req {
-    fn done(&self) -> Option<Status> {
-        match *self {
-            Req::Send { bytes, dest, tag, state: SendState::Done, .. } => {
-                Some(Status { source: dest, tag, bytes, sent: bytes, error: code::SUCCESS })
-            }
-            Req::Recv { status, .. } => status,
-            _ => None,
-        }
-    }
-
-    fn freed(&self) -> bool {
-        match *self {
-            Req::Send { freed, .. } | Req::Recv { freed, .. } => freed,
-        }
-    }
-
-    fn describe(&self) -> String {
-        match *self {
-            Req::Send { dest, tag, synchronous, .. } => {
-                format!("{} to {dest}, tag {tag}", if synchronous { "MPI_Issend" } else { "MPI_Isend" })
-            }
-            Req::Recv { source, tag, .. } => {
-                let from = if source == ANY_SOURCE { "any source".to_string() } else { source.to_string() };
-                let tag = if tag == super::ANY_TAG { "any tag".to_string() } else { format!("tag {tag}") };
-                format!("MPI_Irecv from {from}, {tag}")
-            }
-        }
-    }
-}
+use super::unexpected::{completion_bit, INDICES};
+use super::ANY_SOURCE;
 
 impl Rank {
     /// Whether any nonblocking request is still pending (a freed one only until it is done).
@@ -126,7 +56,7 @@ impl Rank {
 
     pub(super) async fn isend_as(&self, buf: u64, bytes: u32, dest: usize, tag: i32, comm: u32, synchronous: bool) -> Result<Request> {
         self.check_send(dest, tag)?;
-        let id = self.push(Req::Send { buf, bytes, dest, tag, comm, synchronous, state: SendState::Queued, freed: false });
+        let id = self.push(Req::Send { buf, bytes, dest, tag, comm, synchronous, state: SendState::Queued, index: 0, freed: false });
         self.start_sends().await?;
         Ok(id)
     }
@@ -137,11 +67,27 @@ impl Rank {
         Ok(self.push(Req::Recv { buf, cap, source, tag, comm, status: None, freed: false }))
     }
 
-    /// Post the oldest queued send of every receiver whose entry is free.
+    /// The lowest index no posted or parked send to `dest` on `comm`'s context holds.
+    fn free_index(&self, dest: usize, comm: u32) -> Option<u32> {
+        let slot = super::layout::slot_bit(dest, comm);
+        let used = self.reqs.borrow().iter().flatten().fold(0u32, |used, r| match *r {
+            Req::Send { dest: d, comm: c, index, state: SendState::Posted | SendState::Parked, .. }
+                if super::layout::slot_bit(d, c) == slot =>
+            {
+                used | 1 << index
+            }
+            _ => used,
+        });
+        (0..INDICES).find(|k| used & 1 << k == 0)
+    }
+
+    /// Post the oldest queued send of every receiver whose entry is free (and that has an index
+    /// free for it, should the receiver park it).
     async fn start_sends(&self) -> Result<bool> {
         let mut progressed = false;
+        let mut blocked = 0u32;
         loop {
-            let busy = self.busy.get();
+            let busy = self.busy.get() | blocked;
             let next = self.reqs.borrow().iter().enumerate().find_map(|(i, r)| match r {
                 Some(Req::Send { buf, bytes, dest, tag, comm, synchronous, state: SendState::Queued, .. })
                     if busy & super::layout::slot_bit(*dest, *comm) == 0 =>
@@ -151,25 +97,46 @@ impl Rank {
                 _ => None,
             });
             let Some((i, buf, bytes, dest, tag, comm, synchronous)) = next else { return Ok(progressed) };
-            let waits = self.post(buf, bytes, dest, tag, comm, Posting { ack2: true, synchronous }).await?;
-            if let Some(Req::Send { state, .. }) = &mut self.reqs.borrow_mut()[i] {
+            let Some(index) = self.free_index(dest, comm) else {
+                // Every index is parked at that receiver: the send waits for one to complete.
+                blocked |= super::layout::slot_bit(dest, comm);
+                continue;
+            };
+            let waits = self.post(buf, bytes, dest, tag, comm, Posting { ack2: true, synchronous, index }).await?;
+            if let Some(Req::Send { state, index: at, .. }) = &mut self.reqs.borrow_mut()[i] {
                 *state = if waits { SendState::Posted } else { SendState::Done };
+                *at = index;
             }
             progressed = true;
         }
     }
 
-    /// The entries in `bits` (`layout::slot_bit`) have been taken by their receivers: they are
-    /// free and a posted send through each is done.
+    /// The entries in `bits` (`layout::slot_bit`) have been freed by their receivers: a posted
+    /// send through each is done, or parked if its completion bit has toggled.
     pub(super) fn on_freed(&self, bits: u32) {
         self.busy.set(self.busy.get() & !bits);
         for r in self.reqs.borrow_mut().iter_mut().flatten() {
-            if let Req::Send { dest, comm, state, .. } = r {
+            if let Req::Send { dest, comm, state, index, .. } = r {
                 if *state == SendState::Posted && bits & super::layout::slot_bit(*dest, *comm) != 0 {
-                    *state = SendState::Done;
+                    let parked = self.completions_seen(*dest, completion_bit(*index, *comm)) != 0;
+                    *state = if parked { SendState::Parked } else { SendState::Done };
                 }
             }
         }
+    }
+
+    /// Parked sends whose completion bit has toggled again are done; whether any was.
+    fn parked_done(&self) -> bool {
+        let mut any = false;
+        for r in self.reqs.borrow_mut().iter_mut().flatten() {
+            if let Req::Send { dest, comm, state: state @ SendState::Parked, index, .. } = r {
+                if self.completions_seen(*dest, completion_bit(*index, *comm)) != 0 {
+                    *state = SendState::Done;
+                    any = true;
+                }
+            }
+        }
+        any
     }
 
     /// One pass of the progress engine: read the acknowledgements in signal 2 (if its channel
@@ -185,6 +152,7 @@ impl Rank {
             self.on_freed(bits);
             progressed = true;
         }
+        progressed |= self.parked_done();
         progressed |= self.start_sends().await?;
         let pending: Vec<(usize, u64, u32, i32, i32, u32)> = (self.reqs.borrow().iter().enumerate())
             .filter_map(|(i, r)| match r {
@@ -195,31 +163,53 @@ impl Rank {
         if pending.is_empty() {
             return Ok(progressed);
         }
+        // The unexpected queue first: each receive, in posting order, takes its oldest match.
+        let mut taken = vec![false; pending.len()];
+        for (k, &(i, buf, cap, source, tag, comm)) in pending.iter().enumerate() {
+            if let Some(at) = self.parked_match(source, tag, comm) {
+                let st = self.take_parked(at, buf, cap).await?;
+                self.complete_recv(i, st);
+                taken[k] = true;
+                progressed = true;
+            }
+        }
         // Poll each entry that some pending receive could take (round robin when any takes any
         // source); a flagged one goes to the earliest-posted receive that matches it.
         let (size, poll) = (self.size(), self.spu().with_machine(|m| m.p.poll));
         let start = self.rr.get();
         let senders: Vec<usize> =
             (0..size).map(|k| (start + k) % size).filter(|&s| pending.iter().any(|p| p.3 == ANY_SOURCE || p.3 == s as i32)).collect();
-        let mut taken = vec![false; pending.len()];
         for sender in senders {
             self.sleep(poll).await;
-            let first = pending
-                .iter()
-                .enumerate()
-                .find(|(k, p)| !taken[*k] && (p.3 == ANY_SOURCE || p.3 == sender as i32) && self.matching(sender, p.4, p.5).is_some());
-            let Some((k, &(i, buf, cap, source, _, comm))) = first else { continue };
+            let from = |k: usize, p: &(usize, u64, u32, i32, i32, u32)| !taken[k] && (p.3 == ANY_SOURCE || p.3 == sender as i32);
+            let first = pending.iter().enumerate().find(|&(k, p)| from(k, p) && self.matching(sender, p.4, p.5).is_some());
+            let Some((k, &(i, buf, cap, source, _, comm))) = first else {
+                // A message in an entry these receives poll that none of them matches is parked.
+                let mut contexts: Vec<u32> = pending.iter().enumerate().filter(|&(k, p)| from(k, p)).map(|(_, p)| p.5).collect();
+                contexts.dedup_by_key(|c| super::layout::collective(*c));
+                for comm in contexts {
+                    if self.flagged(sender, comm) {
+                        self.park(sender, comm).await?;
+                        progressed = true;
+                    }
+                }
+                continue;
+            };
             if source == ANY_SOURCE {
                 self.rr.set((sender + 1) % size);
             }
             let st = self.take(sender, comm, buf, cap).await?;
-            if let Some(Req::Recv { status, .. }) = &mut self.reqs.borrow_mut()[i] {
-                *status = Some(st);
-            }
+            self.complete_recv(i, st);
             taken[k] = true;
             progressed = true;
         }
         Ok(progressed)
+    }
+
+    fn complete_recv(&self, i: usize, st: Status) {
+        if let Some(Req::Recv { status, .. }) = &mut self.reqs.borrow_mut()[i] {
+            *status = Some(st);
+        }
     }
 
     /// The program's own requests: a freed one is the engine's alone.
@@ -276,7 +266,11 @@ impl Rank {
         let (size, poll) = (self.size(), self.spu().with_machine(|m| m.p.poll));
         loop {
             let before = self.tracker.epoch(me);
-            let moved = self.progress().await?;
+            let mut moved = self.progress().await?;
+            if let Some(k) = self.parked_match(source, tag, comm) {
+                self.tracker.running(me);
+                return Ok(Some(self.parked.borrow()[k].status()));
+            }
             let candidates: Vec<usize> =
                 if source == ANY_SOURCE { (0..size).map(|k| (self.rr.get() + k) % size).collect() } else { vec![source as usize] };
             for sender in candidates {
@@ -284,6 +278,10 @@ impl Rank {
                 if let Some(st) = self.matching(sender, tag, comm) {
                     self.tracker.running(me);
                     return Ok(Some(st));
+                }
+                if self.flagged(sender, comm) {
+                    self.park(sender, comm).await?;
+                    moved = true;
                 }
             }
             if !block {

@@ -4,8 +4,9 @@
 //! into B_ij in j's local store, wait for the DMA, then wait for j's signal, which carries the
 //! error code. Receive on j: poll the flags of the entries that can match (one for a specific
 //! source; every sender in round-robin order for `MPI_ANY_SOURCE`), check tag and communicator,
-//! move the data, unset the flag, signal the sender. A flagged entry whose tag does not match
-//! is left alone: it is that sender's oldest message and may not be overtaken.
+//! move the data, unset the flag, signal the sender. A flagged entry whose tag or communicator
+//! does not match is parked (see below), and a receive looks at the parked messages first, so a
+//! sender's messages that match the same receive are still taken in the order sent.
 //!
 //! Buffered mode (seed 004 §7, "buffered mode for short messages"; off unless the machine file's
 //! `mpi.buffered_bytes` is set): a message that small travels inside the entry and the send
@@ -14,8 +15,11 @@
 //! receiver, buffered or not, first waits for that bit, so B_ij still holds one message at a
 //! time and messages stay non-overtaking. `MPI_Ssend` and `MPI_Issend` are never buffered: a
 //! synchronous send completes only once the receiver has matched it. Every send and receive is
-//! charged the SPU's own code,
-//! `mpi.call_core_cycles`.
+//! charged the SPU's own code, `mpi.call_core_cycles`.
+//!
+//! A flagged entry that matches no posted receive is not left in the way of the pair's later
+//! messages: the receiver parks it in its unexpected queue (`unexpected.rs`, with its costs),
+//! which every receive and probe looks at first.
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -29,7 +33,8 @@ use super::heap::Area;
 use super::layout::{self, meta, tag, BOOT_BYTES, BOOT_LS, META_BYTES, OUT_META, SIG_SCRATCH};
 use super::startup::Boot;
 use super::tracker::Tracker;
-use super::{code, transfer, Mode, ANY_SOURCE, ANY_TAG};
+use super::unexpected::Parked;
+use super::{code, transfer, Mode, ANY_SOURCE, ANY_TAG, MAX_RANKS};
 
 /// How [`Rank::post`] sends a message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,6 +45,8 @@ pub(super) struct Posting {
     /// `MPI_Ssend`/`MPI_Issend`: never buffered, whatever `mpi.buffered_bytes` says, so the
     /// send completes only once the receiver has matched it.
     pub synchronous: bool,
+    /// A nonblocking send's index among this rank's parked sends to the receiver (`unexpected.rs`).
+    pub index: u32,
 }
 
 /// What a receive matched (MPI_Status).
@@ -66,7 +73,13 @@ pub struct Rank {
     /// buffered or nonblocking message: their bit in signal register 2 frees them.
     pub(super) busy: Cell<u32>,
     /// Nonblocking requests (`nonblocking.rs`), by handle.
-    pub(super) reqs: RefCell<Vec<Option<super::nonblocking::Req>>>,
+    pub(super) reqs: RefCell<Vec<Option<super::pending::Req>>>,
+    /// The unexpected queue: messages out of their entries that no receive matched yet, oldest first.
+    pub(super) parked: RefCell<Vec<Parked>>,
+    /// Per sender, the completion word this rank last wrote into that sender's local store.
+    pub(super) written: RefCell<[u32; MAX_RANKS]>,
+    /// Per receiver, the completion word as this rank last took note of it.
+    pub(super) seen: RefCell<[u32; MAX_RANKS]>,
     /// The main-memory heap's areas, nearest first, and the local store's.
     heap: Vec<Area>,
     ls_heap: Area,
@@ -96,6 +109,9 @@ impl Rank {
             rr: Cell::new(0),
             busy: Cell::new(0),
             reqs: RefCell::new(Vec::new()),
+            parked: RefCell::default(),
+            written: RefCell::default(),
+            seen: RefCell::default(),
             heap: heap.into_iter().map(Area::new).collect(),
             ls_heap: Area::new(ls_heap),
             label: RefCell::new(None),
@@ -276,7 +292,7 @@ impl Rank {
         }
         let call = if synchronous { "MPI_Ssend" } else { "MPI_Send" };
         self.enter(format!("{call} to {dest}, tag {tag}"));
-        if !self.post(buf, bytes, dest, tag, comm, Posting { ack2: false, synchronous }).await? {
+        if !self.post(buf, bytes, dest, tag, comm, Posting { ack2: false, synchronous, index: 0 }).await? {
             return Ok(code::SUCCESS);
         }
         self.tracker.acking(self.boot.rank);
@@ -333,6 +349,7 @@ impl Rank {
         put(meta::ERROR, code::SUCCESS);
         put(meta::INLINE, inline as u32);
         put(meta::ACK2, ack2 as u32);
+        put(meta::INDEX, how.index);
         self.spu.ls_write(OUT_META, &e)?;
         if inline {
             transfer::ls_copy(&self.spu, OUT_META + meta::DATA, buf, bytes, true).await?;
@@ -342,7 +359,7 @@ impl Rank {
         self.spu.mfc_write_tag_mask(1 << tag::META);
         self.spu.mfc_read_tag_status_all().await?;
         // The entry has landed: the receiver must rescan before it can count as stuck.
-        self.tracker.running(dest);
+        self.tracker.landed(dest);
         if inline || ack2 {
             self.busy.set(self.busy.get() | layout::slot_bit(dest, comm));
         }
@@ -384,7 +401,7 @@ impl Rank {
         }
         let inner = format!("MPI_Sendrecv to {dest}, tag {stag}, from {}, {}", source_text(source), tag_text(rtag));
         self.enter(inner);
-        let synchronous = self.post(sbuf, sbytes, dest, stag, comm, Posting { ack2: false, synchronous: false }).await?;
+        let synchronous = self.post(sbuf, sbytes, dest, stag, comm, Posting { ack2: false, synchronous: false, index: 0 }).await?;
         let st = self.receive(rbuf, cap, source, rtag, comm).await?;
         if !synchronous {
             return Ok((code::SUCCESS, st));
@@ -430,6 +447,10 @@ impl Rank {
     }
 
     async fn receive(&self, buf: u64, cap: u32, source: i32, tag: i32, comm: u32) -> Result<Status> {
+        if let Some(k) = self.parked_match(source, tag, comm) {
+            self.tracker.running(self.boot.rank);
+            return self.take_parked(k, buf, cap).await;
+        }
         let sender = self.poll(source, tag, comm).await?;
         self.tracker.running(self.boot.rank);
         self.take(sender, comm, buf, cap).await
@@ -455,9 +476,7 @@ impl Rank {
         self.spu.ls_write_u32(entry + meta::FLAG, 0)?;
         if inline || word(meta::ACK2) != 0 {
             // The sender has moved on; its next message to this rank waits for this bit.
-            let bit = layout::slot_bit(self.boot.rank, comm);
-            self.tracker.slot_freed(sender, bit);
-            self.signal(self.boot.signal_ea[sender] + SIGNAL2_FROM_1, bit).await?;
+            self.free_entry(sender, comm).await?;
         } else {
             // The sender's acknowledgement is on its way: it counts as running from now.
             self.tracker.acknowledged(sender);
@@ -477,10 +496,16 @@ impl Rank {
         let poll = self.spu.with_machine(|m| m.p.poll);
         let candidates: Vec<usize> =
             if source == ANY_SOURCE { (0..size).map(|k| (self.rr.get() + k) % size).collect() } else { vec![source as usize] };
+        if let Some(k) = self.parked_match(source, tag, comm) {
+            return Ok(Some(self.parked.borrow()[k].status()));
+        }
         for sender in candidates {
             self.sleep(poll).await;
             if let Some(st) = self.matching(sender, tag, comm) {
                 return Ok(Some(st));
+            }
+            if self.flagged(sender, comm) {
+                self.park(sender, comm).await?;
             }
         }
         Ok(None)
@@ -493,6 +518,9 @@ impl Rank {
         self.enter(format!("MPI_Probe from {}, {}", source_text(source), tag_text(tag)));
         if self.has_requests() {
             return Ok(self.probe_pending(source, tag, comm, true).await?.expect("a blocking probe returns a match"));
+        }
+        if let Some(k) = self.parked_match(source, tag, comm) {
+            return Ok(self.parked.borrow()[k].status());
         }
         let sender = self.poll(source, tag, comm).await?;
         self.rr.set(sender);
@@ -514,12 +542,24 @@ impl Rank {
         })
     }
 
-    /// Poll the entries that can match until one does; returns its sender.
+    /// Whether `sender`'s entry on `comm`'s context holds a message (of any tag or communicator).
+    pub(super) fn flagged(&self, sender: usize, comm: u32) -> bool {
+        self.spu.ls_read_u32(layout::entry(sender, comm) + meta::FLAG).expect("meta-data entries lie inside the local store") != 0
+    }
+
+    /// The oldest parked message that a receive from `source` with `tag` on `comm` matches.
+    pub(super) fn parked_match(&self, source: i32, tag: i32, comm: u32) -> Option<usize> {
+        self.parked.borrow().iter().position(|p| p.matches(source, tag, comm))
+    }
+
+    /// Poll the entries that can match until one does; returns its sender. An entry that
+    /// holds a message the receive does not match is parked, freeing it for the next one.
     ///
     /// Once a whole scan of the candidates has missed and the stuck check after it has passed,
     /// every later poll misses until something else happens; the engine may then skip polls
     /// ([`crate::sim::Shared::poll_sleep`]), and each skipped one is accounted here as a miss
     /// (round robin and miss count; its stuck check would pass, as the one after the scan did).
+    /// Parking is something happening: the skipping starts again from a new whole scan.
     async fn poll(&self, source: i32, tag: i32, comm: u32) -> Result<usize> {
         let (me, size) = (self.boot.rank, self.boot.size);
         let candidates = if source == ANY_SOURCE { size } else { 1 };
@@ -547,6 +587,12 @@ impl Rank {
                 }
                 self.spu.polled();
                 return Ok(sender);
+            }
+            if self.flagged(sender, comm) {
+                self.park(sender, comm).await?;
+                epoch = self.tracker.epoch(me);
+                (misses, since) = (0, None);
+                continue;
             }
             misses += 1;
             if misses >= candidates {
@@ -579,7 +625,7 @@ impl Rank {
     /// send waits at a time, so the whole register carries the code, §3.3), or its register 2
     /// with this rank's bit (OR mode) for a buffered message. The previous signal must have left
     /// the scratch quadword first.
-    async fn signal(&self, ea: u64, value: u32) -> Result<()> {
+    pub(super) async fn signal(&self, ea: u64, value: u32) -> Result<()> {
         self.spu.mfc_write_tag_mask(1 << tag::SIGNAL);
         self.spu.mfc_read_tag_status_all().await?;
         let lsa = SIG_SCRATCH + (ea % 16) as u32;
@@ -636,7 +682,7 @@ fn tag_text(tag: i32) -> String {
 
 /// Signal register 2 lies this far after register 1 in an SPE's problem-state area, so the boot
 /// structure's addresses of register 1 give both.
-const SIGNAL2_FROM_1: u64 = reg::SIGNOTIFY2 - reg::SIGNOTIFY1;
+pub(super) const SIGNAL2_FROM_1: u64 = reg::SIGNOTIFY2 - reg::SIGNOTIFY1;
 
 /// Collectives run on a communicator's collective context (its word's lowest bit set), so they
 /// never match user messages and have entries of their own.

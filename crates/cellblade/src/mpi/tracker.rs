@@ -53,6 +53,9 @@ pub struct Tracker {
     /// Library notifications sent, per (sender, receiver) pair (index sender * ranks +
     /// receiver) and kind: counted from the job's start, as the library's own counters are.
     notes: RefCell<Vec<[u32; 2]>>,
+    /// Per sender, the completion-word bits (`unexpected.rs`) its receivers have toggled and it
+    /// has not yet seen, by receiver: a toggle may be in flight when the sender looks.
+    toggled: RefCell<Vec<[u32; super::MAX_RANKS]>>,
 }
 
 impl Tracker {
@@ -64,6 +67,7 @@ impl Tracker {
             acked: RefCell::new(vec![false; ranks]),
             freed: RefCell::new(vec![0; ranks]),
             notes: RefCell::new(vec![[0; 2]; ranks * ranks]),
+            toggled: RefCell::new(vec![[0; super::MAX_RANKS]; ranks]),
         }
     }
 
@@ -78,6 +82,16 @@ impl Tracker {
     pub fn running(&self, rank: usize) {
         let mut state = self.state.borrow_mut();
         if state[rank] != State::Done {
+            state[rank] = State::Running;
+        }
+        self.epoch.borrow_mut()[rank] += 1;
+    }
+
+    /// A sender's entry has landed in `rank`'s local store: a polling rank rescans before it can
+    /// count as stuck, but one blocked on a signal (its own synchronous send) stays blocked.
+    pub fn landed(&self, rank: usize) {
+        let mut state = self.state.borrow_mut();
+        if state[rank] == State::Polling {
             state[rank] = State::Running;
         }
         self.epoch.borrow_mut()[rank] += 1;
@@ -127,9 +141,21 @@ impl Tracker {
         }
     }
 
-    /// Whether the receiver of an entry in `mask` has signalled `rank` and the signal is not yet read.
+    /// Whether the receiver of an entry in `mask` has signalled `rank` and the signal is not yet
+    /// read, or a receiver has toggled a completion bit of `rank`'s that it has not yet seen.
     pub fn signal_pending(&self, rank: usize, mask: u32) -> bool {
-        self.freed.borrow()[rank] & mask != 0
+        self.freed.borrow()[rank] & mask != 0 || self.toggled.borrow()[rank].iter().any(|&w| w != 0)
+    }
+
+    /// `receiver` toggles `bits` of `sender`'s completion word for it: the sender will run again.
+    pub fn toggle(&self, sender: usize, receiver: usize, bits: u32) {
+        self.toggled.borrow_mut()[sender][receiver] ^= bits;
+        self.running(sender);
+    }
+
+    /// `sender` has seen the toggles of `bits` in its completion word for `receiver`.
+    pub fn toggle_seen(&self, sender: usize, receiver: usize, bits: u32) {
+        self.toggled.borrow_mut()[sender][receiver] ^= bits;
     }
 
     /// `rank` has read the signals of the entries in `bits`.
