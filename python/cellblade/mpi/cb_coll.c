@@ -546,7 +546,7 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
     CB_CHECK(agree_ctx("MPI_Comm_dup", c, comm, &ctx));
     if (cb_new_comm(c->size, c->rank, c->world, ctx, c->eh, newcomm) != MPI_SUCCESS)
         return cb_fail("MPI_Comm_dup", comm, MPI_ERR_INTERN, "too many communicators");
-    return MPI_SUCCESS;
+    return cb_comm_copied(comm, *newcomm);
 }
 
 int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
@@ -607,6 +607,7 @@ int PMPI_Comm_free(MPI_Comm *comm)
     CB_CHECK(coll_begin("MPI_Comm_free", *comm, &c));
     if (*comm == MPI_COMM_WORLD || *comm == MPI_COMM_SELF)
         return cb_fail("MPI_Comm_free", *comm, MPI_ERR_COMM, "MPI_COMM_WORLD and MPI_COMM_SELF cannot be freed");
+    CB_CHECK(cb_comm_freeing(*comm));
     c->freed = 1;
     cb_comm_release(*comm); /* gone now unless a pending request still holds it */
     *comm = MPI_COMM_NULL;

@@ -84,7 +84,7 @@ pub fn run_external(
     compute: Compute,
     streams: Vec<UnixStream>,
 ) -> Result<ExternalOutcome> {
-    run_external_with(file, placement, mode, depth, trace, JobOptions { compute, coll: CollChoice::seed() }, streams)
+    run_external_with(file, placement, mode, depth, trace, JobOptions { compute, coll: CollChoice::seed(), trace_file: None }, streams)
 }
 
 /// How a job driven by processes prices computation and runs its collectives.
@@ -92,6 +92,8 @@ pub fn run_external(
 pub struct JobOptions {
     pub compute: Compute,
     pub coll: CollChoice,
+    /// Stream the trace to this file as the run goes (see [`MpiWorld::trace_to_file`]).
+    pub trace_file: Option<String>,
 }
 
 /// [`run_external`] with the collectives `opts.coll` puts on the collective library.
@@ -107,6 +109,9 @@ pub fn run_external_with(
     let shared = collective::Shared::new(&file, opts.coll)?;
     let mut w = MpiWorld::with_trace(file, streams.len(), placement, mode, trace)?;
     w.set_depth(depth)?;
+    if let Some(path) = &opts.trace_file {
+        w.trace_to_file(std::path::Path::new(path))?;
+    }
     let stop: Stop = Rc::default();
     let waited: Waited = Rc::default();
     for (rank, stream) in streams.into_iter().enumerate() {
@@ -264,6 +269,9 @@ async fn serve(r: Rc<Rank>, sock: UnixStream, compute: Compute, stop: Stop, wait
             }
         }
         let mut payload = Vec::new();
+        if req.op != wire::OP_WAITANY {
+            r.refuse_oversized(req.len)?; // before the payload comes into host memory
+        }
         let mut answer = match req.op {
             wire::OP_INIT => Answer {
                 source: rank as i32,
