@@ -186,17 +186,16 @@ void cb_unpack(const char *in, size_t bytes, MPI_Datatype t, void *buf)
     walk(buf, count, t, &from, &bytes, 0);
 }
 
-/* Basic elements in `bytes` of a message of `t` (MPI_Get_elements). */
+/* Basic elements in one element of `t`, as far as `*bytes` go (consumed); MPI_Get_elements. */
 static long elements(MPI_Datatype t, size_t *bytes)
 {
     struct derived *d = derived(t);
-    if (!d) {
+    if (!d) { /* one element of it, if the bytes hold one */
         size_t size = cb_type_size(t);
-        if (!size)
+        if (!size || *bytes < size)
             return 0;
-        long n = (long)(*bytes / size);
-        *bytes -= (size_t)n * size;
-        return n;
+        *bytes -= size;
+        return 1;
     }
     long n = 0;
     for (int b = 0; b < d->n; b++)
@@ -462,7 +461,7 @@ int PMPI_Type_lb(MPI_Datatype datatype, MPI_Aint *displacement)
 
 int PMPI_Type_ub(MPI_Datatype datatype, MPI_Aint *displacement)
 {
-    MPI_Aint lb, ext;
+    MPI_Aint lb = 0, ext = 0;
     CB_CHECK(bounds("MPI_Type_ub", datatype, &lb, &ext, 0));
     *displacement = lb + ext;
     return MPI_SUCCESS;

@@ -257,6 +257,53 @@ int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
     return MPI_SUCCESS;
 }
 
+/* Datatype names: the predefined types' own, the program's for derived ones. */
+#define MAX_TYPE_NAMES 4096 /* cb_datatype.c's MAX_TYPES */
+static char type_names[MAX_TYPE_NAMES][MPI_MAX_OBJECT_NAME];
+
+static const char *predefined_name(MPI_Datatype t)
+{
+    static const struct {
+        MPI_Datatype t;
+        const char *name;
+    } known[] = {{MPI_CHAR, "MPI_CHAR"}, {MPI_SIGNED_CHAR, "MPI_SIGNED_CHAR"}, {MPI_UNSIGNED_CHAR, "MPI_UNSIGNED_CHAR"},
+        {MPI_BYTE, "MPI_BYTE"}, {MPI_SHORT, "MPI_SHORT"}, {MPI_UNSIGNED_SHORT, "MPI_UNSIGNED_SHORT"}, {MPI_INT, "MPI_INT"},
+        {MPI_UNSIGNED, "MPI_UNSIGNED"}, {MPI_LONG, "MPI_LONG"}, {MPI_UNSIGNED_LONG, "MPI_UNSIGNED_LONG"},
+        {MPI_LONG_LONG_INT, "MPI_LONG_LONG_INT"}, {MPI_UNSIGNED_LONG_LONG, "MPI_UNSIGNED_LONG_LONG"}, {MPI_FLOAT, "MPI_FLOAT"},
+        {MPI_DOUBLE, "MPI_DOUBLE"}, {MPI_LONG_DOUBLE, "MPI_LONG_DOUBLE"}, {MPI_WCHAR, "MPI_WCHAR"}, {MPI_FLOAT_INT, "MPI_FLOAT_INT"},
+        {MPI_DOUBLE_INT, "MPI_DOUBLE_INT"}, {MPI_LONG_INT, "MPI_LONG_INT"}, {MPI_2INT, "MPI_2INT"}, {MPI_SHORT_INT, "MPI_SHORT_INT"},
+        {MPI_LONG_DOUBLE_INT, "MPI_LONG_DOUBLE_INT"}, {MPI_PACKED, "MPI_PACKED"}, {MPI_LB, "MPI_LB"}, {MPI_UB, "MPI_UB"}};
+    for (size_t i = 0; i < sizeof known / sizeof *known; i++)
+        if (known[i].t == t)
+            return known[i].name;
+    return NULL;
+}
+
+static char *type_name_slot(MPI_Datatype t)
+{
+    int i = t - 0x10000;
+    return i >= 0 && i < MAX_TYPE_NAMES && cb_type_valid(t) ? type_names[i] : NULL;
+}
+
+int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
+{
+    char *slot = type_name_slot(datatype);
+    if (!slot)
+        return cb_fail("MPI_Type_set_name", MPI_COMM_WORLD, MPI_ERR_TYPE, "datatype %#x is not a derived datatype", (unsigned)datatype);
+    snprintf(slot, MPI_MAX_OBJECT_NAME, "%s", type_name);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
+{
+    const char *name = predefined_name(datatype);
+    char *slot = name ? NULL : type_name_slot(datatype);
+    if (!name && !slot)
+        return cb_fail("MPI_Type_get_name", MPI_COMM_WORLD, MPI_ERR_TYPE, "datatype %#x is invalid", (unsigned)datatype);
+    *resultlen = snprintf(type_name, MPI_MAX_OBJECT_NAME, "%s", name ? name : slot);
+    return MPI_SUCCESS;
+}
+
 /* MPI_Comm_dup: each attribute whose copy function says so is copied; the topology too. */
 int cb_comm_copied(MPI_Comm from, MPI_Comm to)
 {
@@ -285,6 +332,7 @@ int cb_comm_freeing(MPI_Comm comm)
             return cb_fail("MPI_Comm_free", comm, rc, "the delete function of keyval %d failed", k);
     }
     cb_topo_drop(comm);
+    cb_intercomm_freeing(comm);
     names[comm][0] = '\0';
     return MPI_SUCCESS;
 }
@@ -331,3 +379,5 @@ int MPI_NULL_DELETE_FN(MPI_Comm c, int k, void *value, void *extra)
 #pragma weak MPI_Attr_delete = PMPI_Attr_delete
 #pragma weak MPI_Comm_set_name = PMPI_Comm_set_name
 #pragma weak MPI_Comm_get_name = PMPI_Comm_get_name
+#pragma weak MPI_Type_set_name = PMPI_Type_set_name
+#pragma weak MPI_Type_get_name = PMPI_Type_get_name

@@ -2,8 +2,7 @@
  * of world ranks, local to the process (no simulated time: MPI defines group calls as local).
  * MPI_Comm_create is collective over its parent and agrees on the new communicator through
  * MPI_Comm_split (a gather, a broadcast and a context agreement on the simulated blade).
- * Intercommunicators do not exist here: MPI_Comm_test_inter says so, and the remote-group
- * queries refuse every communicator. */
+ * The remote-group queries answer for intercommunicators (cb_intercomm.c). */
 #include <stdlib.h>
 #include <string.h>
 #include "cb_internal.h"
@@ -66,6 +65,8 @@ int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group)
     struct cb_comm *c = NULL;
     cb_need_init("MPI_Comm_group");
     CB_CHECK(cb_check_comm("MPI_Comm_group", comm, &c));
+    if (c->inter)
+        return new_group("MPI_Comm_group", c->local_size, c->local_world, group);
     return new_group("MPI_Comm_group", c->size, c->world, group);
 }
 
@@ -278,26 +279,35 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 
 int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
 {
+    struct cb_comm *c = NULL;
     cb_need_init("MPI_Comm_test_inter");
-    CB_CHECK(cb_check_comm("MPI_Comm_test_inter", comm, NULL));
-    *flag = 0;
+    CB_CHECK(cb_check_comm("MPI_Comm_test_inter", comm, &c));
+    *flag = c->inter;
+    return MPI_SUCCESS;
+}
+
+static int remote(const char *call, MPI_Comm comm, struct cb_comm **c)
+{
+    cb_need_init(call);
+    CB_CHECK(cb_check_comm(call, comm, c));
+    if (!(*c)->inter)
+        return cb_fail(call, comm, MPI_ERR_COMM, "communicator %d is not an intercommunicator", comm);
     return MPI_SUCCESS;
 }
 
 int PMPI_Comm_remote_size(MPI_Comm comm, int *size)
 {
-    (void)size;
-    cb_need_init("MPI_Comm_remote_size");
-    CB_CHECK(cb_check_comm("MPI_Comm_remote_size", comm, NULL));
-    return cb_fail("MPI_Comm_remote_size", comm, MPI_ERR_COMM, "communicator %d is not an intercommunicator", comm);
+    struct cb_comm *c = NULL;
+    CB_CHECK(remote("MPI_Comm_remote_size", comm, &c));
+    *size = c->size;
+    return MPI_SUCCESS;
 }
 
 int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
 {
-    (void)group;
-    cb_need_init("MPI_Comm_remote_group");
-    CB_CHECK(cb_check_comm("MPI_Comm_remote_group", comm, NULL));
-    return cb_fail("MPI_Comm_remote_group", comm, MPI_ERR_COMM, "communicator %d is not an intercommunicator", comm);
+    struct cb_comm *c = NULL;
+    CB_CHECK(remote("MPI_Comm_remote_group", comm, &c));
+    return new_group("MPI_Comm_remote_group", c->size, c->world, group);
 }
 
 #pragma weak MPI_Comm_group = PMPI_Comm_group

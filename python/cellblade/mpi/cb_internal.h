@@ -10,6 +10,12 @@ struct cb_comm {
     int *world; /* local rank -> world rank */
     MPI_Errhandler eh;
     int refs, freed; /* MPI_Comm_free's semantics: pending requests keep a freed communicator */
+    /* An intercommunicator (cb_intercomm.c): size and world are the remote group's, which
+     * point-to-point ranks name; rank is in the local group, kept here with a hidden
+     * intracommunicator over it. */
+    int inter, local_size;
+    int *local_world;
+    MPI_Comm local_comm;
 };
 
 struct cb_comm *cb_comm_get(MPI_Comm comm); /* NULL once the user freed it */
@@ -73,6 +79,12 @@ int cb_comm_copied(MPI_Comm from, MPI_Comm to); /* MPI_Comm_dup: attributes and 
 int cb_comm_freeing(MPI_Comm comm);             /* MPI_Comm_free: delete them */
 void cb_topo_copy(MPI_Comm from, MPI_Comm to);
 void cb_topo_drop(MPI_Comm comm);
+
+/* Contexts (cb_coll.c) and intercommunicators (cb_intercomm.c). */
+int cb_agree_ctx(const char *name, MPI_Comm comm, int *ctx); /* collective over an intracommunicator */
+void cb_ctx_taken(int ctx);                                   /* a context agreed elsewhere is used */
+int cb_intercomm_dup(MPI_Comm comm, MPI_Comm *newcomm);
+void cb_intercomm_freeing(MPI_Comm comm);
 
 #define CB_CHECK(x)                                                                              \
     do {                                                                                         \

@@ -62,6 +62,7 @@ void cb_comm_release(MPI_Comm comm)
     struct cb_comm *c = comm_live(comm);
     if (c && --c->refs == 0 && comm != MPI_COMM_WORLD && comm != MPI_COMM_SELF) {
         free(c->world);
+        free(c->local_world);
         c->used = 0;
     }
 }
@@ -256,7 +257,7 @@ int PMPI_Comm_size(MPI_Comm comm, int *size)
     struct cb_comm *c = NULL;
     cb_need_init("MPI_Comm_size");
     CB_CHECK(cb_check_comm("MPI_Comm_size", comm, &c));
-    *size = c->size;
+    *size = c->inter ? c->local_size : c->size;
     return MPI_SUCCESS;
 }
 

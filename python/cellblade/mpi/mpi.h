@@ -2,7 +2,7 @@
  *
  * Compile with `cellblade mpicc`, run with `cellblade mpirun -n N`. Every call declared below
  * is implemented by the rank library (as MPI_X and its profiling name PMPI_X): the whole of
- * MPI-1.3 but intercommunicators and MPI_Cancel, and the MPI-2 calls programs use with it
+ * MPI-1.3 but MPI_Cancel, and the MPI-2 calls programs use with it
  * (MPI_VERSION says 1.3: not all of MPI-2 is here). A call of MPI-2 or later that the library
  * lacks is declared unavailable (mpi_missing.h), so using it fails at compile time saying
  * that cellblade does not implement it. Messages are synchronous (seed 004 §3.1): a send
@@ -219,6 +219,8 @@ CB_DECLARE(int, Comm_delete_attr, (MPI_Comm comm, int keyval))
 CB_DECLARE(int, Attr_delete, (MPI_Comm comm, int keyval))
 CB_DECLARE(int, Comm_set_name, (MPI_Comm comm, const char *comm_name))
 CB_DECLARE(int, Comm_get_name, (MPI_Comm comm, char *comm_name, int *resultlen))
+CB_DECLARE(int, Type_set_name, (MPI_Datatype datatype, const char *type_name))
+CB_DECLARE(int, Type_get_name, (MPI_Datatype datatype, char *type_name, int *resultlen))
 CB_DECLARE(int, Type_size, (MPI_Datatype datatype, int *size))
 CB_DECLARE(int, Send, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm))
 CB_DECLARE(int, Ssend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm))
@@ -265,6 +267,9 @@ CB_DECLARE(int, Comm_split, (MPI_Comm comm, int color, int key, MPI_Comm *newcom
 CB_DECLARE(int, Comm_free, (MPI_Comm *comm))
 CB_DECLARE(int, Comm_compare, (MPI_Comm comm1, MPI_Comm comm2, int *result))
 CB_DECLARE(int, Comm_create, (MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm))
+CB_DECLARE(int, Intercomm_create, (MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag,
+    MPI_Comm *newintercomm))
+CB_DECLARE(int, Intercomm_merge, (MPI_Comm intercomm, int high, MPI_Comm *newintracomm))
 CB_DECLARE(int, Comm_group, (MPI_Comm comm, MPI_Group *group))
 CB_DECLARE(int, Comm_test_inter, (MPI_Comm comm, int *flag))
 CB_DECLARE(int, Comm_remote_size, (MPI_Comm comm, int *size))
