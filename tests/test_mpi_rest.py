@@ -89,7 +89,7 @@ def test_every_call_declared_is_defined(tmp_path):
     from cellblade.mpi import compiler
 
     header = (compiler.SOURCES / "mpi.h").read_text()
-    names = sorted(set(re.findall(r"CB_DECLARE\([^,]+, (\w+),", header)))
+    names = sorted(set(re.findall(r"^CB_DECLARE\((?:int|double), (\w+),", header, re.M)))
     assert len(names) > 160
     src = tmp_path / "all.c"
     src.write_text(
