@@ -69,7 +69,12 @@ def test_program_passes(build, name, ranks):
 
 
 @pytest.mark.parametrize(
-    "call", ["MPI_Cancel(&r)", "MPI_Win_free(&r)", "PMPI_Ibarrier(MPI_COMM_WORLD, &r)"]
+    "call",
+    [
+        "MPI_Mprobe(0, 0, MPI_COMM_WORLD, &r, MPI_STATUS_IGNORE)",
+        "MPI_Win_free(&r)",
+        "PMPI_Ibarrier(MPI_COMM_WORLD, &r)",
+    ],
 )
 def test_a_call_the_library_lacks_fails_at_compile_time_naming_cellblade(tmp_path, call):
     src = tmp_path / "lacks.c"

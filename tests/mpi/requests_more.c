@@ -1,4 +1,5 @@
-/* Persistent requests, buffered and ready sends, MPI_Waitsome/MPI_Testsome (MPI-1.3 §3.4-3.9),
+/* Persistent requests, buffered and ready sends, MPI_Waitsome/MPI_Testsome, MPI_Cancel of a
+ * receive (MPI-1.3 §3.4-3.9),
  * MPI_Alltoallv and MPI_Reduce_scatter, and MPI_IN_PLACE in them, on a ring of ranks. */
 #include <stdlib.h>
 #include "mtest.h"
@@ -77,6 +78,26 @@ static void some(int rank, int size)
     free(r);
 }
 
+static void cancel(int rank, int size)
+{
+    int x = -1, flag = 0;
+    MPI_Request r;
+    MPI_Status st;
+    MPI_Irecv(&x, 1, MPI_INT, (rank + 1) % size, 99, MPI_COMM_WORLD, &r); /* never sent */
+    MPI_Cancel(&r);
+    MPI_Wait(&r, &st);
+    MPI_Test_cancelled(&st, &flag);
+    CHECK_MSG(flag && x == -1, "a receive no message matched is cancelled: flag %d", flag);
+    /* A receive that has matched completes with its message. */
+    int y = rank, z = -1;
+    MPI_Irecv(&z, 1, MPI_INT, (rank + size - 1) % size, 98, MPI_COMM_WORLD, &r);
+    MPI_Send(&y, 1, MPI_INT, (rank + 1) % size, 98, MPI_COMM_WORLD);
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Wait(&r, &st);
+    MPI_Test_cancelled(&st, &flag);
+    CHECK_MSG(!flag && z == (rank + size - 1) % size, "a matched receive is not cancelled: flag %d, got %d", flag, z);
+}
+
 static void alltoallv(int rank, int size)
 {
     /* Rank r sends p+1 ints, each r*100+p, to rank p. */
@@ -123,6 +144,7 @@ int main(int argc, char **argv)
         persistent(rank, size);
         buffered(rank, size);
         some(rank, size);
+        cancel(rank, size);
     }
     alltoallv(rank, size);
     return mtest_finalize();

@@ -342,6 +342,7 @@ static void set_status(MPI_Status *st, int source, int tag, int error, int bytes
     st->MPI_TAG = tag;
     st->MPI_ERROR = error;
     st->cb_bytes = bytes;
+    st->cb_cancelled = 0;
 }
 
 /* A buffer's bytes, packed when its type is derived; `*tmp` is to be freed. */
@@ -381,6 +382,13 @@ int cb_send(const char *name, struct cb_comm *c, MPI_Comm comm, int coll, const 
 /* Deliver an answer's bytes (already in `into`, or in the packed `tmp`) and status. */
 static int received(const char *name, struct cb_comm *c, MPI_Comm comm, struct answer a, void *buf, MPI_Datatype t, char *tmp, size_t cap, MPI_Status *st)
 {
+    if (a.err == CB_CANCELLED) {
+        free(tmp);
+        set_status(st, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0);
+        if (st != MPI_STATUS_IGNORE)
+            st->cb_cancelled = 1;
+        return MPI_SUCCESS;
+    }
     if (tmp) {
         cb_unpack(tmp, a.count, t, buf);
         free(tmp);
@@ -889,6 +897,25 @@ int PMPI_Request_free(MPI_Request *request)
     return MPI_SUCCESS;
 }
 
+/* MPI-1.3 §3.8.4: a pending receive not yet matched completes as cancelled; a send (or a
+ * matched receive) completes as it would have, which MPI allows. */
+int PMPI_Cancel(MPI_Request *request)
+{
+    cb_need_init("MPI_Cancel");
+    struct pending *q = request_of("MPI_Cancel", *request);
+    if (!q)
+        return MPI_ERR_REQUEST;
+    if (!q->is_send && !q->done && q->active + !q->persistent && q->peer != MPI_PROC_NULL)
+        call(OP_CANCEL, q->handle, 0, 0, 0, NULL, NULL);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Test_cancelled(const MPI_Status *status, int *flag)
+{
+    *flag = status->cb_cancelled;
+    return MPI_SUCCESS;
+}
+
 /* Fetch the bytes of the freed receives that are done (COLLECT_NOW), or of all after waiting
  * for them (COLLECT_ALL, at MPI_Finalize), into their programs' buffers, and free their slots.
  * An error of a freed receive (truncation) has no caller to return to: it goes to the error
@@ -984,4 +1011,6 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 #pragma weak MPI_Testall = PMPI_Testall
 #pragma weak MPI_Testany = PMPI_Testany
 #pragma weak MPI_Request_free = PMPI_Request_free
+#pragma weak MPI_Cancel = PMPI_Cancel
+#pragma weak MPI_Test_cancelled = PMPI_Test_cancelled
 #pragma weak MPI_Request_get_status = PMPI_Request_get_status

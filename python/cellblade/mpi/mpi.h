@@ -2,7 +2,7 @@
  *
  * Compile with `cellblade mpicc`, run with `cellblade mpirun -n N`. Every call declared below
  * is implemented by the rank library (as MPI_X and its profiling name PMPI_X): the whole of
- * MPI-1.3 but MPI_Cancel, and the MPI-2 calls programs use with it
+ * MPI-1.3 (MPI_Cancel cancels receives; a send completes), and the MPI-2 calls programs use with it
  * (MPI_VERSION says 1.3: not all of MPI-2 is here). A call of MPI-2 or later that the library
  * lacks is declared unavailable (mpi_missing.h), so using it fails at compile time saying
  * that cellblade does not implement it. Messages are synchronous (seed 004 §3.1): a send
@@ -33,7 +33,8 @@ typedef struct {
     int MPI_SOURCE;
     int MPI_TAG;
     int MPI_ERROR;
-    int cb_bytes; /* bytes received: read it with MPI_Get_count */
+    int cb_bytes;     /* bytes received: read it with MPI_Get_count */
+    int cb_cancelled; /* MPI_Test_cancelled */
 } MPI_Status;
 
 /* Error classes. */
@@ -255,6 +256,8 @@ CB_DECLARE(int, Testall, (int count, MPI_Request requests[], int *flag, MPI_Stat
 CB_DECLARE(int, Testany, (int count, MPI_Request requests[], int *index, int *flag, MPI_Status *status))
 CB_DECLARE(int, Waitany, (int count, MPI_Request requests[], int *index, MPI_Status *status))
 CB_DECLARE(int, Request_free, (MPI_Request *request))
+CB_DECLARE(int, Cancel, (MPI_Request *request))
+CB_DECLARE(int, Test_cancelled, (const MPI_Status *status, int *flag))
 CB_DECLARE(int, Request_get_status, (MPI_Request request, int *flag, MPI_Status *status))
 CB_DECLARE(int, Probe, (int source, int tag, MPI_Comm comm, MPI_Status *status))
 CB_DECLARE(int, Iprobe, (int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status))

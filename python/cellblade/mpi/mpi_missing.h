@@ -21,8 +21,6 @@
     int MPI_##name CB_MISSING_ARGS CB_MISSING_ATTR("MPI_" #name); \
     int PMPI_##name CB_MISSING_ARGS CB_MISSING_ATTR("PMPI_" #name);
 
-CB_MISSING(Cancel)
-CB_MISSING(Test_cancelled)
 CB_MISSING(Comm_spawn)
 CB_MISSING(Comm_spawn_multiple)
 CB_MISSING(Comm_get_parent)

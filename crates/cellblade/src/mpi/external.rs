@@ -345,7 +345,9 @@ async fn serve(r: Rc<Rank>, sock: UnixStream, compute: Compute, stop: Stop, wait
                 let data = link.payload(rank, req.len)?;
                 pending.serve(&r, &req, &data, &mut payload).await?
             }
-            wire::OP_WAIT | wire::OP_TEST | wire::OP_REQUEST_FREE | wire::OP_COLLECT => pending.serve(&r, &req, &[], &mut payload).await?,
+            wire::OP_WAIT | wire::OP_TEST | wire::OP_REQUEST_FREE | wire::OP_COLLECT | wire::OP_CANCEL => {
+                pending.serve(&r, &req, &[], &mut payload).await?
+            }
             wire::OP_WTIME => Answer { value: r.wtime(), ..Answer::default() },
             wire::OP_BARRIER => {
                 r.barrier(req.c as u32).await?;
@@ -386,6 +388,7 @@ fn describe(req: &Request) -> String {
         wire::OP_TEST => "MPI_Test".into(),
         wire::OP_REQUEST_FREE => "MPI_Request_free".into(),
         wire::OP_COLLECT => "collecting freed receives".into(),
+        wire::OP_CANCEL => "MPI_Cancel".into(),
         op => format!("request {op}"),
     }
 }

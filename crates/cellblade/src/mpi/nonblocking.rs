@@ -230,6 +230,18 @@ impl Rank {
         Ok(())
     }
 
+    /// `MPI_Cancel`: a receive not yet matched completes now as cancelled (true); a send or a
+    /// matched receive completes as it would have, as MPI allows (false).
+    pub(super) fn cancel(&self, id: Request) -> Result<bool> {
+        self.check_request("MPI_Cancel", id)?;
+        let mut reqs = self.reqs.borrow_mut();
+        if let Some(Req::Recv { status: status @ None, tag, .. }) = &mut reqs[id.0] {
+            *status = Some(Status { source: 0, tag: *tag, bytes: 0, sent: 0, error: super::code::CANCELLED });
+            return Ok(true);
+        }
+        Ok(false)
+    }
+
     /// The request's status if it is done; it is then freed.
     fn finish(&self, id: Request) -> Option<Status> {
         let mut reqs = self.reqs.borrow_mut();
