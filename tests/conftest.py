@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from hypothesis import settings
@@ -31,6 +32,30 @@ def run_cli(*args: str, backtrace: bool = False) -> subprocess.CompletedProcess[
         timeout=600,
         check=False,
     )
+
+
+MPI_SOURCES = Path(__file__).parent / "mpi"
+
+
+@pytest.fixture(scope="session")
+def build(tmp_path_factory):
+    """Compile tests/mpi/NAME.c with `cellblade mpicc` once per session; returns the
+    executable's path."""
+    out = tmp_path_factory.mktemp("mpi")
+    built: dict[str, str] = {}
+
+    def make(name: str) -> str:
+        if name not in built:
+            exe = out / name
+            source = MPI_SOURCES / f"{name}.c"
+            done = run_cli(
+                "mpicc", "-O1", "-Wall", "-I", str(MPI_SOURCES), str(source), "-o", str(exe), "-lm"
+            )
+            assert done.returncode == 0, done.stderr
+            built[name] = str(exe)
+        return built[name]
+
+    return make
 
 
 def usage_error(*args: str) -> str:

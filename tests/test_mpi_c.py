@@ -12,36 +12,8 @@ from conftest import run_cli
 
 import cellblade
 
-SOURCES = Path(__file__).parent / "mpi"
 
 pytestmark = pytest.mark.skipif(shutil.which("cc") is None, reason="needs a C compiler")
-
-
-@pytest.fixture(scope="session")
-def build(tmp_path_factory):
-    """Compile tests/mpi/NAME.c once per session; returns the executable's path."""
-    out = tmp_path_factory.mktemp("mpi")
-    built: dict[str, str] = {}
-
-    def make(name: str) -> str:
-        if name not in built:
-            exe = out / name
-            done = run_cli(
-                "mpicc",
-                "-O1",
-                "-Wall",
-                "-I",
-                str(SOURCES),
-                str(SOURCES / f"{name}.c"),
-                "-o",
-                str(exe),
-                "-lm",
-            )
-            assert done.returncode == 0, done.stderr
-            built[name] = str(exe)
-        return built[name]
-
-    return make
 
 
 @pytest.mark.parametrize(

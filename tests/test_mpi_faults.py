@@ -18,34 +18,7 @@ from pathlib import Path
 import pytest
 from conftest import run_cli
 
-SOURCES = Path(__file__).parent / "mpi"
-
 pytestmark = pytest.mark.skipif(shutil.which("cc") is None, reason="needs a C compiler")
-
-
-@pytest.fixture(scope="module")
-def build(tmp_path_factory):
-    out = tmp_path_factory.mktemp("mpi-faults")
-    built: dict[str, str] = {}
-
-    def make(name: str) -> str:
-        if name not in built:
-            exe = out / name
-            done = run_cli(
-                "mpicc",
-                "-O1",
-                "-Wall",
-                "-I",
-                str(SOURCES),
-                str(SOURCES / f"{name}.c"),
-                "-o",
-                str(exe),
-            )
-            assert done.returncode == 0, done.stderr
-            built[name] = str(exe)
-        return built[name]
-
-    return make
 
 
 def _ranks_of(exe: str) -> list[int]:

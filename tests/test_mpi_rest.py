@@ -8,40 +8,11 @@ from __future__ import annotations
 
 import re
 import shutil
-from pathlib import Path
 
 import pytest
 from conftest import run_cli
 
-SOURCES = Path(__file__).parent / "mpi"
-
 pytestmark = pytest.mark.skipif(shutil.which("cc") is None, reason="needs a C compiler")
-
-
-@pytest.fixture(scope="module")
-def build(tmp_path_factory):
-    out = tmp_path_factory.mktemp("mpi-rest")
-    built: dict[str, str] = {}
-
-    def make(name: str) -> str:
-        if name not in built:
-            exe = out / name
-            done = run_cli(
-                "mpicc",
-                "-O1",
-                "-Wall",
-                "-Werror",
-                "-I",
-                str(SOURCES),
-                str(SOURCES / f"{name}.c"),
-                "-o",
-                str(exe),
-            )
-            assert done.returncode == 0, done.stderr
-            built[name] = str(exe)
-        return built[name]
-
-    return make
 
 
 @pytest.mark.parametrize(

@@ -144,7 +144,7 @@ static struct keyval *keyval_of(const char *call, int k)
 {
     if (k >= FIRST_KEYVAL && k < MAX_KEYVALS && keyvals[k].used)
         return &keyvals[k];
-    cb_fail(call, MPI_COMM_WORLD, MPI_ERR_ARG, "keyval %d is invalid", k);
+    cb_fail(call, MPI_COMM_WORLD, MPI_ERR_KEYVAL, "keyval %d is invalid", k);
     return NULL;
 }
 
@@ -152,7 +152,7 @@ int PMPI_Comm_free_keyval(int *keyval)
 {
     struct keyval *kv = keyval_of("MPI_Comm_free_keyval", *keyval);
     if (!kv)
-        return MPI_ERR_ARG;
+        return MPI_ERR_KEYVAL;
     /* Attributes still set keep their delete function: the slot is not reused. */
     *keyval = MPI_KEYVAL_INVALID;
     return MPI_SUCCESS;
@@ -180,15 +180,21 @@ static int attr_comm(const char *call, MPI_Comm comm)
     return cb_check_comm(call, comm, NULL);
 }
 
-int PMPI_Comm_set_attr(MPI_Comm comm, int keyval, void *attribute_val)
+/* The attribute of a valid `keyval` deleted from `comm` (its delete function called). */
+static int drop_attr(const char *call, MPI_Comm comm, int keyval)
 {
-    const char *call = "MPI_Comm_set_attr";
     CB_CHECK(attr_comm(call, comm));
     if (!keyval_of(call, keyval))
-        return MPI_ERR_ARG;
+        return MPI_ERR_KEYVAL;
     int rc = delete_attr(comm, keyval);
     if (rc != MPI_SUCCESS)
         return cb_fail(call, comm, rc, "the delete function of keyval %d failed", keyval);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Comm_set_attr(MPI_Comm comm, int keyval, void *attribute_val)
+{
+    CB_CHECK(drop_attr("MPI_Comm_set_attr", comm, keyval));
     attrs[comm][keyval] = (struct attr){1, attribute_val};
     return MPI_SUCCESS;
 }
@@ -210,7 +216,7 @@ int PMPI_Comm_get_attr(MPI_Comm comm, int keyval, void *attribute_val, int *flag
         return MPI_SUCCESS;
     }
     if (!keyval_of(call, keyval))
-        return MPI_ERR_ARG;
+        return MPI_ERR_KEYVAL;
     *flag = attrs[comm][keyval].set;
     if (*flag)
         *(void **)attribute_val = attrs[comm][keyval].value;
@@ -224,14 +230,7 @@ int PMPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
 
 int PMPI_Comm_delete_attr(MPI_Comm comm, int keyval)
 {
-    const char *call = "MPI_Comm_delete_attr";
-    CB_CHECK(attr_comm(call, comm));
-    if (!keyval_of(call, keyval))
-        return MPI_ERR_ARG;
-    int rc = delete_attr(comm, keyval);
-    if (rc != MPI_SUCCESS)
-        return cb_fail(call, comm, rc, "the delete function of keyval %d failed", keyval);
-    return MPI_SUCCESS;
+    return drop_attr("MPI_Comm_delete_attr", comm, keyval);
 }
 
 int PMPI_Attr_delete(MPI_Comm comm, int keyval)

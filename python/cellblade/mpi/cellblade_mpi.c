@@ -105,7 +105,7 @@ static const char *class_name(int code)
         "MPI_ERR_TAG", "MPI_ERR_COMM", "MPI_ERR_RANK", "MPI_ERR_REQUEST", "MPI_ERR_ROOT",
         "MPI_ERR_GROUP", "MPI_ERR_OP", "MPI_ERR_TOPOLOGY", "MPI_ERR_DIMS", "MPI_ERR_ARG",
         "MPI_ERR_UNKNOWN", "MPI_ERR_TRUNCATE", "MPI_ERR_OTHER", "MPI_ERR_INTERN",
-        "MPI_ERR_IN_STATUS", "MPI_ERR_PENDING"};
+        "MPI_ERR_IN_STATUS", "MPI_ERR_PENDING", "MPI_ERR_KEYVAL", "MPI_ERR_NO_MEM", "MPI_ERR_INFO_NOKEY"};
     return code >= 0 && code <= MPI_ERR_LASTCODE ? names[code] : "an unknown error code";
 }
 
