@@ -12,7 +12,6 @@ from conftest import run_cli
 
 import cellblade
 
-
 pytestmark = pytest.mark.skipif(shutil.which("cc") is None, reason="needs a C compiler")
 
 
