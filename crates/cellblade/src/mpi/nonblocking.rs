@@ -430,4 +430,31 @@ mod tests {
         .unwrap();
         w.run().unwrap();
     }
+
+    #[test]
+    fn cancel_completes_an_unmatched_receive_and_leaves_a_matched_one() {
+        let mut w = MpiWorld::new(qs20(), 2, None, Mode::Memory).unwrap();
+        w.rank(0, |r| async move {
+            let b = r.alloc(8)?;
+            let never = r.irecv(b, 8, 1, 9, 0)?;
+            assert!(r.cancel(never)?, "no message matched it");
+            assert_eq!(r.wait(never).await?.error, crate::mpi::code::CANCELLED);
+            let q = r.irecv(b, 8, 1, 3, 0)?;
+            let t = r.alloc(4)?;
+            r.recv(t, 4, 1, 4, 0).await?; // tag 3 was sent first: q has matched by now
+            assert!(!r.cancel(q)?, "a matched receive completes");
+            let st = r.wait(q).await?;
+            assert_eq!((st.error, st.bytes), (crate::mpi::code::SUCCESS, 8));
+            Ok(())
+        })
+        .unwrap();
+        w.rank(1, |r| async move {
+            let b = r.alloc(8)?;
+            r.send(b, 8, 0, 3, 0).await?;
+            r.send(b, 4, 0, 4, 0).await?;
+            Ok(())
+        })
+        .unwrap();
+        w.run().unwrap();
+    }
 }
