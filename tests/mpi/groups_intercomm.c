@@ -82,6 +82,17 @@ static void intercomm(int rank, int size)
         MPI_Sendrecv(&x, 1, MPI_INT, r, 3, &y, 1, MPI_INT, r, 3, dup, MPI_STATUS_IGNORE);
         CHECK_MSG(y == (rank ^ 1) * 10, "received %d across", y);
     }
+    /* Split both groups in two by local rank parity: like parities face each other (MPI-2). */
+    MPI_Comm sub;
+    int subsize = -1, subremote = -1;
+    MPI_Comm_split(inter, r % 2, r, &sub);
+    if (sub != MPI_COMM_NULL) {
+        MPI_Comm_size(sub, &subsize);
+        MPI_Comm_remote_size(sub, &subremote);
+        CHECK_MSG(subsize == (lsize + 1 - r % 2) / 2 && subremote == (rsize + 1 - r % 2) / 2, "split: sizes %d and %d", subsize, subremote);
+        MPI_Comm_free(&sub);
+    } else
+        CHECK_MSG(r % 2 && rsize < 2, "only a part with no remote counterpart gets MPI_COMM_NULL");
     MPI_Intercomm_merge(inter, rank % 2, &merged);
     MPI_Comm_rank(merged, &r);
     CHECK_MSG(r == (rank % 2 ? (size + 1) / 2 + rank / 2 : rank / 2), "merged rank %d", r);

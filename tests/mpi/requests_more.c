@@ -39,6 +39,14 @@ static void buffered(int rank, int size)
     MPI_Recv(&y[0], 1, MPI_INT, left, 6, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     MPI_Recv(&y[1], 1, MPI_INT, left, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     CHECK_MSG(y[0] == left && y[1] == left, "buffered sends delivered %d %d", y[0], y[1]);
+    /* A persistent buffered send completes at once, before its receive is posted. */
+    MPI_Request pb;
+    MPI_Bsend_init(&x, 1, MPI_INT, right, 11, MPI_COMM_WORLD, &pb);
+    MPI_Start(&pb);
+    MPI_Wait(&pb, MPI_STATUS_IGNORE);
+    MPI_Recv(&y[0], 1, MPI_INT, left, 11, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    CHECK_MSG(y[0] == left, "persistent buffered send delivered %d", y[0]);
+    MPI_Request_free(&pb);
     void *back;
     MPI_Buffer_detach(&back, &bsize);
     CHECK_MSG(back == buf && bsize == need, "detached %d bytes", bsize);

@@ -577,7 +577,9 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
     const char *name = "MPI_Comm_split";
     struct cb_comm *c = NULL;
     int ctx;
-    CB_CHECK(coll_begin(name, comm, &c));
+    CB_CHECK(comm_begin(name, comm, &c));
+    if (c->inter)
+        return cb_intercomm_split(comm, color, key, newcomm);
     if (color < 0 && color != MPI_UNDEFINED)
         return cb_fail(name, comm, MPI_ERR_ARG, "color %d is invalid: allowed 0 and up or MPI_UNDEFINED", color);
     int mine[2] = {color, key}, n = c->size;

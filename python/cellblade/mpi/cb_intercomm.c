@@ -107,6 +107,48 @@ int cb_intercomm_dup(MPI_Comm comm, MPI_Comm *newcomm)
     return rc;
 }
 
+/* MPI-2.2 §6.4.2: each group splits by color, and the parts of one color on both sides make
+ * an intercommunicator (MPI_COMM_NULL where the other side has no part of that color). */
+int cb_intercomm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
+{
+    const char *call = "MPI_Comm_split";
+    struct cb_comm *c = cb_comm_get(comm);
+    int n = cb_world_size(), ctx, count = 0;
+    int mine[3] = {color, key, c->local_world[c->rank]};
+    int *local = malloc(sizeof(int) * 3 * (size_t)n), *remote = calloc(3 * (size_t)n, sizeof(int));
+    int *world = malloc(sizeof(int) * (size_t)n), *keys = malloc(sizeof(int) * (size_t)n);
+    MPI_Comm part = MPI_COMM_NULL;
+    *newcomm = MPI_COMM_NULL;
+    int rc = PMPI_Allgather(mine, 3, MPI_INT, local, 3, MPI_INT, c->local_comm);
+    if (rc == MPI_SUCCESS && c->rank == 0)
+        rc = cb_sendrecv(call, c, comm, 1, local, 3 * c->local_size, MPI_INT, 0, T_INTER, remote, 3 * c->size, MPI_INT, 0, T_INTER,
+            MPI_STATUS_IGNORE);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Bcast(remote, 3 * c->size, MPI_INT, 0, c->local_comm);
+    if (rc == MPI_SUCCESS)
+        rc = agree_across(call, c, comm, &ctx);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Comm_split(c->local_comm, color, key, &part);
+    /* The remote members of my color, by (key, remote rank): an insertion sort. */
+    for (int r = 0; rc == MPI_SUCCESS && part != MPI_COMM_NULL && r < c->size; r++)
+        if (remote[3 * r] == color) {
+            int at = count++;
+            for (; at > 0 && keys[at - 1] > remote[3 * r + 1]; at--)
+                keys[at] = keys[at - 1], world[at] = world[at - 1];
+            keys[at] = remote[3 * r + 1];
+            world[at] = remote[3 * r + 2];
+        }
+    if (rc == MPI_SUCCESS && count > 0)
+        rc = make_inter(call, part, count, world, ctx, newcomm);
+    if (part != MPI_COMM_NULL)
+        PMPI_Comm_free(&part);
+    free(local);
+    free(remote);
+    free(world);
+    free(keys);
+    return rc;
+}
+
 void cb_intercomm_freeing(MPI_Comm comm)
 {
     struct cb_comm *c = cb_comm_get(comm);

@@ -70,6 +70,7 @@ void cb_exit(int code) __attribute__((noreturn)); /* flush stdio, then _exit */
 int cb_request_make(const char *name, uint32_t op, const void *buf, int count, MPI_Datatype t, int peer, int tag, MPI_Comm comm, MPI_Request *request);
 int cb_request_start(const char *name, MPI_Request request);
 int cb_request_inactive(MPI_Request r); /* a persistent request not started: as MPI_REQUEST_NULL */
+#define CB_OP_BSEND 0x100                /* cb_request_make's op for MPI_Bsend_init (no wire code) */
 
 /* Error handlers, attributes, names (cb_errhan.c) and topologies (cb_topo.c). */
 #define CB_USER_EH 16 /* the program's error handlers: handles from here on */
@@ -84,6 +85,7 @@ void cb_topo_drop(MPI_Comm comm);
 int cb_agree_ctx(const char *name, MPI_Comm comm, int *ctx); /* collective over an intracommunicator */
 void cb_ctx_taken(int ctx);                                   /* a context agreed elsewhere is used */
 int cb_intercomm_dup(MPI_Comm comm, MPI_Comm *newcomm);
+int cb_intercomm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm);
 void cb_intercomm_freeing(MPI_Comm comm);
 
 #define CB_CHECK(x)                                                                              \

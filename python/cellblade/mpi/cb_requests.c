@@ -80,7 +80,7 @@ int PMPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, 
 int PMPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
     CB_CHECK(check_room("MPI_Bsend_init", count, datatype, dest, comm));
-    return cb_request_make("MPI_Bsend_init", OP_ISEND, buf, count, datatype, dest, tag, comm, request);
+    return cb_request_make("MPI_Bsend_init", CB_OP_BSEND, buf, count, datatype, dest, tag, comm, request);
 }
 
 int PMPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)

@@ -626,6 +626,12 @@ static void start(struct pending *q)
     q->done = 0;
     q->rc = MPI_SUCCESS;
     q->active = 1;
+    if (op == CB_OP_BSEND && peer != MPI_PROC_NULL) { /* MPI_Bsend_init: buffered, done at once */
+        MPI_Request r;
+        if (PMPI_Isend(buf, count, t, peer, tag, q->comm, &r) == MPI_SUCCESS)
+            PMPI_Request_free(&r);
+        peer = MPI_PROC_NULL;
+    }
     if (peer == MPI_PROC_NULL) {
         q->done = 1;
         set_status(&q->status, MPI_PROC_NULL, MPI_ANY_TAG, MPI_SUCCESS, 0);
