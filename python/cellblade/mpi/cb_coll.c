@@ -569,7 +569,10 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
     CB_CHECK(agree_ctx("MPI_Comm_dup", c, comm, &ctx));
     if (cb_new_comm(c->size, c->rank, c->world, ctx, c->eh, newcomm) != MPI_SUCCESS)
         return cb_fail("MPI_Comm_dup", comm, MPI_ERR_INTERN, "too many communicators");
-    return cb_comm_copied(comm, *newcomm);
+    int rc = cb_comm_copied(comm, *newcomm);
+    if (rc != MPI_SUCCESS) /* a copy function failed: no new communicator */
+        PMPI_Comm_free(newcomm);
+    return rc;
 }
 
 int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)

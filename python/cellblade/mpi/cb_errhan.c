@@ -110,8 +110,9 @@ int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
 }
 
 /* Attributes. */
+/* A freed keyval's slot is reused once no attribute of it is left (`refs` counts them). */
 static struct keyval {
-    int used;
+    int used, freed, refs;
     MPI_Comm_copy_attr_function *copy;
     MPI_Comm_delete_attr_function *del;
     void *extra;
@@ -128,7 +129,7 @@ int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *copy, MPI_Comm_delete_a
 {
     for (int k = FIRST_KEYVAL; k < MAX_KEYVALS; k++)
         if (!keyvals[k].used) {
-            keyvals[k] = (struct keyval){1, copy, del, extra_state};
+            keyvals[k] = (struct keyval){1, 0, 0, copy, del, extra_state};
             *keyval = k;
             return MPI_SUCCESS;
         }
@@ -142,7 +143,7 @@ int PMPI_Keyval_create(MPI_Copy_function *copy, MPI_Delete_function *del, int *k
 
 static struct keyval *keyval_of(const char *call, int k)
 {
-    if (k >= FIRST_KEYVAL && k < MAX_KEYVALS && keyvals[k].used)
+    if (k >= FIRST_KEYVAL && k < MAX_KEYVALS && keyvals[k].used) /* freed too, while attributes use it */
         return &keyvals[k];
     cb_fail(call, MPI_COMM_WORLD, MPI_ERR_KEYVAL, "keyval %d is invalid", k);
     return NULL;
@@ -153,7 +154,8 @@ int PMPI_Comm_free_keyval(int *keyval)
     struct keyval *kv = keyval_of("MPI_Comm_free_keyval", *keyval);
     if (!kv)
         return MPI_ERR_KEYVAL;
-    /* Attributes still set keep their delete function: the slot is not reused. */
+    kv->freed = 1;
+    kv->used = kv->refs > 0; /* attributes still set keep their delete function */
     *keyval = MPI_KEYVAL_INVALID;
     return MPI_SUCCESS;
 }
@@ -169,8 +171,11 @@ static int delete_attr(MPI_Comm comm, int k)
     if (!a->set)
         return MPI_SUCCESS;
     int rc = keyvals[k].del ? keyvals[k].del(comm, k, a->value, keyvals[k].extra) : MPI_SUCCESS;
-    if (rc == MPI_SUCCESS)
+    if (rc == MPI_SUCCESS) {
         a->set = 0;
+        if (--keyvals[k].refs == 0 && keyvals[k].freed)
+            keyvals[k].used = 0;
+    }
     return rc;
 }
 
@@ -196,6 +201,7 @@ int PMPI_Comm_set_attr(MPI_Comm comm, int keyval, void *attribute_val)
 {
     CB_CHECK(drop_attr("MPI_Comm_set_attr", comm, keyval));
     attrs[comm][keyval] = (struct attr){1, attribute_val};
+    keyvals[keyval].refs++;
     return MPI_SUCCESS;
 }
 
@@ -309,15 +315,17 @@ int cb_comm_copied(MPI_Comm from, MPI_Comm to)
     cb_topo_copy(from, to);
     for (int k = FIRST_KEYVAL; k < MAX_KEYVALS; k++) {
         attrs[to][k].set = 0;
-        if (!attrs[from][k].set || !keyvals[k].copy)
+        if (!attrs[from][k].set || !keyvals[k].used || !keyvals[k].copy)
             continue;
         void *out = NULL;
         int flag = 0;
         int rc = keyvals[k].copy(from, k, keyvals[k].extra, attrs[from][k].value, &out, &flag);
         if (rc != MPI_SUCCESS)
             return cb_fail("MPI_Comm_dup", from, rc, "the copy function of keyval %d failed", k);
-        if (flag)
+        if (flag) {
             attrs[to][k] = (struct attr){1, out};
+            keyvals[k].refs++;
+        }
     }
     return MPI_SUCCESS;
 }

@@ -225,6 +225,10 @@ int PMPI_Finalized(int *flag)
 int PMPI_Finalize(void)
 {
     cb_need_init("MPI_Finalize");
+    /* MPI-2.2 §8.7.1: MPI_COMM_SELF's attributes are deleted first (then the world's, as
+     * MPICH does), their delete functions called while MPI still works. */
+    cb_comm_freeing(MPI_COMM_SELF);
+    cb_comm_freeing(MPI_COMM_WORLD);
     if (freed_recvs)
         collect_freed(COLLECT_ALL);
     call(OP_FINALIZE, 0, 0, 0, 0, NULL, NULL);

@@ -135,6 +135,7 @@ typedef struct {
 typedef void MPI_User_function(void *invec, void *inoutvec, int *len, MPI_Datatype *datatype);
 
 #define MPI_IN_PLACE ((void *)1)
+#define MPI_BOTTOM ((void *)0) /* absolute addresses (MPI_Get_address) as displacements */
 
 #define MPI_ANY_SOURCE (-1)
 #define MPI_ANY_TAG (-1)
