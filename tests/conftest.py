@@ -34,6 +34,30 @@ def run_cli(*args: str, backtrace: bool = False) -> subprocess.CompletedProcess[
     )
 
 
+MPI_SOURCES = Path(__file__).parent / "mpi"
+
+
+@pytest.fixture(scope="session")
+def build(tmp_path_factory):
+    """Compile tests/mpi/NAME.c with `cellblade mpicc` once per session; returns the
+    executable's path."""
+    out = tmp_path_factory.mktemp("mpi")
+    built: dict[str, str] = {}
+
+    def make(name: str) -> str:
+        if name not in built:
+            exe = out / name
+            source = MPI_SOURCES / f"{name}.c"
+            done = run_cli(
+                "mpicc", "-O1", "-Wall", "-I", str(MPI_SOURCES), str(source), "-o", str(exe), "-lm"
+            )
+            assert done.returncode == 0, done.stderr
+            built[name] = str(exe)
+        return built[name]
+
+    return make
+
+
 def usage_error(*args: str) -> str:
     """Runs a command that must be refused as bad usage; returns its one-line message."""
     done = run_cli(*args)

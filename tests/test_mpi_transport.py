@@ -4,6 +4,7 @@ it) and `mpirun --compute`: tests/mpi/transport.c, compute_burst.c and fault_mid
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -96,7 +97,10 @@ def test_compute_names_what_it_allows(build):
 def test_a_rank_killed_inside_a_call_is_named_with_its_signal(build):
     done = run_cli("mpirun", "-n", "2", build("fault_midcall"))
     assert done.returncode == 128 + 14, done.stderr
-    assert done.stderr == (
-        "cellblade mpirun: rank 1 was killed by SIGALRM without calling MPI_Finalize "
-        "(its last call: MPI_Recv from 0, tag 0): the other ranks were ended\n"
-    )
+    # The launcher names the call from the rank's state page (watch.py) when the simulator
+    # has not yet seen the rank go; the simulator adds the peer and tag when it has.
+    assert re.fullmatch(
+        r"cellblade mpirun: rank 1 was killed by SIGALRM without calling MPI_Finalize "
+        r"\(its last call: MPI_Recv( from 0, tag 0)?\): the other ranks were ended\n",
+        done.stderr,
+    ), done.stderr

@@ -15,6 +15,7 @@
 #include <poll.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -44,8 +45,12 @@ static struct timespec cpu_mark;
 #define WORD(at) ((_Atomic uint32_t *)(shm + (at)))
 
 /* The simulator ended the connection: the launcher is ending the job and reports why. */
+void cb_state_phase(int phase, int code); /* cb_fault.c */
+
 static void lost(void)
 {
+    cb_state_phase(4, 0); /* CB_PHASE_LOST: the launcher learns the job's end from the simulator */
+    fflush(NULL);         /* what the rank printed is not lost with it */
     _exit(1);
 }
 
@@ -53,7 +58,7 @@ static void put_all(const void *p, size_t n)
 {
     const char *c = p;
     while (n) {
-        ssize_t k = write(fd, c, n);
+        ssize_t k = send(fd, c, n, MSG_NOSIGNAL); /* a gone simulator is lost(), not SIGPIPE */
         if (k < 0 && errno == EINTR)
             continue;
         if (k <= 0)

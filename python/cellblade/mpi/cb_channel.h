@@ -8,8 +8,10 @@
 /* wire.rs's request codes, in its order. */
 enum {
     OP_INIT = 1, OP_FINALIZE, OP_SEND, OP_RECV, OP_WTIME, OP_BARRIER, OP_ABORT, OP_SENDRECV, OP_PROBE, OP_IPROBE, OP_COMPUTE, OP_COLL,
-    OP_ISEND, OP_IRECV, OP_WAIT, OP_TEST, OP_WAITANY, OP_SSEND, OP_ISSEND, OP_REQUEST_FREE, OP_COLLECT
+    OP_ISEND, OP_IRECV, OP_WAIT, OP_TEST, OP_WAITANY, OP_SSEND, OP_ISSEND, OP_REQUEST_FREE, OP_COLLECT, OP_CANCEL
 };
+/* code::CANCELLED (mod.rs): the status error of a receive MPI_Cancel cancelled. */
+#define CB_CANCELLED 0x100
 /* OP_COLLECT's a: the freed receives done now, or all (at MPI_Finalize, waiting for them). */
 #define COLLECT_NOW 0
 #define COLLECT_ALL 1

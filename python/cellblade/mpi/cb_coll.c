@@ -20,10 +20,19 @@
 
 enum { T_BCAST = 1, T_REDUCE, T_GATHER, T_SCATTER, T_ALLTOALL, T_SCAN, T_BARRIER, T_SPLIT };
 
-static int coll_begin(const char *name, MPI_Comm comm, struct cb_comm **c)
+static int comm_begin(const char *name, MPI_Comm comm, struct cb_comm **c)
 {
     cb_need_init(name);
     return cb_check_comm(name, comm, c);
+}
+
+/* MPI-1 defines collectives on intracommunicators only. */
+static int coll_begin(const char *name, MPI_Comm comm, struct cb_comm **c)
+{
+    CB_CHECK(comm_begin(name, comm, c));
+    if ((*c)->inter)
+        return cb_fail(name, comm, MPI_ERR_COMM, "communicator %d is an intercommunicator: collectives on one are not implemented", comm);
+    return MPI_SUCCESS;
 }
 
 static int check_root(const char *name, MPI_Comm comm, struct cb_comm *c, int root)
@@ -538,15 +547,32 @@ static int agree_ctx(const char *name, struct cb_comm *c, MPI_Comm comm, int *ct
     return MPI_SUCCESS;
 }
 
+int cb_agree_ctx(const char *name, MPI_Comm comm, int *ctx)
+{
+    struct cb_comm *c = NULL;
+    CB_CHECK(coll_begin(name, comm, &c));
+    return agree_ctx(name, c, comm, ctx);
+}
+
+void cb_ctx_taken(int ctx)
+{
+    next_ctx = ctx + 1 > next_ctx ? ctx + 1 : next_ctx;
+}
+
 int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 {
     struct cb_comm *c = NULL;
     int ctx;
-    CB_CHECK(coll_begin("MPI_Comm_dup", comm, &c));
+    CB_CHECK(comm_begin("MPI_Comm_dup", comm, &c));
+    if (c->inter)
+        return cb_intercomm_dup(comm, newcomm);
     CB_CHECK(agree_ctx("MPI_Comm_dup", c, comm, &ctx));
     if (cb_new_comm(c->size, c->rank, c->world, ctx, c->eh, newcomm) != MPI_SUCCESS)
         return cb_fail("MPI_Comm_dup", comm, MPI_ERR_INTERN, "too many communicators");
-    return MPI_SUCCESS;
+    int rc = cb_comm_copied(comm, *newcomm);
+    if (rc != MPI_SUCCESS) /* a copy function failed: no new communicator */
+        PMPI_Comm_free(newcomm);
+    return rc;
 }
 
 int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
@@ -554,7 +580,9 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
     const char *name = "MPI_Comm_split";
     struct cb_comm *c = NULL;
     int ctx;
-    CB_CHECK(coll_begin(name, comm, &c));
+    CB_CHECK(comm_begin(name, comm, &c));
+    if (c->inter)
+        return cb_intercomm_split(comm, color, key, newcomm);
     if (color < 0 && color != MPI_UNDEFINED)
         return cb_fail(name, comm, MPI_ERR_ARG, "color %d is invalid: allowed 0 and up or MPI_UNDEFINED", color);
     int mine[2] = {color, key}, n = c->size;
@@ -604,9 +632,10 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 int PMPI_Comm_free(MPI_Comm *comm)
 {
     struct cb_comm *c = NULL;
-    CB_CHECK(coll_begin("MPI_Comm_free", *comm, &c));
+    CB_CHECK(comm_begin("MPI_Comm_free", *comm, &c));
     if (*comm == MPI_COMM_WORLD || *comm == MPI_COMM_SELF)
         return cb_fail("MPI_Comm_free", *comm, MPI_ERR_COMM, "MPI_COMM_WORLD and MPI_COMM_SELF cannot be freed");
+    CB_CHECK(cb_comm_freeing(*comm));
     c->freed = 1;
     cb_comm_release(*comm); /* gone now unless a pending request still holds it */
     *comm = MPI_COMM_NULL;
@@ -616,8 +645,8 @@ int PMPI_Comm_free(MPI_Comm *comm)
 int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
 {
     struct cb_comm *a = NULL, *b = NULL;
-    CB_CHECK(coll_begin("MPI_Comm_compare", comm1, &a));
-    CB_CHECK(coll_begin("MPI_Comm_compare", comm2, &b));
+    CB_CHECK(comm_begin("MPI_Comm_compare", comm1, &a));
+    CB_CHECK(comm_begin("MPI_Comm_compare", comm2, &b));
     if (comm1 == comm2) {
         *result = MPI_IDENT;
         return MPI_SUCCESS;

@@ -62,6 +62,7 @@ void cb_comm_release(MPI_Comm comm)
     struct cb_comm *c = comm_live(comm);
     if (c && --c->refs == 0 && comm != MPI_COMM_WORLD && comm != MPI_COMM_SELF) {
         free(c->world);
+        free(c->local_world);
         c->used = 0;
     }
 }
@@ -90,7 +91,9 @@ static void collect_freed(int which);
 /* One call to the simulator (cb_channel.c); freed receives it completed are delivered at once. */
 static struct answer call(uint32_t op, int a, int b, int c, uint64_t len, const void *payload, void *into)
 {
+    cb_state_inside(1);
     struct answer ans = cb_channel_call(op, a, b, c, len, payload, into);
+    cb_state_inside(0);
     if (freed_recvs && (ans.flags & FLAG_FREED_DONE) && op != OP_INIT && op != OP_COLLECT)
         collect_freed(COLLECT_NOW);
     return ans;
@@ -102,16 +105,18 @@ static const char *class_name(int code)
         "MPI_ERR_TAG", "MPI_ERR_COMM", "MPI_ERR_RANK", "MPI_ERR_REQUEST", "MPI_ERR_ROOT",
         "MPI_ERR_GROUP", "MPI_ERR_OP", "MPI_ERR_TOPOLOGY", "MPI_ERR_DIMS", "MPI_ERR_ARG",
         "MPI_ERR_UNKNOWN", "MPI_ERR_TRUNCATE", "MPI_ERR_OTHER", "MPI_ERR_INTERN",
-        "MPI_ERR_IN_STATUS", "MPI_ERR_PENDING"};
+        "MPI_ERR_IN_STATUS", "MPI_ERR_PENDING", "MPI_ERR_KEYVAL", "MPI_ERR_NO_MEM", "MPI_ERR_INFO_NOKEY"};
     return code >= 0 && code <= MPI_ERR_LASTCODE ? names[code] : "an unknown error code";
 }
 
 static void die(const char *call, const char *what)
 {
     fprintf(stderr, "cellblade mpi: %s: %s\n", call, what);
-    if (initialized && !finalized)
+    if (initialized && !finalized) {
+        cb_state_phase(CB_PHASE_ABORTED, 1);
         cb_channel_abort(1);
-    _exit(1);
+    }
+    cb_exit(1);
 }
 
 /* Report `code` from `call` through the communicator's error handler. */
@@ -121,14 +126,17 @@ int cb_fail(const char *call, MPI_Comm comm, int code, const char *fmt, ...)
     MPI_Errhandler eh = c ? c->eh : comms[MPI_COMM_WORLD].eh;
     if (eh == MPI_ERRORS_RETURN)
         return code;
+    if (eh >= CB_USER_EH)
+        return cb_errhandler_call(eh, c ? comm : MPI_COMM_WORLD, code);
     char what[200];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
     fprintf(stderr, "cellblade mpi: rank %d: %s: %s: %s (MPI_ERRORS_ARE_FATAL)\n", world_rank, call, class_name(code), what);
+    cb_state_phase(CB_PHASE_ABORTED, code);
     cb_channel_abort(code);
-    _exit(code);
+    cb_exit(code);
 }
 
 void cb_need_init(const char *call)
@@ -137,6 +145,7 @@ void cb_need_init(const char *call)
         die(call, "called before MPI_Init");
     if (finalized)
         die(call, "called after MPI_Finalize");
+    cb_state_call(call);
 }
 
 int cb_check_comm(const char *call, MPI_Comm comm, struct cb_comm **out)
@@ -162,7 +171,7 @@ static int check_peer(const char *call, MPI_Comm comm, struct cb_comm *c, const 
 static int check_tag(const char *call, MPI_Comm comm, int tag, int any)
 {
     if (tag < 0 && !(any && tag == MPI_ANY_TAG))
-        return cb_fail(call, comm, MPI_ERR_TAG, "tag %d is invalid: allowed 0 to %d%s", tag, MPI_TAG_UB, any ? " or MPI_ANY_TAG" : "");
+        return cb_fail(call, comm, MPI_ERR_TAG, "tag %d is invalid: allowed 0 to %d%s", tag, CB_TAG_UB, any ? " or MPI_ANY_TAG" : "");
     return MPI_SUCCESS;
 }
 
@@ -176,7 +185,11 @@ int PMPI_Init(int *argc, char ***argv)
     if (!env)
         die("MPI_Init", "this program is not running under `cellblade mpirun` (CELLBLADE_MPI_FD is not set)");
     initialized = 1;
+    cb_state_call("MPI_Init");
+    cb_state_inside(1);
     struct answer a = cb_channel_init(atoi(env));
+    cb_state_inside(0);
+    cb_state_phase(CB_PHASE_RUNNING, 0);
     world_rank = a.source;
     world_size = a.tag;
     tick = a.value;
@@ -212,10 +225,15 @@ int PMPI_Finalized(int *flag)
 int PMPI_Finalize(void)
 {
     cb_need_init("MPI_Finalize");
+    /* MPI-2.2 §8.7.1: MPI_COMM_SELF's attributes are deleted first (then the world's, as
+     * MPICH does), their delete functions called while MPI still works. */
+    cb_comm_freeing(MPI_COMM_SELF);
+    cb_comm_freeing(MPI_COMM_WORLD);
     if (freed_recvs)
         collect_freed(COLLECT_ALL);
     call(OP_FINALIZE, 0, 0, 0, 0, NULL, NULL);
     finalized = 1;
+    cb_state_phase(CB_PHASE_FINALIZED, 0);
     cb_channel_close();
     return MPI_SUCCESS;
 }
@@ -224,8 +242,9 @@ int PMPI_Abort(MPI_Comm comm, int errorcode)
 {
     (void)comm;
     cb_need_init("MPI_Abort");
+    cb_state_phase(CB_PHASE_ABORTED, errorcode);
     cb_channel_abort(errorcode);
-    _exit(errorcode ? errorcode : 1);
+    cb_exit(errorcode ? errorcode : 1);
 }
 
 int PMPI_Comm_rank(MPI_Comm comm, int *rank)
@@ -242,7 +261,7 @@ int PMPI_Comm_size(MPI_Comm comm, int *size)
     struct cb_comm *c = NULL;
     cb_need_init("MPI_Comm_size");
     CB_CHECK(cb_check_comm("MPI_Comm_size", comm, &c));
-    *size = c->size;
+    *size = c->inter ? c->local_size : c->size;
     return MPI_SUCCESS;
 }
 
@@ -306,31 +325,6 @@ int PMPI_Error_string(int errorcode, char *string, int *resultlen)
     return MPI_SUCCESS;
 }
 
-int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
-{
-    struct cb_comm *c = NULL;
-    cb_need_init("MPI_Comm_set_errhandler");
-    CB_CHECK(cb_check_comm("MPI_Comm_set_errhandler", comm, &c));
-    if (errhandler != MPI_ERRORS_ARE_FATAL && errhandler != MPI_ERRORS_RETURN)
-        return cb_fail("MPI_Comm_set_errhandler", comm, MPI_ERR_ARG, "error handler %d is invalid: allowed MPI_ERRORS_ARE_FATAL or MPI_ERRORS_RETURN", errhandler);
-    c->eh = errhandler;
-    return MPI_SUCCESS;
-}
-
-int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
-{
-    struct cb_comm *c = NULL;
-    cb_need_init("MPI_Comm_get_errhandler");
-    CB_CHECK(cb_check_comm("MPI_Comm_get_errhandler", comm, &c));
-    *errhandler = c->eh;
-    return MPI_SUCCESS;
-}
-
-int PMPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler)
-{
-    return PMPI_Comm_set_errhandler(comm, errhandler);
-}
-
 static int wire_ctx(struct cb_comm *c, int coll)
 {
     return 2 * c->ctx + coll;
@@ -352,6 +346,7 @@ static void set_status(MPI_Status *st, int source, int tag, int error, int bytes
     st->MPI_TAG = tag;
     st->MPI_ERROR = error;
     st->cb_bytes = bytes;
+    st->cb_cancelled = 0;
 }
 
 /* A buffer's bytes, packed when its type is derived; `*tmp` is to be freed. */
@@ -391,6 +386,13 @@ int cb_send(const char *name, struct cb_comm *c, MPI_Comm comm, int coll, const 
 /* Deliver an answer's bytes (already in `into`, or in the packed `tmp`) and status. */
 static int received(const char *name, struct cb_comm *c, MPI_Comm comm, struct answer a, void *buf, MPI_Datatype t, char *tmp, size_t cap, MPI_Status *st)
 {
+    if (a.err == CB_CANCELLED) {
+        free(tmp);
+        set_status(st, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0);
+        if (st != MPI_STATUS_IGNORE)
+            st->cb_cancelled = 1;
+        return MPI_SUCCESS;
+    }
     if (tmp) {
         cb_unpack(tmp, a.count, t, buf);
         free(tmp);
@@ -591,11 +593,14 @@ static struct pending {
     MPI_Datatype datatype;
     MPI_Comm comm;
     MPI_Status status;
+    uint32_t op;
+    int persistent, active; /* MPI_Send_init ...: the slot outlives each completion (cb_requests.c) */
 } *pending; /* grown on demand: a program may keep any number of requests pending */
 static int pending_cap;
 
-/* Post a nonblocking request: `op` is OP_ISEND, OP_ISSEND (never buffered) or OP_IRECV. */
-static int post(const char *name, uint32_t op, const void *buf, int count, MPI_Datatype t, int peer, int tag, MPI_Comm comm, MPI_Request *request)
+/* A request of `op` (OP_ISEND, OP_ISSEND: never buffered, or OP_IRECV), checked and in its
+ * slot but not started. */
+static int make(const char *name, uint32_t op, const void *buf, int count, MPI_Datatype t, int peer, int tag, MPI_Comm comm, MPI_Request *request)
 {
     int is_send = op != OP_IRECV;
     struct cb_comm *c = NULL;
@@ -616,14 +621,34 @@ static int post(const char *name, uint32_t op, const void *buf, int count, MPI_D
         pending_cap = cap;
     }
     struct pending *q = &pending[i];
-    *q = (struct pending){1, is_send, 0, MPI_SUCCESS, 0, -1, name, (void *)buf, count, peer, tag, t, comm, {0, 0, 0, 0}};
+    *q = (struct pending){1, is_send, 0, MPI_SUCCESS, 0, -1, name, (void *)buf, count, peer, tag, t, comm, {0, 0, 0, 0}, op, 0, 0};
     *request = i + 1;
-    cb_type_hold(t); /* a pending request keeps its datatype and communicator alive */
+    cb_type_hold(t); /* a request keeps its datatype and communicator alive */
     cb_comm_hold(comm);
+    return MPI_SUCCESS;
+}
+
+/* Hand request q to the simulator (done at once to or from MPI_PROC_NULL). */
+static void start(struct pending *q)
+{
+    struct cb_comm *c = comm_live(q->comm);
+    const void *buf = q->buf;
+    int count = q->count, peer = q->peer, tag = q->tag, is_send = q->is_send;
+    MPI_Datatype t = q->datatype;
+    uint32_t op = q->op;
+    q->done = 0;
+    q->rc = MPI_SUCCESS;
+    q->active = 1;
+    if (op == CB_OP_BSEND && peer != MPI_PROC_NULL) { /* MPI_Bsend_init: buffered, done at once */
+        MPI_Request r;
+        if (PMPI_Isend(buf, count, t, peer, tag, q->comm, &r) == MPI_SUCCESS)
+            PMPI_Request_free(&r);
+        peer = MPI_PROC_NULL;
+    }
     if (peer == MPI_PROC_NULL) {
         q->done = 1;
         set_status(&q->status, MPI_PROC_NULL, MPI_ANY_TAG, MPI_SUCCESS, 0);
-        return MPI_SUCCESS;
+        return;
     }
     /* The buffer's address leads: requests on one buffer share its simulated copy (nb_wire.rs). */
     uint64_t at[2] = {(uint64_t)(uintptr_t)buf, (uint64_t)count * cb_type_size(t)};
@@ -638,7 +663,38 @@ static int post(const char *name, uint32_t op, const void *buf, int count, MPI_D
         int from = peer == MPI_ANY_SOURCE ? MPI_ANY_SOURCE : c->world[peer];
         q->handle = call(OP_IRECV, from, tag, wire_ctx(c, 0), sizeof at, at, NULL).tag;
     }
+}
+
+static int post(const char *name, uint32_t op, const void *buf, int count, MPI_Datatype t, int peer, int tag, MPI_Comm comm, MPI_Request *request)
+{
+    CB_CHECK(make(name, op, buf, count, t, peer, tag, comm, request));
+    start(&pending[*request - 1]);
     return MPI_SUCCESS;
+}
+
+/* Persistent requests (cb_requests.c): made once, started many times. */
+int cb_request_make(const char *name, uint32_t op, const void *buf, int count, MPI_Datatype t, int peer, int tag, MPI_Comm comm, MPI_Request *request)
+{
+    CB_CHECK(make(name, op, buf, count, t, peer, tag, comm, request));
+    pending[*request - 1].persistent = 1;
+    return MPI_SUCCESS;
+}
+
+int cb_request_start(const char *name, MPI_Request request)
+{
+    struct pending *q = request < 1 || request > pending_cap ? NULL : &pending[request - 1];
+    if (!q || !q->used || !q->persistent || q->freed)
+        return cb_fail(name, MPI_COMM_WORLD, MPI_ERR_REQUEST, "request %d is not a persistent request", request);
+    if (q->active)
+        return cb_fail(name, q->comm, MPI_ERR_REQUEST, "request %d is active already: complete it first", request);
+    start(q);
+    return MPI_SUCCESS;
+}
+
+/* A persistent request that was never started or has completed: it counts as a null one. */
+int cb_request_inactive(MPI_Request r)
+{
+    return r >= 1 && r <= pending_cap && pending[r - 1].used && pending[r - 1].persistent && !pending[r - 1].active;
 }
 
 int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
@@ -714,6 +770,10 @@ static int release(struct pending *q, MPI_Request *request, MPI_Status *status)
 {
     if (status != MPI_STATUS_IGNORE)
         *status = q->status;
+    if (q->persistent) {
+        q->active = 0;
+        return q->rc;
+    }
     q->used = 0;
     cb_type_release(q->datatype);
     cb_comm_release(q->comm);
@@ -724,7 +784,7 @@ static int release(struct pending *q, MPI_Request *request, MPI_Status *status)
 int PMPI_Wait(MPI_Request *request, MPI_Status *status)
 {
     cb_need_init("MPI_Wait");
-    if (*request == MPI_REQUEST_NULL) {
+    if (*request == MPI_REQUEST_NULL || cb_request_inactive(*request)) {
         set_status(status, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0);
         return MPI_SUCCESS;
     }
@@ -751,8 +811,9 @@ int PMPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[])
 int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 {
     cb_need_init("MPI_Test");
-    struct pending *q = *request == MPI_REQUEST_NULL ? NULL : request_of("MPI_Test", *request);
-    if (*request != MPI_REQUEST_NULL && !q)
+    int none = *request == MPI_REQUEST_NULL || cb_request_inactive(*request);
+    struct pending *q = none ? NULL : request_of("MPI_Test", *request);
+    if (!none && !q)
         return MPI_ERR_REQUEST;
     *flag = !q || q->done || complete(OP_TEST, &q, 1) == 0;
     if (!*flag)
@@ -771,7 +832,7 @@ int PMPI_Testall(int count, MPI_Request requests[], int *flag, MPI_Status status
     cb_need_init("MPI_Testall");
     int all = 1;
     for (int i = 0; i < count; i++) {
-        if (requests[i] == MPI_REQUEST_NULL)
+        if (requests[i] == MPI_REQUEST_NULL || cb_request_inactive(requests[i]))
             continue;
         struct pending *q = request_of("MPI_Testall", requests[i]);
         if (!q)
@@ -790,7 +851,7 @@ int PMPI_Waitany(int count, MPI_Request requests[], int *index, MPI_Status *stat
     struct pending **qs = malloc(sizeof *qs * (size_t)(count > 0 ? count : 1));
     int *at = malloc(sizeof *at * (size_t)(count > 0 ? count : 1)), n = 0, rc = MPI_SUCCESS, done = -1;
     for (int i = 0; i < count && done < 0 && rc == MPI_SUCCESS; i++) {
-        if (requests[i] == MPI_REQUEST_NULL)
+        if (requests[i] == MPI_REQUEST_NULL || cb_request_inactive(requests[i]))
             continue;
         struct pending *q = request_of("MPI_Waitany", requests[i]);
         if (!q)
@@ -822,7 +883,7 @@ int PMPI_Testany(int count, MPI_Request requests[], int *index, int *flag, MPI_S
     *index = MPI_UNDEFINED;
     *flag = 1;
     for (int i = 0; i < count; i++) {
-        if (requests[i] == MPI_REQUEST_NULL)
+        if (requests[i] == MPI_REQUEST_NULL || cb_request_inactive(requests[i]))
             continue;
         int rc = PMPI_Test(&requests[i], flag, status);
         if (*flag || rc != MPI_SUCCESS) {
@@ -846,6 +907,9 @@ int PMPI_Request_free(MPI_Request *request)
     struct pending *q = request_of("MPI_Request_free", *request);
     if (!q)
         return MPI_ERR_REQUEST;
+    if (q->persistent && !q->active)
+        q->done = 1; /* nothing in flight: free the slot now */
+    q->persistent = 0;
     if (q->done || q->is_send) {
         if (!q->done)
             call(OP_REQUEST_FREE, q->handle, 0, 0, 0, NULL, NULL);
@@ -856,6 +920,25 @@ int PMPI_Request_free(MPI_Request *request)
     q->freed = 1;
     *request = MPI_REQUEST_NULL;
     call(OP_REQUEST_FREE, q->handle, 0, 0, 0, NULL, NULL);
+    return MPI_SUCCESS;
+}
+
+/* MPI-1.3 §3.8.4: a pending receive not yet matched completes as cancelled; a send (or a
+ * matched receive) completes as it would have, which MPI allows. */
+int PMPI_Cancel(MPI_Request *request)
+{
+    cb_need_init("MPI_Cancel");
+    struct pending *q = request_of("MPI_Cancel", *request);
+    if (!q)
+        return MPI_ERR_REQUEST;
+    if (!q->is_send && !q->done && q->active + !q->persistent && q->peer != MPI_PROC_NULL)
+        call(OP_CANCEL, q->handle, 0, 0, 0, NULL, NULL);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Test_cancelled(const MPI_Status *status, int *flag)
+{
+    *flag = status->cb_cancelled;
     return MPI_SUCCESS;
 }
 
@@ -906,7 +989,7 @@ static void collect_freed(int which)
 int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 {
     *flag = 1;
-    if (request == MPI_REQUEST_NULL) {
+    if (request == MPI_REQUEST_NULL || cb_request_inactive(request)) {
         set_status(status, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0);
         return MPI_SUCCESS;
     }
@@ -935,9 +1018,6 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 #pragma weak MPI_Wtick = PMPI_Wtick
 #pragma weak MPI_Error_string = PMPI_Error_string
 #pragma weak MPI_Error_class = PMPI_Error_class
-#pragma weak MPI_Comm_set_errhandler = PMPI_Comm_set_errhandler
-#pragma weak MPI_Comm_get_errhandler = PMPI_Comm_get_errhandler
-#pragma weak MPI_Errhandler_set = PMPI_Errhandler_set
 #pragma weak MPI_Send = PMPI_Send
 #pragma weak MPI_Ssend = PMPI_Ssend
 #pragma weak MPI_Rsend = PMPI_Rsend
@@ -957,4 +1037,6 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 #pragma weak MPI_Testall = PMPI_Testall
 #pragma weak MPI_Testany = PMPI_Testany
 #pragma weak MPI_Request_free = PMPI_Request_free
+#pragma weak MPI_Cancel = PMPI_Cancel
+#pragma weak MPI_Test_cancelled = PMPI_Test_cancelled
 #pragma weak MPI_Request_get_status = PMPI_Request_get_status

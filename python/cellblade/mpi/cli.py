@@ -25,6 +25,7 @@ MPIRUN_FLAGS = {
     "placement": "--placement",
     "placement_file": "--placement",
     "trace": "--trace",
+    "trace_file": "--trace",
     "coll": "--coll",
     "compute": "--compute",
 }
@@ -100,7 +101,14 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         "--trace",
         type=Path,
         metavar="FILE",
-        help="write a Chrome/Perfetto trace of the simulated blade to FILE",
+        help="stream a Chrome/Perfetto trace of the simulated blade to FILE as the job runs",
+    )
+    run.add_argument(
+        "--timeout",
+        type=_seconds,
+        metavar="SECONDS",
+        help="end the job after SECONDS of wall time (exit status 124), naming each rank's "
+        "last MPI call and whether it waits in it or computes",
     )
     run.add_argument(
         "--out",
@@ -247,10 +255,14 @@ def _save(args: argparse.Namespace, result: launcher.JobResult) -> None:
     import json
 
     report = dict(result.report)
-    trace = report.pop("trace", None)
+    report.pop("trace", None)  # streamed to args.trace as the job ran
     machine = report.pop("machine_toml", None)
-    if args.trace is not None and trace is not None:
-        outputs.write_file("--trace", args.trace, lambda temporary: temporary.write_text(trace))
+    if args.trace is not None and report.get("trace_dropped"):
+        print(
+            f"cellblade mpirun: warning: the trace {args.trace} is cut: "
+            f"{report['trace_dropped']} events past its limit were dropped",
+            file=sys.stderr,
+        )
     if args.out is not None:
         report.update(
             exit_code=result.exit_code,
@@ -265,6 +277,18 @@ def _save(args: argparse.Namespace, result: launcher.JobResult) -> None:
             (staging / "result.json").write_text(json.dumps(report, indent=2) + "\n")
             if machine is not None:
                 (staging / "machine.toml").write_text(machine)
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(
+            f"invalid value {text!r}: allowed a number of seconds above 0"
+        )
+    return value
 
 
 def _ranks(text: str) -> int:
@@ -318,10 +342,11 @@ def _mpirun(args: argparse.Namespace) -> int:
         machine=args.machine or args.preset,
         overrides=args.overrides,
         placement=args.placement,
-        trace=args.trace is not None,
+        trace=args.trace if args.trace is not None else False,
         depth=args.depth,
         coll=args.coll,
         compute=args.compute,
+        timeout=args.timeout,
     )
     _save(args, result)
     if result.message:

@@ -15,6 +15,8 @@ import tempfile
 from pathlib import Path
 
 SOURCES = Path(__file__).resolve().parent
+# What programs include: mpi.h, and the calls it declares unavailable.
+PUBLIC_HEADERS = ("mpi.h", "mpi_missing.h")
 # Flags that stop before linking: no library to add.
 _NO_LINK = {"-c", "-E", "-S", "-M", "-MM"}
 
@@ -42,7 +44,8 @@ def library_dir() -> Path:
     target.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=target.parent) as tmp:
         build = Path(tmp)
-        shutil.copy(SOURCES / "mpi.h", build / "mpi.h")
+        for header in PUBLIC_HEADERS:
+            shutil.copy(SOURCES / header, build / header)
         objects = []
         for source in (p for p in _sources() if p.suffix == ".c"):
             obj = build / f"{source.stem}.o"

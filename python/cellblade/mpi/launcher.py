@@ -4,8 +4,10 @@ Each rank process gets one end of a socket pair (its descriptor in ``CELLBLADE_M
 simulator, in this process, serves every rank's MPI calls over the other ends, through the
 shared-memory channel each rank sends with its first call (crates/cellblade/src/mpi/channel.rs). Standard output
 and error of the ranks are this process's. When the job ends badly (a rank crashes or exits
-without ``MPI_Finalize``, ``MPI_Abort``, a deadlock, an error of the simulation, Ctrl-C) every
-rank still running is ended, and no process is left behind.
+without ``MPI_Finalize``, ``MPI_Abort``, a deadlock, an error of the simulation, ``--timeout``,
+Ctrl-C, SIGTERM or SIGHUP) every rank still running is ended, and no process is left behind:
+the ranks also die with this process (cb_fault.c). A rank that ends badly is reported when it
+ends (watch.py), not when the simulator next serves it.
 """
 
 from __future__ import annotations
@@ -16,14 +18,30 @@ import signal
 import socket
 import subprocess
 import threading
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from cellblade import _core
+from cellblade.mpi import watch
 
 # How long a rank gets to exit on its own once the simulation is over, and after SIGTERM.
 _GRACE_S = 5.0
+# How long a rank gets to notice that the simulator has gone, before it is ended.
+_OWN_EXIT_S = 1.0
+# How long a rank's end waits for the simulator's own report before the launcher reports it.
+_SIMULATOR_FIRST_S = 0.3
+# How long the simulator gets to notice that the launcher ended the ranks.
+_SIMULATOR_GRACE_S = 10.0
+# Signals that end the job as Ctrl-C does; the exit status is 128 + the signal's number.
+_ENDING_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+
+
+class _Signalled(Exception):
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
 
 
 @dataclass
@@ -55,14 +73,17 @@ def _request(
     n: int,
     mode: str | None,
     placement: str | Path | list[int] | None,
-    trace: bool,
+    trace: bool | str | Path,
     depth: int | None,
     coll: str | None = None,
     compute: str | None = None,
 ) -> dict[str, Any]:
     """The job's request (crates/cellblade/src/mpi/request.rs); fields left out take the core's
-    defaults. A placement that names a file is the file's text."""
-    request: dict[str, Any] = {"ranks": n, "trace": trace}
+    defaults. A placement that names a file is the file's text; a trace that names a file
+    streams there."""
+    request: dict[str, Any] = {"ranks": n, "trace": trace is True}
+    if isinstance(trace, (str, Path)):
+        request["trace_file"] = str(trace)
     if mode is not None:
         request["mode"] = mode
     if depth is not None:
@@ -78,19 +99,19 @@ def _request(
     return request
 
 
-def _ended(proc: subprocess.Popen) -> str:
-    code = proc.returncode
-    if code is not None and code < 0:
-        try:
-            name = signal.Signals(-code).name
-        except ValueError:
-            name = f"signal {-code}"
-        return f"was killed by {name}"
-    return f"exited with code {code}"
+_ended = watch.ended_how
+_exit_code = watch.exit_code_of
 
 
 def _stop(procs: list[subprocess.Popen]) -> None:
-    """End every rank still running: SIGTERM, then SIGKILL after a grace period; reap all."""
+    """End every rank still running: a moment to exit on its own (a rank whose simulator has
+    gone flushes its output and exits), SIGTERM, then SIGKILL after a grace period; reap all."""
+    deadline = time.monotonic() + _OWN_EXIT_S
+    for p in procs:
+        try:
+            p.wait(timeout=max(0.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            pass
     for p in procs:
         if p.poll() is None:
             p.terminate()
@@ -110,17 +131,22 @@ def mpirun(
     machine: str | Path = "qs20",
     overrides: list[str] = (),  # type: ignore[assignment]
     placement: str | Path | list[int] | None = None,
-    trace: bool = False,
+    trace: bool | str | Path = False,
     depth: int | None = None,
     coll: str | None = None,
     compute: str | None = None,
+    timeout: float | None = None,
 ) -> JobResult:
     """Run `program ARGS` as `n` ranks; returns when every rank has ended. `placement` gives
     each rank's SPE: a named placement, the SPE ids in rank order ([0, 8, 1, 9]) or a
     placement file. `coll` puts collectives on the collective library ("library", "auto" or
     "OP=ALGO,..."; see the README's MPI section). `compute` is what computation between calls
     costs: "zero" or "cpu[:FACTOR]". Left out, `mode`, `depth`, `coll` and `compute` are the
-    core's defaults (``catalog()["mpi"]``)."""
+    core's defaults (``catalog()["mpi"]``). `trace`: True keeps the trace in the report, a
+    path streams it to that file. `timeout`: seconds of wall time after which the job is ended
+    (exit status 124), its report naming each rank's last MPI call."""
+    if timeout is not None and not timeout > 0:
+        raise ValueError(f"timeout {timeout!r} is invalid: allowed a number of seconds above 0")
     request = _request(n, mode, placement, trace, depth, coll, compute)
     chosen = _machine(machine, list(overrides))
     if not 1 <= n <= _core.catalog()["mpi"]["max_ranks"]:
@@ -128,30 +154,73 @@ def mpirun(
     path = _resolve(program)
     pairs = [socket.socketpair() for _ in range(n)]
     procs: list[subprocess.Popen] = []
+    pages = watch.StatePages(n)
+    handlers = _catch_ending_signals()
     try:
         for rank, (_, child) in enumerate(pairs):
             env = dict(
-                os.environ, CELLBLADE_MPI_FD=str(child.fileno()), CELLBLADE_MPI_RANK=str(rank)
+                os.environ,
+                CELLBLADE_MPI_FD=str(child.fileno()),
+                CELLBLADE_MPI_RANK=str(rank),
+                CELLBLADE_MPI_STATE_FD=str(pages.fd),
+                CELLBLADE_MPI_PARENT=str(os.getpid()),
             )
-            procs.append(subprocess.Popen([path, *args], env=env, pass_fds=[child.fileno()]))
+            procs.append(
+                subprocess.Popen([path, *args], env=env, pass_fds=[child.fileno(), pages.fd])
+            )
             child.close()
         fds = [parent.detach() for parent, _ in pairs]
-        report = _simulate(procs, fds, request, chosen)
-        return _finish(report, procs)
+        outcome = _simulate(procs, fds, request, chosen, pages, timeout)
+        if isinstance(outcome, watch.Verdict):
+            return JobResult(outcome.exit_code, outcome.message, {"outcome": "ended"})
+        return _finish(outcome, procs)
+    except _Signalled as sig:
+        _kill(procs)
+        name = signal.Signals(sig.signum).name
+        return JobResult(128 + sig.signum, f"ended by {name}: every rank was ended")
     finally:
         for parent, child in pairs:
             parent.close()
             child.close()
         _stop(procs)
+        pages.close()
+        for signum, handler in handlers.items():
+            signal.signal(signum, handler)
+
+
+def _catch_ending_signals() -> dict[int, Any]:
+    """SIGTERM and SIGHUP end the job as Ctrl-C does (only the main thread may set handlers:
+    elsewhere the ranks still die with this process)."""
+    if threading.current_thread() is not threading.main_thread():
+        return {}
+
+    def raise_it(signum: int, _frame: Any) -> None:
+        raise _Signalled(signum)
+
+    return {s: signal.signal(s, raise_it) for s in _ENDING_SIGNALS}
+
+
+def _kill(procs: list[subprocess.Popen]) -> None:
+    for p in procs:
+        if p.poll() is None:
+            p.kill()
 
 
 def _simulate(
-    procs: list[subprocess.Popen], fds: list[int], request: dict[str, Any], machine: dict[str, Any]
-) -> dict[str, Any]:
-    """Run the simulation in a thread, so that Ctrl-C reaches this one even while the
-    simulator waits for a rank that computes: then the ranks are ended, which closes their
-    sockets and ends the simulation. The report is the job's outcome with its machine_toml."""
+    procs: list[subprocess.Popen],
+    fds: list[int],
+    request: dict[str, Any],
+    machine: dict[str, Any],
+    pages: watch.StatePages,
+    timeout: float | None,
+) -> dict[str, Any] | watch.Verdict:
+    """Run the simulation in a thread while this one watches the rank processes (watch.py) and
+    takes Ctrl-C and the ending signals even while the simulator waits for a rank that
+    computes: then the ranks are ended, which closes their sockets and ends the simulation.
+    Returns the simulator's report (the job's outcome with its machine_toml), or the verdict
+    of a job the launcher ended itself."""
     outcome: dict[str, Any] = {}
+    done_r, done_w = os.pipe()
 
     def run() -> None:
         try:
@@ -159,18 +228,32 @@ def _simulate(
             outcome["report"] = {**answer["result"], "machine_toml": answer["machine_toml"]}
         except BaseException as error:  # handed to the main thread
             outcome["error"] = error
+        finally:  # the watcher may have stopped listening: then nobody needs the word
+            try:
+                os.write(done_w, b"x")
+            except OSError:
+                pass
+            os.close(done_w)
 
     worker = threading.Thread(target=run, name="cellblade-mpirun", daemon=True)
     worker.start()
     try:
-        while worker.is_alive():
-            worker.join(0.1)
-    except KeyboardInterrupt:
-        for p in procs:
-            if p.poll() is None:
-                p.kill()
-        worker.join()
+        verdict = watch.watch(procs, pages, done_r, timeout)
+    except BaseException:
+        _kill(procs)
+        worker.join(_SIMULATOR_GRACE_S)
         raise
+    finally:
+        os.close(done_r)
+    if verdict is not None:
+        # The simulator may be ending the job itself (a refused request, the rank's loss seen):
+        # its word is the more precise one when it comes at once.
+        worker.join(_SIMULATOR_FIRST_S)
+        if worker.is_alive():
+            _kill(procs)
+            worker.join(_SIMULATOR_GRACE_S)
+            return verdict
+    worker.join()
     if "error" in outcome:
         raise outcome["error"]
     return outcome["report"]
@@ -214,7 +297,3 @@ def _finish(report: dict[str, Any], procs: list[subprocess.Popen]) -> JobResult:
         f"rank {rank} {_ended(p)} without calling MPI_Finalize (its last call: {report['after']}): the other ranks were ended",
         report,
     )
-
-
-def _exit_code(p: subprocess.Popen) -> int:
-    return 128 - p.returncode if p.returncode < 0 else p.returncode

@@ -1,9 +1,12 @@
 /* mpi.h of cellblade: MPI on the simulated SPEs of a dual-Cell blade (seed 004).
  *
- * Compile with `cellblade mpicc`, run with `cellblade mpirun -n N`. Every call below is
- * implemented in cellblade_mpi.c (as MPI_X and its profiling name PMPI_X); a call that is not
- * declared here fails at link time. Messages are synchronous (seed 004 §3.1): a send returns
- * once the receiver has the data.
+ * Compile with `cellblade mpicc`, run with `cellblade mpirun -n N`. Every call declared below
+ * is implemented by the rank library (as MPI_X and its profiling name PMPI_X): the whole of
+ * MPI-1.3 (MPI_Cancel cancels receives; a send completes), and the MPI-2 calls programs use with it
+ * (MPI_VERSION says 1.3: not all of MPI-2 is here). A call of MPI-2 or later that the library
+ * lacks is declared unavailable (mpi_missing.h), so using it fails at compile time saying
+ * that cellblade does not implement it. Messages are synchronous (seed 004 §3.1): a send
+ * returns once the receiver has the data.
  */
 #ifndef CELLBLADE_MPI_H
 #define CELLBLADE_MPI_H
@@ -22,13 +25,16 @@ typedef int MPI_Datatype;
 typedef int MPI_Op;
 typedef int MPI_Request;
 typedef int MPI_Errhandler;
+typedef int MPI_Group;
+typedef int MPI_Info;
 typedef long MPI_Aint;
 
 typedef struct {
     int MPI_SOURCE;
     int MPI_TAG;
     int MPI_ERROR;
-    int cb_bytes; /* bytes received: read it with MPI_Get_count */
+    int cb_bytes;     /* bytes received: read it with MPI_Get_count */
+    int cb_cancelled; /* MPI_Test_cancelled */
 } MPI_Status;
 
 /* Error classes. */
@@ -52,7 +58,10 @@ typedef struct {
 #define MPI_ERR_INTERN 17
 #define MPI_ERR_IN_STATUS 18
 #define MPI_ERR_PENDING 19
-#define MPI_ERR_LASTCODE 19
+#define MPI_ERR_KEYVAL 20
+#define MPI_ERR_NO_MEM 21
+#define MPI_ERR_INFO_NOKEY 22
+#define MPI_ERR_LASTCODE 22
 
 #define MPI_COMM_NULL 0
 #define MPI_COMM_WORLD 1
@@ -66,6 +75,17 @@ typedef struct {
 #define MPI_ERRHANDLER_NULL 0
 #define MPI_ERRORS_ARE_FATAL 1
 #define MPI_ERRORS_RETURN 2
+#define MPI_GROUP_NULL 0
+#define MPI_GROUP_EMPTY 1
+#define MPI_INFO_NULL 0
+#define MPI_KEYVAL_INVALID (-1)
+#define MPI_CART 1
+#define MPI_GRAPH 2
+/* Attribute keys of MPI_COMM_WORLD (MPI_Comm_get_attr): each value is an int. */
+#define MPI_TAG_UB 1
+#define MPI_HOST 2
+#define MPI_IO 3
+#define MPI_WTIME_IS_GLOBAL 4
 
 /* Predefined datatypes: the handle's low byte is its size in bytes. */
 #define MPI_CHAR ((MPI_Datatype)0x0101)
@@ -92,6 +112,10 @@ typedef struct {
 #define MPI_2INT ((MPI_Datatype)(0x1400 | sizeof(struct { int v; int i; })))
 #define MPI_SHORT_INT ((MPI_Datatype)(0x1500 | sizeof(struct { short v; int i; })))
 #define MPI_LONG_DOUBLE_INT ((MPI_Datatype)(0x1600 | sizeof(struct { long double v; int i; })))
+#define MPI_PACKED ((MPI_Datatype)0x1701)
+/* Markers of a type's bounds in MPI_Type_struct (MPI-1): no data. */
+#define MPI_LB ((MPI_Datatype)0x1800)
+#define MPI_UB ((MPI_Datatype)0x1900)
 
 /* Predefined reduction operations. */
 #define MPI_OP_NULL ((MPI_Op)0)
@@ -111,16 +135,35 @@ typedef struct {
 typedef void MPI_User_function(void *invec, void *inoutvec, int *len, MPI_Datatype *datatype);
 
 #define MPI_IN_PLACE ((void *)1)
+#define MPI_BOTTOM ((void *)0) /* absolute addresses (MPI_Get_address) as displacements */
 
 #define MPI_ANY_SOURCE (-1)
 #define MPI_ANY_TAG (-1)
 #define MPI_PROC_NULL (-2)
 #define MPI_UNDEFINED (-32766)
-#define MPI_TAG_UB 0x7fffffff
 #define MPI_STATUS_IGNORE ((MPI_Status *)0)
 #define MPI_STATUSES_IGNORE ((MPI_Status *)0)
 #define MPI_MAX_PROCESSOR_NAME 256
 #define MPI_MAX_ERROR_STRING 256
+#define MPI_MAX_OBJECT_NAME 128
+#define MPI_MAX_INFO_KEY 255
+#define MPI_MAX_INFO_VAL 1024
+#define MPI_MAX_LIBRARY_VERSION_STRING 256
+#define MPI_BSEND_OVERHEAD 32
+
+typedef void MPI_Comm_errhandler_function(MPI_Comm *comm, int *code, ...);
+typedef MPI_Comm_errhandler_function MPI_Handler_function;
+typedef int MPI_Comm_copy_attr_function(MPI_Comm oldcomm, int keyval, void *extra_state, void *attribute_val_in, void *attribute_val_out,
+    int *flag);
+typedef int MPI_Comm_delete_attr_function(MPI_Comm comm, int keyval, void *attribute_val, void *extra_state);
+typedef MPI_Comm_copy_attr_function MPI_Copy_function;
+typedef MPI_Comm_delete_attr_function MPI_Delete_function;
+int MPI_NULL_COPY_FN(MPI_Comm, int, void *, void *, void *, int *);
+int MPI_DUP_FN(MPI_Comm, int, void *, void *, void *, int *);
+int MPI_NULL_DELETE_FN(MPI_Comm, int, void *, void *);
+#define MPI_COMM_NULL_COPY_FN MPI_NULL_COPY_FN
+#define MPI_COMM_DUP_FN MPI_DUP_FN
+#define MPI_COMM_NULL_DELETE_FN MPI_NULL_DELETE_FN
 
 #define MPI_THREAD_SINGLE 0
 #define MPI_THREAD_FUNNELED 1
@@ -143,13 +186,64 @@ CB_DECLARE(double, Wtime, (void))
 CB_DECLARE(double, Wtick, (void))
 CB_DECLARE(int, Error_string, (int errorcode, char *string, int *resultlen))
 CB_DECLARE(int, Error_class, (int errorcode, int *errorclass))
+CB_DECLARE(int, Get_library_version, (char *version, int *resultlen))
+CB_DECLARE(int, Query_thread, (int *provided))
+CB_DECLARE(int, Is_thread_main, (int *flag))
+CB_DECLARE(int, Pcontrol, (const int level, ...))
+CB_DECLARE(int, Alloc_mem, (MPI_Aint size, MPI_Info info, void *baseptr))
+CB_DECLARE(int, Free_mem, (void *base))
+CB_DECLARE(int, Info_create, (MPI_Info *info))
+CB_DECLARE(int, Info_set, (MPI_Info info, const char *key, const char *value))
+CB_DECLARE(int, Info_get, (MPI_Info info, const char *key, int valuelen, char *value, int *flag))
+CB_DECLARE(int, Info_get_valuelen, (MPI_Info info, const char *key, int *valuelen, int *flag))
+CB_DECLARE(int, Info_delete, (MPI_Info info, const char *key))
+CB_DECLARE(int, Info_get_nkeys, (MPI_Info info, int *nkeys))
+CB_DECLARE(int, Info_get_nthkey, (MPI_Info info, int n, char *key))
+CB_DECLARE(int, Info_dup, (MPI_Info info, MPI_Info *newinfo))
+CB_DECLARE(int, Info_free, (MPI_Info *info))
+CB_DECLARE(int, Comm_create_errhandler, (MPI_Comm_errhandler_function *function, MPI_Errhandler *errhandler))
+CB_DECLARE(int, Errhandler_create, (MPI_Handler_function *function, MPI_Errhandler *errhandler))
+CB_DECLARE(int, Errhandler_free, (MPI_Errhandler *errhandler))
 CB_DECLARE(int, Comm_set_errhandler, (MPI_Comm comm, MPI_Errhandler errhandler))
 CB_DECLARE(int, Comm_get_errhandler, (MPI_Comm comm, MPI_Errhandler *errhandler))
 CB_DECLARE(int, Errhandler_set, (MPI_Comm comm, MPI_Errhandler errhandler))
+CB_DECLARE(int, Errhandler_get, (MPI_Comm comm, MPI_Errhandler *errhandler))
+CB_DECLARE(int, Comm_call_errhandler, (MPI_Comm comm, int errorcode))
+CB_DECLARE(int, Comm_create_keyval, (MPI_Comm_copy_attr_function *copy, MPI_Comm_delete_attr_function *del, int *keyval, void *extra_state))
+CB_DECLARE(int, Keyval_create, (MPI_Copy_function *copy, MPI_Delete_function *del, int *keyval, void *extra_state))
+CB_DECLARE(int, Comm_free_keyval, (int *keyval))
+CB_DECLARE(int, Keyval_free, (int *keyval))
+CB_DECLARE(int, Comm_set_attr, (MPI_Comm comm, int keyval, void *attribute_val))
+CB_DECLARE(int, Attr_put, (MPI_Comm comm, int keyval, void *attribute_val))
+CB_DECLARE(int, Comm_get_attr, (MPI_Comm comm, int keyval, void *attribute_val, int *flag))
+CB_DECLARE(int, Attr_get, (MPI_Comm comm, int keyval, void *attribute_val, int *flag))
+CB_DECLARE(int, Comm_delete_attr, (MPI_Comm comm, int keyval))
+CB_DECLARE(int, Attr_delete, (MPI_Comm comm, int keyval))
+CB_DECLARE(int, Comm_set_name, (MPI_Comm comm, const char *comm_name))
+CB_DECLARE(int, Comm_get_name, (MPI_Comm comm, char *comm_name, int *resultlen))
+CB_DECLARE(int, Type_set_name, (MPI_Datatype datatype, const char *type_name))
+CB_DECLARE(int, Type_get_name, (MPI_Datatype datatype, char *type_name, int *resultlen))
 CB_DECLARE(int, Type_size, (MPI_Datatype datatype, int *size))
 CB_DECLARE(int, Send, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm))
 CB_DECLARE(int, Ssend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm))
 CB_DECLARE(int, Rsend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm))
+CB_DECLARE(int, Bsend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm))
+CB_DECLARE(int, Buffer_attach, (void *buffer, int size))
+CB_DECLARE(int, Buffer_detach, (void *buffer_addr, int *size))
+CB_DECLARE(int, Ibsend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request))
+CB_DECLARE(int, Irsend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request))
+CB_DECLARE(int, Send_init, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request))
+CB_DECLARE(int, Bsend_init, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request))
+CB_DECLARE(int, Ssend_init, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request))
+CB_DECLARE(int, Rsend_init, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request))
+CB_DECLARE(int, Recv_init, (void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request))
+CB_DECLARE(int, Start, (MPI_Request *request))
+CB_DECLARE(int, Startall, (int count, MPI_Request requests[]))
+CB_DECLARE(int, Waitsome, (int incount, MPI_Request requests[], int *outcount, int indices[], MPI_Status statuses[]))
+CB_DECLARE(int, Testsome, (int incount, MPI_Request requests[], int *outcount, int indices[], MPI_Status statuses[]))
+CB_DECLARE(int, Pack, (const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize, int *position, MPI_Comm comm))
+CB_DECLARE(int, Unpack, (const void *inbuf, int insize, int *position, void *outbuf, int outcount, MPI_Datatype datatype, MPI_Comm comm))
+CB_DECLARE(int, Pack_size, (int incount, MPI_Datatype datatype, MPI_Comm comm, int *size))
 CB_DECLARE(int, Recv, (void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status))
 CB_DECLARE(int, Get_count, (const MPI_Status *status, MPI_Datatype datatype, int *count))
 CB_DECLARE(int, Get_elements, (const MPI_Status *status, MPI_Datatype datatype, int *count))
@@ -164,6 +258,8 @@ CB_DECLARE(int, Testall, (int count, MPI_Request requests[], int *flag, MPI_Stat
 CB_DECLARE(int, Testany, (int count, MPI_Request requests[], int *index, int *flag, MPI_Status *status))
 CB_DECLARE(int, Waitany, (int count, MPI_Request requests[], int *index, MPI_Status *status))
 CB_DECLARE(int, Request_free, (MPI_Request *request))
+CB_DECLARE(int, Cancel, (MPI_Request *request))
+CB_DECLARE(int, Test_cancelled, (const MPI_Status *status, int *flag))
 CB_DECLARE(int, Request_get_status, (MPI_Request request, int *flag, MPI_Status *status))
 CB_DECLARE(int, Probe, (int source, int tag, MPI_Comm comm, MPI_Status *status))
 CB_DECLARE(int, Iprobe, (int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status))
@@ -175,11 +271,67 @@ CB_DECLARE(int, Comm_dup, (MPI_Comm comm, MPI_Comm *newcomm))
 CB_DECLARE(int, Comm_split, (MPI_Comm comm, int color, int key, MPI_Comm *newcomm))
 CB_DECLARE(int, Comm_free, (MPI_Comm *comm))
 CB_DECLARE(int, Comm_compare, (MPI_Comm comm1, MPI_Comm comm2, int *result))
+CB_DECLARE(int, Comm_create, (MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm))
+CB_DECLARE(int, Intercomm_create, (MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag,
+    MPI_Comm *newintercomm))
+CB_DECLARE(int, Intercomm_merge, (MPI_Comm intercomm, int high, MPI_Comm *newintracomm))
+CB_DECLARE(int, Comm_group, (MPI_Comm comm, MPI_Group *group))
+CB_DECLARE(int, Comm_test_inter, (MPI_Comm comm, int *flag))
+CB_DECLARE(int, Comm_remote_size, (MPI_Comm comm, int *size))
+CB_DECLARE(int, Comm_remote_group, (MPI_Comm comm, MPI_Group *group))
+CB_DECLARE(int, Group_size, (MPI_Group group, int *size))
+CB_DECLARE(int, Group_rank, (MPI_Group group, int *rank))
+CB_DECLARE(int, Group_free, (MPI_Group *group))
+CB_DECLARE(int, Group_translate_ranks, (MPI_Group group1, int n, const int ranks1[], MPI_Group group2, int ranks2[]))
+CB_DECLARE(int, Group_compare, (MPI_Group group1, MPI_Group group2, int *result))
+CB_DECLARE(int, Group_union, (MPI_Group group1, MPI_Group group2, MPI_Group *newgroup))
+CB_DECLARE(int, Group_intersection, (MPI_Group group1, MPI_Group group2, MPI_Group *newgroup))
+CB_DECLARE(int, Group_difference, (MPI_Group group1, MPI_Group group2, MPI_Group *newgroup))
+CB_DECLARE(int, Group_incl, (MPI_Group group, int n, const int ranks[], MPI_Group *newgroup))
+CB_DECLARE(int, Group_excl, (MPI_Group group, int n, const int ranks[], MPI_Group *newgroup))
+CB_DECLARE(int, Group_range_incl, (MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup))
+CB_DECLARE(int, Group_range_excl, (MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup))
+CB_DECLARE(int, Cart_create, (MPI_Comm comm, int ndims, const int dims[], const int periods[], int reorder, MPI_Comm *comm_cart))
+CB_DECLARE(int, Dims_create, (int nnodes, int ndims, int dims[]))
+CB_DECLARE(int, Topo_test, (MPI_Comm comm, int *status))
+CB_DECLARE(int, Cartdim_get, (MPI_Comm comm, int *ndims))
+CB_DECLARE(int, Cart_get, (MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[]))
+CB_DECLARE(int, Cart_rank, (MPI_Comm comm, const int coords[], int *rank))
+CB_DECLARE(int, Cart_coords, (MPI_Comm comm, int rank, int maxdims, int coords[]))
+CB_DECLARE(int, Cart_shift, (MPI_Comm comm, int direction, int disp, int *rank_source, int *rank_dest))
+CB_DECLARE(int, Cart_sub, (MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm))
+CB_DECLARE(int, Cart_map, (MPI_Comm comm, int ndims, const int dims[], const int periods[], int *newrank))
+CB_DECLARE(int, Graph_create, (MPI_Comm comm, int nnodes, const int index[], const int edges[], int reorder, MPI_Comm *comm_graph))
+CB_DECLARE(int, Graphdims_get, (MPI_Comm comm, int *nnodes, int *nedges))
+CB_DECLARE(int, Graph_get, (MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[]))
+CB_DECLARE(int, Graph_neighbors_count, (MPI_Comm comm, int rank, int *nneighbors))
+CB_DECLARE(int, Graph_neighbors, (MPI_Comm comm, int rank, int maxneighbors, int neighbors[]))
+CB_DECLARE(int, Graph_map, (MPI_Comm comm, int nnodes, const int index[], const int edges[], int *newrank))
 CB_DECLARE(int, Type_contiguous, (int count, MPI_Datatype oldtype, MPI_Datatype *newtype))
 CB_DECLARE(int, Type_vector, (int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype *newtype))
 CB_DECLARE(int, Type_commit, (MPI_Datatype *datatype))
 CB_DECLARE(int, Type_free, (MPI_Datatype *datatype))
 CB_DECLARE(int, Type_get_extent, (MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent))
+CB_DECLARE(int, Type_get_true_extent, (MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent))
+CB_DECLARE(int, Type_extent, (MPI_Datatype datatype, MPI_Aint *extent))
+CB_DECLARE(int, Type_lb, (MPI_Datatype datatype, MPI_Aint *displacement))
+CB_DECLARE(int, Type_ub, (MPI_Datatype datatype, MPI_Aint *displacement))
+CB_DECLARE(int, Type_hvector, (int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype *newtype))
+CB_DECLARE(int, Type_create_hvector, (int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype *newtype))
+CB_DECLARE(int, Type_indexed, (int count, const int blocklengths[], const int displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype))
+CB_DECLARE(int, Type_create_indexed_block, (int count, int blocklength, const int displacements[], MPI_Datatype oldtype,
+    MPI_Datatype *newtype))
+CB_DECLARE(int, Type_hindexed, (int count, int blocklengths[], MPI_Aint displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype))
+CB_DECLARE(int, Type_create_hindexed, (int count, const int blocklengths[], const MPI_Aint displacements[], MPI_Datatype oldtype,
+    MPI_Datatype *newtype))
+CB_DECLARE(int, Type_struct, (int count, int blocklengths[], MPI_Aint displacements[], MPI_Datatype types[], MPI_Datatype *newtype))
+CB_DECLARE(int, Type_create_struct, (int count, const int blocklengths[], const MPI_Aint displacements[], const MPI_Datatype types[],
+    MPI_Datatype *newtype))
+CB_DECLARE(int, Type_create_resized, (MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype *newtype))
+CB_DECLARE(int, Type_dup, (MPI_Datatype oldtype, MPI_Datatype *newtype))
+CB_DECLARE(int, Get_address, (const void *location, MPI_Aint *address))
+CB_DECLARE(int, Address, (void *location, MPI_Aint *address))
+CB_DECLARE(int, Get_elements, (const MPI_Status *status, MPI_Datatype datatype, int *count))
 CB_DECLARE(int, Op_create, (MPI_User_function *function, int commute, MPI_Op *op))
 CB_DECLARE(int, Op_free, (MPI_Op *op))
 CB_DECLARE(int, Bcast, (void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm))
@@ -199,12 +351,18 @@ CB_DECLARE(int, Allgatherv, (const void *sendbuf, int sendcount, MPI_Datatype se
     const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm))
 CB_DECLARE(int, Alltoall, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
     MPI_Datatype recvtype, MPI_Comm comm))
+CB_DECLARE(int, Alltoallv, (const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf,
+    const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm))
+CB_DECLARE(int, Alltoallw, (const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[],
+    void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm))
 CB_DECLARE(int, Scan, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm))
 CB_DECLARE(int, Exscan, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm))
 CB_DECLARE(int, Reduce_scatter, (const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
     MPI_Op op, MPI_Comm comm))
 
 #undef CB_DECLARE
+
+#include "mpi_missing.h"
 
 /* cellblade extensions. Computing between MPI calls costs no simulated time; a program that
  * models its SPU work charges it with these (the rank's simulated clock advances):

@@ -85,7 +85,7 @@ pub fn run_external(
     compute: Compute,
     streams: Vec<UnixStream>,
 ) -> Result<ExternalOutcome> {
-    run_external_with(file, placement, mode, depth, trace, JobOptions { compute, coll: CollChoice::seed() }, streams)
+    run_external_with(file, placement, mode, depth, trace, JobOptions { compute, coll: CollChoice::seed(), trace_file: None }, streams)
 }
 
 /// How a job driven by processes prices computation and runs its collectives.
@@ -93,6 +93,8 @@ pub fn run_external(
 pub struct JobOptions {
     pub compute: Compute,
     pub coll: CollChoice,
+    /// Stream the trace to this file as the run goes (see [`MpiWorld::trace_to_file`]).
+    pub trace_file: Option<String>,
 }
 
 /// [`run_external`] with the collectives `opts.coll` puts on the collective library.
@@ -108,6 +110,9 @@ pub fn run_external_with(
     let shared = collective::Shared::new(&file, opts.coll)?;
     let mut w = MpiWorld::with_trace(file, streams.len(), placement, mode, trace)?;
     w.set_depth(depth)?;
+    if let Some(path) = &opts.trace_file {
+        w.trace_to_file(std::path::Path::new(path))?;
+    }
     let stop: Stop = Rc::default();
     let waited: Waited = Rc::default();
     for (rank, stream) in streams.into_iter().enumerate() {
@@ -253,6 +258,9 @@ async fn serve(r: Rc<Rank>, sock: UnixStream, compute: Compute, stop: Stop, wait
             }
         }
         let mut payload = Vec::new();
+        if req.op != wire::OP_WAITANY {
+            r.refuse_oversized(req.len)?; // before the payload comes into host memory
+        }
         let mut answer = match req.op {
             wire::OP_INIT => Answer {
                 source: rank as i32,
@@ -333,7 +341,9 @@ async fn serve(r: Rc<Rank>, sock: UnixStream, compute: Compute, stop: Stop, wait
                 let data = link.payload(rank, req.len)?;
                 pending.serve(&r, &req, &data, &mut payload).await?
             }
-            wire::OP_WAIT | wire::OP_TEST | wire::OP_REQUEST_FREE | wire::OP_COLLECT => pending.serve(&r, &req, &[], &mut payload).await?,
+            wire::OP_WAIT | wire::OP_TEST | wire::OP_REQUEST_FREE | wire::OP_COLLECT | wire::OP_CANCEL => {
+                pending.serve(&r, &req, &[], &mut payload).await?
+            }
             wire::OP_WTIME => Answer { value: r.wtime(), ..Answer::default() },
             wire::OP_BARRIER => {
                 r.barrier(req.c as u32).await?;
@@ -379,6 +389,7 @@ fn describe(req: &Request) -> String {
         wire::OP_TEST => "MPI_Test".into(),
         wire::OP_REQUEST_FREE => "MPI_Request_free".into(),
         wire::OP_COLLECT => "collecting freed receives".into(),
+        wire::OP_CANCEL => "MPI_Cancel".into(),
         op => format!("request {op}"),
     }
 }

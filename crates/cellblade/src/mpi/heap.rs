@@ -55,6 +55,11 @@ impl Area {
         Some(top)
     }
 
+    /// The area's whole size: no buffer larger than this can ever fit it.
+    pub fn size(&self) -> u64 {
+        self.limit.get() - self.base
+    }
+
     /// Bytes between the program's buffers and the requests'.
     pub fn free(&self) -> u64 {
         self.end.get().saturating_sub(self.next.get().next_multiple_of(128))

@@ -85,6 +85,9 @@ pub const TAG_UB: i32 = i32::MAX;
 pub mod code {
     pub const SUCCESS: u32 = 0;
     pub const ERR_TRUNCATE: u32 = 15;
+    /// Not an MPI class: the status of a receive `MPI_Cancel` cancelled (the rank library's
+    /// `CB_CANCELLED`).
+    pub const CANCELLED: u32 = 0x100;
 }
 
 /// Where message buffers live (seed 004 §3.3 and footnote 6).

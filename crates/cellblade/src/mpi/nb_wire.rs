@@ -103,6 +103,10 @@ impl Pending {
                 self.freed.push(req.a);
                 Ok(Answer::default())
             }
+            wire::OP_CANCEL => {
+                let (q, _) = *self.reqs.get(&req.a).ok_or_else(|| bad(rank, format!("request {} is not pending", req.a)))?;
+                Ok(Answer { value: f64::from(u8::from(r.cancel(q)?)), ..Answer::default() })
+            }
             wire::OP_COLLECT => {
                 if req.a == wire::COLLECT_ALL {
                     self.finish(r).await?;

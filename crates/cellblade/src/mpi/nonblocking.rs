@@ -220,6 +220,18 @@ impl Rank {
         Ok(())
     }
 
+    /// `MPI_Cancel`: a receive not yet matched completes now as cancelled (true); a send or a
+    /// matched receive completes as it would have, as MPI allows (false).
+    pub(super) fn cancel(&self, id: Request) -> Result<bool> {
+        self.check_request("MPI_Cancel", id)?;
+        let mut reqs = self.reqs.borrow_mut();
+        if let Some(Req::Recv { status: status @ None, tag, .. }) = &mut reqs[id.0] {
+            *status = Some(Status { source: 0, tag: *tag, bytes: 0, sent: 0, error: super::code::CANCELLED });
+            return Ok(true);
+        }
+        Ok(false)
+    }
+
     /// The request's status if it is done; it is then freed.
     fn finish(&self, id: Request) -> Option<Status> {
         let mut reqs = self.reqs.borrow_mut();
@@ -411,6 +423,33 @@ mod tests {
             r.write(b, &(0..64u8).collect::<Vec<_>>())?;
             r.send(b, 64, 0, 7, 0).await?;
             r.send(b, 4, 0, 8, 0).await?;
+            Ok(())
+        })
+        .unwrap();
+        w.run().unwrap();
+    }
+
+    #[test]
+    fn cancel_completes_an_unmatched_receive_and_leaves_a_matched_one() {
+        let mut w = MpiWorld::new(qs20(), 2, None, Mode::Memory).unwrap();
+        w.rank(0, |r| async move {
+            let b = r.alloc(8)?;
+            let never = r.irecv(b, 8, 1, 9, 0)?;
+            assert!(r.cancel(never)?, "no message matched it");
+            assert_eq!(r.wait(never).await?.error, crate::mpi::code::CANCELLED);
+            let q = r.irecv(b, 8, 1, 3, 0)?;
+            let t = r.alloc(4)?;
+            r.recv(t, 4, 1, 4, 0).await?; // tag 3 was sent first: q has matched by now
+            assert!(!r.cancel(q)?, "a matched receive completes");
+            let st = r.wait(q).await?;
+            assert_eq!((st.error, st.bytes), (crate::mpi::code::SUCCESS, 8));
+            Ok(())
+        })
+        .unwrap();
+        w.rank(1, |r| async move {
+            let b = r.alloc(8)?;
+            r.send(b, 8, 0, 3, 0).await?;
+            r.send(b, 4, 0, 4, 0).await?;
             Ok(())
         })
         .unwrap();

@@ -195,6 +195,17 @@ impl Rank {
         })
     }
 
+    /// Refuse a message of `bytes` that no area of the mode could ever hold, before its bytes
+    /// are read from the rank's process into host memory.
+    pub fn refuse_oversized(&self, bytes: u64) -> Result<()> {
+        let (areas, place) = self.areas();
+        let most = areas.iter().map(Area::size).max().unwrap_or(0);
+        if bytes <= most {
+            return Ok(());
+        }
+        Err(program_err(format!("rank {}: a {bytes}-byte message does not fit its {place}: it holds at most {most} bytes", self.boot.rank)))
+    }
+
     /// The largest buffer that would still fit.
     fn largest_free(&self) -> u64 {
         self.areas().0.iter().map(Area::free).max().unwrap_or(0)

@@ -74,6 +74,10 @@ pub struct JobRequest {
     /// Whether the finished report carries a Chrome/Perfetto trace.
     #[serde(default)]
     pub trace: bool,
+    /// A file the Chrome/Perfetto trace streams to as the run goes (memory stays bounded),
+    /// instead of the report carrying it.
+    #[serde(default)]
+    pub trace_file: Option<String>,
     /// Which collectives run the collective library's schedules ([`collective`]): "seed",
     /// "library", "auto" or "OP=ALGO,...".
     #[serde(default = "default_coll")]
@@ -93,7 +97,7 @@ pub struct JobRequest {
 pub enum JobOutcome {
     /// Every rank called `MPI_Finalize`; `wait_s` of the simulator's `wall_s` went to waiting
     /// for the rank processes' requests.
-    Finished { simulated_ns: f64, events: u64, packets: u64, wall_s: f64, wait_s: f64, trace: Option<String> },
+    Finished { simulated_ns: f64, events: u64, packets: u64, wall_s: f64, wait_s: f64, trace: Option<String>, trace_dropped: u64 },
     /// A rank called `MPI_Abort` with error code `code`.
     Aborted { rank: usize, code: i32 },
     /// A rank's process closed its connection without `MPI_Finalize`; `after` is its last call.
@@ -131,7 +135,7 @@ impl Request for JobRequest {
         let depth = self.depth;
         let placement = self.placement()?;
         let coll = collective::CollChoice::parse(&self.coll, self.ranks)?;
-        let opts = external::JobOptions { compute, coll };
+        let opts = external::JobOptions { compute, coll, trace_file: self.trace_file.clone() };
         Ok(match external::run_external_with(file.clone(), placement, mode, depth, self.trace, opts, self.streams)? {
             external::ExternalOutcome::Finished(r, wait_s) => JobOutcome::Finished {
                 simulated_ns: Time::as_ns(r.simulated),
@@ -140,6 +144,7 @@ impl Request for JobRequest {
                 wall_s: r.wall_s,
                 wait_s,
                 trace: r.trace.map(|t| t.to_string()),
+                trace_dropped: r.trace_dropped,
             },
             external::ExternalOutcome::Aborted { rank, code } => JobOutcome::Aborted { rank, code },
             external::ExternalOutcome::Lost { rank, after } => JobOutcome::Lost { rank, after },

@@ -47,6 +47,8 @@ pub struct WorldReport {
     pub wall_s: f64,
     /// The Chrome/Perfetto trace, when the world was built with one.
     pub trace: Option<serde_json::Value>,
+    /// Trace events dropped past the trace's limit.
+    pub trace_dropped: u64,
 }
 
 pub struct MpiWorld {
@@ -92,6 +94,12 @@ impl MpiWorld {
         Ok(())
     }
 
+    /// Stream the trace to the file at `path` as the run goes, as `cellstats --trace` does.
+    pub fn trace_to_file(&mut self, path: &std::path::Path) -> Result<()> {
+        self.blade.machine().trace = crate::machine::trace::Tracer::to_file(path)?;
+        Ok(())
+    }
+
     /// The physical SPE of each rank.
     pub fn spes(&self) -> &[usize] {
         &self.spes
@@ -125,7 +133,14 @@ impl MpiWorld {
         }
         let tracker = self.tracker;
         match self.blade.run() {
-            Ok(r) => Ok(WorldReport { simulated: r.simulated, events: r.events, packets: r.packets, wall_s: r.wall_s, trace: r.trace }),
+            Ok(r) => Ok(WorldReport {
+                simulated: r.simulated,
+                events: r.events,
+                packets: r.packets,
+                wall_s: r.wall_s,
+                trace: r.trace,
+                trace_dropped: r.trace_dropped,
+            }),
             // The engine found every process blocked (senders waiting for signals): say it in
             // MPI terms. Pollers report their own deadlocks already in these terms.
             Err(Error::Deadlock(msg)) if msg.contains("no event is pending") => {

@@ -1,0 +1,89 @@
+/* How a rank fails so that `cellblade mpirun` can say so at once (launcher.py and watch.py).
+ *
+ * - A rank dies with its launcher: PR_SET_PDEATHSIG, set before main; a launcher that died
+ *   before the prctl is caught by comparing getppid() with the pid it gave (CELLBLADE_MPI_PARENT).
+ * - The rank's state page (one CB_STATE_BYTES slot per rank of a file the launcher maps too,
+ *   CELLBLADE_MPI_STATE_FD): the last MPI call that reached the simulator, whether the rank waits
+ *   in it now, and whether it finalized or aborted (and its code). The launcher reads it when a
+ *   rank's process ends and when --timeout expires, without waiting for the simulator.
+ * - The socket to the simulator is close-on-exec: a program the rank starts cannot keep a dead
+ *   job's connection open.
+ * - Every way out of the library flushes stdio first (_exit does not).
+ */
+#define _GNU_SOURCE
+#include "cb_internal.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+/* launcher.py's STATE_BYTES and the layout watch.py reads. */
+#define CB_STATE_BYTES 128
+#define CB_CALL_BYTES 96
+struct cb_state {
+    char call[CB_CALL_BYTES]; /* NUL-terminated */
+    volatile int32_t phase;   /* CB_PHASE_* */
+    volatile int32_t code;    /* MPI_Abort's error code */
+    volatile int32_t inside;  /* 1 while the rank waits in `call` for the simulator */
+};
+
+static struct cb_state *state;
+static const char *current = "none, before MPI_Init";
+
+__attribute__((constructor)) static void cb_fault_start(void)
+{
+    const char *parent = getenv("CELLBLADE_MPI_PARENT");
+    if (parent) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != (pid_t)atol(parent))
+            _exit(1); /* the launcher died before the prctl took effect */
+    }
+    const char *sock = getenv("CELLBLADE_MPI_FD");
+    if (sock)
+        fcntl(atoi(sock), F_SETFD, FD_CLOEXEC);
+    const char *fd = getenv("CELLBLADE_MPI_STATE_FD"), *rank = getenv("CELLBLADE_MPI_RANK");
+    if (!fd || !rank)
+        return;
+    int f = atoi(fd);
+    long r = atol(rank);
+    size_t bytes = (size_t)(r + 1) * CB_STATE_BYTES;
+    void *map = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, f, 0);
+    close(f);
+    if (map != MAP_FAILED)
+        state = (struct cb_state *)((char *)map + r * CB_STATE_BYTES);
+}
+
+void cb_state_call(const char *call)
+{
+    current = call;
+}
+
+void cb_state_inside(int inside)
+{
+    if (!state)
+        return;
+    if (inside) {
+        strncpy(state->call, current, CB_CALL_BYTES - 1);
+        state->call[CB_CALL_BYTES - 1] = '\0';
+    }
+    __atomic_store_n(&state->inside, inside, __ATOMIC_RELEASE);
+}
+
+void cb_state_phase(int phase, int code)
+{
+    if (!state)
+        return;
+    state->code = code;
+    __atomic_store_n(&state->phase, phase, __ATOMIC_RELEASE);
+}
+
+void cb_exit(int code)
+{
+    fflush(NULL);
+    _exit(code);
+}

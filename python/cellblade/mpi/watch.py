@@ -1,0 +1,154 @@
+"""What `cellblade mpirun` watches while the simulator runs a job (launcher.py).
+
+The simulator learns of a rank only when it next serves it, which may be hours of wall time
+after the rank crashed if another rank computes meanwhile. So the launcher watches the rank
+processes itself: a pidfd per rank tells it at once when one ends, and each rank's state page
+(a shared file written by cb_fault.c) says how far the rank got: its last MPI call that reached
+the simulator, whether it waits in that call now, whether it finalized, aborted (with its code)
+or was ended because the simulator had gone.
+"""
+
+from __future__ import annotations
+
+import mmap
+import os
+import selectors
+import signal
+import subprocess
+import time
+from dataclasses import dataclass
+
+# cb_fault.c's struct cb_state: CALL_BYTES of call name, then phase, code and inside (int32 each).
+STATE_BYTES = 128
+CALL_BYTES = 96
+PHASE_NONE, PHASE_RUNNING, PHASE_FINALIZED, PHASE_ABORTED, PHASE_LOST = range(5)
+BEFORE_INIT = "none, before MPI_Init"
+# Exit status of a job ended by --timeout (as coreutils' timeout).
+TIMEOUT_EXIT = 124
+
+
+@dataclass(frozen=True)
+class RankState:
+    call: str
+    phase: int
+    code: int
+    inside: bool
+
+
+class StatePages:
+    """One state page per rank in a memory file the ranks map (CELLBLADE_MPI_STATE_FD)."""
+
+    def __init__(self, ranks: int) -> None:
+        self.fd = os.memfd_create("cellblade-mpi-state", 0)
+        os.ftruncate(self.fd, ranks * STATE_BYTES)
+        self._map = mmap.mmap(self.fd, ranks * STATE_BYTES)
+
+    def read(self, rank: int) -> RankState:
+        page = self._map[rank * STATE_BYTES : (rank + 1) * STATE_BYTES]
+        call = page[:CALL_BYTES].split(b"\0", 1)[0].decode(errors="replace") or BEFORE_INIT
+        ints = [
+            int.from_bytes(page[CALL_BYTES + 4 * i : CALL_BYTES + 4 * i + 4], "little", signed=True)
+            for i in range(3)
+        ]
+        return RankState(call, ints[0], ints[1], bool(ints[2]))
+
+    def close(self) -> None:
+        self._map.close()
+        os.close(self.fd)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A job the launcher ended on its own: its exit status and what to tell the user."""
+
+    exit_code: int
+    message: str
+
+
+def ended_how(proc: subprocess.Popen) -> str:
+    code = proc.returncode
+    if code is not None and code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = f"signal {-code}"
+        return f"was killed by {name}"
+    return f"exited with code {code}"
+
+
+def exit_code_of(proc: subprocess.Popen) -> int:
+    return 128 - proc.returncode if proc.returncode < 0 else proc.returncode
+
+
+def _death(rank: int, proc: subprocess.Popen, state: RankState) -> Verdict | None:
+    """The job's verdict when rank `rank`'s process has ended, or None when that is no failure
+    the launcher reports itself (it finalized, or the simulator ended it and will say why)."""
+    if state.phase in (PHASE_FINALIZED, PHASE_LOST):
+        return None
+    if state.phase == PHASE_ABORTED:
+        code = state.code
+        return Verdict(
+            code if 0 < code < 256 else 1,
+            f"rank {rank} called MPI_Abort with error code {code}: the other ranks were ended",
+        )
+    return Verdict(
+        exit_code_of(proc) or 1,
+        f"rank {rank} {ended_how(proc)} without calling MPI_Finalize "
+        f"(its last call: {state.call}): the other ranks were ended",
+    )
+
+
+def _timed_out(timeout: float, pages: StatePages, procs: list[subprocess.Popen]) -> Verdict:
+    parts = []
+    for rank, proc in enumerate(procs):
+        s = pages.read(rank)
+        if proc.poll() is not None:
+            parts.append(f"rank {rank} had ended ({s.call})")
+        elif s.phase == PHASE_FINALIZED:
+            parts.append(f"rank {rank} is past MPI_Finalize")
+        elif s.inside:
+            parts.append(f"rank {rank} waits in {s.call}")
+        else:
+            parts.append(f"rank {rank} computes after {s.call}")
+    return Verdict(
+        TIMEOUT_EXIT,
+        f"the job ran past --timeout {timeout:g} s (wall time): {'; '.join(parts)}: "
+        "every rank was ended",
+    )
+
+
+def watch(
+    procs: list[subprocess.Popen],
+    pages: StatePages,
+    done_fd: int,
+    timeout: float | None,
+) -> Verdict | None:
+    """Wait until the simulator is done (`done_fd` readable) or the launcher must end the job:
+    a rank ended badly, or `timeout` seconds of wall time passed. Returns that verdict, or None
+    when the simulator's report is the job's outcome."""
+    deadline = None if timeout is None else time.monotonic() + timeout
+    with selectors.DefaultSelector() as sel:
+        sel.register(done_fd, selectors.EVENT_READ, -1)
+        pidfds = []
+        for rank, proc in enumerate(procs):
+            fd = os.pidfd_open(proc.pid)
+            pidfds.append(fd)
+            sel.register(fd, selectors.EVENT_READ, rank)
+        try:
+            while True:
+                left = None if deadline is None else max(0.0, deadline - time.monotonic())
+                events = sel.select(left)
+                if not events and deadline is not None and time.monotonic() >= deadline:
+                    return _timed_out(timeout, pages, procs)  # type: ignore[arg-type]
+                if any(key.data == -1 for key, _ in events):
+                    return None
+                for key, _ in events:
+                    rank = key.data
+                    sel.unregister(key.fd)
+                    procs[rank].wait()
+                    verdict = _death(rank, procs[rank], pages.read(rank))
+                    if verdict is not None:
+                        return verdict
+        finally:
+            for fd in pidfds:
+                os.close(fd)

@@ -1,0 +1,187 @@
+"""Faults `cellblade mpirun` reports at once and cleans up after (issue 22): ending signals,
+ranks that die with their launcher, crashes reported when they happen, output flushed before
+a rank ends, oversized sends refused before their bytes are copied, --timeout and a streamed
+--trace. The programs are tests/mpi/fault_*.c."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conftest import run_cli
+
+pytestmark = pytest.mark.skipif(shutil.which("cc") is None, reason="needs a C compiler")
+
+
+def _ranks_of(exe: str) -> list[int]:
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if os.readlink(f"/proc/{pid}/exe") == exe:
+                found.append(int(pid))
+        except OSError:
+            pass
+    return found
+
+
+def _start(exe: str, n: int, *flags: str) -> subprocess.Popen:
+    job = subprocess.Popen(
+        [sys.executable, "-m", "cellblade.cli", "mpirun", "-n", str(n), *flags, exe],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    deadline = time.time() + 60
+    while len(_ranks_of(exe)) < n and time.time() < deadline:
+        time.sleep(0.05)
+    assert len(_ranks_of(exe)) == n
+    time.sleep(0.3)
+    return job
+
+
+def _gone(exe: str) -> bool:
+    deadline = time.time() + 10
+    while _ranks_of(exe) and time.time() < deadline:
+        time.sleep(0.05)
+    return _ranks_of(exe) == []
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
+def test_an_ending_signal_takes_every_rank_with_mpirun(build, sig):
+    exe = build("fault_spin")
+    job = _start(exe, 3)
+    job.send_signal(sig)
+    _, err = job.communicate(timeout=60)
+    assert job.returncode == 128 + sig
+    assert err == f"cellblade mpirun: ended by {sig.name}: every rank was ended\n"
+    assert _gone(exe), "no rank is left behind"
+
+
+def test_ranks_die_with_a_killed_mpirun(build):
+    exe = build("fault_spin")
+    job = _start(exe, 3)
+    job.kill()  # no handler runs: the ranks' parent-death signal ends them
+    job.communicate(timeout=60)
+    assert _gone(exe), "no rank is left behind"
+
+
+def test_a_crash_is_reported_when_it_happens(build):
+    """Rank 0 sleeps for 60 s of wall time before MPI_Init; rank 1's crash must not wait for it."""
+    start = time.monotonic()
+    done = run_cli("mpirun", "-n", "2", build("fault_late_crash"))
+    assert time.monotonic() - start < 30
+    assert done.returncode == 128 + 11
+    assert done.stderr == (
+        "cellblade mpirun: rank 1 was killed by SIGSEGV without calling MPI_Finalize "
+        "(its last call: none, before MPI_Init): the other ranks were ended\n"
+    )
+
+
+def test_the_channel_is_close_on_exec_and_ranks_die_with_their_parent(build):
+    done = run_cli("mpirun", "-n", "2", build("fault_cloexec"))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "No Errors\n"
+
+
+@pytest.mark.parametrize(
+    "how, code, message, flushed",
+    [
+        ("abort", 3, "rank 0 called MPI_Abort with error code 3", [0]),
+        ("fatal", 6, "rank 0 called MPI_Abort with error code 6", [0]),
+        ("deadlock", 1, "cellblade: error: deadlock at ", [0, 1]),
+    ],
+)
+def test_output_printed_before_the_end_is_not_lost(build, how, code, message, flushed):
+    """stdout is a pipe here: what a rank printed is in its stdio buffer until it flushes."""
+    done = run_cli("mpirun", "-n", "2", build("fault_flush"), how)
+    assert done.returncode == code, done.stderr
+    assert message in done.stderr
+    for rank in flushed:
+        assert f"rank {rank} printed this before the end\n" in done.stdout
+
+
+def test_a_send_too_large_for_the_blade_is_refused_before_it_is_copied(build):
+    import resource
+
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    done = run_cli("mpirun", "-n", "2", build("fault_huge_send"))
+    assert done.returncode == 1
+    assert re.search(
+        r"rank 0: a 2147483647-byte message does not fit its main-memory heap: it holds at most "
+        r"\d+ bytes",
+        done.stderr,
+    ), done.stderr
+    peak_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    assert max(peak_kb, before) < 1 << 20, f"a process of the job reached {peak_kb} KB"
+
+
+def test_timeout_names_each_ranks_last_call(build):
+    """Ranks 1 and 2 cannot leave MPI_Init before the simulator hears from rank 0 again."""
+    start = time.monotonic()
+    done = run_cli("mpirun", "-n", "3", "--timeout", "2", build("fault_spin"))
+    assert time.monotonic() - start < 30
+    assert done.returncode == 124
+    assert done.stderr == (
+        "cellblade mpirun: the job ran past --timeout 2 s (wall time): rank 0 computes after "
+        "MPI_Init; rank 1 waits in MPI_Init; rank 2 waits in MPI_Init: every rank was ended\n"
+    )
+    assert _gone(build("fault_spin"))
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "soon", "inf"])
+def test_bad_timeout_is_refused_naming_the_flag(value):
+    done = run_cli("mpirun", "-n", "2", "--timeout", value, "/bin/true")
+    assert done.returncode == 2
+    assert f"--timeout: invalid value '{value}': allowed a number of seconds above 0" in done.stderr
+
+
+def test_trace_streams_to_the_file_while_the_job_runs(tmp_path):
+    """The file fills while rank 0 still sleeps (the trace is not held until the end)."""
+    trace = tmp_path / "t.json"
+    src = tmp_path / "slow.c"
+    src.write_text(
+        '#include <unistd.h>\n#include "mpi.h"\n'
+        "int main(int c, char **v) { int r, x = 0; MPI_Init(&c, &v);\n"
+        "MPI_Comm_rank(MPI_COMM_WORLD, &r);\n"
+        "for (int i = 0; i < 2000; i++) MPI_Allreduce(&r, &x, 1, MPI_INT, MPI_SUM, "
+        "MPI_COMM_WORLD);\n"
+        "if (r == 0) sleep(3);\nMPI_Finalize(); return 0; }\n"
+    )
+    slow = tmp_path / "slow"
+    assert run_cli("mpicc", str(src), "-o", str(slow)).returncode == 0
+    job = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "cellblade.cli",
+            "mpirun",
+            "-n",
+            "2",
+            "--trace",
+            str(trace),
+            str(slow),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    part = Path(str(trace) + ".part")
+    deadline = time.time() + 60
+    while not (part.exists() and part.stat().st_size > 100_000) and time.time() < deadline:
+        time.sleep(0.05)
+    grown = part.exists() and part.stat().st_size > 100_000
+    assert job.poll() is None and grown, "events are in the file while the job still runs"
+    _, err = job.communicate(timeout=120)
+    assert job.returncode == 0, err
+    assert err == ""
+    events = json.loads(trace.read_text())["traceEvents"]
+    assert len(events) > 1000
