@@ -82,33 +82,3 @@ def fake_core(monkeypatch):
 
     monkeypatch.setattr(cellblade._core, "run_stats", run_stats)
     return requests
-
-
-MPI_SOURCES = Path(__file__).parent / "mpi"
-
-
-@pytest.fixture(scope="session")
-def build(tmp_path_factory):
-    """Compile tests/mpi/NAME.c with `cellblade mpicc` once per session; returns the executable's path."""
-    out = tmp_path_factory.mktemp("mpi")
-    built: dict[str, str] = {}
-
-    def make(name: str) -> str:
-        if name not in built:
-            exe = out / name
-            done = run_cli(
-                "mpicc",
-                "-O1",
-                "-Wall",
-                "-I",
-                str(MPI_SOURCES),
-                str(MPI_SOURCES / f"{name}.c"),
-                "-o",
-                str(exe),
-                "-lm",
-            )
-            assert done.returncode == 0, done.stderr
-            built[name] = str(exe)
-        return built[name]
-
-    return make
