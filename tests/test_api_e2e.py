@@ -63,8 +63,11 @@ def test_calibrate_json_lists_the_points():
         "holds",
         "same_as",
         "note",
+        "without_contention",
     }
     assert all(set(point) == keys for point in points)
+    # Every row is also judged on the blade without contention.
+    assert all(isinstance(point["without_contention"], bool) for point in points)
     # Every published value is cited; the error is the signed relative difference, or for a
     # bandwidth loss the difference in points.
     for p in points:
