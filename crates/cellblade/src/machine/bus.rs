@@ -285,13 +285,11 @@ impl<C: Copy> Bus<C> {
             free_ids: Vec::new(),
             eibs: std::array::from_fn(eib),
             ring_time: std::array::from_fn(|b| Time((b as u64).div_ceil(p.beat_bytes as u64) * p.bus_cycle.0)),
-            bif_time: std::array::from_fn(
-                |b| if p.contention { Time((b as u64 * p.bif_ticks_per_kib).div_ceil(1024)) } else { Time::ZERO },
-            ),
+            bif_time: std::array::from_fn(|b| Time((b as u64 * p.bif_ticks_per_kib).div_ceil(1024))),
             bif_free: [Time::ZERO; CHIPS],
             guarded_free: [Time::ZERO; CHIPS],
             deliveries: Default::default(),
-            min_crossing: p.bus_cycle + if p.contention { Time(p.bif_ticks_per_kib.div_ceil(1024)) } else { Time::ZERO } + p.bif_crossing,
+            min_crossing: p.bus_cycle + Time(p.bif_ticks_per_kib.div_ceil(1024)) + p.bif_crossing,
             run_ahead: true,
             packets: 0,
         }
@@ -459,7 +457,7 @@ impl<C: Copy> Bus<C> {
         let (mut ready_left, mut unready) = (ready, unready_first);
         let mut grants = 0;
         for e in Candidates::new(ready, self.eibs[chip].rr) {
-            if grants == self.p.data_grants_per_bus_cycle && self.p.contention {
+            if grants == self.p.data_grants_per_bus_cycle {
                 break;
             }
             let Some(head) = self.try_grant(now, chip, e, &mut next, tr) else { continue };

@@ -497,10 +497,16 @@ impl Params {
             packet_bytes: f.eib.packet_bytes,
             hop_latency: Time(bus_cycle.0 * f.eib.hop_latency_bus_cycles),
             command_phase: Time(bus_cycle.0 * f.eib.command_phase_bus_cycles),
-            data_grants_per_bus_cycle: f.eib.data_grants_per_bus_cycle,
+            // Without contention the arbiter's grant limit and the BIF link's serialisation
+            // resolve away here, so the bus needs no case of its own for them.
+            data_grants_per_bus_cycle: if f.eib.contention { f.eib.data_grants_per_bus_cycle } else { u32::MAX },
             contention: f.eib.contention,
             bif_element: bif_idx,
-            bif_ticks_per_kib: (1024.0 * TICKS_PER_SECOND as f64 / (f.bif.data_gbps * 1e9)).round() as u64,
+            bif_ticks_per_kib: if f.eib.contention {
+                (1024.0 * TICKS_PER_SECOND as f64 / (f.bif.data_gbps * 1e9)).round() as u64
+            } else {
+                0
+            },
             bif_crossing: Time::from_ns(f.bif.crossing_latency_ns),
             bif_noncacheable_crossing: Time::from_ns(f.bif.noncacheable_crossing_ns),
             mic_access: Time(bus_cycle.0 * f.mic.access_bus_cycles),
