@@ -46,6 +46,7 @@ __all__ = [
     "affinity_search",
     "bench",
     "calibrate",
+    "leave_one_out",
     "catalog",
     "coll_list",
     "coll_run",
@@ -138,6 +139,16 @@ def run_stats(
 def calibrate(machine: Machine | None = None, overrides: Overrides = ()) -> list[dict[str, Any]]:
     """Simulated against published values: one dict per calibration point."""
     return _call(_core.calibrate, {}, machine, overrides)
+
+
+def leave_one_out(
+    parameters: Iterable[str] = (), machine: Machine | None = None, overrides: Overrides = ()
+) -> list[dict[str, Any]]:
+    """Each fitted machine parameter refitted on each other row of its group: one dict per
+    refit (parameter, value, fitted_on, refit_on, refit_value, searched, and the group's rows
+    with the machine file's value and with the refit one). `parameters`: machine-file keys
+    (every fitted one with a group when empty)."""
+    return _call(_core.leave_one_out, {"parameters": list(parameters)}, machine, overrides)
 
 
 def affinity_catalog() -> dict[str, list[dict[str, Any]]]:

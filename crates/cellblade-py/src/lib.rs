@@ -170,6 +170,10 @@ program!(
     calibrate => cellblade::calibrate::CalibrateRequest
 );
 program!(
+    /// Refits each fitted machine parameter on the other rows of its group.
+    leave_one_out => cellblade::calibrate::leave_one_out::LeaveOneOutRequest
+);
+program!(
     /// Measures the simulator's own speed.
     bench => cellblade::bench::BenchRequest
 );
@@ -249,6 +253,8 @@ mod _core {
 
     #[pymodule_export]
     use super::cluster_run;
+    #[pymodule_export]
+    use super::leave_one_out;
     #[pymodule_export]
     use super::mpi_matmul;
     #[pymodule_export]

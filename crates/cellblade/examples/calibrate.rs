@@ -14,7 +14,7 @@ fn main() {
         println!("{}", answer["result"]);
         return;
     }
-    let rows: Vec<cellblade::calibrate::Row> = serde_json::from_value(answer["result"].clone()).unwrap();
+    let rows: Vec<cellblade::evidence::Row> = serde_json::from_value(answer["result"].clone()).unwrap();
     for r in &rows {
         println!(
             "{:<62} {:>10.3} {:>10.3} {:<8} {:>+7.1}{} {} {}{}{}",
@@ -33,7 +33,7 @@ fn main() {
             }
         );
     }
-    let c = cellblade::calibrate::counts(&rows);
+    let c = cellblade::evidence::counts(&rows);
     println!(
         "{} rows shown, {} distinct: {} fitted ({} hold), {} predictions ({} hold, {} of them failed by a blade without contention)",
         rows.len(),

@@ -15,7 +15,7 @@ fn main() {
     {
         println!("{:<64} {:>9.1} {:>9.1} {:>+6.1}%", r.name, r.published, r.simulated, 100.0 * r.error);
     }
-    let (one, two) = cellblade::reproduce::signal_barriers(&file, 20).unwrap();
+    let (one, two) = cellblade::coll::claims::signal_barriers(&file, 20).unwrap();
     println!(
         "{:<64} {:>9.1} {:>9.1} {:>+6.1}%",
         "signal barrier 16 SPEs, one root (seed 002 §5.2)",

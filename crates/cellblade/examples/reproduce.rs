@@ -1,19 +1,25 @@
 //! Print the reproduced claims: `cargo run --release --example reproduce [-- quick]`. A claim
-//! that holds here and fails on the blade without contention is marked `*`.
+//! that holds here and fails on the blade without contention is marked `*`; `-- json` prints
+//! the claims as JSON (to compare two builds).
 fn main() {
     let quick = std::env::args().any(|a| a == "quick");
+    let json = std::env::args().any(|a| a == "json");
     let file = cellblade::request::MachineChoice::default().resolve().unwrap();
     let claims =
         cellblade::request::Request::run(cellblade::reproduce::ReproduceRequest { quick, claims: None }, &file).unwrap_or_else(|e| {
             eprintln!("error: {e}");
             std::process::exit(1)
         });
+    if json {
+        println!("{}", serde_json::to_string_pretty(&claims).unwrap());
+        return;
+    }
     for r in &claims {
         let mark = if r.holds && r.without_contention == Some(false) { "*" } else { " " };
         let fitted = if r.fitted { " (fitted)" } else { "" };
         println!("{:<13}{mark} {:<75} | {}{fitted}", r.status, r.claim, r.simulated);
     }
-    let c = cellblade::reproduce::claim_counts(&claims);
+    let c = cellblade::evidence::claim_counts(&claims);
     println!(
         "{} claims: {} fitted, {} predictions, {} hold, {} of them failed by a blade without contention (*)",
         c.claims, c.fitted, c.predictions, c.predictions_hold, c.predictions_hold_discriminating

@@ -2,7 +2,8 @@
 //! least one unit; 20 ns for a zero latency) and the rows that change by more than 1% (0.5
 //! points for a loss) are listed. `cargo run --release --example sensitivity` prints the
 //! README's "Parameters and the rows they move" from a measurement, not from reasoning.
-use cellblade::calibrate::{run_all, Row};
+use cellblade::calibrate::run_all;
+use cellblade::evidence::Row;
 use cellblade::machine::config::{load, preset_text};
 
 const KEYS: &[&str] = &[

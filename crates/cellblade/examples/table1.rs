@@ -1,6 +1,6 @@
 //! Seed 001 Table 1 alone, published beside simulated loss: `cargo run --release --example table1
 //! [-- key=value ...]` (machine-file overrides as `--set` takes them).
-use cellblade::calibrate::TABLE1;
+use cellblade::affinity::rows::TABLE1;
 use cellblade::machine::config::{load, preset_text};
 use cellblade::stats::pattern::{run_gets, Get};
 

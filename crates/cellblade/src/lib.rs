@@ -13,6 +13,7 @@
 //! affinity/     thread-to-SPE placements, patterns and the placement search (seed 001)
 //! reproduce.rs  the seeds' findings as claims, re-checked on the simulated blade
 //! cluster/      up to 4 blades in one simulation: lock-step windows, the node network, §6.1's collectives
+//! evidence/     a claim or a row, one rule per kind of claim, verdicts and counts (below every paper's module)
 //! blade.rs      building and running a blade with SPE and PPE programs
 //! spu.rs ppe.rs the programming interface, named after spu_mfcio.h and libspe2
 //! machine/      EIB, BIF, MIC, MFC, local stores, mailboxes, signals, atomics (machine files)
@@ -45,6 +46,7 @@ pub mod calibrate;
 pub mod cluster;
 pub mod coll;
 pub mod error;
+pub mod evidence;
 pub mod machine;
 pub mod model;
 pub mod mpi;

@@ -3,7 +3,8 @@
 //! starts to hold, or a listed row that disappears, fails the test too, so the list never goes
 //! stale; so does a change in the honest counts.
 
-use cellblade::calibrate::{counts, run_all, run_compared, Counts, Row};
+use cellblade::calibrate::{run_all, run_compared};
+use cellblade::evidence::{counts, Counts, Row};
 use cellblade::machine::config::{load, preset_text};
 
 /// Rows the model does not meet, as listed in the README ("Calibration: rows not met").
@@ -95,7 +96,7 @@ fn a_blade_without_contention_loses_nothing_to_the_bus() {
     let free = run_all(&load(preset_text("qs20").unwrap(), &["eib.contention=false".into()]).unwrap()).unwrap();
     for r in free.iter().filter(|r| r.kind == "loss") {
         assert!(r.simulated.abs() < 0.01, "{} loses {:.3} without contention", r.name, r.simulated);
-        assert_eq!(r.holds, r.published.abs() <= cellblade::calibrate::LOSS_TOLERANCE, "{}", r.name);
+        assert_eq!(r.holds, r.published.abs() <= cellblade::evidence::rules::LOSS, "{}", r.name);
     }
     let alone = free.iter().find(|r| r.name.starts_with("Table 1 #1")).unwrap();
     assert!(alone.holds && alone.simulated < 25.6, "one transfer is still bound by its ramps: {}", alone.simulated);
@@ -105,9 +106,9 @@ fn a_blade_without_contention_loses_nothing_to_the_bus() {
 fn each_kind_applies_its_rule() {
     for r in rows() {
         let expected = match r.kind.as_str() {
-            "value" => ((r.simulated - r.published) / r.published).abs() <= cellblade::calibrate::TOLERANCE,
+            "value" => ((r.simulated - r.published) / r.published).abs() <= cellblade::evidence::rules::MEASURED,
             "upper_bound" => r.simulated <= r.published,
-            "loss" => (r.simulated - r.published).abs() <= cellblade::calibrate::LOSS_TOLERANCE,
+            "loss" => (r.simulated - r.published).abs() <= cellblade::evidence::rules::LOSS,
             other => panic!("{}: unknown kind {other}", r.name),
         };
         assert_eq!(r.holds, expected, "{}", r.name);

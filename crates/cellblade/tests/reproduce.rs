@@ -4,7 +4,8 @@
 //! honest in both directions: a listed claim that holds, disappears or changes status fails.
 
 use cellblade::machine::config::{load, preset_text};
-use cellblade::reproduce::{claim_counts, rules, run_all, tally, ClaimCounts};
+use cellblade::evidence::{claim_counts, rules, tally, ClaimCounts};
+use cellblade::reproduce::run_all;
 
 const NOT_REPRODUCED: &[&str] = &[
     "barrier.rdb on 8 SPEs takes about 225 ns",
@@ -97,8 +98,8 @@ const FITTED: &[&str] =
 
 /// Which claims are fitted and which could tell the contention model from none, and the
 /// counts that follow (one full run serves both tests' checks: it is the slowest test).
-fn the_counts_say_which_claims_could_tell_contention_from_none(claims: &[cellblade::reproduce::Claim]) {
-    let named = |pred: &dyn Fn(&cellblade::reproduce::Claim) -> bool| {
+fn the_counts_say_which_claims_could_tell_contention_from_none(claims: &[cellblade::evidence::Claim]) {
+    let named = |pred: &dyn Fn(&cellblade::evidence::Claim) -> bool| {
         claims.iter().filter(|c| pred(c)).map(|c| c.claim.as_str()).collect::<Vec<_>>()
     };
     assert_eq!(named(&|c| c.fitted), FITTED);

@@ -9,12 +9,16 @@
 //! | `measure.rs` | one run of a pattern under a placement |
 //! | `search.rs` | exhaustive search on one chip (with symmetries), heuristic on two |
 //! | `request.rs` | the run and search requests: fields, defaults, limits |
+//! | `claims.rs` | seed 001's findings as claims of `cellblade reproduce` |
+//! | `rows.rs` | seed 001 Table 1's bandwidth losses as calibration rows |
 
+pub mod claims;
 pub mod measure;
 pub mod pattern;
 pub mod placement;
 pub mod rank;
 pub mod request;
+pub mod rows;
 pub mod scheduler;
 pub mod search;
 

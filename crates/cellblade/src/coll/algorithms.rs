@@ -550,6 +550,21 @@ fn allreduce_cml(s: &mut Schedule) {
     cml_bcast_rounds(s);
 }
 
+/// CML's barrier: "The CML barrier implementation uses rdb" (seed 000 §4). CML moves messages,
+/// not notifications, so each of rdb's notifications is a message of the smallest size a DMA
+/// moves (one quadword), with the baseline's copies: staged into the send buffer (@16), fetched
+/// into the receive buffer (@32), and copied out of it (each in a round of its own, since the
+/// schedule's check forbids a rank to write a range it is read from in the same round).
+fn barrier_cml(s: &mut Schedule) {
+    const Q: u32 = 16;
+    s.buffer = 3 * Q;
+    for round in barrier_rounds(s.p).into_iter().filter(|r| !r.is_empty()) {
+        s.round(round.iter().map(|x| Xfer::local(x.src, 0, Q, Q)).collect());
+        s.round(round.iter().map(|x| Xfer { src_offset: Q, dst_offset: 2 * Q, ..Xfer::copy(x.dst, x.src, 0, Q) }).collect());
+        s.round(round.iter().map(|x| Xfer::local(x.dst, 2 * Q, 0, Q)).collect());
+    }
+}
+
 pub const REGISTRY: &[Algorithm] = &[
     Algorithm {
         name: "barrier.rdb",
@@ -613,6 +628,15 @@ pub const REGISTRY: &[Algorithm] = &[
         pow2: false,
         min_spes: 1,
         build: barrier_two_root_signal,
+    },
+    Algorithm {
+        name: "barrier.cml",
+        op: Op::Barrier,
+        description: "CML-style baseline: rdb with one-quadword messages and their send- and receive-buffer copies",
+        source: "seed 000 §4",
+        pow2: false,
+        min_spes: 1,
+        build: barrier_cml,
     },
     Algorithm {
         name: "barrier.gather_bcast",

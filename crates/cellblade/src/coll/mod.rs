@@ -8,11 +8,13 @@
 //! | `verify.rs` | the data-only interpreter that checks a schedule's result |
 //! | `lower.rs` | the notification protocol that runs a schedule on SPEs |
 //! | `request.rs` | the run, schedule and check requests: fields, defaults, limits |
+//! | `claims/` | seed 000's findings as claims of `cellblade reproduce`, one file per operation |
 //!
 //! Measuring follows seed 000 §4: each rank times many calls with its decrementer; a broadcast
 //! is followed by a barrier whose cost is included; the reported latency is the slowest rank's.
 
 pub mod algorithms;
+pub mod claims;
 pub mod data;
 pub mod lower;
 pub mod request;

@@ -7,7 +7,8 @@ use super::params::ModelParams;
 use super::validate::{grid, score, simulate_points, Validation};
 use crate::error::Result;
 use crate::machine::config::MachineFile;
-use crate::reproduce::{claim, rules, Claim};
+use crate::evidence::claim::claim;
+use crate::evidence::{rules, Claim};
 
 fn row(p: &ModelParams, n: u32, m: u32) -> f64 {
     p.congestion.iter().find(|r| r.bif_messages == n && r.size_bytes == m).map_or(f64::NAN, |r| r.latency_ns)
@@ -23,8 +24,8 @@ fn parameter_claims(p: &ModelParams) -> Vec<Claim> {
         "seed 003 §3.3",
         "equal",
         format!("within {:.1}% at every size", 100.0 * worst_1_2),
-        worst_1_2 < 0.05,
-        "",
+        sizes.iter().all(|&m| rules::same(row(p, 1, m), row(p, 2, m))),
+        "'equal' by the rule for 'the same' at every size",
     ));
     let small_worst = p
         .congestion
@@ -37,17 +38,15 @@ fn parameter_claims(p: &ModelParams) -> Vec<Claim> {
         "seed 003 §7.1, Fig. 8",
         "almost none",
         format!("at most {:.0}% over BIF-2 up to 256 B", 100.0 * small_worst),
-        small_worst < 0.10,
-        "'almost none' read as under 10% over BIF-2",
+        p.congestion.iter().filter(|r| r.size_bytes <= 256 && r.bif_messages > 2).all(|r| rules::same(r.latency_ns, row(p, 2, r.size_bytes))),
+        "'almost none' by the rule for 'the same': every BIF-n within 10% of BIF-2",
     ));
     let big: Vec<u32> = sizes.iter().copied().filter(|&m| m > 256).collect();
-    // Never falling with n (1% for the loop's jitter) at any size above 256 B, and climbing
-    // (BIF-16 over 10% above BIF-2) from some size above 256 B on.
-    let flat_or_rising = big.iter().all(|&m| {
-        let l: Vec<f64> = [2, 4, 8, 16].iter().map(|&n| row(p, n, m)).collect();
-        l.windows(2).all(|w| w[1] >= 0.99 * w[0])
-    });
-    let climbs_from = big.iter().copied().find(|&m| row(p, 16, m) > 1.1 * row(p, 2, m));
+    // BIF-2, 4, 8 and 16: never falling at any size above 256 B, and rising (BIF-16 not the
+    // same as BIF-2) from some size above 256 B on; no allowance for a dip.
+    let over_n = |m: u32| -> Vec<f64> { [2, 4, 8, 16].iter().map(|&n| row(p, n, m)).collect() };
+    let flat_or_rising = big.iter().all(|&m| rules::never_falls(&over_n(m)));
+    let climbs_from = big.iter().copied().find(|&m| rules::rises(&over_n(m)));
     let top = big.last().copied().unwrap_or(0);
     out.push(claim(
         "latency climbs above 256 B and above two BIF messages",
@@ -62,7 +61,7 @@ fn parameter_claims(p: &ModelParams) -> Vec<Claim> {
             row(p, 16, top)
         ),
         flat_or_rising && climbs_from.is_some(),
-        "at every size above 256 B no BIF-n below a smaller n's by 1%; BIF-16 10% over BIF-2 from some size above 256 B",
+        "by the rule for 'rises': at every size above 256 B no BIF-n below a smaller n's, and from some size on BIF-16 not the same as BIF-2",
     ));
     let peak = p.congestion.iter().map(|r| r.excess_ns / row(p, 2, r.size_bytes)).fold(0.0, f64::max);
     out.push(claim(
@@ -70,8 +69,8 @@ fn parameter_claims(p: &ModelParams) -> Vec<Claim> {
         "seed 003 §7.1",
         "218%",
         format!("{:.0}%", 100.0 * peak),
-        (peak - 2.18).abs() <= 0.218,
-        "holds within 10% of the published peak",
+        rules::up_to(peak, 2.18),
+        "'up to X' by the one rule: the largest excess over BIF-2, at any size and n, is about X",
     ));
     let i = sizes.len() - 1;
     out.push(claim(
@@ -95,7 +94,7 @@ fn accuracy_claims(v: &Validation) -> Vec<Claim> {
             "seed 003 §7.2, Fig. 10",
             "398 of 425 (94%)",
             format!("{} of {} ({:.0}%)", v.seed_equations.within_10, v.points, pct(v.seed_equations.within_10)),
-            pct(v.seed_equations.within_10) >= 94.0,
+            rules::share_at_least(v.seed_equations.within_10, v.points, 94.0),
             "seed equations as written against the simulated blade",
         ),
         claim(
@@ -118,8 +117,8 @@ fn accuracy_claims(v: &Validation) -> Vec<Claim> {
                 v.within_15,
                 v.worst_error_pct
             ),
-            pct(v.within_10) >= 94.0 && v.within_15 == v.points,
-            "the schedule price (L, g, C, gamma measured as in §3.3) in place of the tables' equations; it was designed on this same grid, so it is in sample and counted as fitted, not as a prediction",
+            rules::share_at_least(v.within_10, v.points, 94.0) && v.within_15 == v.points,
+            "the schedule price (L, g, C, gamma measured as in §3.3) in place of the tables' equations, on the validation grid (8 and 16 SPEs, every covered algorithm, 64 B to 32 KB in powers of two); the price was designed on this same grid, so it is in sample and counted as fitted, not as a prediction: the out-of-sample test of the seed's claim is the seed's own equations, above",
         )
         .fitted(),
         claim(
@@ -128,7 +127,7 @@ fn accuracy_claims(v: &Validation) -> Vec<Claim> {
             "up to 140%",
             format!("up to {:.0}%", v.baseline.worst_error_pct),
             rules::up_to(v.baseline.worst_error_pct, 140.0),
-            "'up to X' by reproduce's one rule: the worst error is about X",
+            "'up to X' by the one rule: the worst error is about X",
         ),
         claim(
             "ignoring BIF contention alone errs up to 56%",
@@ -136,7 +135,7 @@ fn accuracy_claims(v: &Validation) -> Vec<Claim> {
             "up to 56%",
             format!("the schedule price without C: up to {:.0}%", v.no_contention.worst_error_pct),
             rules::up_to(v.no_contention.worst_error_pct, 56.0),
-            "'up to X' by reproduce's one rule; measured on the schedule price without C",
+            "'up to X' by the one rule; measured on the schedule price without C",
         ),
     ]
 }

@@ -295,7 +295,7 @@ pub fn compare(file: &MachineFile, params: &ModelParams, op: Op, blades: usize, 
 pub const CLAIM_POINTS: [(Op, u32); 3] = [(Op::Barrier, 0), (Op::Broadcast, 128), (Op::Broadcast, 4096)];
 
 /// Seed 003 §7.2's cluster claim, one row per operation: the worst error over 2 to 4 blades.
-pub fn claims(file: &MachineFile, params: &ModelParams) -> Result<Vec<crate::reproduce::Claim>> {
+pub fn claims(file: &MachineFile, params: &ModelParams) -> Result<Vec<crate::evidence::Claim>> {
     let mut out = Vec::new();
     for op in [Op::Barrier, Op::Broadcast] {
         let mut rows = Vec::new();
@@ -316,12 +316,12 @@ pub fn claims(file: &MachineFile, params: &ModelParams) -> Result<Vec<crate::rep
                 )
             })
             .collect();
-        out.push(crate::reproduce::claim(
+        out.push(crate::evidence::claim::claim(
             &format!("{} up to 64 SPEs (4 blades) predicted within 13%", op.name()),
             "seed 003 §7.2, §6.1",
             "within 13%",
             format!("worst {:+.1}% ({})", worst, shown.join(", ")),
-            worst.abs() <= 13.0 && rows.iter().all(|r| r.verified),
+            crate::evidence::rules::within(&rows.iter().map(|r| r.error_pct).collect::<Vec<_>>(), 13.0) && rows.iter().all(|r| r.verified),
             "simulated: --blades 2 to 4, 16 SPEs each, one call; the network is the machine file's assumed 4x DDR InfiniBand",
         ));
     }

@@ -1,13 +1,14 @@
 //! Seed 004 §5.1's ping-pong results as claims for `cellblade reproduce`: each published
 //! figure beside the simulated one. Each is a published measurement, so it holds by the rule
-//! for "the same" (`reproduce::rules::same`, within 10%). The 0-byte latency is fitted (the
+//! for one (`evidence::rules::measured`, within 10%, as calibration rows). The 0-byte latency is fitted (the
 //! machine file's `mpi.call_core_cycles` is chosen on it, and its note says so); the
 //! throughputs are predictions. Seed 004 §5.2's matrix multiplication rates are "about" figures
-//! (`reproduce::rules::about`, within 15%), predicted: nothing is fitted on them.
+//! (`evidence::rules::about`, within 15%), predicted: nothing is fitted on them.
 
 use crate::error::Result;
 use crate::machine::config::MachineFile;
-use crate::reproduce::{claim, rules, Claim};
+use crate::evidence::claim::claim;
+use crate::evidence::{rules, Claim};
 
 use super::matmul::{matmul, DEFAULT_RANKS};
 use super::{default_reps, pingpong, Mode, PingPong, DEFAULT_DEPTH};
@@ -26,7 +27,7 @@ fn best(file: &MachineFile, mode: Mode, congested: bool, sizes: &[u32], reps_cap
 fn value(text: &str, published: f64, simulated: f64, unit: &str, note: &str) -> Claim {
     let err = simulated / published - 1.0;
     let shown = format!("{simulated:.3} {unit} ({:+.0}%)", 100.0 * err);
-    claim(text, SOURCE, &format!("{published} {unit}"), shown, rules::same(simulated, published), note)
+    claim(text, SOURCE, &format!("{published} {unit}"), shown, rules::measured(simulated, published), note)
 }
 
 /// Seed 004 §5.2's rate of the master-worker multiplication of order `n` on 8 SPEs; a wrong

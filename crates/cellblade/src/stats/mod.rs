@@ -5,12 +5,15 @@
 //! Thread selection follows the seed: `-c CELL` picks the cell the SPEs come from (SPE0 or SPE8
 //! first; beyond 8 the rest come from the other cell); with `-s` SPE 0 is the partner or target
 //! (its local store) and the others come from `-c`.
+//!
+//! `rows.rs` holds the calibration rows measured this way (seeds 000-004), for `calibrate`.
 
 mod atomic;
 mod dma;
 pub mod pattern;
 mod request;
 pub use request::{SimFigures, StatsAnswer};
+pub mod rows;
 mod sync;
 
 use serde::{Deserialize, Serialize};

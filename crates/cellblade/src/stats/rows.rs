@@ -1,122 +1,22 @@
-//! Calibration: every published measurement the blade must reproduce, re-run on the simulated
-//! blade with the seed's method, beside the published value with its source and the error.
+//! The calibration rows of seeds 000 §2.2, 001 §1, 002 (Tables 1 and 2, §4.2, §4.4, §4.5) and
+//! 004 §5.1: each published measurement re-run with the seed's method (mostly CellStats, as
+//! seed 002 measured them) beside the published value. The row and its rules are the evidence
+//! layer's ([`crate::evidence::row`]); `calibrate` gathers these with Table 1's rows.
 //!
-//! Rows marked `fitted` were used to choose a machine-file value (the file names the row), or a
-//! structural choice of the model (the note says which); the others are predictions. A row
-//! with `same_as` measures the same simulated quantity as the row it names (another published
-//! number for it): it is shown, but counted once, under that row. The kinds and their rules:
-//! - `value`: holds within 10% of the published value ("about", "around" and plain numbers);
-//! - `upper_bound`: the seed gives a limit ("under 100 ns"): holds at or under it;
-//! - `loss`: a bandwidth loss against the uncontended transfer (seed 001 Table 1), published and
-//!   simulated as fractions; holds within 2.5 points (about twice the seed's largest standard
-//!   deviation, 0.3 GB/s of 24.3), and `error` is the difference in points, not relative.
+//! The row sets are split by what they measure so that a leave-one-out refit
+//! (`calibrate::leave_one_out`) re-runs only the rows of the parameter it refits.
 
 use std::cell::Cell;
 use std::rc::Rc;
 
-use serde::Serialize;
-
 use crate::blade::Blade;
 use crate::error::Result;
+use crate::evidence::row::{bound, row, same};
+use crate::evidence::Row;
 use crate::machine::config::MachineFile;
 use crate::machine::memory::reg;
 use crate::spu::Spu;
-use crate::stats::pattern::{run_gets, Get};
 use crate::stats::{self, StatsParams};
-
-#[derive(Debug, Clone, Serialize, serde::Deserialize)]
-pub struct Row {
-    pub name: String,
-    pub source: String,
-    pub published: f64,
-    pub simulated: f64,
-    pub unit: String,
-    /// `value`, `upper_bound`: (simulated - published) / published; `loss`: simulated - published.
-    pub error: f64,
-    pub fitted: bool,
-    /// "value", "upper_bound" or "loss" (the rules are in the module docs and the README).
-    pub kind: String,
-    pub holds: bool,
-    /// The row measuring the same simulated quantity, under which this one is counted.
-    pub same_as: Option<String>,
-    pub note: String,
-    /// Whether the row also holds on a blade without contention (`eib.contention = false`);
-    /// `None` where that was not run. A prediction that holds here and fails there is evidence
-    /// for the contention model; one that holds on both could not tell them apart.
-    #[serde(default)]
-    pub without_contention: Option<bool>,
-}
-
-/// "About", "around" and plain published values: within this fraction.
-pub const TOLERANCE: f64 = 0.10;
-/// Bandwidth losses (seed 001 Table 1): within this many points (fraction of the bandwidth).
-pub const LOSS_TOLERANCE: f64 = 0.025;
-
-fn row(name: &str, source: &str, published: f64, simulated: f64, unit: &str, fitted: bool, note: &str) -> Row {
-    let error = (simulated - published) / published;
-    Row {
-        name: name.into(),
-        source: source.into(),
-        published,
-        simulated,
-        unit: unit.into(),
-        error,
-        fitted,
-        kind: "value".into(),
-        holds: error.abs() <= TOLERANCE,
-        same_as: None,
-        note: note.into(),
-        without_contention: None,
-    }
-}
-
-fn bound(name: &str, source: &str, limit: f64, simulated: f64, unit: &str, note: &str) -> Row {
-    let mut r = row(name, source, limit, simulated, unit, false, note);
-    r.kind = "upper_bound".into();
-    r.holds = simulated <= limit;
-    r
-}
-
-fn loss(name: &str, source: &str, published: f64, simulated: f64, fitted: bool, note: &str) -> Row {
-    let mut r = row(name, source, published, simulated, "fraction", fitted, note);
-    r.kind = "loss".into();
-    r.error = simulated - published;
-    r.holds = r.error.abs() <= LOSS_TOLERANCE;
-    r
-}
-
-/// Mark `r` as measuring the same simulated quantity as the row named `of`.
-fn same(mut r: Row, of: &str) -> Row {
-    r.same_as = Some(of.into());
-    r
-}
-
-/// The honest counts of a table: distinct rows (each `same_as` row counted under its own),
-/// fitted, predictions, and how many of each hold.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub struct Counts {
-    pub rows: usize,
-    pub fitted: usize,
-    pub fitted_hold: usize,
-    pub predictions: usize,
-    pub predictions_hold: usize,
-    /// Predictions that hold and that a blade without contention fails.
-    pub predictions_hold_discriminating: usize,
-}
-
-pub fn counts(rows: &[Row]) -> Counts {
-    let distinct: Vec<&Row> = rows.iter().filter(|r| r.same_as.is_none()).collect();
-    let fitted: Vec<&&Row> = distinct.iter().filter(|r| r.fitted).collect();
-    let predictions: Vec<&&Row> = distinct.iter().filter(|r| !r.fitted).collect();
-    Counts {
-        rows: distinct.len(),
-        fitted: fitted.len(),
-        fitted_hold: fitted.iter().filter(|r| r.holds).count(),
-        predictions: predictions.len(),
-        predictions_hold: predictions.iter().filter(|r| r.holds).count(),
-        predictions_hold_discriminating: predictions.iter().filter(|r| r.holds && r.without_contention == Some(false)).count(),
-    }
-}
 
 fn stat(file: &MachineFile, json: serde_json::Value) -> Result<stats::StatsResult> {
     let p: StatsParams = serde_json::from_value(json).expect("valid calibration request");
@@ -218,47 +118,9 @@ fn signal_one_way(file: &MachineFile) -> Result<f64> {
 
 const S000: &str = "seed 000 §2.2";
 const S001: &str = "seed 001 §1";
-const T1: &str = "seed 001 Table 1";
 const S002T1: &str = "seed 002 Table 1";
 const S002T2: &str = "seed 002 Table 2";
 const S004: &str = "seed 004 §5.1";
-
-/// One pattern's transfers: (dst, src, published GB/s).
-type Transfers = &'static [(usize, usize, f64)];
-
-/// Seed 001 Table 1: (pattern number, its transfers).
-pub const TABLE1: &[(&str, Transfers)] = &[
-    ("1", &[(6, 4, 24.3)]),
-    ("2", &[(2, 0, 24.2), (6, 4, 24.3)]),
-    ("3", &[(2, 0, 23.6), (5, 7, 23.9), (6, 4, 23.8)]),
-    ("4", &[(1, 3, 22.8), (2, 0, 22.9), (5, 7, 22.7), (6, 4, 23.0)]),
-    ("5", &[(0, 1, 19.3), (1, 3, 20.1), (2, 0, 19.3), (5, 7, 19.1), (6, 4, 19.8)]),
-    ("6", &[(2, 0, 24.3), (4, 2, 24.7)]),
-    ("7", &[(1, 3, 22.9), (0, 2, 22.9), (5, 7, 22.7), (6, 4, 22.9), (7, 1, 24.5)]),
-    ("8", &[(4, 2, 24.7), (6, 0, 24.5)]),
-    ("9", &[(5, 4, 17.1), (6, 0, 23.4), (7, 2, 18.1)]),
-    ("10", &[(0, 7, 24.4), (1, 6, 19.0), (3, 4, 17.0), (5, 2, 17.5), (7, 0, 24.3)]),
-    ("11a", &[(3, 4, 24.7), (5, 2, 24.6), (6, 0, 24.5)]),
-    ("11b", &[(3, 4, 24.6), (5, 2, 24.6), (0, 6, 24.6)]),
-];
-
-/// Every row, each with its verdict on the same blade without contention.
-pub fn run_compared(file: &MachineFile) -> Result<Vec<Row>> {
-    let mut rows = run_all(file)?;
-    for (r, free) in rows.iter_mut().zip(run_all(&file.without_contention())?) {
-        debug_assert_eq!(r.name, free.name, "the same rows on every machine");
-        r.without_contention = Some(free.holds);
-    }
-    Ok(rows)
-}
-
-pub fn run_all(file: &MachineFile) -> Result<Vec<Row>> {
-    let mut rows = sync_rows(file)?;
-    rows.extend(atomic_rows(file)?);
-    rows.extend(dma_rows(file)?);
-    rows.extend(table1_rows(file)?);
-    Ok(rows)
-}
 
 const MB0: &str = "SPE-SPE mailbox sync, same chip";
 const MB1: &str = "SPE-SPE mailbox sync, other chip";
@@ -267,11 +129,23 @@ const XDRAM0_AGG: &str = "8 SPEs GET 16 KB from XDRAM0, aggregate";
 const RTT64: &str = "64-bit RTT through mailbox (2 messages)";
 const RTTLS: &str = "32-bit RTT through local store";
 
-/// Synchronisation (seed 000 §2.2, seed 001 §1, seed 002 Tables 1 and 2, seed 004 §5.1).
-fn sync_rows(file: &MachineFile) -> Result<Vec<Row>> {
+/// Every row of this file, in `calibrate`'s order.
+pub fn all(file: &MachineFile) -> Result<Vec<Row>> {
+    let mut rows = Vec::new();
+    for set in [spe_sync_rows, ppe_rows, signal_write_rows, atomic_rows, memory_rows, small_dma_rows, list_rows] {
+        rows.extend(set(file)?);
+    }
+    Ok(rows)
+}
+
+/// Iterations of the synchronisation rows.
+const SYNC_IT: u32 = 200;
+
+/// SPE-to-SPE synchronisation (seed 000 §2.2, seed 001 §1, seed 002 Table 2).
+pub fn spe_sync_rows(file: &MachineFile) -> Result<Vec<Row>> {
     use serde_json::json;
     let mut rows = Vec::new();
-    let it = 200;
+    let it = SYNC_IT;
     let lat = |j| -> Result<f64> { Ok(stat(file, j)?.latency_ns) };
     let spe_sync = |f: &str, cell: usize| lat(json!({"function": f, "spes": 2, "spe_target": true, "cell": cell, "iterations": it}));
     let (mb0, mb1) = (spe_sync("mailbox", 0)?, spe_sync("mailbox", 1)?);
@@ -313,7 +187,15 @@ fn sync_rows(file: &MachineFile) -> Result<Vec<Row>> {
         RTT64,
     ));
     rows.push(same(bound("inter-SPE latency of a short message", S001, 100.0, ls32 / 2.0, "ns", "half the local-store round trip"), RTTLS));
+    Ok(rows)
+}
 
+/// The PPE's access to the SPEs (seed 002 Table 1, §4.2).
+pub fn ppe_rows(file: &MachineFile) -> Result<Vec<Row>> {
+    use serde_json::json;
+    let mut rows = Vec::new();
+    let it = SYNC_IT;
+    let lat = |j| -> Result<f64> { Ok(stat(file, j)?.latency_ns) };
     let ppe = |f: &str, cell: usize, sc: bool| {
         lat(json!({"function": f, "spes": 1, "cell": cell, "syscall": sc, "iterations": if sc { 20 } else { it }}))
     };
@@ -356,20 +238,16 @@ fn sync_rows(file: &MachineFile) -> Result<Vec<Row>> {
         true,
         "fits ppe.thread_create_us",
     ));
-    rows.push(row(
-        "SPE-SPE signal write",
-        S004,
-        50.0,
-        signal_one_way(file)?,
-        "ns",
-        false,
-        "issue of a sndsig until the receiver's read returns",
-    ));
     Ok(rows)
 }
 
+/// One signal, one way (seed 004 §5.1).
+pub fn signal_write_rows(file: &MachineFile) -> Result<Vec<Row>> {
+    Ok(vec![row("SPE-SPE signal write", S004, 50.0, signal_one_way(file)?, "ns", false, "issue of a sndsig until the receiver's read returns")])
+}
+
 /// Atomics (seed 002 §4.5.1).
-fn atomic_rows(file: &MachineFile) -> Result<Vec<Row>> {
+pub fn atomic_rows(file: &MachineFile) -> Result<Vec<Row>> {
     use serde_json::json;
     const S: &str = "seed 002 §4.5.1";
     let lat = |j| -> Result<f64> { Ok(stat(file, j)?.latency_ns) };
@@ -412,11 +290,12 @@ fn atomic_rows(file: &MachineFile) -> Result<Vec<Row>> {
     Ok(rows)
 }
 
-/// DMA (seed 002 §4.4, §4.5; seed 001 §1; seed 004 §5.1).
-fn dma_rows(file: &MachineFile) -> Result<Vec<Row>> {
+const S44: &str = "seed 002 §4.4";
+const S45: &str = "seed 002 §4.5";
+
+/// Memory bandwidth and latency (seed 002 §4.4, seed 001 §1).
+pub fn memory_rows(file: &MachineFile) -> Result<Vec<Row>> {
     use serde_json::json;
-    const S44: &str = "seed 002 §4.4";
-    const S45: &str = "seed 002 §4.5";
     let mut rows = Vec::new();
     let lat = |j| -> Result<f64> { Ok(stat(file, j)?.latency_ns) };
     let agg = |j| -> Result<f64> { Ok(stat(file, j)?.aggregate_bandwidth_gbps.unwrap_or(0.0)) };
@@ -456,6 +335,15 @@ fn dma_rows(file: &MachineFile) -> Result<Vec<Row>> {
             ));
         }
     }
+    Ok(rows)
+}
+
+/// Small DMAs and one SPE's blocking bandwidth (seed 004 §5.1, seed 001 §1).
+pub fn small_dma_rows(file: &MachineFile) -> Result<Vec<Row>> {
+    use serde_json::json;
+    let mut rows = Vec::new();
+    let lat = |j| -> Result<f64> { Ok(stat(file, j)?.latency_ns) };
+    let agg = |j| -> Result<f64> { Ok(stat(file, j)?.aggregate_bandwidth_gbps.unwrap_or(0.0)) };
     let mem16 = lat(json!({"function": "dmaget", "spes": 1, "shared": false, "size": 16, "iterations": 200}))?;
     let spe16 = lat(json!({"function": "dmaget", "spes": 2, "spe_target": true, "size": 16, "iterations": 200}))?;
     rows.push(row(
@@ -486,6 +374,15 @@ fn dma_rows(file: &MachineFile) -> Result<Vec<Row>> {
         false,
         "'the maximum bandwidth for blocking SPE to main memory DMAs is around 6 GB/s'",
     ));
+    Ok(rows)
+}
+
+/// DMA lists (seed 002 §4.5).
+pub fn list_rows(file: &MachineFile) -> Result<Vec<Row>> {
+    use serde_json::json;
+    let mut rows = Vec::new();
+    let lat = |j| -> Result<f64> { Ok(stat(file, j)?.latency_ns) };
+    let agg = |j| -> Result<f64> { Ok(stat(file, j)?.aggregate_bandwidth_gbps.unwrap_or(0.0)) };
     let one = lat(json!({"function": "dmaget", "spes": 8, "size": 16384, "iterations": 20}))?;
     let list64 = lat(json!({"function": "dmalistget", "spes": 8, "size": 256, "list_elements": 64, "iterations": 20}))?;
     rows.push(row("64-element list / one 16 KB DMA, latency ratio", S45, 1.0, list64 / one, "x", false, "8 SPEs, shared buffer in XDRAM0"));
@@ -516,57 +413,6 @@ fn dma_rows(file: &MachineFile) -> Result<Vec<Row>> {
     Ok(rows)
 }
 
-/// Seed 001 Table 1: 64 KB gets between SPEs on chip 0; each transfer's loss against the
-/// uncontended transfer (#1), published beside simulated.
-fn table1_rows(file: &MachineFile) -> Result<Vec<Row>> {
-    let mut rows = Vec::new();
-    let run = |pattern: &[(usize, usize, f64)]| {
-        run_gets(file.clone(), &pattern.iter().map(|&(dst, src, _)| Get { dst, src }).collect::<Vec<_>>(), 65536, 3)
-    };
-    let (published_alone, simulated_alone) = (TABLE1[0].1[0].2, run(TABLE1[0].1)?[0]);
-    // #1 is the reference of the losses: its own row is its bandwidth.
-    rows.push(row(
-        "Table 1 #1: 6 <- 4 alone, bandwidth",
-        T1,
-        published_alone,
-        simulated_alone,
-        "GB/s",
-        false,
-        "the uncontended transfer the losses are measured against",
-    ));
-    for (num, pattern) in &TABLE1[1..] {
-        let bw = run(pattern)?;
-        for (&(dst, src, published), got) in pattern.iter().zip(bw) {
-            // #5 chose eib.ring_start_interval_bus_cycles (the seed's 100.4 GB/s per direction).
-            let fitted = *num == "5";
-            let note = format!("{published} vs {got:.1} GB/s{}", if fitted { "; fits eib.ring_start_interval_bus_cycles" } else { "" });
-            rows.push(loss(
-                &format!("Table 1 #{num}: {dst} <- {src}, loss"),
-                T1,
-                1.0 - published / published_alone,
-                1.0 - got / simulated_alone,
-                fitted,
-                &note,
-            ));
-        }
-    }
-    Ok(rows)
-}
-
 fn fmt_list(v: &[f64], decimals: usize) -> String {
     v.iter().map(|x| format!("{x:.decimals$}")).collect::<Vec<_>>().join(", ")
-}
-
-/// Every calibration row on the chosen machine: the request has no fields of its own.
-#[derive(Debug, Clone, Default, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct CalibrateRequest {}
-
-impl crate::request::Request for CalibrateRequest {
-    const NAME: &'static str = "calibrate";
-    type Output = Vec<Row>;
-
-    fn run(self, machine: &MachineFile) -> Result<Vec<Row>> {
-        run_compared(machine)
-    }
 }

@@ -1,0 +1,113 @@
+//! Seed 000's collective findings (§4, with seed 002 §5.2's signal barriers) as claims of
+//! `cellblade reproduce`, one file per operation; here the sweep they share and the helpers that
+//! read it.
+//!
+//! | file | what |
+//! |---|---|
+//! | `barriers.rs` | barrier latencies, the best barrier per SPE count, the CML barrier |
+//! | `broadcasts.rs` | the best broadcast per size, opt against simple, against CML |
+//! | `reductions.rs` | reduce, all-reduce and all-gather: the best per size, the CML speedups |
+
+mod barriers;
+mod broadcasts;
+mod reductions;
+
+pub use barriers::claims as barriers;
+pub use broadcasts::claims as broadcasts;
+pub use reductions::claims as reductions;
+
+use std::collections::BTreeMap;
+
+use crate::error::Result;
+use crate::evidence::rules;
+use crate::evidence::Claim;
+use crate::machine::config::MachineFile;
+
+/// The claim, unless a collective run behind it (in `tables`) computed a wrong result: then it
+/// is `unverified` and not counted, whatever its timing says.
+fn checked(c: Claim, tables: &[&Table]) -> Claim {
+    let bad: Vec<&String> = tables.iter().flat_map(|t| &t.unverified).collect();
+    if bad.is_empty() {
+        return c;
+    }
+    let note = format!("unverified runs: {}", bad.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", "));
+    c.unverified(note)
+}
+
+/// Latencies (ns) by (algorithm, size), and the runs whose result was wrong.
+#[derive(Default)]
+struct Table {
+    lat: BTreeMap<(String, u32), f64>,
+    unverified: Vec<String>,
+}
+
+impl std::ops::Deref for Table {
+    type Target = BTreeMap<(String, u32), f64>;
+    fn deref(&self) -> &Self::Target {
+        &self.lat
+    }
+}
+
+/// Latency (ns) of each algorithm at each size on `p` SPEs (identity placement, root 0).
+fn sweep(file: &MachineFile, p: usize, names: &[&str], sizes: &[u32], iterations: u32) -> Result<Table> {
+    use crate::coll::{
+        algorithms::find,
+        data::{Dtype, ReduceOp},
+        measure, Setup,
+    };
+    let setup = Setup { root: 0, placement: (0..p).collect(), dtype: Dtype::Int32, rop: ReduceOp::Sum, iterations };
+    let mut out = Table::default();
+    for name in names {
+        let alg = find(name)?;
+        for &size in sizes {
+            let fits = |s: &crate::coll::schedule::Schedule| crate::coll::lower::Layout::footprint(s) <= u64::from(file.spu.ls_bytes);
+            if alg.schedule(p, 0, size).is_ok_and(|s| fits(&s)) {
+                let r = measure(file, alg, size, &setup)?;
+                if !r.verified {
+                    out.unverified.push(format!("{name} on {p} SPEs at {size} B"));
+                }
+                out.lat.insert((name.to_string(), size), r.latency_ns);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Seed 002 §5.2's signal barriers on 16 SPEs: (one root, a root per chip), in ns.
+pub fn signal_barriers(file: &MachineFile, iterations: u32) -> Result<(f64, f64)> {
+    let t = sweep(file, 16, &["barrier.ota_signal", "barrier.two_root_signal"], &[0], iterations)?;
+    Ok((t[&("barrier.ota_signal".to_string(), 0)], t[&("barrier.two_root_signal".to_string(), 0)]))
+}
+
+/// The fastest of `names` at `size`.
+fn best_at(t: &BTreeMap<(String, u32), f64>, names: &[&str], size: u32) -> (String, f64) {
+    names.iter().filter_map(|n| t.get(&(n.to_string(), size)).map(|v| (n.to_string(), *v))).fold((String::new(), f64::MAX), |a, b| {
+        if b.1 < a.1 {
+            b
+        } else {
+            a
+        }
+    })
+}
+
+/// Is `name` best (by [`rules::best_latency`]) among `names` at `size`?
+fn is_best(t: &BTreeMap<(String, u32), f64>, names: &[&str], size: u32, name: &str) -> bool {
+    t.get(&(name.to_string(), size)).is_some_and(|&v| rules::best_latency(v, best_at(t, names, size).1))
+}
+
+/// (ours, theirs) at each of `sizes` where both ran.
+fn pairs(t: &BTreeMap<(String, u32), f64>, ours: &str, theirs: &str, sizes: &[u32]) -> Vec<(f64, f64)> {
+    sizes.iter().filter_map(|&s| Some((*t.get(&(ours.to_string(), s))?, *t.get(&(theirs.to_string(), s))?))).collect()
+}
+
+fn winners(t: &BTreeMap<(String, u32), f64>, names: &[&str], sizes: &[u32]) -> String {
+    sizes
+        .iter()
+        .map(|&s| (s, best_at(t, names, s).0))
+        .filter(|(_, n)| !n.is_empty())
+        .map(|(s, n)| format!("{s}: {}", n.split('.').nth(1).unwrap_or("")))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+const S4: &str = "seed 000 §4";

@@ -1,0 +1,109 @@
+//! One rule per kind of claim or row; every claim and row uses these and nothing else to
+//! decide (the kinds and where each is used: [`super`]'s docs).
+
+/// A published measurement: within 10% of it.
+pub const MEASURED: f64 = 0.10;
+/// A bandwidth loss (seed 001 Table 1): within 2.5 points (about twice the seed's largest
+/// standard deviation, 0.3 GB/s of 24.3).
+pub const LOSS: f64 = 0.025;
+/// "About X", "takes X": within 15% of X.
+pub const ABOUT: f64 = 0.15;
+/// "Best": within 2% of the best (fastest, or highest bandwidth).
+pub const BEST: f64 = 0.02;
+/// "Constant": the largest value within 25% of the smallest, all positive.
+pub const CONSTANT: f64 = 0.25;
+/// "The same": within 10% of each other.
+pub const SAME: f64 = 0.10;
+/// "Good" placement: at least 90% of the best named one's minimum bandwidth.
+pub const GOOD: f64 = 0.90;
+/// "Poor" placement: under 75% of the best named one's.
+pub const POOR: f64 = 0.75;
+
+pub fn measured(simulated: f64, published: f64) -> bool {
+    ((simulated - published) / published).abs() <= MEASURED
+}
+/// A limit: at or under it.
+pub fn under(simulated: f64, limit: f64) -> bool {
+    simulated <= limit
+}
+/// Losses as fractions of the bandwidth.
+pub fn loss(simulated: f64, published: f64) -> bool {
+    (simulated - published).abs() <= LOSS
+}
+pub fn about(simulated: f64, published: f64) -> bool {
+    (simulated - published).abs() <= ABOUT * published.abs()
+}
+/// "Up to X": the largest over the claim's range is about X (and is a gain at all).
+pub fn up_to(largest: f64, published: f64) -> bool {
+    largest > 0.0 && about(largest, published)
+}
+/// "Within X%": every error (in percent, either sign) at most X.
+pub fn within(errors_pct: &[f64], limit_pct: f64) -> bool {
+    errors_pct.iter().all(|e| e.abs() <= limit_pct)
+}
+/// "N% of the points": at least that share of `of`.
+pub fn share_at_least(count: usize, of: usize, pct: f64) -> bool {
+    of > 0 && 100.0 * count as f64 / of as f64 >= pct
+}
+/// A latency is "best" among others whose fastest is `fastest`.
+pub fn best_latency(latency: f64, fastest: f64) -> bool {
+    latency <= fastest * (1.0 + BEST)
+}
+/// A bandwidth, as a fraction of the best one, is "best".
+pub fn best_ratio(ratio: f64) -> bool {
+    ratio >= 1.0 - BEST
+}
+pub fn constant(values: &[f64]) -> bool {
+    let lo = values.iter().copied().fold(f64::MAX, f64::min);
+    let hi = values.iter().copied().fold(f64::MIN, f64::max);
+    !values.is_empty() && lo > 0.0 && hi <= (1.0 + CONSTANT) * lo
+}
+pub fn same(a: f64, b: f64) -> bool {
+    (a / b - 1.0).abs() <= SAME
+}
+/// No step falls (no allowance for a dip).
+pub fn never_falls(values: &[f64]) -> bool {
+    values.windows(2).all(|w| w[1] >= w[0])
+}
+/// "Rises": no step falls, and the last is not [`same`] as the first.
+pub fn rises(values: &[f64]) -> bool {
+    values.len() >= 2 && never_falls(values) && !same(values[values.len() - 1], values[0])
+}
+/// "Beats at every size": faster in every (ours, theirs) pair, and there is at least one.
+pub fn beats_everywhere(pairs: &[(f64, f64)]) -> bool {
+    !pairs.is_empty() && pairs.iter().all(|(ours, theirs)| ours < theirs)
+}
+/// "Well under": below 75% of the other.
+pub fn well_under(a: f64, b: f64) -> bool {
+    a < 0.75 * b
+}
+pub fn good(ratio: f64) -> bool {
+    ratio >= GOOD
+}
+pub fn poor(ratio: f64) -> bool {
+    ratio < POOR
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_rule_draws_its_line_where_its_doc_says() {
+        assert!(measured(110.0, 100.0) && !measured(110.5, 100.0));
+        assert!(about(115.0, 100.0) && !about(115.5, 100.0));
+        assert!(up_to(0.42, 0.42) && !up_to(0.0, 0.0) && !up_to(1.0, 2.0));
+        assert!(loss(0.05, 0.025) && !loss(0.06, 0.025));
+        assert!(under(100.0, 100.0) && !under(100.1, 100.0));
+        assert!(within(&[-13.0, 12.9], 13.0) && !within(&[13.1], 13.0));
+        assert!(share_at_least(94, 100, 94.0) && !share_at_least(93, 100, 94.0) && !share_at_least(0, 0, 0.0));
+        assert!(same(1.1, 1.0) && !same(1.11, 1.0));
+        assert!(never_falls(&[1.0, 1.0, 2.0]) && !never_falls(&[1.0, 0.999]));
+        assert!(rises(&[1.0, 1.0, 1.2]) && !rises(&[1.0, 1.3, 1.29]) && !rises(&[1.0, 1.05]) && !rises(&[1.0]));
+        assert!(constant(&[1.0, 1.25]) && !constant(&[1.0, 1.26]) && !constant(&[]));
+        assert!(well_under(0.74, 1.0) && !well_under(0.75, 1.0));
+        assert!(good(0.9) && !good(0.89) && poor(0.74) && !poor(0.75));
+        assert!(best_latency(102.0, 100.0) && !best_latency(102.1, 100.0) && best_ratio(0.98) && !best_ratio(0.979));
+        assert!(beats_everywhere(&[(1.0, 2.0)]) && !beats_everywhere(&[]) && !beats_everywhere(&[(2.0, 2.0)]));
+    }
+}
