@@ -3,7 +3,7 @@
 import json
 
 import pytest
-from conftest import run_cli
+from conftest import run_cli, usage_error
 
 import cellblade
 
@@ -89,6 +89,34 @@ def test_calibrate_table_ends_with_the_summary():
         in summary
     )
     assert summary.endswith("explains each row that does not hold")
+
+
+def test_leave_one_out_refits_on_each_other_row_of_the_group():
+    done = run_cli("calibrate", "--leave-one-out", "--parameter", "ppe.syscall_ns", "--json")
+    assert done.returncode == 0, done.stderr
+    (refit,) = json.loads(done.stdout)
+    assert refit["parameter"] == "ppe.syscall_ns"
+    assert refit["fitted_on"] == "PPE-SPE mailbox via library call"
+    assert refit["refit_on"] == "PPE-SPE signal via library call"
+    rows = {row["name"]: row for row in refit["rows"]}
+    # Refitted on the signal row, the value reproduces that row within its 10%.
+    again = rows[refit["refit_on"]]
+    assert again["refit_holds"] is True
+    assert abs(again["refit_simulated"] / again["published"] - 1) <= 0.10
+    assert refit["refit_value"] != refit["value"]
+    # The table reads the same refits.
+    table = run_cli("calibrate", "--leave-one-out", "--parameter", "ppe.syscall_ns")
+    assert table.returncode == 0, table.stderr
+    assert "1 refits of 1 fitted parameters" in " ".join(table.stdout.split())
+
+
+def test_leave_one_out_refuses_an_unknown_parameter_and_parameter_alone():
+    done = run_cli("calibrate", "--leave-one-out", "--parameter", "eib.nope")
+    assert done.returncode != 0
+    assert "parameters eib.nope is not allowed: one of eib.command_phase_bus_cycles" in done.stderr
+    assert "--parameter is allowed only with --leave-one-out" in usage_error(
+        "calibrate", "--parameter", "ppe.mmio_ns"
+    )
 
 
 def test_bench_quick_json():

@@ -14,6 +14,7 @@ from cellblade.units import format_number
 
 CALIBRATION_HEADER = ("name", "published", "source", "simulated", "error", "kind", "holds", "note")
 CLAIMS_HEADER = ("claim", "source", "published", "simulated", "holds", "note")
+LEAVE_ONE_OUT_HEADER = ("parameter", "fitted on", "refit on", "value", "row", "published", "simulated", "refit", "holds")
 
 
 def holds(point: dict[str, Any]) -> bool:
@@ -114,3 +115,44 @@ def markdown_table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
         return "| " + " | ".join(str(c).replace("|", "\\|") for c in cells) + " |"
 
     return "\n".join([line(header), "|" + "---|" * len(header), *map(line, rows)])
+
+
+def leave_one_out_rows(refits: list[dict[str, Any]], check: str = "✓") -> list[tuple[str, ...]]:
+    """One tuple per row of each refit's group, in LEAVE_ONE_OUT_HEADER's order: the machine
+    file's value and the refit one, the row simulated with each, and whether the refit holds."""
+    out = []
+    for r in refits:
+        refit = "none in range" if r["refit_value"] is None else format_number(r["refit_value"])
+        for i, row in enumerate(r["rows"]):
+            first = i == 0
+            unit = f" {row['unit']}"
+            again = row["refit_simulated"]
+            out.append(
+                (
+                    r["parameter"] if first else "",
+                    r["fitted_on"] if first else "",
+                    r["refit_on"] if first else "",
+                    f"{format_number(r['value'])} -> {refit}" if first else "",
+                    row["name"] + (" (refit on)" if row["name"] == r["refit_on"] else ""),
+                    format_number(row["published"]) + unit,
+                    format_number(row["simulated"]) + unit,
+                    "-" if again is None else format_number(again) + unit,
+                    "-" if row["refit_holds"] is None else (check if row["refit_holds"] else "no"),
+                )
+            )
+    return out
+
+
+def leave_one_out_summary(refits: list[dict[str, Any]]) -> str:
+    """How many refits keep every other row of their group holding."""
+    kept = [
+        r
+        for r in refits
+        if r["refit_value"] is not None
+        and all(row["refit_holds"] for row in r["rows"] if row["name"] != r["refit_on"])
+    ]
+    params = len({r["parameter"] for r in refits})
+    return (
+        f"{len(refits)} refits of {params} fitted parameters; in {len(kept)} every other row of "
+        "the group still holds with the refit value"
+    )

@@ -8,6 +8,7 @@ from typing import Any
 
 from cellblade import results
 from cellblade.cli.common import (
+    UsageError,
     add_machine_args,
     add_parallel_args,
     check_mark,
@@ -32,12 +33,30 @@ def add_commands(commands) -> None:
             command.add_argument("--json", action="store_true", help="print the list as JSON")
         if name == "reproduce":
             command.add_argument("--quick", action="store_true", help="fewer trials")
+        if name == "calibrate":
+            command.add_argument(
+                "--leave-one-out",
+                action="store_true",
+                help="refit each fitted parameter on each other row of its group and show what "
+                "the group's rows become",
+            )
+            command.add_argument(
+                "--parameter",
+                action="append",
+                default=[],
+                metavar="KEY",
+                help="with --leave-one-out: only this machine-file key (repeatable)",
+            )
         if name != "calibrate":
             add_parallel_args(command)
         command.set_defaults(handler=handler, json=False)
 
 
 def _calibrate(args: argparse.Namespace) -> int:
+    if getattr(args, "leave_one_out", False):
+        return _leave_one_out(args)
+    if getattr(args, "parameter", None):
+        raise UsageError("--parameter is allowed only with --leave-one-out")
     points = with_progress(args, "calibrate", "calibrating", **machine_of(args))
     if args.json:
         print(json.dumps(points))
@@ -49,6 +68,19 @@ def _calibrate(args: argparse.Namespace) -> int:
             f"{results.calibration_summary(points)}; the calibration guide explains each row that does not hold"
         )
     )
+    return 0
+
+
+def _leave_one_out(args: argparse.Namespace) -> int:
+    refits = with_progress(
+        args, "leave_one_out", "refitting", parameters=args.parameter, **machine_of(args)
+    )
+    if args.json:
+        print(json.dumps(refits))
+        return 0
+    rows = results.leave_one_out_rows(refits, check_mark())
+    print(table(results.LEAVE_ONE_OUT_HEADER, rows, {3, 5, 6, 7}))
+    print(wrapped(results.leave_one_out_summary(refits)))
     return 0
 
 

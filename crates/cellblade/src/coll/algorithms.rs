@@ -550,19 +550,14 @@ fn allreduce_cml(s: &mut Schedule) {
     cml_bcast_rounds(s);
 }
 
-/// CML's barrier: "The CML barrier implementation uses rdb" (seed 000 §4). CML moves messages,
-/// not notifications, so each of rdb's notifications is a message of the smallest size a DMA
-/// moves (one quadword), with the baseline's copies: staged into the send buffer (@16), fetched
-/// into the receive buffer (@32), and copied out of it (each in a round of its own, since the
-/// schedule's check forbids a rank to write a range it is read from in the same round).
+/// CML's barrier: "The CML barrier implementation uses rdb" (seed 000 §4). The CML-style
+/// baseline differs from our algorithms only by its data copies (above), and a barrier moves no
+/// data, so its schedule is rdb's: the model predicts CML's barrier costs what rdb does. (A
+/// version sending each notification as a one-quadword message, fetched, acknowledged and
+/// copied, takes 869 ns on 8 SPEs against CML's published 300: the message size and protocol
+/// would be invented, so it is not the baseline.)
 fn barrier_cml(s: &mut Schedule) {
-    const Q: u32 = 16;
-    s.buffer = 3 * Q;
-    for round in barrier_rounds(s.p).into_iter().filter(|r| !r.is_empty()) {
-        s.round(round.iter().map(|x| Xfer::local(x.src, 0, Q, Q)).collect());
-        s.round(round.iter().map(|x| Xfer { src_offset: Q, dst_offset: 2 * Q, ..Xfer::copy(x.dst, x.src, 0, Q) }).collect());
-        s.round(round.iter().map(|x| Xfer::local(x.dst, 2 * Q, 0, Q)).collect());
-    }
+    barrier_rdb(s);
 }
 
 pub const REGISTRY: &[Algorithm] = &[
@@ -632,7 +627,7 @@ pub const REGISTRY: &[Algorithm] = &[
     Algorithm {
         name: "barrier.cml",
         op: Op::Barrier,
-        description: "CML-style baseline: rdb with one-quadword messages and their send- and receive-buffer copies",
+        description: "CML-style baseline: rdb (a barrier has no data to copy)",
         source: "seed 000 §4",
         pow2: false,
         min_spes: 1,

@@ -11,8 +11,7 @@ use super::schedule::{Action, Op, Schedule};
 pub fn interpret(s: &Schedule, dtype: Dtype, rop: ReduceOp) -> Vec<Vec<u8>> {
     let mut bufs = inputs(s.op, s.p, s.root, s.size, dtype);
     // Schedules with staging space (the CML-style baseline) have a larger buffer.
-    // A barrier has no data, unless its messages carry some (CML's).
-    for b in bufs.iter_mut().filter(|b| !b.is_empty() || s.op == Op::Barrier) {
+    for b in bufs.iter_mut().filter(|b| !b.is_empty()) {
         b.resize(s.buffer as usize, 0);
     }
     for round in &s.rounds {

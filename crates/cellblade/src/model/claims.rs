@@ -6,9 +6,9 @@ use super::measure::{measure, MeasureRequest};
 use super::params::ModelParams;
 use super::validate::{grid, score, simulate_points, Validation};
 use crate::error::Result;
-use crate::machine::config::MachineFile;
 use crate::evidence::claim::claim;
 use crate::evidence::{rules, Claim};
+use crate::machine::config::MachineFile;
 
 fn row(p: &ModelParams, n: u32, m: u32) -> f64 {
     p.congestion.iter().find(|r| r.bif_messages == n && r.size_bytes == m).map_or(f64::NAN, |r| r.latency_ns)
@@ -38,7 +38,10 @@ fn parameter_claims(p: &ModelParams) -> Vec<Claim> {
         "seed 003 §7.1, Fig. 8",
         "almost none",
         format!("at most {:.0}% over BIF-2 up to 256 B", 100.0 * small_worst),
-        p.congestion.iter().filter(|r| r.size_bytes <= 256 && r.bif_messages > 2).all(|r| rules::same(r.latency_ns, row(p, 2, r.size_bytes))),
+        p.congestion
+            .iter()
+            .filter(|r| r.size_bytes <= 256 && r.bif_messages > 2)
+            .all(|r| rules::same(r.latency_ns, row(p, 2, r.size_bytes))),
         "'almost none' by the rule for 'the same': every BIF-n within 10% of BIF-2",
     ));
     let big: Vec<u32> = sizes.iter().copied().filter(|&m| m > 256).collect();

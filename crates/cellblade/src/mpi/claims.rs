@@ -6,9 +6,9 @@
 //! (`evidence::rules::about`, within 15%), predicted: nothing is fitted on them.
 
 use crate::error::Result;
-use crate::machine::config::MachineFile;
 use crate::evidence::claim::claim;
 use crate::evidence::{rules, Claim};
+use crate::machine::config::MachineFile;
 
 use super::matmul::{matmul, DEFAULT_RANKS};
 use super::{default_reps, pingpong, Mode, PingPong, DEFAULT_DEPTH};

@@ -243,7 +243,15 @@ pub fn ppe_rows(file: &MachineFile) -> Result<Vec<Row>> {
 
 /// One signal, one way (seed 004 §5.1).
 pub fn signal_write_rows(file: &MachineFile) -> Result<Vec<Row>> {
-    Ok(vec![row("SPE-SPE signal write", S004, 50.0, signal_one_way(file)?, "ns", false, "issue of a sndsig until the receiver's read returns")])
+    Ok(vec![row(
+        "SPE-SPE signal write",
+        S004,
+        50.0,
+        signal_one_way(file)?,
+        "ns",
+        false,
+        "issue of a sndsig until the receiver's read returns",
+    )])
 }
 
 /// Atomics (seed 002 §4.5.1).
