@@ -31,7 +31,10 @@ pub struct Fit {
     rows: &'static [RowSet],
     /// Whole numbers only (cycles).
     integer: bool,
-    /// Where the bisection looks: wide enough for every row of the group.
+    /// Where the bisection looks: wide enough for every row of the group, and inside the values
+    /// at which the calibration runs at all (below 20 command-phase cycles or above 200
+    /// tag-update cycles a second signal overwrites the first before it is read, in the
+    /// register's overwrite mode as on the hardware, and the signal round trip waits forever).
     range: (f64, f64),
 }
 
@@ -50,7 +53,7 @@ pub const FITS: &[Fit] = &[
         ],
         rows: &[stats_rows::spe_sync_rows],
         integer: true,
-        range: (1.0, 400.0),
+        range: (20.0, 400.0),
     },
     Fit {
         key: "bif.noncacheable_crossing_ns",
@@ -98,7 +101,7 @@ pub const FITS: &[Fit] = &[
         others: &["16 B GET latency, main memory / another SPE's LS"],
         rows: &[stats_rows::small_dma_rows],
         integer: true,
-        range: (0.0, 400.0),
+        range: (0.0, 200.0),
     },
 ];
 

@@ -373,7 +373,7 @@ mod tests {
         let e = predict.clone().run(&qs20()).unwrap_err();
         assert_eq!(e.message(), "iterations 100001 is not allowed: 1 to 100000");
         predict.simulate = false;
-        assert_eq!(predict.run(&qs20()).unwrap().rows.len(), 4, "every modelled barrier, not simulated");
+        assert_eq!(predict.run(&qs20()).unwrap().rows.len(), 5, "every modelled barrier, not simulated");
         let pt = Point { algorithm: "allreduce.nope".into(), spes: 8, size_bytes: 64 };
         let e = SimulateRequest { points: vec![pt], iterations: 1 }.run(&qs20()).unwrap_err();
         assert_eq!(e.field(), Some("points"));
