@@ -14,7 +14,17 @@ from cellblade.units import format_number
 
 CALIBRATION_HEADER = ("name", "published", "source", "simulated", "error", "kind", "holds", "note")
 CLAIMS_HEADER = ("claim", "source", "published", "simulated", "holds", "note")
-LEAVE_ONE_OUT_HEADER = ("parameter", "fitted on", "refit on", "value", "row", "published", "simulated", "refit", "holds")
+LEAVE_ONE_OUT_HEADER = (
+    "parameter",
+    "fitted on",
+    "refit on",
+    "value",
+    "row",
+    "published",
+    "simulated",
+    "refit",
+    "holds",
+)
 
 
 def holds(point: dict[str, Any]) -> bool:
