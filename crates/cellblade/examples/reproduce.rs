@@ -1,8 +1,13 @@
-//! Print the reproduced claims: `cargo run --release --example reproduce [-- quick]`. A claim
+//! Print the reproduced claims: `cargo run --release --example reproduce [-- quick] [key=value ...]`
+//! (machine-file overrides, as `--set` takes them). A claim
 //! that holds here and fails on the blade without contention is marked `*`.
 fn main() {
     let quick = std::env::args().any(|a| a == "quick");
-    let file = cellblade::request::MachineChoice::default().resolve().unwrap();
+    let set = std::env::args().skip(1).filter(|a| a != "quick").collect();
+    let file = cellblade::request::MachineChoice { set, ..Default::default() }.resolve().unwrap_or_else(|e| {
+        eprintln!("error: {e}");
+        std::process::exit(2)
+    });
     let claims =
         cellblade::request::Request::run(cellblade::reproduce::ReproduceRequest { quick, claims: None }, &file).unwrap_or_else(|e| {
             eprintln!("error: {e}");
