@@ -1,10 +1,15 @@
-//! Print the reproduced claims: `cargo run --release --example reproduce [-- quick]`. A claim
-//! that holds here and fails on the blade without contention is marked `*`; `-- json` prints
-//! the claims as JSON (to compare two builds).
+//! Print the reproduced claims: `cargo run --release --example reproduce [-- quick] [json]
+//! [key=value ...]` (machine-file overrides, as `--set` takes them). A claim that holds here and
+//! fails on the blade without contention is marked `*`; `json` prints the claims as JSON (to
+//! compare two builds).
 fn main() {
     let quick = std::env::args().any(|a| a == "quick");
     let json = std::env::args().any(|a| a == "json");
-    let file = cellblade::request::MachineChoice::default().resolve().unwrap();
+    let set = std::env::args().skip(1).filter(|a| a != "quick" && a != "json").collect();
+    let file = cellblade::request::MachineChoice { set, ..Default::default() }.resolve().unwrap_or_else(|e| {
+        eprintln!("error: {e}");
+        std::process::exit(2)
+    });
     let claims =
         cellblade::request::Request::run(cellblade::reproduce::ReproduceRequest { quick, claims: None }, &file).unwrap_or_else(|e| {
             eprintln!("error: {e}");

@@ -70,6 +70,22 @@ pub struct EibCfg {
     /// `false`: a bus without contention, for the evidence only (see [`Params::contention`]).
     #[serde(default = "contended")]
     pub contention: bool,
+    /// How the data arbiter picks among the rings that can take a transfer's path.
+    #[serde(default)]
+    pub ring_assignment: RingAssignment,
+}
+
+/// How the data arbiter picks a ring among those of the transfer's direction that can carry its
+/// path (fewer than `max_transfers_per_ring` transfers, none overlapping it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RingAssignment {
+    /// The first of them whose start gate is open: nothing waits while a ring could take it.
+    #[default]
+    Open,
+    /// One of them, drawn without regard to its start gate; the packet waits for that ring and
+    /// the arbiter draws again at its next step.
+    Blind,
 }
 
 fn contended() -> bool {
@@ -444,6 +460,7 @@ pub struct Params {
     /// and reproduce run every row on such a blade too, so each row says whether a bus
     /// without contention would also pass it.
     pub contention: bool,
+    pub ring_assignment: RingAssignment,
     pub bif_element: usize,
     /// Ticks per byte on the BIF, as a rational `num / 1024` to keep sub-tick rates exact enough.
     pub bif_ticks_per_kib: u64,
@@ -501,6 +518,7 @@ impl Params {
             // resolve away here, so the bus needs no case of its own for them.
             data_grants_per_bus_cycle: if f.eib.contention { f.eib.data_grants_per_bus_cycle } else { u32::MAX },
             contention: f.eib.contention,
+            ring_assignment: f.eib.ring_assignment,
             bif_element: bif_idx,
             bif_ticks_per_kib: if f.eib.contention {
                 (1024.0 * TICKS_PER_SECOND as f64 / (f.bif.data_gbps * 1e9)).round() as u64
