@@ -30,10 +30,13 @@ int cb_world_size(void);
 int cb_type_valid(MPI_Datatype t);
 int cb_predefined(MPI_Datatype t);      /* cb_types.c: a predefined type that carries data */
 MPI_Aint cb_basic_align(MPI_Datatype t); /* cb_types.c: C's alignment of a predefined type */
+size_t cb_basic_size(MPI_Datatype t);   /* cb_types.c: a predefined type's size (a pair's: value + int) */
+int cb_pair(MPI_Datatype t, size_t *vsize, size_t *ioff); /* cb_types.c: 1 for a pair type */
 MPI_Aint cb_type_lb(MPI_Datatype t);
 void cb_type_hold(MPI_Datatype t); /* a pending request keeps its derived type past MPI_Type_free */
 void cb_type_release(MPI_Datatype t);
 size_t cb_type_size(MPI_Datatype t);
+int cb_type_direct(MPI_Datatype t); /* its bytes in memory are its message: no packing (not a pair type) */
 /* The predefined type every element of `t` is made of; *n = elements of it in `count` of `t`. */
 MPI_Datatype cb_type_base(MPI_Datatype t, int count, int *n);
 MPI_Aint cb_type_extent(MPI_Datatype t);
@@ -62,6 +65,7 @@ int cb_new_comm(int size, int rank, const int *world, int ctx, MPI_Errhandler eh
 /* The rank's state page for the launcher (cb_fault.c). */
 enum { CB_PHASE_NONE, CB_PHASE_RUNNING, CB_PHASE_FINALIZED, CB_PHASE_ABORTED, CB_PHASE_LOST };
 void cb_state_call(const char *call);  /* the user's call now running (not copied: a literal) */
+void cb_state_comm(const char *call, MPI_Comm comm); /* `call`'s communicator, if it is the user's call */
 void cb_state_inside(int inside);      /* 1: waiting in it for the simulator; 0: back in the program */
 void cb_state_phase(int phase, int code);
 void cb_exit(int code) __attribute__((noreturn)); /* flush stdio, then _exit */
@@ -87,6 +91,9 @@ void cb_ctx_taken(int ctx);                                   /* a context agree
 int cb_intercomm_dup(MPI_Comm comm, MPI_Comm *newcomm);
 int cb_intercomm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm);
 void cb_intercomm_freeing(MPI_Comm comm);
+int cb_inter_barrier(MPI_Comm comm, struct cb_comm *c);
+int cb_inter_allgatherv(const char *name, MPI_Comm comm, struct cb_comm *c, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+    void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype); /* cb_alltoallv.c */
 
 #define CB_CHECK(x)                                                                              \
     do {                                                                                         \

@@ -59,6 +59,35 @@ MPI_Aint cb_basic_align(MPI_Datatype t)
     }
 }
 
+/* A pair type's value size and its int's offset in memory (C's padding between them), as
+ * MPI defines them: the size is the value's plus the int's, the extent the C struct's. */
+#define PAIR(V)                                                                                  \
+    do {                                                                                         \
+        struct { V v; int i; } s_;                                                               \
+        *vsize = sizeof s_.v;                                                                    \
+        *ioff = (size_t)((char *)&s_.i - (char *)&s_);                                           \
+        return 1;                                                                                \
+    } while (0)
+
+int cb_pair(MPI_Datatype t, size_t *vsize, size_t *ioff)
+{
+    switch (kind(t)) {
+    case K_FLOAT_INT: PAIR(float);
+    case K_DOUBLE_INT: PAIR(double);
+    case K_LONG_INT: PAIR(long);
+    case K_2INT: PAIR(int);
+    case K_SHORT_INT: PAIR(short);
+    case K_LDOUBLE_INT: PAIR(long double);
+    default: return 0;
+    }
+}
+
+size_t cb_basic_size(MPI_Datatype t)
+{
+    size_t vsize, ioff;
+    return cb_pair(t, &vsize, &ioff) ? vsize + sizeof(int) : (size_t)(t & 0xff);
+}
+
 int PMPI_Op_create(MPI_User_function *function, int commute, MPI_Op *op)
 {
     for (int i = 0; i < MAX_OPS; i++)

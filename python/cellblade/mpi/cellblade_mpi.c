@@ -153,6 +153,7 @@ int cb_check_comm(const char *call, MPI_Comm comm, struct cb_comm **out)
     struct cb_comm *c = cb_comm_get(comm);
     if (!c)
         return cb_fail(call, MPI_COMM_WORLD, MPI_ERR_COMM, "communicator %d is invalid", comm);
+    cb_state_comm(call, comm);
     if (out)
         *out = c;
     return MPI_SUCCESS;
@@ -353,7 +354,7 @@ static void set_status(MPI_Status *st, int source, int tag, int error, int bytes
 static const char *packed(const void *buf, int count, MPI_Datatype t, size_t bytes, char **tmp)
 {
     *tmp = NULL;
-    if (t < 0x10000)
+    if (cb_type_direct(t))
         return buf;
     *tmp = malloc(bytes ? bytes : 1);
     cb_pack(buf, count, t, *tmp);
@@ -411,7 +412,7 @@ int cb_recv(const char *name, struct cb_comm *c, MPI_Comm comm, int coll, void *
         return MPI_SUCCESS;
     }
     size_t bytes = (size_t)count * cb_type_size(t);
-    char *tmp = t >= 0x10000 ? malloc(bytes ? bytes : 1) : NULL;
+    char *tmp = !cb_type_direct(t) ? malloc(bytes ? bytes : 1) : NULL;
     int from = source == MPI_ANY_SOURCE ? MPI_ANY_SOURCE : c->world[source];
     struct answer a = call(OP_RECV, from, tag, wire_ctx(c, coll), bytes, NULL, tmp ? tmp : buf);
     return received(name, c, comm, a, buf, t, tmp, bytes, st);
@@ -436,7 +437,7 @@ int cb_sendrecv(const char *name, struct cb_comm *c, MPI_Comm comm, int coll, co
     memcpy(msg + 8, &cap, 8);
     memcpy(msg + 16, data, sbytes);
     free(stmp);
-    char *rtmp = rtype >= 0x10000 ? malloc(rbytes ? rbytes : 1) : NULL;
+    char *rtmp = !cb_type_direct(rtype) ? malloc(rbytes ? rbytes : 1) : NULL;
     struct answer a = call(OP_SENDRECV, c->world[dest], stag, wire_ctx(c, coll), 16 + sbytes, msg, rtmp ? rtmp : rbuf);
     free(msg);
     return received(name, c, comm, a, rbuf, rtype, rtmp, rbytes, st);
@@ -755,7 +756,7 @@ static int complete(uint32_t op, struct pending **qs, int n)
     } else if (!c) {
         q->rc = cb_fail(q->name, MPI_COMM_WORLD, MPI_ERR_COMM, "communicator %d was freed", q->comm);
         free(into);
-    } else if (q->datatype >= 0x10000) {
+    } else if (!cb_type_direct(q->datatype)) {
         q->rc = received(q->name, c, q->comm, a, q->buf, q->datatype, into, (size_t)q->count * cb_type_size(q->datatype), &q->status);
     } else {
         memcpy(q->buf, into, a.count);
@@ -968,7 +969,7 @@ static void collect_freed(int which)
         struct cb_comm *c = comm_live(q->comm);
         size_t qcap = (size_t)q->count * cb_type_size(q->datatype);
         char *tmp = NULL;
-        if (q->datatype >= 0x10000) {
+        if (!cb_type_direct(q->datatype)) {
             tmp = malloc(r.count ? r.count : 1);
             memcpy(tmp, bytes, r.count);
         } else {
