@@ -124,6 +124,9 @@ static struct attr {
 } attrs[MAX_COMMS][MAX_KEYVALS];
 
 static int tag_ub = CB_TAG_UB, host = MPI_PROC_NULL, io = MPI_ANY_SOURCE, wtime_global = 1;
+/* MPI-2's: one application (mpirun starts one program), no room for more processes than
+ * were started, and no error codes added past the predefined ones. */
+static int appnum = 0, universe_size, last_used_code = MPI_ERR_LASTCODE;
 
 int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *copy, MPI_Comm_delete_attr_function *del, int *keyval, void *extra_state)
 {
@@ -214,7 +217,9 @@ int PMPI_Comm_get_attr(MPI_Comm comm, int keyval, void *attribute_val, int *flag
 {
     const char *call = "MPI_Comm_get_attr";
     CB_CHECK(attr_comm(call, comm));
-    int *predefined[] = {[MPI_TAG_UB] = &tag_ub, [MPI_HOST] = &host, [MPI_IO] = &io, [MPI_WTIME_IS_GLOBAL] = &wtime_global};
+    universe_size = cb_world_size();
+    int *predefined[] = {[MPI_TAG_UB] = &tag_ub, [MPI_HOST] = &host, [MPI_IO] = &io, [MPI_WTIME_IS_GLOBAL] = &wtime_global,
+        [MPI_APPNUM] = &appnum, [MPI_UNIVERSE_SIZE] = &universe_size, [MPI_LASTUSEDCODE] = &last_used_code};
     if (keyval >= 0 && keyval < (int)(sizeof predefined / sizeof *predefined) && predefined[keyval]) {
         *flag = comm == MPI_COMM_WORLD;
         if (*flag)
@@ -254,11 +259,15 @@ int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
     return MPI_SUCCESS;
 }
 
+const char *cb_comm_name(MPI_Comm comm)
+{
+    return names[comm][0] ? names[comm] : comm == MPI_COMM_WORLD ? "MPI_COMM_WORLD" : comm == MPI_COMM_SELF ? "MPI_COMM_SELF" : "";
+}
+
 int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
 {
     CB_CHECK(attr_comm("MPI_Comm_get_name", comm));
-    const char *name = names[comm][0] ? names[comm] : comm == MPI_COMM_WORLD ? "MPI_COMM_WORLD" : comm == MPI_COMM_SELF ? "MPI_COMM_SELF" : "";
-    *resultlen = snprintf(comm_name, MPI_MAX_OBJECT_NAME, "%s", name);
+    *resultlen = snprintf(comm_name, MPI_MAX_OBJECT_NAME, "%s", cb_comm_name(comm));
     return MPI_SUCCESS;
 }
 

@@ -76,15 +76,10 @@ void cb_state_comm(const char *call, MPI_Comm comm)
  * gave it (MPI_Comm_set_name) or its handle. watch.py splits it at " on ". */
 static void describe_call(char *out)
 {
-    char name[MPI_MAX_OBJECT_NAME] = "";
-    int len = 0;
-    if (current_comm == MPI_COMM_NULL) {
+    const char *name = current_comm != MPI_COMM_NULL && cb_comm_get(current_comm) ? cb_comm_name(current_comm) : NULL;
+    if (current_comm == MPI_COMM_NULL)
         snprintf(out, CB_CALL_BYTES, "%s", current);
-        return;
-    }
-    if (cb_comm_get(current_comm))
-        PMPI_Comm_get_name(current_comm, name, &len);
-    if (len > 0)
+    else if (name && name[0])
         snprintf(out, CB_CALL_BYTES, "%s on %s", current, name);
     else
         snprintf(out, CB_CALL_BYTES, "%s on communicator %d", current, current_comm);

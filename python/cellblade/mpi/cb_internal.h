@@ -82,6 +82,7 @@ int cb_request_inactive(MPI_Request r); /* a persistent request not started: as 
 int cb_errhandler_call(MPI_Errhandler eh, MPI_Comm comm, int code);
 int cb_comm_copied(MPI_Comm from, MPI_Comm to); /* MPI_Comm_dup: attributes and topology */
 int cb_comm_freeing(MPI_Comm comm);             /* MPI_Comm_free: delete them */
+const char *cb_comm_name(MPI_Comm comm);        /* a valid communicator's name, "" if it has none */
 void cb_topo_copy(MPI_Comm from, MPI_Comm to);
 void cb_topo_drop(MPI_Comm comm);
 

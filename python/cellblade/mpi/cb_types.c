@@ -138,7 +138,8 @@ int cb_check_op(const char *call, MPI_Comm comm, MPI_Op op, MPI_Datatype t)
     int k = kind(t), ok;
     switch (op) {
     case MPI_MAX: case MPI_MIN: case MPI_SUM: case MPI_PROD: ok = integer(k) || floating(k); break;
-    case MPI_LAND: case MPI_LOR: case MPI_LXOR: ok = integer(k); break;
+    /* Logical operations on floating types too, as MPICH has them (0 is false). */
+    case MPI_LAND: case MPI_LOR: case MPI_LXOR: ok = integer(k) || floating(k); break;
     case MPI_BAND: case MPI_BOR: case MPI_BXOR: ok = integer(k) || k == K_BYTE; break;
     case MPI_MAXLOC: case MPI_MINLOC: ok = k >= K_FLOAT_INT && k <= K_LDOUBLE_INT; break;
     default: return cb_fail(call, comm, MPI_ERR_OP, "operation %d is invalid", op);

@@ -465,9 +465,11 @@ static int check_send(const char *name, const void *buf, int count, MPI_Datatype
     cb_need_init(name);
     CB_CHECK(cb_check_comm(name, comm, c));
     CB_CHECK(cb_check_buffer(name, comm, count, t, &bytes));
-    /* Packing would read through NULL; the simulator would send what its buffer last held. */
-    if (buf == NULL && bytes > 0)
-        return cb_fail(name, comm, MPI_ERR_BUFFER, "the buffer is NULL with count %d (%zu bytes): allowed only with count 0", count, bytes);
+    /* Packing would read through NULL; the simulator would send what its buffer last held.
+     * NULL is MPI_BOTTOM, which a derived datatype of absolute addresses starts from. */
+    if (buf == NULL && bytes > 0 && cb_predefined(t))
+        return cb_fail(name, comm, MPI_ERR_BUFFER,
+            "the buffer is NULL with count %d (%zu bytes): allowed only with count 0, or as MPI_BOTTOM with a derived datatype", count, bytes);
     CB_CHECK(check_peer(name, comm, *c, "destination", dest, 0));
     return check_tag(name, comm, tag, 0);
 }

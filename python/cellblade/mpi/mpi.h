@@ -86,6 +86,9 @@ typedef struct {
 #define MPI_HOST 2
 #define MPI_IO 3
 #define MPI_WTIME_IS_GLOBAL 4
+#define MPI_APPNUM 5
+#define MPI_UNIVERSE_SIZE 6
+#define MPI_LASTUSEDCODE 7
 
 /* Predefined datatypes: the handle's low byte is its size in bytes. */
 #define MPI_CHAR ((MPI_Datatype)0x0101)
