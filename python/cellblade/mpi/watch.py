@@ -135,8 +135,10 @@ def _user_wait(rank: int, seen: str, state: RankState) -> str:
         detail = seen[len(call) :]  # the simulator's words for this very call
     else:
         peer = _PEER.search(seen)
-        p2p = comm == "MPI_COMM_WORLD" and ("send" in call.lower() or "recv" in call.lower())
+        p2p = "send" in call.lower() or "recv" in call.lower()
         detail = peer.group(0) if peer and p2p else ""
+    if comm not in ("", "MPI_COMM_WORLD"):  # the simulator's ranks are MPI_COMM_WORLD's
+        detail = _PEER.sub("", detail)
     return f"rank {rank} waits in {call}{detail}" + (f" on {comm}" if comm else "")
 
 
