@@ -1,4 +1,4 @@
-"""The project's MPI C tests (tests/mpi/*.c): built with `cellblade mpicc`, run with
+"""The project's MPI C tests (libmpi/tests/*.c): built with `cellblade mpicc`, run with
 `cellblade mpirun`, each printing "No Errors"; then the faults mpirun must report."""
 
 from __future__ import annotations
@@ -97,11 +97,11 @@ def test_deadlock_names_every_pending_call(build):
 
 
 def test_the_c_library_and_the_core_agree_on_wire_codes():
-    """cb_channel.h's enum lists wire.rs's request codes in their order."""
+    """libmpi/src/channel.h's enum lists wire.rs's request codes in their order."""
     root = Path(__file__).parent.parent
     rust = (root / "crates/cellblade/src/mpi/wire.rs").read_text()
     core = {k: int(v) for k, v in re.findall(r"pub const (OP_\w+): u32 = (\d+);", rust)}
-    header = (root / "python/cellblade/mpi/cb_channel.h").read_text()
+    header = (root / "libmpi/src/channel.h").read_text()
     body = re.search(r"enum \{(.*?)\};", header, re.S).group(1)
     c, next_code = {}, 0
     for item in (x.strip() for x in body.split(",")):
@@ -118,7 +118,7 @@ BUFFERED = ("--set", "mpi.buffered_bytes=80")
 
 def test_ssend_is_synchronous_in_buffered_mode(build):
     """MPI_Ssend and MPI_Issend wait for the matching receive even where MPI_Send of the
-    same 16 bytes is buffered (issue 15; tests/mpi/ssend_buffered.c times both)."""
+    same 16 bytes is buffered (issue 15; libmpi/tests/ssend_buffered.c times both)."""
     done = run_cli("mpirun", "-n", "3", *BUFFERED, build("ssend_buffered"))
     assert (done.returncode, done.stdout, done.stderr) == (0, "No Errors\n", "")
 
@@ -732,7 +732,7 @@ def test_the_c_library_and_the_core_agree_on_request_free_codes():
     """OP_COLLECT's arguments and FLAG_FREED_DONE are the same numbers on both sides."""
     root = Path(__file__).parent.parent
     rust = (root / "crates/cellblade/src/mpi/wire.rs").read_text()
-    header = (root / "python/cellblade/mpi/cb_channel.h").read_text()
+    header = (root / "libmpi/src/channel.h").read_text()
     core = dict(re.findall(r"pub const (COLLECT_\w+|FLAG_\w+): \w+ = (\d+);", rust))
     c = dict(re.findall(r"#define (COLLECT_\w+|FLAG_\w+) (\d+)u?", header))
     assert c == core

@@ -2,7 +2,7 @@
 communicator (`MPI_Allreduce on MPI_COMM_WORLD`, not the library's internal MPI_Recv on the
 collective context; a blocking `MPI_Send`, not the MPI_Wait the library made for it), and the
 collectives on intercommunicators and the pair types MPICH's suite checks. The programs are
-tests/mpi/fault_report_calls.c and tests/mpi/intercomm_coll.c."""
+libmpi/tests/fault_report_calls.c and libmpi/tests/intercomm_coll.c."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The call channel between rank processes and the simulator (shared memory, the socket beside
-it) and `mpirun --compute`: tests/mpi/transport.c, compute_burst.c and fault_midcall.c."""
+it) and `mpirun --compute`: libmpi/tests/transport.c, compute_burst.c and fault_midcall.c."""
 
 from __future__ import annotations
 

@@ -572,7 +572,7 @@ def test_isends_to_two_ranks_are_pending_at_once():
 
 
 def exchange_times(comm):
-    """tests/mpi/nonblocking_overlap.c's `exchange` (16 KB with the peer, Send then Recv, then
+    """libmpi/tests/nonblocking_overlap.c's `exchange` (16 KB with the peer, Send then Recv, then
     Irecv+Isend+Waitall), in Python: the two times in microseconds, as the C program prints them."""
     n, peer = 16384, comm.rank ^ 1
     s = (np.arange(n) * 7 + comm.rank).astype(np.uint8)

@@ -1,13 +1,13 @@
 /* MPI_Alltoallv and MPI_Alltoallw (MPI-1.3 §4.8, MPI-2.2 §5.8): the personalized exchange with
- * a count, displacement and (for w) datatype per peer, built as MPI_Alltoall is (cb_coll.c):
+ * a count, displacement and (for w) datatype per peer, built as MPI_Alltoall is (coll/coll.c):
  * in step k each rank sends to rank+k and receives from rank-k, a send-receive pair on the
  * communicator's collective context that cannot deadlock. MPI_IN_PLACE exchanges out of a copy
  * of the receive buffer, whose counts and types then serve for both. */
 #include <stdlib.h>
 #include <string.h>
-#include "cb_internal.h"
+#include "internal.h"
 
-#define T_ALLTOALLV 16 /* above cb_coll.c's tags */
+#define T_ALLTOALLV 16 /* above coll/coll.c's tags */
 
 struct side {
     const char *buf;

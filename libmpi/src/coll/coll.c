@@ -15,8 +15,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "cb_channel.h"
-#include "cb_internal.h"
+#include "channel.h"
+#include "internal.h"
 
 enum { T_BCAST = 1, T_REDUCE, T_GATHER, T_SCATTER, T_ALLTOALL, T_SCAN, T_BARRIER, T_SPLIT };
 

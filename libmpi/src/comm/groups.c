@@ -2,10 +2,10 @@
  * of world ranks, local to the process (no simulated time: MPI defines group calls as local).
  * MPI_Comm_create is collective over its parent and agrees on the new communicator through
  * MPI_Comm_split (a gather, a broadcast and a context agreement on the simulated blade).
- * The remote-group queries answer for intercommunicators (cb_intercomm.c). */
+ * The remote-group queries answer for intercommunicators (comm/intercomm.c). */
 #include <stdlib.h>
 #include <string.h>
-#include "cb_internal.h"
+#include "internal.h"
 
 #define MAX_GROUPS 4096
 #define FIRST_GROUP 2 /* 0 is MPI_GROUP_NULL, 1 MPI_GROUP_EMPTY */

@@ -6,13 +6,13 @@
  * groups agree on one context: each group agrees on its own (cb_agree_ctx), the two leaders
  * exchange theirs and take the larger, and each leader broadcasts it to its group, all through
  * the simulated point-to-point and collective operations. Collectives on intercommunicators
- * (MPI-2, with MPI_ROOT) are cb_coll.c's and cb_alltoallv.c's.
+ * (MPI-2, with MPI_ROOT) are coll/coll.c's and coll/alltoallv.c's.
  */
 #include <stdlib.h>
 #include <string.h>
-#include "cb_internal.h"
+#include "internal.h"
 
-#define T_INTER 17 /* on the collective context, above cb_coll.c's and cb_alltoallv.c's tags */
+#define T_INTER 17 /* on the collective context, above coll/coll.c's and coll/alltoallv.c's tags */
 
 /* The new intercommunicator: remote group `remote[0..rsize)`, local group that of `local`,
  * context `ctx`. Collective over `local` (the hidden duplicate). */

@@ -1,14 +1,14 @@
 /* Predefined datatypes and reduction operations of the rank library.
  *
  * A predefined datatype's handle carries its kind (bits 8-15) and its size (bits 0-7); derived
- * types are cb_datatype.c's. Reductions work on the predefined types (pair types for
+ * types are datatype/derived.c's. Reductions work on the predefined types (pair types for
  * MAXLOC and MINLOC), on derived types of one predefined type (packed, then reduced element by
  * element as that type: cb_type_base), and on user operations over predefined types.
  */
 #include <stdlib.h>
 #include <string.h>
 #include <wchar.h>
-#include "cb_internal.h"
+#include "internal.h"
 
 #define MAX_OPS 256
 #define USER_OP 100

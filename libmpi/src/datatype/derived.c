@@ -4,13 +4,13 @@
  * displacement `disp`, with its lower bound and extent (explicit from MPI_LB/MPI_UB markers
  * or MPI_Type_create_resized, else those of its data; a struct's extent is padded to its
  * most aligned member, as C pads a struct) and its true bounds (the data's alone). Handles
- * from CB_DERIVED on; the predefined types are cb_types.c's. Messages of derived types
+ * from CB_DERIVED on; the predefined types are datatype/basic.c's. Messages of derived types
  * travel packed: cb_pack walks the blocks in order, cb_unpack does the same and stops where
  * the bytes end, so a short message fills as many basic elements as it holds.
  */
 #include <stdlib.h>
 #include <string.h>
-#include "cb_internal.h"
+#include "internal.h"
 
 #define CB_DERIVED 0x10000
 #define MAX_TYPES 4096 /* MPICH's datatype/tfree holds 1025 at once */

@@ -2,10 +2,10 @@
  * §8.3), all local to the process.
  *
  * Error handlers: MPI_ERRORS_ARE_FATAL, MPI_ERRORS_RETURN, and the program's own from
- * CB_USER_EH on; cb_fail (cellblade_mpi.c) calls a program's handler with the communicator and
+ * CB_USER_EH on; cb_fail (pt2pt/pt2pt.c) calls a program's handler with the communicator and
  * the code, then returns the code. Attributes: keyvals from CB_FIRST_KEYVAL on, values per
  * communicator handle; MPI_Comm_dup calls each keyval's copy function and MPI_Comm_free its
- * delete function (cb_comm_copied, cb_comm_freeing, called by cb_coll.c). The predefined
+ * delete function (cb_comm_copied, cb_comm_freeing, called by coll/coll.c). The predefined
  * attributes of MPI_COMM_WORLD (MPI_TAG_UB, MPI_HOST, MPI_IO, MPI_WTIME_IS_GLOBAL) are values
  * kept here.
  */
@@ -13,9 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "cb_internal.h"
+#include "internal.h"
 
-#define MAX_COMMS 2048 /* cellblade_mpi.c's */
 #define MAX_EH 256
 #define MAX_KEYVALS 128
 #define FIRST_KEYVAL 16 /* below: the predefined attributes, mpi.h's MPI_TAG_UB ... */
@@ -272,7 +271,7 @@ int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
 }
 
 /* Datatype names: the predefined types' own, the program's for derived ones. */
-#define MAX_TYPE_NAMES 4096 /* cb_datatype.c's MAX_TYPES */
+#define MAX_TYPE_NAMES 4096 /* datatype/derived.c's MAX_TYPES */
 static char type_names[MAX_TYPE_NAMES][MPI_MAX_OBJECT_NAME];
 
 static const char *predefined_name(MPI_Datatype t)

@@ -12,7 +12,7 @@
  * - Every way out of the library flushes stdio first (_exit does not).
  */
 #define _GNU_SOURCE
-#include "cb_internal.h"
+#include "internal.h"
 
 #include <fcntl.h>
 #include <signal.h>
