@@ -452,7 +452,7 @@ mod external {
 
     #[test]
     fn a_crafted_negative_rank_is_printed_negative() {
-        for op in [wire::OP_SEND, wire::OP_ISEND] {
+        for op in [wire::OP_SEND, wire::OP_SSEND] {
             let (mut a0, b0) = UnixStream::pair().unwrap();
             let t = std::thread::spawn(move || {
                 request(&mut a0, wire::OP_INIT, 0, 0, 0, &[], 0);
