@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from conftest import run_cli
 
-SOURCES = Path(__file__).parent / "mpi"
+SOURCES = Path(__file__).parent.parent / "libmpi" / "tests"
 
 pytestmark = pytest.mark.skipif(shutil.which("cc") is None, reason="needs a C compiler")
 
