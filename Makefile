@@ -7,7 +7,8 @@ MATURIN := maturin>=1.9.4,<2
 # The extension is rebuilt (release mode) when any of these change; Python sources are
 # installed in editable mode and need no rebuild.
 BUILD_INPUTS := pyproject.toml Cargo.toml $(wildcard Cargo.lock) scripts/build-extension.sh \
-	$(shell find crates machines -type f \( -name '*.rs' -o -name '*.toml' \) 2>/dev/null)
+	$(shell find crates machines -type f \( -name '*.rs' -o -name '*.toml' \) 2>/dev/null) \
+	$(shell find libmpi/include libmpi/src -type f 2>/dev/null)
 INSTALLED := $(VENV)/.installed
 
 .DEFAULT_GOAL := help

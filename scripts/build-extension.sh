@@ -18,6 +18,11 @@ set -euo pipefail
 venv=$(realpath "$1")
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
+# The MPI C library (libmpi/) goes into the package, so that an installed cellblade carries
+# what `cellblade mpicc` compiles (python/cellblade/mpi/compiler.py).
+rm -rf python/cellblade/mpi/libmpi
+mkdir -p python/cellblade/mpi/libmpi
+cp -R libmpi/include libmpi/src python/cellblade/mpi/libmpi/
 pgo=target/pgo
 native=-Ctarget-cpu=native
 maturin=("$venv/bin/maturin" develop --release --extras test)

@@ -34,12 +34,12 @@ def run_cli(*args: str, backtrace: bool = False) -> subprocess.CompletedProcess[
     )
 
 
-MPI_SOURCES = Path(__file__).parent / "mpi"
+MPI_SOURCES = Path(__file__).parent.parent / "libmpi" / "tests"
 
 
 @pytest.fixture(scope="session")
 def build(tmp_path_factory):
-    """Compile tests/mpi/NAME.c with `cellblade mpicc` once per session; returns the
+    """Compile libmpi/tests/NAME.c with `cellblade mpicc` once per session; returns the
     executable's path."""
     out = tmp_path_factory.mktemp("mpi")
     built: dict[str, str] = {}

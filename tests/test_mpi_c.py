@@ -1,4 +1,4 @@
-"""The project's MPI C tests (tests/mpi/*.c): built with `cellblade mpicc`, run with
+"""The project's MPI C tests (libmpi/tests/*.c): built with `cellblade mpicc`, run with
 `cellblade mpirun`, each printing "No Errors"; then the faults mpirun must report."""
 
 from __future__ import annotations
@@ -90,18 +90,18 @@ def test_deadlock_names_every_pending_call(build):
     assert done.returncode == 1
     assert done.stdout == ""
     assert re.fullmatch(
-        r"cellblade: error: deadlock at [0-9.]+ ns: rank 0 waits in MPI_Send to 1, tag 5; "
-        r"rank 1 waits in MPI_Send to 0, tag 5\n",
+        r"cellblade: error: deadlock at [0-9.]+ ns: rank 0 waits in MPI_Send to 1, tag 5 on MPI_COMM_WORLD; "
+        r"rank 1 waits in MPI_Send to 0, tag 5 on MPI_COMM_WORLD\n",
         done.stderr,
     ), done.stderr
 
 
 def test_the_c_library_and_the_core_agree_on_wire_codes():
-    """cb_channel.h's enum lists wire.rs's request codes in their order."""
+    """libmpi/src/channel.h's enum lists wire.rs's request codes in their order."""
     root = Path(__file__).parent.parent
     rust = (root / "crates/cellblade/src/mpi/wire.rs").read_text()
     core = {k: int(v) for k, v in re.findall(r"pub const (OP_\w+): u32 = (\d+);", rust)}
-    header = (root / "python/cellblade/mpi/cb_channel.h").read_text()
+    header = (root / "libmpi/src/channel.h").read_text()
     body = re.search(r"enum \{(.*?)\};", header, re.S).group(1)
     c, next_code = {}, 0
     for item in (x.strip() for x in body.split(",")):
@@ -118,7 +118,7 @@ BUFFERED = ("--set", "mpi.buffered_bytes=80")
 
 def test_ssend_is_synchronous_in_buffered_mode(build):
     """MPI_Ssend and MPI_Issend wait for the matching receive even where MPI_Send of the
-    same 16 bytes is buffered (issue 15; tests/mpi/ssend_buffered.c times both)."""
+    same 16 bytes is buffered (issue 15; libmpi/tests/ssend_buffered.c times both)."""
     done = run_cli("mpirun", "-n", "3", *BUFFERED, build("ssend_buffered"))
     assert (done.returncode, done.stdout, done.stderr) == (0, "No Errors\n", "")
 
@@ -130,8 +130,8 @@ def test_ssend_exchange_deadlocks_in_buffered_mode(build):
     done = run_cli("mpirun", "-n", "2", *BUFFERED, build("fault_deadlock"), "ssend")
     assert done.returncode == 1
     assert re.fullmatch(
-        r"cellblade: error: deadlock at [0-9.]+ ns: rank 0 waits in MPI_Ssend to 1, tag 5; "
-        r"rank 1 waits in MPI_Ssend to 0, tag 5\n",
+        r"cellblade: error: deadlock at [0-9.]+ ns: rank 0 waits in MPI_Ssend to 1, tag 5 on MPI_COMM_WORLD; "
+        r"rank 1 waits in MPI_Ssend to 0, tag 5 on MPI_COMM_WORLD\n",
         done.stderr,
     ), done.stderr
 
@@ -591,18 +591,21 @@ def test_mismatched_library_collectives_are_reported_as_deadlocks(build):
     schedules would mix notifications) and the deadlock names every rank's call."""
     order = run_cli("mpirun", "-n", "3", "--coll", "library", build("fault_coll_mismatch"), "order")
     assert order.returncode == 1 and order.stdout == ""
-    theirs = "MPI_Allreduce of 4 bytes (its library collective 1, where rank 0 called MPI_Bcast from root 0 of 4 bytes)"
+    theirs = (
+        "MPI_Allreduce of 4 bytes (its library collective 1, where rank 0 called MPI_Bcast from root 0 of 4 bytes) "
+        "on MPI_COMM_WORLD"
+    )
     assert re.fullmatch(
         r"cellblade: error: deadlock at [0-9.]+ ns: "
-        r"rank 0 waits in MPI_Bcast from root 0 of 4 bytes \(library broadcast.binomial_opt\); "
+        r"rank 0 waits in MPI_Bcast from root 0 of 4 bytes \(library broadcast.binomial_opt\) on MPI_COMM_WORLD; "
         rf"rank 1 waits in {re.escape(theirs)}; rank 2 waits in {re.escape(theirs)}\n",
         order.stderr,
     ), order.stderr
     skip = run_cli("mpirun", "-n", "3", "--coll", "library", build("fault_coll_mismatch"), "skip")
     assert skip.returncode == 1 and skip.stdout == ""
     assert re.fullmatch(
-        r"cellblade: error: deadlock at [0-9.]+ ns: rank 0 waits in MPI_Barrier \(library barrier.rdb\); "
-        r"rank 1 waits in MPI_Barrier \(library barrier.rdb\); rank 2 has finished\n",
+        r"cellblade: error: deadlock at [0-9.]+ ns: rank 0 waits in MPI_Barrier \(library barrier.rdb\) on MPI_COMM_WORLD; "
+        r"rank 1 waits in MPI_Barrier \(library barrier.rdb\) on MPI_COMM_WORLD; rank 2 has finished\n",
         skip.stderr,
     ), skip.stderr
     seed = run_cli("mpirun", "-n", "3", build("fault_coll_mismatch"), "skip")
@@ -645,24 +648,26 @@ def test_a_window_of_requests_on_one_buffer_fits_the_local_store(build):
         (
             "recv",
             2,
-            "rank 0 waits in MPI_Barrier (library barrier.rdb); rank 1 waits in MPI_Recv from 0, tag 3",
+            "rank 0 waits in MPI_Barrier (library barrier.rdb) on MPI_COMM_WORLD; "
+            "rank 1 waits in MPI_Recv from 0, tag 3 on MPI_COMM_WORLD",
         ),
         (
             "send",
             2,
-            "rank 0 waits in MPI_Barrier (library barrier.rdb); rank 1 waits in MPI_Send to 0, tag 3",
+            "rank 0 waits in MPI_Barrier (library barrier.rdb) on MPI_COMM_WORLD; "
+            "rank 1 waits in MPI_Send to 0, tag 3 on MPI_COMM_WORLD",
         ),
         (
             "bcast",
             2,
-            "rank 0 waits in MPI_Barrier (library barrier.rdb); rank 1 waits in MPI_Bcast from root 0 of 4 bytes "
-            "(its library collective 1, where rank 0 called MPI_Barrier)",
+            "rank 0 waits in MPI_Barrier (library barrier.rdb) on MPI_COMM_WORLD; rank 1 waits in MPI_Bcast from "
+            "root 0 of 4 bytes (its library collective 1, where rank 0 called MPI_Barrier) on MPI_COMM_WORLD",
         ),
         (
             "finalize",
             3,
-            "rank 0 waits in MPI_Barrier (library barrier.rdb); rank 1 waits in MPI_Barrier (library barrier.rdb); "
-            "rank 2 has finished",
+            "rank 0 waits in MPI_Barrier (library barrier.rdb) on MPI_COMM_WORLD; "
+            "rank 1 waits in MPI_Barrier (library barrier.rdb) on MPI_COMM_WORLD; rank 2 has finished",
         ),
     ],
 )
@@ -727,7 +732,7 @@ def test_the_c_library_and_the_core_agree_on_request_free_codes():
     """OP_COLLECT's arguments and FLAG_FREED_DONE are the same numbers on both sides."""
     root = Path(__file__).parent.parent
     rust = (root / "crates/cellblade/src/mpi/wire.rs").read_text()
-    header = (root / "python/cellblade/mpi/cb_channel.h").read_text()
+    header = (root / "libmpi/src/channel.h").read_text()
     core = dict(re.findall(r"pub const (COLLECT_\w+|FLAG_\w+): \w+ = (\d+);", rust))
     c = dict(re.findall(r"#define (COLLECT_\w+|FLAG_\w+) (\d+)u?", header))
     assert c == core

@@ -1,7 +1,7 @@
 """Faults `cellblade mpirun` reports at once and cleans up after (issue 22): ending signals,
 ranks that die with their launcher, crashes reported when they happen, output flushed before
 a rank ends, oversized sends refused before their bytes are copied, --timeout and a streamed
---trace. The programs are tests/mpi/fault_*.c."""
+--trace. The programs are libmpi/tests/fault_*.c."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Nonblocking MPI calls from C programs: requests in flight together on the simulated SPEs
-(tests/mpi/nonblocking_overlap.c), and a wait nobody can satisfy reported as a deadlock."""
+(libmpi/tests/nonblocking_overlap.c), and a wait nobody can satisfy reported as a deadlock."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from conftest import run_cli
 
-SOURCES = Path(__file__).parent / "mpi"
+SOURCES = Path(__file__).parent.parent / "libmpi" / "tests"
 
 pytestmark = pytest.mark.skipif(shutil.which("cc") is None, reason="needs a C compiler")
 

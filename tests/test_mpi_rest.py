@@ -2,7 +2,7 @@
 constructor and MPI_Pack, persistent, buffered and ready requests, Waitsome/Testsome,
 Alltoallv and Reduce_scatter, topologies, attributes, error handlers and the environment;
 and a call the library lacks fails at compile time naming cellblade. The programs are
-tests/mpi/*.c, each printing "No Errors"."""
+libmpi/tests/*.c, each printing "No Errors"."""
 
 from __future__ import annotations
 
@@ -64,7 +64,7 @@ def test_every_call_declared_is_defined(tmp_path):
     """mpi.h declares nothing the library lacks: each MPI_X it declares links."""
     from cellblade.mpi import compiler
 
-    header = (compiler.SOURCES / "mpi.h").read_text()
+    header = (compiler.library_root() / "include" / "mpi.h").read_text()
     names = sorted(set(re.findall(r"^CB_DECLARE\((?:int|double), (\w+),", header, re.M)))
     assert len(names) > 160
     src = tmp_path / "all.c"
@@ -75,3 +75,21 @@ def test_every_call_declared_is_defined(tmp_path):
     )
     done = run_cli("mpicc", str(src), "-o", str(tmp_path / "all"))
     assert done.returncode == 0, done.stderr
+
+
+def test_the_library_is_found_in_the_checkout_then_in_the_package(tmp_path, monkeypatch):
+    """`cellblade mpicc` compiles a source checkout's libmpi/ when there is one, else the copy
+    the build installed into the package, and says so when neither is there."""
+    from cellblade.mpi import compiler
+
+    checkout, package = tmp_path / "checkout", tmp_path / "package"
+    (package / "include").mkdir(parents=True)
+    (package / "include" / "mpi.h").write_text("")
+    monkeypatch.setattr(compiler, "_LIBRARY_ROOTS", (checkout, package))
+    assert compiler.library_root() == package
+    (checkout / "include").mkdir(parents=True)
+    (checkout / "include" / "mpi.h").write_text("")
+    assert compiler.library_root() == checkout
+    monkeypatch.setattr(compiler, "_LIBRARY_ROOTS", (tmp_path / "a", tmp_path / "b"))
+    with pytest.raises(RuntimeError, match="the MPI C library is missing"):
+        compiler.library_root()

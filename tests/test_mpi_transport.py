@@ -1,5 +1,5 @@
 """The call channel between rank processes and the simulator (shared memory, the socket beside
-it) and `mpirun --compute`: tests/mpi/transport.c, compute_burst.c and fault_midcall.c."""
+it) and `mpirun --compute`: libmpi/tests/transport.c, compute_burst.c and fault_midcall.c."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from conftest import run_cli
 
-SOURCES = Path(__file__).parent / "mpi"
+SOURCES = Path(__file__).parent.parent / "libmpi" / "tests"
 
 pytestmark = pytest.mark.skipif(shutil.which("cc") is None, reason="needs a C compiler")
 
@@ -97,10 +97,11 @@ def test_compute_names_what_it_allows(build):
 def test_a_rank_killed_inside_a_call_is_named_with_its_signal(build):
     done = run_cli("mpirun", "-n", "2", build("fault_midcall"))
     assert done.returncode == 128 + 14, done.stderr
-    # The launcher names the call from the rank's state page (watch.py) when the simulator
-    # has not yet seen the rank go; the simulator adds the peer and tag when it has.
+    # The launcher names the call and its communicator from the rank's state page (watch.py)
+    # when the simulator has not yet seen the rank go; the simulator names the peer and tag
+    # when it has.
     assert re.fullmatch(
         r"cellblade mpirun: rank 1 was killed by SIGALRM without calling MPI_Finalize "
-        r"\(its last call: MPI_Recv( from 0, tag 0)?\): the other ranks were ended\n",
+        r"\(its last call: MPI_Recv( on MPI_COMM_WORLD| from 0, tag 0)\): the other ranks were ended\n",
         done.stderr,
     ), done.stderr

@@ -15,7 +15,6 @@ from conftest import run_cli
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-import cellblade
 from cellblade import ConfigError, DeadlockError, ProgramError, _core
 from cellblade.programs_mpi import (
     ANY_SOURCE,
@@ -475,13 +474,15 @@ def test_placement_and_trace_reach_the_job():
 
 
 def test_the_constants_are_those_of_the_c_librarys_mpi_h():
-    library = Path(cellblade.__file__).parent / "mpi"
-    header = (library / "mpi.h").read_text()
+    from cellblade.mpi import compiler
+
+    library = compiler.library_root()
+    header = (library / "include" / "mpi.h").read_text()
     for name, value in [("ANY_SOURCE", ANY_SOURCE), ("ANY_TAG", ANY_TAG), ("PROC_NULL", PROC_NULL)]:
         match = re.search(rf"#define MPI_{name} \(?(-?\w+)\)?", header)
         assert match and int(match.group(1), 0) == value, name
     # In C, MPI_TAG_UB is the attribute key (MPI-1 §7.1); the bound it gives is the library's.
-    internal = (library / "cb_internal.h").read_text()
+    internal = (library / "src" / "internal.h").read_text()
     match = re.search(r"#define CB_TAG_UB (\w+)", internal)
     assert match and int(match.group(1), 0) == TAG_UB
 
@@ -572,7 +573,7 @@ def test_isends_to_two_ranks_are_pending_at_once():
 
 
 def exchange_times(comm):
-    """tests/mpi/nonblocking_overlap.c's `exchange` (16 KB with the peer, Send then Recv, then
+    """libmpi/tests/nonblocking_overlap.c's `exchange` (16 KB with the peer, Send then Recv, then
     Irecv+Isend+Waitall), in Python: the two times in microseconds, as the C program prints them."""
     n, peer = 16384, comm.rank ^ 1
     s = (np.arange(n) * 7 + comm.rank).astype(np.uint8)
@@ -602,7 +603,10 @@ def test_an_isend_irecv_exchange_costs_what_the_c_librarys_does(tmp_path, mode):
     assert overlapped < 0.75 * blocking, (blocking, overlapped)
     if shutil.which("cc") is None:
         pytest.skip("the comparison with the C program needs a C compiler")
-    exe, src = tmp_path / "overlap", Path(__file__).parent / "mpi" / "nonblocking_overlap.c"
+    exe, src = (
+        tmp_path / "overlap",
+        Path(__file__).parent.parent / "libmpi" / "tests" / "nonblocking_overlap.c",
+    )
     built = run_cli("mpicc", "-O1", "-I", str(src.parent), str(src), "-o", str(exe))
     assert built.returncode == 0, built.stderr
     done = run_cli("mpirun", "-n", "2", "--mode", mode, str(exe), "-v")

@@ -24,7 +24,7 @@ PROC_NULL: int = -2
 # Contexts on the wire, as the C library numbers them for MPI_COMM_WORLD: its messages on
 # 2 * ctx, its collectives on 2 * ctx + 1, so the two never match each other.
 _P2P, _COLL = 0, 1
-# The C library's collective tags (cb_coll.c), so a collective's messages are the same.
+# The C library's collective tags (libmpi/src/coll/coll.c), so a collective's messages are the same.
 _T_BCAST, _T_REDUCE, _T_GATHER, _T_SCATTER = 1, 2, 3, 4
 
 

@@ -451,6 +451,22 @@ mod external {
     }
 
     #[test]
+    fn a_crafted_negative_rank_is_printed_negative() {
+        for op in [wire::OP_SEND, wire::OP_SSEND] {
+            let (mut a0, b0) = UnixStream::pair().unwrap();
+            let t = std::thread::spawn(move || {
+                request(&mut a0, wire::OP_INIT, 0, 0, 0, &[], 0);
+                let h: Vec<u8> = [op, (-5i32) as u32, 3, 0].iter().flat_map(|v: &u32| v.to_ne_bytes()).chain(0u64.to_ne_bytes()).collect();
+                a0.write_all(&h).unwrap();
+                a0
+            });
+            let e = run_external(super::qs20(), None, Mode::Memory, 2, false, Compute::Zero, vec![b0]).unwrap_err();
+            drop(t.join().unwrap());
+            assert!(e.to_string().ends_with("rank 0: MPI_Send to rank -5 does not exist: allowed 0 to 0"), "{e}");
+        }
+    }
+
+    #[test]
     fn a_short_sendrecv_request_is_refused_naming_it() {
         let (mut a0, b0) = UnixStream::pair().unwrap();
         let t = std::thread::spawn(move || {

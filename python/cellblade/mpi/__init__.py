@@ -5,8 +5,8 @@
     cellblade mpirun -n 4 ./ring ARGS...          # rank i on SPE i; times are simulated
 
 ``mpirun`` is :func:`cellblade.mpi.launcher.mpirun`, ``mpicc`` is
-:func:`cellblade.mpi.compiler.mpicc`; ``mpi.h`` and ``cellblade_mpi.c`` (the rank side) ship
-in this package.
+:func:`cellblade.mpi.compiler.mpicc`; the C library it compiles (``mpi.h`` and the rank side)
+is the repository's ``libmpi/``, which the build copies into this package.
 """
 
 from __future__ import annotations

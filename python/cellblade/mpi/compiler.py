@@ -1,8 +1,12 @@
 """`cellblade mpicc`: the system C compiler with the project's ``mpi.h`` and rank library.
 
-The library is compiled once per source version and compiler into a cache directory
-(``$CELLBLADE_CACHE``, else ``$XDG_CACHE_HOME/cellblade``, else ``~/.cache/cellblade``), as a
-static archive, so programs built with it need nothing at run time.
+The library is the C part of the repository, ``libmpi/`` (``include/`` for programs,
+``src/`` by area). The build copies it into this package (``cellblade/mpi/libmpi``,
+scripts/build-extension.sh), so an installed package carries it; a source checkout's own
+``libmpi/`` wins, so edits to it take effect without a rebuild. It is compiled once per
+source version and compiler into a cache directory (``$CELLBLADE_CACHE``, else
+``$XDG_CACHE_HOME/cellblade``, else ``~/.cache/cellblade``), as a static archive, so programs
+built with it need nothing at run time.
 """
 
 from __future__ import annotations
@@ -14,11 +18,24 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-SOURCES = Path(__file__).resolve().parent
-# What programs include: mpi.h, and the calls it declares unavailable.
-PUBLIC_HEADERS = ("mpi.h", "mpi_missing.h")
+PACKAGE = Path(__file__).resolve().parent
+# A source checkout's libmpi/ (python/cellblade/mpi is three levels below the top), then the
+# copy the build installs into the package.
+_LIBRARY_ROOTS = (PACKAGE.parents[2] / "libmpi", PACKAGE / "libmpi")
 # Flags that stop before linking: no library to add.
 _NO_LINK = {"-c", "-E", "-S", "-M", "-MM"}
+
+
+def library_root() -> Path:
+    """The C library's directory: ``include/`` and ``src/``."""
+    for root in _LIBRARY_ROOTS:
+        if (root / "include" / "mpi.h").is_file():
+            return root
+    raise RuntimeError(
+        "the MPI C library is missing: neither "
+        + " nor ".join(str(r) for r in _LIBRARY_ROOTS)
+        + " holds include/mpi.h (reinstall cellblade)"
+    )
 
 
 def _compiler() -> str:
@@ -35,20 +52,22 @@ def _cache_root() -> Path:
 def library_dir() -> Path:
     """The directory holding ``mpi.h`` and ``libcellblade_mpi.a``, built if needed."""
     cc = _compiler()
+    root = library_root()
     digest = hashlib.sha256(cc.encode())
-    for path in _sources():
-        digest.update(path.name.encode() + path.read_bytes())
+    for path in _sources(root):
+        digest.update(str(path.relative_to(root)).encode() + path.read_bytes())
     target = _cache_root() / f"mpi-{digest.hexdigest()[:16]}"
     if (target / "libcellblade_mpi.a").exists():
         return target
     target.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=target.parent) as tmp:
         build = Path(tmp)
-        for header in PUBLIC_HEADERS:
-            shutil.copy(SOURCES / header, build / header)
+        for header in (root / "include").glob("*.h"):
+            shutil.copy(header, build / header.name)
         objects = []
-        for source in (p for p in _sources() if p.suffix == ".c"):
-            obj = build / f"{source.stem}.o"
+        for source in (p for p in _sources(root) if p.suffix == ".c"):
+            # src/pt2pt/pt2pt.c -> pt2pt_pt2pt.o: one object per source, whatever its folder.
+            obj = build / ("_".join(source.relative_to(root / "src").with_suffix(".o").parts))
             _check(
                 [
                     cc,
@@ -58,7 +77,9 @@ def library_dir() -> Path:
                     "-fPIC",
                     "-Wall",
                     "-I",
-                    str(SOURCES),
+                    str(root / "include"),
+                    "-I",
+                    str(root / "src"),
                     "-c",
                     str(source),
                     "-o",
@@ -78,9 +99,11 @@ def library_dir() -> Path:
     return target
 
 
-def _sources() -> list[Path]:
-    """The header and the library's C files and private headers, in a fixed order."""
-    return sorted(p for p in SOURCES.iterdir() if p.suffix in (".c", ".h"))
+def _sources(root: Path) -> list[Path]:
+    """The public headers and the library's C files and private headers, in a fixed order."""
+    return sorted(
+        p for d in ("include", "src") for p in (root / d).rglob("*") if p.suffix in (".c", ".h")
+    )
 
 
 def _check(command: list[str]) -> None:

@@ -254,8 +254,11 @@ def _simulate(
             worker.join(_SIMULATOR_GRACE_S)
             return verdict
     worker.join()
-    if "error" in outcome:
-        raise outcome["error"]
+    error = outcome.get("error")
+    if isinstance(error, _core.DeadlockError):
+        raise _core.DeadlockError(watch.in_user_terms(str(error), pages)) from None
+    if error is not None:
+        raise error
     return outcome["report"]
 
 

@@ -12,13 +12,15 @@ from __future__ import annotations
 
 import mmap
 import os
+import re
 import selectors
 import signal
 import subprocess
 import time
 from dataclasses import dataclass
 
-# cb_fault.c's struct cb_state: CALL_BYTES of call name, then phase, code and inside (int32 each).
+# cb_fault.c's struct cb_state: CALL_BYTES of call name ("MPI_Send on MPI_COMM_WORLD"), then
+# phase, code and inside (int32 each).
 STATE_BYTES = 128
 CALL_BYTES = 96
 PHASE_NONE, PHASE_RUNNING, PHASE_FINALIZED, PHASE_ABORTED, PHASE_LOST = range(5)
@@ -39,6 +41,7 @@ class StatePages:
     """One state page per rank in a memory file the ranks map (CELLBLADE_MPI_STATE_FD)."""
 
     def __init__(self, ranks: int) -> None:
+        self.ranks = ranks
         self.fd = os.memfd_create("cellblade-mpi-state", 0)
         os.ftruncate(self.fd, ranks * STATE_BYTES)
         self._map = mmap.mmap(self.fd, ranks * STATE_BYTES)
@@ -115,6 +118,44 @@ def _timed_out(timeout: float, pages: StatePages, procs: list[subprocess.Popen])
         f"the job ran past --timeout {timeout:g} s (wall time): {'; '.join(parts)}: "
         "every rank was ended",
     )
+
+
+# One rank's part of the simulator's deadlock report (mpi/tracker.rs): "rank 0 waits in X".
+_WAITS = re.compile(r"rank (\d+) waits in (.*)", re.S)
+# Where a point-to-point call the simulator saw went: "to 1, tag 5" (world ranks, user tags).
+_PEER = re.compile(r" (to|from) -?\d+, tag -?\d+$")
+
+
+def _user_wait(rank: int, seen: str, state: RankState) -> str:
+    """What rank `rank` waits in, in the program's terms: its own call and communicator from
+    its state page, where the simulator saw the sends and receives the library made for it
+    (an MPI_Allreduce's MPI_Recv on the collective context, a blocking send's MPI_Wait)."""
+    call, _, comm = state.call.partition(" on ")
+    if seen == call or seen.startswith(call + " "):
+        detail = seen[len(call) :]  # the simulator's words for this very call
+    else:
+        peer = _PEER.search(seen)
+        p2p = "send" in call.lower() or "recv" in call.lower()
+        detail = peer.group(0) if peer and p2p else ""
+    if comm not in ("", "MPI_COMM_WORLD"):  # the simulator's ranks are MPI_COMM_WORLD's
+        detail = _PEER.sub("", detail)
+    return f"rank {rank} waits in {call}{detail}" + (f" on {comm}" if comm else "")
+
+
+def in_user_terms(report: str, pages: StatePages) -> str:
+    """The simulator's deadlock report with each waiting rank's call as the program wrote it."""
+    head, sep, body = report.partition(" ns: ")
+    if not sep:
+        return report
+    parts = []
+    for part in body.split("; "):
+        m = _WAITS.fullmatch(part)
+        state = pages.read(int(m.group(1))) if m and int(m.group(1)) < pages.ranks else None
+        # The call it waits in is its last one (a rank told of the end may have left it since).
+        if state is not None and state.phase in (PHASE_RUNNING, PHASE_LOST):
+            part = _user_wait(int(m.group(1)), m.group(2), state)
+        parts.append(part)
+    return head + sep + "; ".join(parts)
 
 
 def watch(

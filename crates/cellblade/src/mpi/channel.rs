@@ -14,7 +14,7 @@
 //! 192   answer: as wire::ANSWER_BYTES
 //! 4096  data area, DATA_BYTES: a request's or an answer's payload when it fits
 //! ```
-//! The rank side is `python/cellblade/mpi/cb_channel.c`, which mirrors these numbers.
+//! The rank side is `libmpi/src/env/channel.c`, which mirrors these numbers.
 
 use std::io::{self, Read, Write};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};

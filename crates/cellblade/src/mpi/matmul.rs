@@ -28,7 +28,7 @@ pub const DEFAULT_RANKS: usize = 8;
 /// (the C library's `wire_ctx`: 2 * context + 1 for a collective).
 const WORLD: u32 = 0;
 const WORLD_COLL: u32 = 1;
-/// The C library's tag for its seed broadcast (cb_coll.c's `T_BCAST`).
+/// The C library's tag for its seed broadcast (libmpi/src/coll/coll.c's `T_BCAST`).
 const T_BCAST: i32 = 1;
 const DOUBLE: u64 = 8;
 

@@ -271,8 +271,10 @@ impl Rank {
 
     fn check_peer(&self, what: &str, peer: usize) -> Result<()> {
         if peer >= self.boot.size {
+            // A crafted request's negative rank arrives wrapped (`i32 as usize`): show it as sent.
+            let shown = peer as isize;
             return Err(config_err(format!(
-                "rank {}: {what} rank {peer} does not exist: allowed 0 to {}",
+                "rank {}: {what} rank {shown} does not exist: allowed 0 to {}",
                 self.boot.rank,
                 self.boot.size - 1
             )));

@@ -1,4 +1,4 @@
-//! The request/answer format between a rank process (`python/cellblade/mpi/cellblade_mpi.c`)
+//! The request/answer format between a rank process (`libmpi/src/pt2pt/pt2pt.c`)
 //! and the simulator, over a stream socket; host byte order, both ends on one machine.
 //!
 //! ```text

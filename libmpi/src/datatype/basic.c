@@ -1,14 +1,14 @@
 /* Predefined datatypes and reduction operations of the rank library.
  *
  * A predefined datatype's handle carries its kind (bits 8-15) and its size (bits 0-7); derived
- * types are cb_datatype.c's. Reductions work on the predefined types (pair types for
+ * types are datatype/derived.c's. Reductions work on the predefined types (pair types for
  * MAXLOC and MINLOC), on derived types of one predefined type (packed, then reduced element by
  * element as that type: cb_type_base), and on user operations over predefined types.
  */
 #include <stdlib.h>
 #include <string.h>
 #include <wchar.h>
-#include "cb_internal.h"
+#include "internal.h"
 
 #define MAX_OPS 256
 #define USER_OP 100
@@ -57,6 +57,35 @@ MPI_Aint cb_basic_align(MPI_Datatype t)
     case K_LDOUBLE_INT: return ALIGN_PAIR(long double);
     default: return 1;
     }
+}
+
+/* A pair type's value size and its int's offset in memory (C's padding between them), as
+ * MPI defines them: the size is the value's plus the int's, the extent the C struct's. */
+#define PAIR(V)                                                                                  \
+    do {                                                                                         \
+        struct { V v; int i; } s_;                                                               \
+        *vsize = sizeof s_.v;                                                                    \
+        *ioff = (size_t)((char *)&s_.i - (char *)&s_);                                           \
+        return 1;                                                                                \
+    } while (0)
+
+int cb_pair(MPI_Datatype t, size_t *vsize, size_t *ioff)
+{
+    switch (kind(t)) {
+    case K_FLOAT_INT: PAIR(float);
+    case K_DOUBLE_INT: PAIR(double);
+    case K_LONG_INT: PAIR(long);
+    case K_2INT: PAIR(int);
+    case K_SHORT_INT: PAIR(short);
+    case K_LDOUBLE_INT: PAIR(long double);
+    default: return 0;
+    }
+}
+
+size_t cb_basic_size(MPI_Datatype t)
+{
+    size_t vsize, ioff;
+    return cb_pair(t, &vsize, &ioff) ? vsize + sizeof(int) : (size_t)(t & 0xff);
 }
 
 int PMPI_Op_create(MPI_User_function *function, int commute, MPI_Op *op)
@@ -109,7 +138,8 @@ int cb_check_op(const char *call, MPI_Comm comm, MPI_Op op, MPI_Datatype t)
     int k = kind(t), ok;
     switch (op) {
     case MPI_MAX: case MPI_MIN: case MPI_SUM: case MPI_PROD: ok = integer(k) || floating(k); break;
-    case MPI_LAND: case MPI_LOR: case MPI_LXOR: ok = integer(k); break;
+    /* Logical operations on floating types too, as MPICH has them (0 is false). */
+    case MPI_LAND: case MPI_LOR: case MPI_LXOR: ok = integer(k) || floating(k); break;
     case MPI_BAND: case MPI_BOR: case MPI_BXOR: ok = integer(k) || k == K_BYTE; break;
     case MPI_MAXLOC: case MPI_MINLOC: ok = k >= K_FLOAT_INT && k <= K_LDOUBLE_INT; break;
     default: return cb_fail(call, comm, MPI_ERR_OP, "operation %d is invalid", op);

@@ -86,6 +86,9 @@ typedef struct {
 #define MPI_HOST 2
 #define MPI_IO 3
 #define MPI_WTIME_IS_GLOBAL 4
+#define MPI_APPNUM 5
+#define MPI_UNIVERSE_SIZE 6
+#define MPI_LASTUSEDCODE 7
 
 /* Predefined datatypes: the handle's low byte is its size in bytes. */
 #define MPI_CHAR ((MPI_Datatype)0x0101)
@@ -140,6 +143,7 @@ typedef void MPI_User_function(void *invec, void *inoutvec, int *len, MPI_Dataty
 #define MPI_ANY_SOURCE (-1)
 #define MPI_ANY_TAG (-1)
 #define MPI_PROC_NULL (-2)
+#define MPI_ROOT (-3) /* the root's own rank argument in a collective on an intercommunicator */
 #define MPI_UNDEFINED (-32766)
 #define MPI_STATUS_IGNORE ((MPI_Status *)0)
 #define MPI_STATUSES_IGNORE ((MPI_Status *)0)

@@ -3,7 +3,8 @@
  * - A rank dies with its launcher: PR_SET_PDEATHSIG, set before main; a launcher that died
  *   before the prctl is caught by comparing getppid() with the pid it gave (CELLBLADE_MPI_PARENT).
  * - The rank's state page (one CB_STATE_BYTES slot per rank of a file the launcher maps too,
- *   CELLBLADE_MPI_STATE_FD): the last MPI call that reached the simulator, whether the rank waits
+ *   CELLBLADE_MPI_STATE_FD): the last MPI call that reached the simulator (the program's own
+ *   call and its communicator, not the sends and receives a collective makes), whether the rank waits
  *   in it now, and whether it finalized or aborted (and its code). The launcher reads it when a
  *   rank's process ends and when --timeout expires, without waiting for the simulator.
  * - The socket to the simulator is close-on-exec: a program the rank starts cannot keep a dead
@@ -11,7 +12,7 @@
  * - Every way out of the library flushes stdio first (_exit does not).
  */
 #define _GNU_SOURCE
-#include "cb_internal.h"
+#include "internal.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -34,6 +35,7 @@ struct cb_state {
 
 static struct cb_state *state;
 static const char *current = "none, before MPI_Init";
+static MPI_Comm current_comm = MPI_COMM_NULL; /* the communicator the user passed to it */
 
 __attribute__((constructor)) static void cb_fault_start(void)
 {
@@ -61,16 +63,34 @@ __attribute__((constructor)) static void cb_fault_start(void)
 void cb_state_call(const char *call)
 {
     current = call;
+    current_comm = MPI_COMM_NULL;
+}
+
+void cb_state_comm(const char *call, MPI_Comm comm)
+{
+    if (current_comm == MPI_COMM_NULL && strcmp(call, current) == 0) /* not a call's inner ones */
+        current_comm = comm;
+}
+
+/* "MPI_Allreduce on MPI_COMM_WORLD": the call, and its communicator by the name the program
+ * gave it (MPI_Comm_set_name) or its handle. watch.py splits it at " on ". */
+static void describe_call(char *out)
+{
+    const char *name = current_comm != MPI_COMM_NULL && cb_comm_get(current_comm) ? cb_comm_name(current_comm) : NULL;
+    if (current_comm == MPI_COMM_NULL)
+        snprintf(out, CB_CALL_BYTES, "%s", current);
+    else if (name && name[0])
+        snprintf(out, CB_CALL_BYTES, "%s on %s", current, name);
+    else
+        snprintf(out, CB_CALL_BYTES, "%s on communicator %d", current, current_comm);
 }
 
 void cb_state_inside(int inside)
 {
     if (!state)
         return;
-    if (inside) {
-        strncpy(state->call, current, CB_CALL_BYTES - 1);
-        state->call[CB_CALL_BYTES - 1] = '\0';
-    }
+    if (inside)
+        describe_call(state->call);
     __atomic_store_n(&state->inside, inside, __ATOMIC_RELEASE);
 }
 

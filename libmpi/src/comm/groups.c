@@ -2,10 +2,10 @@
  * of world ranks, local to the process (no simulated time: MPI defines group calls as local).
  * MPI_Comm_create is collective over its parent and agrees on the new communicator through
  * MPI_Comm_split (a gather, a broadcast and a context agreement on the simulated blade).
- * The remote-group queries answer for intercommunicators (cb_intercomm.c). */
+ * The remote-group queries answer for intercommunicators (comm/intercomm.c). */
 #include <stdlib.h>
 #include <string.h>
-#include "cb_internal.h"
+#include "internal.h"
 
 #define MAX_GROUPS 4096
 #define FIRST_GROUP 2 /* 0 is MPI_GROUP_NULL, 1 MPI_GROUP_EMPTY */
@@ -266,14 +266,21 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
     cb_need_init(call);
     CB_CHECK(cb_check_comm(call, comm, &c));
     CB_CHECK(check_group(call, group, &g));
+    /* On an intercommunicator (MPI-2.2 §6.4.2) each group names a part of itself, and the two
+     * parts make the new intercommunicator. */
+    const int *members = c->inter ? c->local_world : c->world;
+    int n = c->inter ? c->local_size : c->size;
     for (int r = 0; r < g->size; r++) {
         int found = 0;
-        for (int k = 0; k < c->size && !found; k++)
-            found = c->world[k] == g->world[r];
+        for (int k = 0; k < n && !found; k++)
+            found = members[k] == g->world[r];
         if (!found)
-            return cb_fail(call, comm, MPI_ERR_GROUP, "world rank %d of the group is not in the communicator", g->world[r]);
+            return cb_fail(call, comm, MPI_ERR_GROUP, "world rank %d of the group is not in the communicator's %sgroup", g->world[r],
+                c->inter ? "local " : "");
     }
-    int me = rank_in(g, c->world[c->rank]);
+    int me = rank_in(g, members[c->rank]);
+    if (c->inter)
+        return cb_intercomm_split(comm, me == MPI_UNDEFINED ? MPI_UNDEFINED : 0, me, newcomm);
     return PMPI_Comm_split(comm, me == MPI_UNDEFINED ? MPI_UNDEFINED : 0, me, newcomm);
 }
 

@@ -6,13 +6,13 @@
  * groups agree on one context: each group agrees on its own (cb_agree_ctx), the two leaders
  * exchange theirs and take the larger, and each leader broadcasts it to its group, all through
  * the simulated point-to-point and collective operations. Collectives on intercommunicators
- * (MPI-2) are refused by cb_coll.c.
+ * (MPI-2, with MPI_ROOT) are coll/coll.c's and coll/alltoallv.c's.
  */
 #include <stdlib.h>
 #include <string.h>
-#include "cb_internal.h"
+#include "internal.h"
 
-#define T_INTER 17 /* on the collective context, above cb_coll.c's and cb_alltoallv.c's tags */
+#define T_INTER 17 /* on the collective context, above coll/coll.c's and coll/alltoallv.c's tags */
 
 /* The new intercommunicator: remote group `remote[0..rsize)`, local group that of `local`,
  * context `ctx`. Collective over `local` (the hidden duplicate). */
@@ -181,6 +181,18 @@ int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
         : cb_fail(call, intercomm, MPI_ERR_INTERN, "too many communicators");
     free(world);
     return rc;
+}
+
+/* MPI_Barrier on an intercommunicator: each group's barrier, the leaders' exchange, and the
+ * group's barrier again, so no rank leaves before every rank of both groups has entered. */
+int cb_inter_barrier(MPI_Comm comm, struct cb_comm *c)
+{
+    const char *call = "MPI_Barrier";
+    char none = 0;
+    CB_CHECK(PMPI_Barrier(c->local_comm));
+    if (c->rank == 0)
+        CB_CHECK(cb_sendrecv(call, c, comm, 1, &none, 0, MPI_BYTE, 0, T_INTER, &none, 0, MPI_BYTE, 0, T_INTER, MPI_STATUS_IGNORE));
+    return PMPI_Barrier(c->local_comm);
 }
 
 #pragma weak MPI_Intercomm_create = PMPI_Intercomm_create

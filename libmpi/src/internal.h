@@ -1,16 +1,21 @@
-/* Shared inside the rank library (cellblade_mpi.c, cb_types.c, cb_coll.c); not for programs. */
+/* Shared inside the rank library (the C files under libmpi/src); not for programs, which see
+ * only libmpi/include. Each declaration names the file that defines it when that is not obvious. */
 #ifndef CB_INTERNAL_H
 #define CB_INTERNAL_H
 #include <stddef.h>
 #include <stdint.h>
 #include "mpi.h"
 
+/* Communicator handles are below this (env/init.c's table; errhan.c's and topo.c's beside it).
+ * MPICH's comm/cmfree holds 1020 at once. */
+#define MAX_COMMS 2048
+
 struct cb_comm {
     int used, size, rank, ctx;
     int *world; /* local rank -> world rank */
     MPI_Errhandler eh;
     int refs, freed; /* MPI_Comm_free's semantics: pending requests keep a freed communicator */
-    /* An intercommunicator (cb_intercomm.c): size and world are the remote group's, which
+    /* An intercommunicator (comm/intercomm.c): size and world are the remote group's, which
      * point-to-point ranks name; rank is in the local group, kept here with a hidden
      * intracommunicator over it. */
     int inter, local_size;
@@ -19,6 +24,8 @@ struct cb_comm {
 };
 
 struct cb_comm *cb_comm_get(MPI_Comm comm); /* NULL once the user freed it */
+struct cb_comm *cb_comm_live(MPI_Comm comm); /* also a freed one that pending requests still hold */
+void cb_die(const char *call, const char *what) __attribute__((noreturn)); /* env/init.c: a misuse MPI has no class for */
 void cb_comm_hold(MPI_Comm comm);
 void cb_comm_release(MPI_Comm comm);
 void cb_need_init(const char *call);
@@ -26,14 +33,17 @@ int cb_fail(const char *call, MPI_Comm comm, int code, const char *fmt, ...) __a
 int cb_check_comm(const char *call, MPI_Comm comm, struct cb_comm **out);
 int cb_world_size(void);
 
-/* Datatypes (cb_types.c). */
+/* Datatypes (datatype/basic.c). */
 int cb_type_valid(MPI_Datatype t);
-int cb_predefined(MPI_Datatype t);      /* cb_types.c: a predefined type that carries data */
-MPI_Aint cb_basic_align(MPI_Datatype t); /* cb_types.c: C's alignment of a predefined type */
+int cb_predefined(MPI_Datatype t);      /* datatype/basic.c: a predefined type that carries data */
+MPI_Aint cb_basic_align(MPI_Datatype t); /* datatype/basic.c: C's alignment of a predefined type */
+size_t cb_basic_size(MPI_Datatype t);   /* datatype/basic.c: a predefined type's size (a pair's: value + int) */
+int cb_pair(MPI_Datatype t, size_t *vsize, size_t *ioff); /* datatype/basic.c: 1 for a pair type */
 MPI_Aint cb_type_lb(MPI_Datatype t);
 void cb_type_hold(MPI_Datatype t); /* a pending request keeps its derived type past MPI_Type_free */
 void cb_type_release(MPI_Datatype t);
 size_t cb_type_size(MPI_Datatype t);
+int cb_type_direct(MPI_Datatype t); /* its bytes in memory are its message: no packing (not a pair type) */
 /* The predefined type every element of `t` is made of; *n = elements of it in `count` of `t`. */
 MPI_Datatype cb_type_base(MPI_Datatype t, int count, int *n);
 MPI_Aint cb_type_extent(MPI_Datatype t);
@@ -59,34 +69,39 @@ int cb_call(uint32_t op, int a, int b, int c, uint64_t len, const void *payload,
 #define CB_COLL_SEED (-2)
 int cb_new_comm(int size, int rank, const int *world, int ctx, MPI_Errhandler eh, MPI_Comm *out);
 
-/* The rank's state page for the launcher (cb_fault.c). */
+/* The rank's state page for the launcher (env/fault.c). */
 enum { CB_PHASE_NONE, CB_PHASE_RUNNING, CB_PHASE_FINALIZED, CB_PHASE_ABORTED, CB_PHASE_LOST };
 void cb_state_call(const char *call);  /* the user's call now running (not copied: a literal) */
+void cb_state_comm(const char *call, MPI_Comm comm); /* `call`'s communicator, if it is the user's call */
 void cb_state_inside(int inside);      /* 1: waiting in it for the simulator; 0: back in the program */
 void cb_state_phase(int phase, int code);
 void cb_exit(int code) __attribute__((noreturn)); /* flush stdio, then _exit */
 
-/* Requests (cellblade_mpi.c) for cb_requests.c's persistent ones. */
+/* Requests (pt2pt/pt2pt.c) for pt2pt/persistent.c's persistent ones. */
 int cb_request_make(const char *name, uint32_t op, const void *buf, int count, MPI_Datatype t, int peer, int tag, MPI_Comm comm, MPI_Request *request);
 int cb_request_start(const char *name, MPI_Request request);
 int cb_request_inactive(MPI_Request r); /* a persistent request not started: as MPI_REQUEST_NULL */
 #define CB_OP_BSEND 0x100                /* cb_request_make's op for MPI_Bsend_init (no wire code) */
 
-/* Error handlers, attributes, names (cb_errhan.c) and topologies (cb_topo.c). */
+/* Error handlers, attributes, names (env/errhan.c) and topologies (topo/topo.c). */
 #define CB_USER_EH 16 /* the program's error handlers: handles from here on */
 #define CB_TAG_UB 0x7fffffff /* the largest tag (crates/cellblade/src/mpi/mod.rs's) */
 int cb_errhandler_call(MPI_Errhandler eh, MPI_Comm comm, int code);
 int cb_comm_copied(MPI_Comm from, MPI_Comm to); /* MPI_Comm_dup: attributes and topology */
 int cb_comm_freeing(MPI_Comm comm);             /* MPI_Comm_free: delete them */
+const char *cb_comm_name(MPI_Comm comm);        /* a valid communicator's name, "" if it has none */
 void cb_topo_copy(MPI_Comm from, MPI_Comm to);
 void cb_topo_drop(MPI_Comm comm);
 
-/* Contexts (cb_coll.c) and intercommunicators (cb_intercomm.c). */
+/* Contexts (coll/coll.c) and intercommunicators (comm/intercomm.c). */
 int cb_agree_ctx(const char *name, MPI_Comm comm, int *ctx); /* collective over an intracommunicator */
 void cb_ctx_taken(int ctx);                                   /* a context agreed elsewhere is used */
 int cb_intercomm_dup(MPI_Comm comm, MPI_Comm *newcomm);
 int cb_intercomm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm);
 void cb_intercomm_freeing(MPI_Comm comm);
+int cb_inter_barrier(MPI_Comm comm, struct cb_comm *c);
+int cb_inter_allgatherv(const char *name, MPI_Comm comm, struct cb_comm *c, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+    void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype); /* coll/alltoallv.c */
 
 #define CB_CHECK(x)                                                                              \
     do {                                                                                         \

@@ -1,10 +1,6 @@
-/* The rank side of cellblade's MPI: every call that involves the simulated blade is a request
- * to the simulator (in `cellblade mpirun`) through the channel of cb_channel.c, answered when
- * the simulated SPE returns from the call.
- *
- * Arguments are checked here, where the communicator's size is known, so that an invalid rank,
- * tag, count, datatype or communicator gets its MPI error class under MPI_ERRORS_RETURN and a
- * message naming the call and the value under MPI_ERRORS_ARE_FATAL (the default).
+/* Point-to-point (MPI-1.3 chapter 3): every call is a request to the simulator (in `cellblade
+ * mpirun`) through the channel of env/channel.c, answered when the simulated SPE returns from
+ * the call (cb_answer).
  *
  * Non-blocking calls (Isend, Irecv) are requests in the simulator's progress engine
  * (crates/cellblade/src/mpi/nonblocking.rs), in flight together on the simulated SPE: Wait,
@@ -16,8 +12,8 @@
  * it is done: the call then fetches its bytes (OP_COLLECT) into the program's buffer before it
  * returns, and MPI_Finalize fetches the rest after waiting for them.
  */
-#include "cb_internal.h"
-#include "cb_channel.h"
+#include "internal.h"
+#include "channel.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -27,69 +23,11 @@
 #include <string.h>
 #include <unistd.h>
 
-static int initialized, finalized;
-static int world_rank, world_size;
-static double tick;
-
-/* Communicators: handle h is comms[h]; MPI_COMM_WORLD and MPI_COMM_SELF are made in MPI_Init.
- * Each has a context id agreed by its members; its messages travel on context 2*ctx and its
- * collectives' on 2*ctx+1, so the two never match each other or another communicator's. */
-#define MAX_COMMS 2048 /* MPICH's comm/cmfree holds 1020 at once */
-static struct cb_comm comms[MAX_COMMS];
-static int world_self[1];
-
-static struct cb_comm *comm_live(MPI_Comm comm)
-{
-    return comm > 0 && comm < MAX_COMMS && comms[comm].used ? &comms[comm] : NULL;
-}
-
-struct cb_comm *cb_comm_get(MPI_Comm comm)
-{
-    struct cb_comm *c = comm_live(comm);
-    return c && !c->freed ? c : NULL;
-}
-
-void cb_comm_hold(MPI_Comm comm)
-{
-    struct cb_comm *c = comm_live(comm);
-    if (c)
-        c->refs++;
-}
-
-/* The last reference gone (the user's handle is one), the slot is free again. */
-void cb_comm_release(MPI_Comm comm)
-{
-    struct cb_comm *c = comm_live(comm);
-    if (c && --c->refs == 0 && comm != MPI_COMM_WORLD && comm != MPI_COMM_SELF) {
-        free(c->world);
-        free(c->local_world);
-        c->used = 0;
-    }
-}
-
-int cb_world_size(void)
-{
-    return world_size;
-}
-
-int cb_new_comm(int size, int rank, const int *world, int ctx, MPI_Errhandler eh, MPI_Comm *out)
-{
-    for (int h = 3; h < MAX_COMMS; h++)
-        if (!comms[h].used) {
-            int *w = malloc(sizeof(int) * (size_t)size);
-            memcpy(w, world, sizeof(int) * (size_t)size);
-            comms[h] = (struct cb_comm){1, size, rank, ctx, w, eh, 1, 0};
-            *out = h;
-            return MPI_SUCCESS;
-        }
-    return MPI_ERR_INTERN;
-}
-
 static int freed_recvs; /* freed receives whose bytes have not come yet */
 static void collect_freed(int which);
 
-/* One call to the simulator (cb_channel.c); freed receives it completed are delivered at once. */
-static struct answer call(uint32_t op, int a, int b, int c, uint64_t len, const void *payload, void *into)
+/* One call to the simulator (env/channel.c); freed receives it completed are delivered at once. */
+struct answer cb_answer(uint32_t op, int a, int b, int c, uint64_t len, const void *payload, void *into)
 {
     cb_state_inside(1);
     struct answer ans = cb_channel_call(op, a, b, c, len, payload, into);
@@ -99,63 +37,10 @@ static struct answer call(uint32_t op, int a, int b, int c, uint64_t len, const 
     return ans;
 }
 
-static const char *class_name(int code)
+void cb_collect_freed_all(void)
 {
-    static const char *names[] = {"MPI_SUCCESS", "MPI_ERR_BUFFER", "MPI_ERR_COUNT", "MPI_ERR_TYPE",
-        "MPI_ERR_TAG", "MPI_ERR_COMM", "MPI_ERR_RANK", "MPI_ERR_REQUEST", "MPI_ERR_ROOT",
-        "MPI_ERR_GROUP", "MPI_ERR_OP", "MPI_ERR_TOPOLOGY", "MPI_ERR_DIMS", "MPI_ERR_ARG",
-        "MPI_ERR_UNKNOWN", "MPI_ERR_TRUNCATE", "MPI_ERR_OTHER", "MPI_ERR_INTERN",
-        "MPI_ERR_IN_STATUS", "MPI_ERR_PENDING", "MPI_ERR_KEYVAL", "MPI_ERR_NO_MEM", "MPI_ERR_INFO_NOKEY"};
-    return code >= 0 && code <= MPI_ERR_LASTCODE ? names[code] : "an unknown error code";
-}
-
-static void die(const char *call, const char *what)
-{
-    fprintf(stderr, "cellblade mpi: %s: %s\n", call, what);
-    if (initialized && !finalized) {
-        cb_state_phase(CB_PHASE_ABORTED, 1);
-        cb_channel_abort(1);
-    }
-    cb_exit(1);
-}
-
-/* Report `code` from `call` through the communicator's error handler. */
-int cb_fail(const char *call, MPI_Comm comm, int code, const char *fmt, ...)
-{
-    struct cb_comm *c = cb_comm_get(comm);
-    MPI_Errhandler eh = c ? c->eh : comms[MPI_COMM_WORLD].eh;
-    if (eh == MPI_ERRORS_RETURN)
-        return code;
-    if (eh >= CB_USER_EH)
-        return cb_errhandler_call(eh, c ? comm : MPI_COMM_WORLD, code);
-    char what[200];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(what, sizeof what, fmt, ap);
-    va_end(ap);
-    fprintf(stderr, "cellblade mpi: rank %d: %s: %s: %s (MPI_ERRORS_ARE_FATAL)\n", world_rank, call, class_name(code), what);
-    cb_state_phase(CB_PHASE_ABORTED, code);
-    cb_channel_abort(code);
-    cb_exit(code);
-}
-
-void cb_need_init(const char *call)
-{
-    if (!initialized)
-        die(call, "called before MPI_Init");
-    if (finalized)
-        die(call, "called after MPI_Finalize");
-    cb_state_call(call);
-}
-
-int cb_check_comm(const char *call, MPI_Comm comm, struct cb_comm **out)
-{
-    struct cb_comm *c = cb_comm_get(comm);
-    if (!c)
-        return cb_fail(call, MPI_COMM_WORLD, MPI_ERR_COMM, "communicator %d is invalid", comm);
-    if (out)
-        *out = c;
-    return MPI_SUCCESS;
+    if (freed_recvs)
+        collect_freed(COLLECT_ALL);
 }
 
 static int check_peer(const char *call, MPI_Comm comm, struct cb_comm *c, const char *role, int peer, int any)
@@ -172,156 +57,6 @@ static int check_tag(const char *call, MPI_Comm comm, int tag, int any)
 {
     if (tag < 0 && !(any && tag == MPI_ANY_TAG))
         return cb_fail(call, comm, MPI_ERR_TAG, "tag %d is invalid: allowed 0 to %d%s", tag, CB_TAG_UB, any ? " or MPI_ANY_TAG" : "");
-    return MPI_SUCCESS;
-}
-
-int PMPI_Init(int *argc, char ***argv)
-{
-    (void)argc;
-    (void)argv;
-    if (initialized)
-        die("MPI_Init", "called twice");
-    const char *env = getenv("CELLBLADE_MPI_FD");
-    if (!env)
-        die("MPI_Init", "this program is not running under `cellblade mpirun` (CELLBLADE_MPI_FD is not set)");
-    initialized = 1;
-    cb_state_call("MPI_Init");
-    cb_state_inside(1);
-    struct answer a = cb_channel_init(atoi(env));
-    cb_state_inside(0);
-    cb_state_phase(CB_PHASE_RUNNING, 0);
-    world_rank = a.source;
-    world_size = a.tag;
-    tick = a.value;
-    int *w = malloc(sizeof(int) * (size_t)world_size);
-    for (int r = 0; r < world_size; r++)
-        w[r] = r;
-    comms[MPI_COMM_WORLD] = (struct cb_comm){1, world_size, world_rank, 0, w, MPI_ERRORS_ARE_FATAL, 1, 0};
-    world_self[0] = world_rank;
-    /* Context 1 + rank: messages to oneself on MPI_COMM_SELF match no other rank's. */
-    comms[MPI_COMM_SELF] = (struct cb_comm){1, 1, 0, 1 + world_rank, world_self, MPI_ERRORS_ARE_FATAL, 1, 0};
-    return MPI_SUCCESS;
-}
-
-int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
-{
-    (void)required;
-    *provided = MPI_THREAD_SINGLE;
-    return PMPI_Init(argc, argv);
-}
-
-int PMPI_Initialized(int *flag)
-{
-    *flag = initialized;
-    return MPI_SUCCESS;
-}
-
-int PMPI_Finalized(int *flag)
-{
-    *flag = finalized;
-    return MPI_SUCCESS;
-}
-
-int PMPI_Finalize(void)
-{
-    cb_need_init("MPI_Finalize");
-    /* MPI-2.2 §8.7.1: MPI_COMM_SELF's attributes are deleted first (then the world's, as
-     * MPICH does), their delete functions called while MPI still works. */
-    cb_comm_freeing(MPI_COMM_SELF);
-    cb_comm_freeing(MPI_COMM_WORLD);
-    if (freed_recvs)
-        collect_freed(COLLECT_ALL);
-    call(OP_FINALIZE, 0, 0, 0, 0, NULL, NULL);
-    finalized = 1;
-    cb_state_phase(CB_PHASE_FINALIZED, 0);
-    cb_channel_close();
-    return MPI_SUCCESS;
-}
-
-int PMPI_Abort(MPI_Comm comm, int errorcode)
-{
-    (void)comm;
-    cb_need_init("MPI_Abort");
-    cb_state_phase(CB_PHASE_ABORTED, errorcode);
-    cb_channel_abort(errorcode);
-    cb_exit(errorcode ? errorcode : 1);
-}
-
-int PMPI_Comm_rank(MPI_Comm comm, int *rank)
-{
-    struct cb_comm *c = NULL;
-    cb_need_init("MPI_Comm_rank");
-    CB_CHECK(cb_check_comm("MPI_Comm_rank", comm, &c));
-    *rank = c->rank;
-    return MPI_SUCCESS;
-}
-
-int PMPI_Comm_size(MPI_Comm comm, int *size)
-{
-    struct cb_comm *c = NULL;
-    cb_need_init("MPI_Comm_size");
-    CB_CHECK(cb_check_comm("MPI_Comm_size", comm, &c));
-    *size = c->inter ? c->local_size : c->size;
-    return MPI_SUCCESS;
-}
-
-int PMPI_Get_processor_name(char *name, int *resultlen)
-{
-    *resultlen = snprintf(name, MPI_MAX_PROCESSOR_NAME, "cellblade-spe%d", world_rank);
-    return MPI_SUCCESS;
-}
-
-int PMPI_Get_version(int *version, int *subversion)
-{
-    *version = MPI_VERSION;
-    *subversion = MPI_SUBVERSION;
-    return MPI_SUCCESS;
-}
-
-double PMPI_Wtime(void)
-{
-    cb_need_init("MPI_Wtime");
-    return call(OP_WTIME, 0, 0, 0, 0, NULL, NULL).value;
-}
-
-static int compute(const char *name, int kind, double count)
-{
-    cb_need_init(name);
-    if (!(count >= 0) || count > 1e18)
-        return cb_fail(name, MPI_COMM_WORLD, MPI_ERR_ARG, "count %g is invalid: allowed 0 to 1e18", count);
-    call(OP_COMPUTE, kind, 0, 0, (uint64_t)count, NULL, NULL);
-    return MPI_SUCCESS;
-}
-
-int MPIX_Compute_cycles(double core_cycles)
-{
-    return compute("MPIX_Compute_cycles", 0, core_cycles);
-}
-
-int MPIX_Compute_dp_fma(double count)
-{
-    return compute("MPIX_Compute_dp_fma", 1, count);
-}
-
-double PMPI_Wtick(void)
-{
-    cb_need_init("MPI_Wtick");
-    return tick;
-}
-
-int PMPI_Error_class(int errorcode, int *errorclass)
-{
-    if (errorcode < 0 || errorcode > MPI_ERR_LASTCODE)
-        return MPI_ERR_ARG;
-    *errorclass = errorcode;
-    return MPI_SUCCESS;
-}
-
-int PMPI_Error_string(int errorcode, char *string, int *resultlen)
-{
-    if (errorcode < 0 || errorcode > MPI_ERR_LASTCODE)
-        return MPI_ERR_ARG;
-    *resultlen = snprintf(string, MPI_MAX_ERROR_STRING, "%s", class_name(errorcode));
     return MPI_SUCCESS;
 }
 
@@ -353,7 +88,7 @@ static void set_status(MPI_Status *st, int source, int tag, int error, int bytes
 static const char *packed(const void *buf, int count, MPI_Datatype t, size_t bytes, char **tmp)
 {
     *tmp = NULL;
-    if (t < 0x10000)
+    if (cb_type_direct(t))
         return buf;
     *tmp = malloc(bytes ? bytes : 1);
     cb_pack(buf, count, t, *tmp);
@@ -369,7 +104,7 @@ static int send_op(uint32_t op, const char *name, struct cb_comm *c, MPI_Comm co
     size_t bytes = (size_t)count * cb_type_size(t);
     char *tmp;
     const char *data = packed(buf, count, t, bytes, &tmp);
-    struct answer a = call(op, c->world[dest], tag, wire_ctx(c, coll), bytes, data, NULL);
+    struct answer a = cb_answer(op, c->world[dest], tag, wire_ctx(c, coll), bytes, data, NULL);
     free(tmp);
     /* The acknowledging signal carries the receiver's code (seed 004 §3.3); truncation is the
      * receiver's error in MPI, so the send itself succeeded. */
@@ -411,9 +146,9 @@ int cb_recv(const char *name, struct cb_comm *c, MPI_Comm comm, int coll, void *
         return MPI_SUCCESS;
     }
     size_t bytes = (size_t)count * cb_type_size(t);
-    char *tmp = t >= 0x10000 ? malloc(bytes ? bytes : 1) : NULL;
+    char *tmp = !cb_type_direct(t) ? malloc(bytes ? bytes : 1) : NULL;
     int from = source == MPI_ANY_SOURCE ? MPI_ANY_SOURCE : c->world[source];
-    struct answer a = call(OP_RECV, from, tag, wire_ctx(c, coll), bytes, NULL, tmp ? tmp : buf);
+    struct answer a = cb_answer(OP_RECV, from, tag, wire_ctx(c, coll), bytes, NULL, tmp ? tmp : buf);
     return received(name, c, comm, a, buf, t, tmp, bytes, st);
 }
 
@@ -436,15 +171,15 @@ int cb_sendrecv(const char *name, struct cb_comm *c, MPI_Comm comm, int coll, co
     memcpy(msg + 8, &cap, 8);
     memcpy(msg + 16, data, sbytes);
     free(stmp);
-    char *rtmp = rtype >= 0x10000 ? malloc(rbytes ? rbytes : 1) : NULL;
-    struct answer a = call(OP_SENDRECV, c->world[dest], stag, wire_ctx(c, coll), 16 + sbytes, msg, rtmp ? rtmp : rbuf);
+    char *rtmp = !cb_type_direct(rtype) ? malloc(rbytes ? rbytes : 1) : NULL;
+    struct answer a = cb_answer(OP_SENDRECV, c->world[dest], stag, wire_ctx(c, coll), 16 + sbytes, msg, rtmp ? rtmp : rbuf);
     free(msg);
     return received(name, c, comm, a, rbuf, rtype, rtmp, rbytes, st);
 }
 
 int cb_call(uint32_t op, int a, int b, int c, uint64_t len, const void *payload, void *into, int *source, uint64_t *count)
 {
-    struct answer ans = call(op, a, b, c, len, payload, into);
+    struct answer ans = cb_answer(op, a, b, c, len, payload, into);
     if (source)
         *source = ans.source;
     if (count)
@@ -454,7 +189,7 @@ int cb_call(uint32_t op, int a, int b, int c, uint64_t len, const void *payload,
 
 int cb_world_barrier(void)
 {
-    call(OP_BARRIER, 0, 0, 0, 0, NULL, NULL);
+    cb_answer(OP_BARRIER, 0, 0, 0, 0, NULL, NULL);
     return MPI_SUCCESS;
 }
 
@@ -464,9 +199,11 @@ static int check_send(const char *name, const void *buf, int count, MPI_Datatype
     cb_need_init(name);
     CB_CHECK(cb_check_comm(name, comm, c));
     CB_CHECK(cb_check_buffer(name, comm, count, t, &bytes));
-    /* Packing would read through NULL; the simulator would send what its buffer last held. */
-    if (buf == NULL && bytes > 0)
-        return cb_fail(name, comm, MPI_ERR_BUFFER, "the buffer is NULL with count %d (%zu bytes): allowed only with count 0", count, bytes);
+    /* Packing would read through NULL; the simulator would send what its buffer last held.
+     * NULL is MPI_BOTTOM, which a derived datatype of absolute addresses starts from. */
+    if (buf == NULL && bytes > 0 && cb_predefined(t))
+        return cb_fail(name, comm, MPI_ERR_BUFFER,
+            "the buffer is NULL with count %d (%zu bytes): allowed only with count 0, or as MPI_BOTTOM with a derived datatype", count, bytes);
     CB_CHECK(check_peer(name, comm, *c, "destination", dest, 0));
     return check_tag(name, comm, tag, 0);
 }
@@ -551,7 +288,7 @@ static int probe_as(const char *name, int op, int source, int tag, MPI_Comm comm
         return MPI_SUCCESS;
     }
     int from = source == MPI_ANY_SOURCE ? MPI_ANY_SOURCE : c->world[source];
-    struct answer a = call(op, from, tag, wire_ctx(c, 0), 0, NULL, NULL);
+    struct answer a = cb_answer(op, from, tag, wire_ctx(c, 0), 0, NULL, NULL);
     *flag = a.source != NO_MATCH;
     if (*flag)
         set_status(status, local_rank(c, a.source), a.tag, MPI_SUCCESS, (int)a.value);
@@ -594,7 +331,7 @@ static struct pending {
     MPI_Comm comm;
     MPI_Status status;
     uint32_t op;
-    int persistent, active; /* MPI_Send_init ...: the slot outlives each completion (cb_requests.c) */
+    int persistent, active; /* MPI_Send_init ...: the slot outlives each completion (pt2pt/persistent.c) */
 } *pending; /* grown on demand: a program may keep any number of requests pending */
 static int pending_cap;
 
@@ -631,7 +368,7 @@ static int make(const char *name, uint32_t op, const void *buf, int count, MPI_D
 /* Hand request q to the simulator (done at once to or from MPI_PROC_NULL). */
 static void start(struct pending *q)
 {
-    struct cb_comm *c = comm_live(q->comm);
+    struct cb_comm *c = cb_comm_live(q->comm);
     const void *buf = q->buf;
     int count = q->count, peer = q->peer, tag = q->tag, is_send = q->is_send;
     MPI_Datatype t = q->datatype;
@@ -656,12 +393,12 @@ static void start(struct pending *q)
         char *tmp, *msg = malloc(8 + at[1]);
         memcpy(msg, &at[0], 8);
         memcpy(msg + 8, packed(buf, count, t, at[1], &tmp), at[1]);
-        q->handle = call(op, c->world[peer], tag, wire_ctx(c, 0), 8 + at[1], msg, NULL).tag;
+        q->handle = cb_answer(op, c->world[peer], tag, wire_ctx(c, 0), 8 + at[1], msg, NULL).tag;
         free(tmp);
         free(msg);
     } else {
         int from = peer == MPI_ANY_SOURCE ? MPI_ANY_SOURCE : c->world[peer];
-        q->handle = call(OP_IRECV, from, tag, wire_ctx(c, 0), sizeof at, at, NULL).tag;
+        q->handle = cb_answer(OP_IRECV, from, tag, wire_ctx(c, 0), sizeof at, at, NULL).tag;
     }
 }
 
@@ -672,7 +409,7 @@ static int post(const char *name, uint32_t op, const void *buf, int count, MPI_D
     return MPI_SUCCESS;
 }
 
-/* Persistent requests (cb_requests.c): made once, started many times. */
+/* Persistent requests (pt2pt/persistent.c): made once, started many times. */
 int cb_request_make(const char *name, uint32_t op, const void *buf, int count, MPI_Datatype t, int peer, int tag, MPI_Comm comm, MPI_Request *request)
 {
     CB_CHECK(make(name, op, buf, count, t, peer, tag, comm, request));
@@ -738,7 +475,7 @@ static int complete(uint32_t op, struct pending **qs, int n)
             cap = b > cap ? b : cap;
         }
     char *into = malloc(cap ? cap : 1);
-    struct answer a = op == OP_WAITANY ? call(op, 0, 0, 0, (uint64_t)n * 4, handles, into) : call(op, qs[0]->handle, 0, 0, 0, NULL, into);
+    struct answer a = op == OP_WAITANY ? cb_answer(op, 0, 0, 0, (uint64_t)n * 4, handles, into) : cb_answer(op, qs[0]->handle, 0, 0, 0, NULL, into);
     free(handles);
     if (a.source == NO_MATCH) {
         free(into);
@@ -746,7 +483,7 @@ static int complete(uint32_t op, struct pending **qs, int n)
     }
     int k = op == OP_WAITANY ? (int)a.value : 0;
     struct pending *q = qs[k];
-    struct cb_comm *c = comm_live(q->comm); /* freed by the user meanwhile is fine: the request holds it */
+    struct cb_comm *c = cb_comm_live(q->comm); /* freed by the user meanwhile is fine: the request holds it */
     q->done = 1;
     if (q->is_send) {
         set_status(&q->status, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0);
@@ -755,7 +492,7 @@ static int complete(uint32_t op, struct pending **qs, int n)
     } else if (!c) {
         q->rc = cb_fail(q->name, MPI_COMM_WORLD, MPI_ERR_COMM, "communicator %d was freed", q->comm);
         free(into);
-    } else if (q->datatype >= 0x10000) {
+    } else if (!cb_type_direct(q->datatype)) {
         q->rc = received(q->name, c, q->comm, a, q->buf, q->datatype, into, (size_t)q->count * cb_type_size(q->datatype), &q->status);
     } else {
         memcpy(q->buf, into, a.count);
@@ -912,14 +649,14 @@ int PMPI_Request_free(MPI_Request *request)
     q->persistent = 0;
     if (q->done || q->is_send) {
         if (!q->done)
-            call(OP_REQUEST_FREE, q->handle, 0, 0, 0, NULL, NULL);
+            cb_answer(OP_REQUEST_FREE, q->handle, 0, 0, 0, NULL, NULL);
         release(q, request, MPI_STATUS_IGNORE);
         return MPI_SUCCESS;
     }
     freed_recvs++;
     q->freed = 1;
     *request = MPI_REQUEST_NULL;
-    call(OP_REQUEST_FREE, q->handle, 0, 0, 0, NULL, NULL);
+    cb_answer(OP_REQUEST_FREE, q->handle, 0, 0, 0, NULL, NULL);
     return MPI_SUCCESS;
 }
 
@@ -932,7 +669,7 @@ int PMPI_Cancel(MPI_Request *request)
     if (!q)
         return MPI_ERR_REQUEST;
     if (!q->is_send && !q->done && q->active + !q->persistent && q->peer != MPI_PROC_NULL)
-        call(OP_CANCEL, q->handle, 0, 0, 0, NULL, NULL);
+        cb_answer(OP_CANCEL, q->handle, 0, 0, 0, NULL, NULL);
     return MPI_SUCCESS;
 }
 
@@ -953,7 +690,7 @@ static void collect_freed(int which)
         if (pending[i].used && pending[i].freed)
             cap += sizeof(struct answer) + (size_t)pending[i].count * cb_type_size(pending[i].datatype);
     char *recs = malloc(cap ? cap : 1);
-    struct answer a = call(OP_COLLECT, which, 0, 0, 0, NULL, recs);
+    struct answer a = cb_answer(OP_COLLECT, which, 0, 0, 0, NULL, recs);
     for (uint64_t at = 0; at + sizeof(struct answer) <= a.count;) {
         struct answer r;
         memcpy(&r, recs + at, sizeof r);
@@ -964,11 +701,11 @@ static void collect_freed(int which)
             if (pending[i].used && pending[i].freed && pending[i].handle == (int)r.flags)
                 q = &pending[i];
         if (!q)
-            die("MPI_Request_free", "the simulator returned a freed receive this library does not hold");
-        struct cb_comm *c = comm_live(q->comm);
+            cb_die("MPI_Request_free", "the simulator returned a freed receive this library does not hold");
+        struct cb_comm *c = cb_comm_live(q->comm);
         size_t qcap = (size_t)q->count * cb_type_size(q->datatype);
         char *tmp = NULL;
-        if (q->datatype >= 0x10000) {
+        if (!cb_type_direct(q->datatype)) {
             tmp = malloc(r.count ? r.count : 1);
             memcpy(tmp, bytes, r.count);
         } else {
@@ -1004,20 +741,6 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 
 /* The standard names are weak aliases of the profiling names, so a profiling library can
  * define MPI_X and call PMPI_X. */
-#pragma weak MPI_Init = PMPI_Init
-#pragma weak MPI_Init_thread = PMPI_Init_thread
-#pragma weak MPI_Initialized = PMPI_Initialized
-#pragma weak MPI_Finalize = PMPI_Finalize
-#pragma weak MPI_Finalized = PMPI_Finalized
-#pragma weak MPI_Abort = PMPI_Abort
-#pragma weak MPI_Comm_rank = PMPI_Comm_rank
-#pragma weak MPI_Comm_size = PMPI_Comm_size
-#pragma weak MPI_Get_processor_name = PMPI_Get_processor_name
-#pragma weak MPI_Get_version = PMPI_Get_version
-#pragma weak MPI_Wtime = PMPI_Wtime
-#pragma weak MPI_Wtick = PMPI_Wtick
-#pragma weak MPI_Error_string = PMPI_Error_string
-#pragma weak MPI_Error_class = PMPI_Error_class
 #pragma weak MPI_Send = PMPI_Send
 #pragma weak MPI_Ssend = PMPI_Ssend
 #pragma weak MPI_Rsend = PMPI_Rsend

@@ -15,8 +15,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "cb_channel.h"
-#include "cb_internal.h"
+#include "channel.h"
+#include "internal.h"
 
 enum { T_BCAST = 1, T_REDUCE, T_GATHER, T_SCATTER, T_ALLTOALL, T_SCAN, T_BARRIER, T_SPLIT };
 
@@ -26,20 +26,38 @@ static int comm_begin(const char *name, MPI_Comm comm, struct cb_comm **c)
     return cb_check_comm(name, comm, c);
 }
 
-/* MPI-1 defines collectives on intracommunicators only. */
-static int coll_begin(const char *name, MPI_Comm comm, struct cb_comm **c)
+/* Collectives on intercommunicators are MPI-2's (§7.3.1); MPI_Scan, MPI_Exscan and (here)
+ * MPI_Reduce_scatter take intracommunicators only. */
+static int intra_begin(const char *name, MPI_Comm comm, struct cb_comm **c)
 {
     CB_CHECK(comm_begin(name, comm, c));
     if ((*c)->inter)
-        return cb_fail(name, comm, MPI_ERR_COMM, "communicator %d is an intercommunicator: collectives on one are not implemented", comm);
+        return cb_fail(name, comm, MPI_ERR_COMM, "communicator %d is an intercommunicator: %s is defined on intracommunicators only", comm, name);
     return MPI_SUCCESS;
 }
 
+/* On an intercommunicator the root's group passes MPI_ROOT (the root) or MPI_PROC_NULL (the
+ * others), the other group the root's rank in it. */
 static int check_root(const char *name, MPI_Comm comm, struct cb_comm *c, int root)
 {
+    if (c->inter && (root == MPI_ROOT || root == MPI_PROC_NULL))
+        return MPI_SUCCESS;
     if (root < 0 || root >= c->size)
-        return cb_fail(name, comm, MPI_ERR_ROOT, "root %d is invalid: allowed 0 to %d", root, c->size - 1);
+        return cb_fail(name, comm, MPI_ERR_ROOT, "root %d is invalid: allowed 0 to %d%s", root, c->size - 1,
+            c->inter ? ", MPI_ROOT or MPI_PROC_NULL on an intercommunicator" : "");
     return MPI_SUCCESS;
+}
+
+/* This rank receives (gather, reduce) or sends (bcast, scatter) for every other. */
+static int is_root(const struct cb_comm *c, int root)
+{
+    return c->inter ? root == MPI_ROOT : c->rank == root;
+}
+
+/* This rank takes no part: an intercommunicator's root group away from its root. */
+static int sits_out(const struct cb_comm *c, int root)
+{
+    return c->inter && root == MPI_PROC_NULL;
 }
 
 static int check_buf(const char *name, MPI_Comm comm, int count, MPI_Datatype t)
@@ -122,10 +140,12 @@ static void local_copy(const void *src, int count, MPI_Datatype stype, void *dst
 
 static int bcast(const char *name, struct cb_comm *c, MPI_Comm comm, void *buf, int count, MPI_Datatype t, int root)
 {
-    if (c->rank != root)
+    if (sits_out(c, root))
+        return MPI_SUCCESS;
+    if (!is_root(c, root))
         return cb_recv(name, c, comm, 1, buf, count, t, root, T_BCAST, MPI_STATUS_IGNORE);
     for (int r = 0; r < c->size; r++)
-        if (r != root)
+        if (c->inter || r != root)
             CB_CHECK(cb_send(name, c, comm, 1, buf, count, t, r, T_BCAST));
     return MPI_SUCCESS;
 }
@@ -133,11 +153,11 @@ static int bcast(const char *name, struct cb_comm *c, MPI_Comm comm, void *buf, 
 int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
     struct cb_comm *c = NULL;
-    CB_CHECK(coll_begin("MPI_Bcast", comm, &c));
+    CB_CHECK(comm_begin("MPI_Bcast", comm, &c));
     CB_CHECK(check_root("MPI_Bcast", comm, c, root));
     CB_CHECK(check_buf("MPI_Bcast", comm, count, datatype));
     size_t bytes = (size_t)count * cb_type_size(datatype);
-    if (bytes) {
+    if (bytes && !c->inter) {
         char *tmp = malloc(bytes);
         int mine = c->rank == root;
         if (mine)
@@ -156,11 +176,13 @@ int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Com
 static int reduce(const char *name, struct cb_comm *c, MPI_Comm comm, const void *in, void *out, int count, MPI_Datatype t, MPI_Op op, int root)
 {
     size_t bytes = (size_t)count * (size_t)cb_type_extent(t); /* memory layout: a user operation reads it */
-    if (c->rank != root)
+    if (sits_out(c, root))
+        return MPI_SUCCESS;
+    if (!is_root(c, root))
         return cb_send(name, c, comm, 1, in, count, t, root, T_REDUCE);
     char *all = malloc(bytes * (size_t)c->size + 1);
     for (int r = 0; r < c->size; r++) {
-        if (r == root)
+        if (!c->inter && r == root)
             memcpy(all + bytes * (size_t)r, in, bytes);
         else
             CB_CHECK(cb_recv(name, c, comm, 1, all + bytes * (size_t)r, count, t, r, T_REDUCE, MPI_STATUS_IGNORE));
@@ -176,7 +198,7 @@ static int reduce(const char *name, struct cb_comm *c, MPI_Comm comm, const void
  * predefined type, or, for a user operation over a derived type, `n` of it in memory layout. */
 struct packed_op {
     MPI_Datatype base;
-    int n, layout;
+    int n, layout, spread; /* spread: `n` of a pair type in C's struct layout, which MAXLOC reads */
     size_t bytes;
     char *in, *out;
 };
@@ -184,6 +206,7 @@ struct packed_op {
 static void pack_op(const void *in, int count, MPI_Datatype t, MPI_Op op, struct packed_op *p)
 {
     p->base = cb_type_base(t, count, &p->n);
+    p->spread = 0;
     /* A user operation is called with the derived datatype itself, on its memory layout. */
     p->layout = op > MPI_MINLOC && p->base != t;
     if (p->layout) {
@@ -191,12 +214,17 @@ static void pack_op(const void *in, int count, MPI_Datatype t, MPI_Op op, struct
         p->n = count;
         p->bytes = (size_t)count * (size_t)cb_type_extent(t);
     } else {
-        p->bytes = (size_t)p->n * cb_type_size(p->base);
+        p->spread = cb_type_extent(p->base) != (MPI_Aint)cb_type_size(p->base);
+        p->bytes = (size_t)p->n * (size_t)cb_type_extent(p->base);
     }
     p->in = malloc(p->bytes + 1);
     p->out = malloc(p->bytes + 1);
-    if (p->layout)
+    if (!in) /* an intercommunicator's root group contributes nothing */
+        memset(p->in, 0, p->bytes);
+    else if (p->layout)
         memcpy(p->in, in, p->bytes);
+    else if (p->spread)
+        local_copy(in, count, t, p->in, p->base);
     else
         cb_pack(in, count, t, p->in);
 }
@@ -206,6 +234,8 @@ static void unpack_to(const struct packed_op *p, const char *from, int n, MPI_Da
 {
     if (p->layout)
         local_copy(from, n, t, to, t);
+    else if (p->spread)
+        local_copy(from, n, p->base, to, t);
     else
         cb_unpack(from, (size_t)n * cb_type_size(p->base), t, to);
 }
@@ -223,15 +253,29 @@ int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
     const char *name = "MPI_Reduce";
     struct cb_comm *c = NULL;
     struct packed_op p;
-    CB_CHECK(coll_begin(name, comm, &c));
+    CB_CHECK(comm_begin(name, comm, &c));
     CB_CHECK(check_root(name, comm, c, root));
     CB_CHECK(check_reduce(name, comm, count, datatype, op));
-    pack_op(sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, count, datatype, op, &p);
+    const void *in = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
+    pack_op(c->inter && (is_root(c, root) || sits_out(c, root)) ? NULL : in, count, datatype, op, &p);
     int rc = MPI_SUCCESS;
-    if (!library_reduce(F_REDUCE, c, root, p.in, p.out, p.n, p.base, op))
+    if (c->inter || !library_reduce(F_REDUCE, c, root, p.in, p.out, p.n, p.base, op))
         rc = reduce(name, c, comm, p.in, p.out, p.n, p.base, op, root);
-    unpack_op(&p, rc, c->rank == root, datatype, recvbuf);
+    unpack_op(&p, rc, is_root(c, root), datatype, recvbuf);
     return rc;
+}
+
+/* MPI-2.2 §5.9.6 on an intercommunicator: each group gets the reduction of the other's data.
+ * The group whose leader has the lower world rank reduces the other's first, then the other
+ * way; each leader broadcasts its result to its own group. */
+static int inter_allreduce(const char *name, struct cb_comm *c, MPI_Comm comm, struct packed_op *p, MPI_Op op)
+{
+    int first = c->local_world[0] < c->world[0];
+    for (int phase = 0; phase < 2; phase++) {
+        int root = (phase == 0) == first ? (c->rank == 0 ? MPI_ROOT : MPI_PROC_NULL) : 0;
+        CB_CHECK(reduce(name, c, comm, p->in, p->out, p->n, p->base, op, root));
+    }
+    return bcast(name, cb_comm_get(c->local_comm), c->local_comm, p->out, p->n, p->base, 0);
 }
 
 int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
@@ -239,11 +283,13 @@ int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
     const char *name = "MPI_Allreduce";
     struct cb_comm *c = NULL;
     struct packed_op p;
-    CB_CHECK(coll_begin(name, comm, &c));
+    CB_CHECK(comm_begin(name, comm, &c));
     CB_CHECK(check_reduce(name, comm, count, datatype, op));
     pack_op(sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, count, datatype, op, &p);
     int rc = MPI_SUCCESS;
-    if (!library_reduce(F_ALLREDUCE, c, 0, p.in, p.out, p.n, p.base, op)) {
+    if (c->inter) {
+        rc = inter_allreduce(name, c, comm, &p, op);
+    } else if (!library_reduce(F_ALLREDUCE, c, 0, p.in, p.out, p.n, p.base, op)) {
         rc = reduce(name, c, comm, p.in, p.out, p.n, p.base, op, 0);
         if (rc == MPI_SUCCESS)
             rc = bcast(name, c, comm, p.out, p.n, p.base, 0);
@@ -255,12 +301,14 @@ int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
 static int gatherv(const char *name, struct cb_comm *c, MPI_Comm comm, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
     void *recvbuf, const int *counts, const int *displs, MPI_Datatype recvtype, int root)
 {
-    if (c->rank != root)
+    if (sits_out(c, root))
+        return MPI_SUCCESS;
+    if (!is_root(c, root))
         return cb_send(name, c, comm, 1, sendbuf, sendcount, sendtype, root, T_GATHER);
     MPI_Aint ext = cb_type_extent(recvtype);
     for (int r = 0; r < c->size; r++) {
         char *at = (char *)recvbuf + (MPI_Aint)displs[r] * ext;
-        if (r != root)
+        if (c->inter || r != root)
             CB_CHECK(cb_recv(name, c, comm, 1, at, counts[r], recvtype, r, T_GATHER, MPI_STATUS_IGNORE));
         else if (sendbuf != MPI_IN_PLACE)
             local_copy(sendbuf, sendcount, sendtype, at, recvtype);
@@ -271,12 +319,14 @@ static int gatherv(const char *name, struct cb_comm *c, MPI_Comm comm, const voi
 static int scatterv(const char *name, struct cb_comm *c, MPI_Comm comm, const void *sendbuf, const int *counts, const int *displs,
     MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root)
 {
-    if (c->rank != root)
+    if (sits_out(c, root))
+        return MPI_SUCCESS;
+    if (!is_root(c, root))
         return cb_recv(name, c, comm, 1, recvbuf, recvcount, recvtype, root, T_SCATTER, MPI_STATUS_IGNORE);
     MPI_Aint ext = cb_type_extent(sendtype);
     for (int r = 0; r < c->size; r++) {
         const char *at = (const char *)sendbuf + (MPI_Aint)displs[r] * ext;
-        if (r != root)
+        if (c->inter || r != root)
             CB_CHECK(cb_send(name, c, comm, 1, at, counts[r], sendtype, r, T_SCATTER));
         else if (recvbuf != MPI_IN_PLACE)
             local_copy(at, counts[r], sendtype, recvbuf, recvtype);
@@ -312,9 +362,9 @@ int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
     const char *name = "MPI_Gather";
     struct cb_comm *c = NULL;
     int *counts, *displs;
-    CB_CHECK(coll_begin(name, comm, &c));
+    CB_CHECK(comm_begin(name, comm, &c));
     CB_CHECK(check_root(name, comm, c, root));
-    CB_CHECK(check_pair(name, comm, sendcount, sendtype, recvcount, recvtype, sendbuf == MPI_IN_PLACE, c->rank != root));
+    CB_CHECK(check_pair(name, comm, sendcount, sendtype, recvcount, recvtype, sendbuf == MPI_IN_PLACE || sits_out(c, root), !is_root(c, root)));
     regular(c, recvcount, &counts, &displs);
     int rc = gatherv(name, c, comm, sendbuf, sendcount, sendtype, recvbuf, counts, displs, recvtype, root);
     free(counts);
@@ -327,9 +377,9 @@ int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 {
     const char *name = "MPI_Gatherv";
     struct cb_comm *c = NULL;
-    CB_CHECK(coll_begin(name, comm, &c));
+    CB_CHECK(comm_begin(name, comm, &c));
     CB_CHECK(check_root(name, comm, c, root));
-    CB_CHECK(check_pair(name, comm, sendcount, sendtype, 0, recvtype, sendbuf == MPI_IN_PLACE, c->rank != root));
+    CB_CHECK(check_pair(name, comm, sendcount, sendtype, 0, recvtype, sendbuf == MPI_IN_PLACE || sits_out(c, root), !is_root(c, root)));
     return gatherv(name, c, comm, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root);
 }
 
@@ -339,9 +389,9 @@ int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
     const char *name = "MPI_Scatter";
     struct cb_comm *c = NULL;
     int *counts, *displs;
-    CB_CHECK(coll_begin(name, comm, &c));
+    CB_CHECK(comm_begin(name, comm, &c));
     CB_CHECK(check_root(name, comm, c, root));
-    CB_CHECK(check_pair(name, comm, sendcount, sendtype, recvcount, recvtype, c->rank != root, c->rank == root && recvbuf == MPI_IN_PLACE));
+    CB_CHECK(check_pair(name, comm, sendcount, sendtype, recvcount, recvtype, !is_root(c, root), sits_out(c, root) || (is_root(c, root) && recvbuf == MPI_IN_PLACE)));
     regular(c, sendcount, &counts, &displs);
     int rc = scatterv(name, c, comm, sendbuf, counts, displs, sendtype, recvbuf, recvcount, recvtype, root);
     free(counts);
@@ -354,9 +404,9 @@ int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[
 {
     const char *name = "MPI_Scatterv";
     struct cb_comm *c = NULL;
-    CB_CHECK(coll_begin(name, comm, &c));
+    CB_CHECK(comm_begin(name, comm, &c));
     CB_CHECK(check_root(name, comm, c, root));
-    CB_CHECK(check_pair(name, comm, 0, sendtype, recvcount, recvtype, c->rank != root, c->rank == root && recvbuf == MPI_IN_PLACE));
+    CB_CHECK(check_pair(name, comm, 0, sendtype, recvcount, recvtype, !is_root(c, root), sits_out(c, root) || (is_root(c, root) && recvbuf == MPI_IN_PLACE)));
     return scatterv(name, c, comm, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root);
 }
 
@@ -365,8 +415,10 @@ int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
 {
     const char *name = "MPI_Allgatherv";
     struct cb_comm *c = NULL;
-    CB_CHECK(coll_begin(name, comm, &c));
+    CB_CHECK(comm_begin(name, comm, &c));
     CB_CHECK(check_pair(name, comm, sendcount, sendtype, 0, recvtype, sendbuf == MPI_IN_PLACE, 0));
+    if (c->inter) /* the same block to every remote rank: an all-to-all with one send block */
+        return cb_inter_allgatherv(name, comm, c, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype);
     MPI_Aint ext = cb_type_extent(recvtype);
     const void *mine = sendbuf;
     if (sendbuf == MPI_IN_PLACE && c->rank != 0) {
@@ -405,7 +457,7 @@ int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
 {
     struct cb_comm *c = NULL;
     int *counts, *displs;
-    CB_CHECK(coll_begin("MPI_Allgather", comm, &c));
+    CB_CHECK(comm_begin("MPI_Allgather", comm, &c));
     CB_CHECK(check_pair("MPI_Allgather", comm, sendcount, sendtype, recvcount, recvtype, sendbuf == MPI_IN_PLACE, 0));
     if (allgather_library(c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype))
         return MPI_SUCCESS;
@@ -422,9 +474,17 @@ int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 {
     const char *name = "MPI_Alltoall";
     struct cb_comm *c = NULL;
-    CB_CHECK(coll_begin(name, comm, &c));
+    CB_CHECK(comm_begin(name, comm, &c));
     int in_place = sendbuf == MPI_IN_PLACE;
     CB_CHECK(check_pair(name, comm, sendcount, sendtype, recvcount, recvtype, in_place, 0));
+    if (c->inter) {
+        int *scounts, *sdispls, *rcounts, *rdispls;
+        regular(c, sendcount, &scounts, &sdispls);
+        regular(c, recvcount, &rcounts, &rdispls);
+        int rc = PMPI_Alltoallv(sendbuf, scounts, sdispls, sendtype, recvbuf, rcounts, rdispls, recvtype, comm);
+        free(scounts), free(sdispls), free(rcounts), free(rdispls);
+        return rc;
+    }
     char *copy = NULL;
     if (in_place) {
         size_t bytes = (size_t)c->size * (size_t)cb_type_extent(recvtype) * (size_t)recvcount;
@@ -449,7 +509,7 @@ static int scan(const char *name, const void *sendbuf, void *recvbuf, int count,
 {
     struct cb_comm *c = NULL;
     struct packed_op p;
-    CB_CHECK(coll_begin(name, comm, &c));
+    CB_CHECK(intra_begin(name, comm, &c));
     CB_CHECK(check_reduce(name, comm, count, t, op));
     pack_op(sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, count, t, op, &p);
     char *acc = p.in, *prev = p.out;
@@ -483,7 +543,7 @@ int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts
 {
     const char *name = "MPI_Reduce_scatter";
     struct cb_comm *c = NULL;
-    CB_CHECK(coll_begin(name, comm, &c));
+    CB_CHECK(intra_begin(name, comm, &c));
     int total = 0;
     int *displs = malloc(sizeof(int) * (size_t)c->size);
     for (int r = 0; r < c->size; r++) {
@@ -516,7 +576,9 @@ int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts
 int PMPI_Barrier(MPI_Comm comm)
 {
     struct cb_comm *c = NULL;
-    CB_CHECK(coll_begin("MPI_Barrier", comm, &c));
+    CB_CHECK(comm_begin("MPI_Barrier", comm, &c));
+    if (c->inter)
+        return cb_inter_barrier(comm, c);
     if (library(F_BARRIER, c, 0, 0, 0, 0, NULL, 0, NULL))
         return MPI_SUCCESS;
     if (comm == MPI_COMM_WORLD)
@@ -550,7 +612,7 @@ static int agree_ctx(const char *name, struct cb_comm *c, MPI_Comm comm, int *ct
 int cb_agree_ctx(const char *name, MPI_Comm comm, int *ctx)
 {
     struct cb_comm *c = NULL;
-    CB_CHECK(coll_begin(name, comm, &c));
+    CB_CHECK(comm_begin(name, comm, &c));
     return agree_ctx(name, c, comm, ctx);
 }
 

@@ -1,4 +1,4 @@
-/* The point-to-point calls built on the nonblocking requests of cellblade_mpi.c (MPI-1.3
+/* The point-to-point calls built on the nonblocking requests of pt2pt/pt2pt.c (MPI-1.3
  * §3.4, §3.6, §3.7.5, §3.9): buffered and ready sends, persistent requests, Waitsome and
  * Testsome.
  *
@@ -11,8 +11,8 @@
  * request table between completions (cb_request_make, cb_request_start).
  */
 #include <stdlib.h>
-#include "cb_internal.h"
-#include "cb_channel.h"
+#include "internal.h"
+#include "channel.h"
 
 static void *attached;
 static int attached_size;

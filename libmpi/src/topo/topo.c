@@ -6,9 +6,8 @@
  * MPI_Comm_free drops it (cb_topo_copy, cb_topo_drop). */
 #include <stdlib.h>
 #include <string.h>
-#include "cb_internal.h"
+#include "internal.h"
 
-#define MAX_COMMS 2048 /* cellblade_mpi.c's */
 
 static struct topo {
     int kind; /* MPI_CART, MPI_GRAPH, or 0 for none */

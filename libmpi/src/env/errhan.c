@@ -2,10 +2,10 @@
  * §8.3), all local to the process.
  *
  * Error handlers: MPI_ERRORS_ARE_FATAL, MPI_ERRORS_RETURN, and the program's own from
- * CB_USER_EH on; cb_fail (cellblade_mpi.c) calls a program's handler with the communicator and
+ * CB_USER_EH on; cb_fail (pt2pt/pt2pt.c) calls a program's handler with the communicator and
  * the code, then returns the code. Attributes: keyvals from CB_FIRST_KEYVAL on, values per
  * communicator handle; MPI_Comm_dup calls each keyval's copy function and MPI_Comm_free its
- * delete function (cb_comm_copied, cb_comm_freeing, called by cb_coll.c). The predefined
+ * delete function (cb_comm_copied, cb_comm_freeing, called by coll/coll.c). The predefined
  * attributes of MPI_COMM_WORLD (MPI_TAG_UB, MPI_HOST, MPI_IO, MPI_WTIME_IS_GLOBAL) are values
  * kept here.
  */
@@ -13,9 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "cb_internal.h"
+#include "internal.h"
 
-#define MAX_COMMS 2048 /* cellblade_mpi.c's */
 #define MAX_EH 256
 #define MAX_KEYVALS 128
 #define FIRST_KEYVAL 16 /* below: the predefined attributes, mpi.h's MPI_TAG_UB ... */
@@ -124,6 +123,9 @@ static struct attr {
 } attrs[MAX_COMMS][MAX_KEYVALS];
 
 static int tag_ub = CB_TAG_UB, host = MPI_PROC_NULL, io = MPI_ANY_SOURCE, wtime_global = 1;
+/* MPI-2's: one application (mpirun starts one program), no room for more processes than
+ * were started, and no error codes added past the predefined ones. */
+static int appnum = 0, universe_size, last_used_code = MPI_ERR_LASTCODE;
 
 int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *copy, MPI_Comm_delete_attr_function *del, int *keyval, void *extra_state)
 {
@@ -214,7 +216,9 @@ int PMPI_Comm_get_attr(MPI_Comm comm, int keyval, void *attribute_val, int *flag
 {
     const char *call = "MPI_Comm_get_attr";
     CB_CHECK(attr_comm(call, comm));
-    int *predefined[] = {[MPI_TAG_UB] = &tag_ub, [MPI_HOST] = &host, [MPI_IO] = &io, [MPI_WTIME_IS_GLOBAL] = &wtime_global};
+    universe_size = cb_world_size();
+    int *predefined[] = {[MPI_TAG_UB] = &tag_ub, [MPI_HOST] = &host, [MPI_IO] = &io, [MPI_WTIME_IS_GLOBAL] = &wtime_global,
+        [MPI_APPNUM] = &appnum, [MPI_UNIVERSE_SIZE] = &universe_size, [MPI_LASTUSEDCODE] = &last_used_code};
     if (keyval >= 0 && keyval < (int)(sizeof predefined / sizeof *predefined) && predefined[keyval]) {
         *flag = comm == MPI_COMM_WORLD;
         if (*flag)
@@ -254,16 +258,20 @@ int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
     return MPI_SUCCESS;
 }
 
+const char *cb_comm_name(MPI_Comm comm)
+{
+    return names[comm][0] ? names[comm] : comm == MPI_COMM_WORLD ? "MPI_COMM_WORLD" : comm == MPI_COMM_SELF ? "MPI_COMM_SELF" : "";
+}
+
 int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
 {
     CB_CHECK(attr_comm("MPI_Comm_get_name", comm));
-    const char *name = names[comm][0] ? names[comm] : comm == MPI_COMM_WORLD ? "MPI_COMM_WORLD" : comm == MPI_COMM_SELF ? "MPI_COMM_SELF" : "";
-    *resultlen = snprintf(comm_name, MPI_MAX_OBJECT_NAME, "%s", name);
+    *resultlen = snprintf(comm_name, MPI_MAX_OBJECT_NAME, "%s", cb_comm_name(comm));
     return MPI_SUCCESS;
 }
 
 /* Datatype names: the predefined types' own, the program's for derived ones. */
-#define MAX_TYPE_NAMES 4096 /* cb_datatype.c's MAX_TYPES */
+#define MAX_TYPE_NAMES 4096 /* datatype/derived.c's MAX_TYPES */
 static char type_names[MAX_TYPE_NAMES][MPI_MAX_OBJECT_NAME];
 
 static const char *predefined_name(MPI_Datatype t)

@@ -8,7 +8,7 @@
  * and tells a waiting rank that the simulator is gone (POLLHUP). Without memfd, every call
  * goes over the socket (so does every call with CELLBLADE_MPI_CHANNEL=socket). */
 #define _GNU_SOURCE
-#include "cb_channel.h"
+#include "channel.h"
 
 #include <errno.h>
 #include <linux/futex.h>
@@ -45,7 +45,7 @@ static struct timespec cpu_mark;
 #define WORD(at) ((_Atomic uint32_t *)(shm + (at)))
 
 /* The simulator ended the connection: the launcher is ending the job and reports why. */
-void cb_state_phase(int phase, int code); /* cb_fault.c */
+void cb_state_phase(int phase, int code); /* env/fault.c */
 
 static void lost(void)
 {

@@ -4,13 +4,13 @@
  * displacement `disp`, with its lower bound and extent (explicit from MPI_LB/MPI_UB markers
  * or MPI_Type_create_resized, else those of its data; a struct's extent is padded to its
  * most aligned member, as C pads a struct) and its true bounds (the data's alone). Handles
- * from CB_DERIVED on; the predefined types are cb_types.c's. Messages of derived types
+ * from CB_DERIVED on; the predefined types are datatype/basic.c's. Messages of derived types
  * travel packed: cb_pack walks the blocks in order, cb_unpack does the same and stops where
  * the bytes end, so a short message fills as many basic elements as it holds.
  */
 #include <stdlib.h>
 #include <string.h>
-#include "cb_internal.h"
+#include "internal.h"
 
 #define CB_DERIVED 0x10000
 #define MAX_TYPES 4096 /* MPICH's datatype/tfree holds 1025 at once */
@@ -65,7 +65,12 @@ int cb_type_valid(MPI_Datatype t)
 size_t cb_type_size(MPI_Datatype t)
 {
     struct derived *d = derived(t);
-    return d ? d->size : (size_t)(t & 0xff);
+    return d ? d->size : cb_basic_size(t);
+}
+
+int cb_type_direct(MPI_Datatype t)
+{
+    return !derived(t) && (MPI_Aint)cb_type_size(t) == cb_type_extent(t);
 }
 
 MPI_Aint cb_type_lb(MPI_Datatype t)
@@ -148,6 +153,16 @@ int cb_check_buffer(const char *call, MPI_Comm comm, int count, MPI_Datatype t, 
 static void walk(char *buf, int count, MPI_Datatype t, char **packed, size_t *left, int pack)
 {
     struct derived *d = derived(t);
+    size_t vsize, ioff;
+    if (!d && cb_pair(t, &vsize, &ioff)) { /* value, then int: packed without C's padding */
+        MPI_Aint ext = cb_type_extent(t);
+        for (int e = 0; e < count && *left >= vsize; e++) {
+            walk(buf + e * ext, (int)vsize, MPI_BYTE, packed, left, pack);
+            if (*left >= sizeof(int))
+                walk(buf + e * ext + ioff, (int)sizeof(int), MPI_BYTE, packed, left, pack);
+        }
+        return;
+    }
     if (!d) {
         size_t size = cb_type_size(t), n = (size_t)count * size;
         if (n > *left)
@@ -179,7 +194,7 @@ void cb_unpack(const char *in, size_t bytes, MPI_Datatype t, void *buf)
     size_t size = cb_type_size(t);
     int count = size ? (int)((bytes + size - 1) / size) : 0;
     char *from = (char *)in;
-    if (!d) {
+    if (!d && (MPI_Aint)size == cb_type_extent(t)) {
         memcpy(buf, in, bytes);
         return;
     }
@@ -190,6 +205,14 @@ void cb_unpack(const char *in, size_t bytes, MPI_Datatype t, void *buf)
 static long elements(MPI_Datatype t, size_t *bytes)
 {
     struct derived *d = derived(t);
+    size_t vsize, ioff;
+    if (!d && cb_pair(t, &vsize, &ioff) && *bytes >= vsize) { /* a pair is two basic elements */
+        *bytes -= vsize;
+        if (*bytes < sizeof(int))
+            return 1;
+        *bytes -= sizeof(int);
+        return 2;
+    }
     if (!d) { /* one element of it, if the bytes hold one */
         size_t size = cb_type_size(t);
         if (!size || *bytes < size)

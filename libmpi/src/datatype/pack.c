@@ -1,10 +1,10 @@
 /* MPI_Pack, MPI_Unpack and MPI_Pack_size (MPI-1.3 §3.13): the packed form is the same one
- * messages of derived types travel in (cb_datatype.c's walk), so a buffer packed here and
+ * messages of derived types travel in (datatype/derived.c's walk), so a buffer packed here and
  * sent as MPI_PACKED is received by a matching datatype, and the other way round. Local calls:
  * no simulated time. */
 #include <stdlib.h>
 #include <string.h>
-#include "cb_internal.h"
+#include "internal.h"
 
 static int check_room(const char *call, MPI_Comm comm, int position, size_t bytes, int size)
 {

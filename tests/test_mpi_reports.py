@@ -1,0 +1,48 @@
+"""Reports a user can act on (issue 22): a deadlock names the call the program wrote and its
+communicator (`MPI_Allreduce on MPI_COMM_WORLD`, not the library's internal MPI_Recv on the
+collective context; a blocking `MPI_Send`, not the MPI_Wait the library made for it), and the
+collectives on intercommunicators and the pair types MPICH's suite checks. The programs are
+libmpi/tests/fault_report_calls.c and libmpi/tests/intercomm_coll.c."""
+
+from __future__ import annotations
+
+import re
+import shutil
+
+import pytest
+from conftest import run_cli
+
+pytestmark = pytest.mark.skipif(shutil.which("cc") is None, reason="needs a C compiler")
+
+DEADLOCK = r"cellblade: error: deadlock at [0-9.]+ ns: "
+
+
+@pytest.mark.parametrize(
+    "how, ranks_wait_in",
+    [
+        (
+            "allreduce",
+            "rank 0 waits in MPI_Allreduce on MPI_COMM_WORLD; "
+            "rank 1 waits in MPI_Recv from 0, tag 5 on MPI_COMM_WORLD",
+        ),
+        (
+            "send",
+            "rank 0 waits in MPI_Send to 1, tag 5 on MPI_COMM_WORLD; "
+            "rank 1 waits in MPI_Send to 0, tag 6 on MPI_COMM_WORLD",
+        ),
+        ("named", "rank 0 waits in MPI_Recv on halo; rank 1 waits in MPI_Recv on halo"),
+    ],
+)
+def test_a_deadlock_names_the_users_call_and_communicator(build, how, ranks_wait_in):
+    done = run_cli("mpirun", "-n", "2", build("fault_report_calls"), how)
+    assert done.returncode == 1 and done.stdout == ""
+    assert re.fullmatch(DEADLOCK + re.escape(ranks_wait_in) + "\n", done.stderr), done.stderr
+    assert "tag 1073741824" not in done.stderr and "MPI_Wait for" not in done.stderr
+
+
+@pytest.mark.parametrize("ranks", [1, 2, 3, 5, 16])
+def test_intercommunicator_collectives_and_pair_types(build, ranks):
+    done = run_cli("mpirun", "-n", str(ranks), build("intercomm_coll"))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "No Errors\n"
+    assert done.stderr == ""
