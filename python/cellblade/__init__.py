@@ -64,6 +64,7 @@ def _read(path: str | os.PathLike | None, field: str) -> str | None:
 
     return read_text(path, field)
 
+
 __all__ = [
     "Blade",
     "Results",

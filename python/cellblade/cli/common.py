@@ -42,6 +42,14 @@ size_arg = typed(units.parse_size)
 count_arg = typed(units.parse_count)
 
 
+def positive_count(text: str) -> int:
+    """A count of 1 or more, k=1000: refused by argparse, which names the flag as typed."""
+    value = count_arg(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"invalid value {text!r}: allowed 1 or more")
+    return value
+
+
 def sizes_arg(text: str) -> list[int]:
     """Message sizes in bytes, k=1024: "A:B" doubles from A to B, or a comma list ("0,1k,64k")."""
     from cellblade.coll import parse_sizes
@@ -327,13 +335,10 @@ def write_json(path: Path, value: Any) -> None:
 
 
 @contextlib.contextmanager
-def stage(args: argparse.Namespace, desc: str, terminal: bool = True):
+def stage(args: argparse.Namespace, desc: str):
     """One long step that is not a sweep (`model predict --simulate`, `model measure`): its
-    name on a terminal while it runs (unless not `terminal`: a step whose own output shows it
-    going), or a line when it ends after two seconds in a log."""
+    name on a terminal while it runs, or a line when it ends after two seconds in a log."""
     mode = progress(args)
-    if mode is True and not terminal:
-        mode = False
     start = time.monotonic()
     if mode is True:
         print(f"{desc} ...", end="\r", file=sys.stderr, flush=True)

@@ -17,8 +17,8 @@ from cellblade.cli.common import (
     add_out_arg,
     add_placement_arg,
     add_sizes_arg,
-    count_arg,
     hidden_alias,
+    positive_count,
     stage,
 )
 from cellblade.machine import MACHINE_FLAGS, choice
@@ -143,8 +143,9 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         ping,
         "round trips per size, k=1000 (default: 1000 up to 1 KB, fewer above)",
         dest="reps",
+        type=positive_count,
     )
-    hidden_alias(ping, "--reps", "--iterations", dest="reps", type=count_arg)
+    hidden_alias(ping, "--reps", "--iterations", dest="reps", type=positive_count)
     add_machine_args(ping)
     add_json_arg(ping, "the rows")
     ping.add_argument(
@@ -318,9 +319,8 @@ def _mpirun(args: argparse.Namespace) -> int:
 
         with stage(args, "mpirun: measuring the model's parameters for --coll auto"):
             params = model.params_for(args.machine or args.preset, args.overrides)
-    # On a terminal the program's own output shows the job going; in a log, a line at its end.
-    with stage(args, f"mpirun: {args.ranks} ranks of {args.program}", terminal=False):
-        result = _launch(args, params)
+    # The job's progress is the program's own output.
+    result = _launch(args, params)
     _save(args, result)
     if result.message:
         print(f"cellblade mpirun: {result.message}", file=sys.stderr)
