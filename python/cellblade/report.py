@@ -267,7 +267,14 @@ def html(data: dict[str, Any]) -> str:
         f"<p>Core build: <code>{escape.escape(data['build'])}</code>.</p>",
         f"<pre>{escape.escape(data['machine_toml'])}</pre>",
     ]
-    counts = {"claims": len(data["claims"]), "figures": len(drawn)}
+    counts = {
+        "claims": len(data["claims"]),
+        "figures": len(drawn),
+        "published": {
+            "barrier": len(published_barriers(data["claims"])),
+            "pingpong": len(published_pingpong(data["claims"])),
+        },
+    }
     return PAGE.format(body="\n".join(body), counts=escape.escape(json.dumps(counts)))
 
 

@@ -283,12 +283,13 @@ def pingpong(
             throughput.axhline(p["value"], color=color, linestyle="--", linewidth=1)
             throughput.annotate(
                 f"published max {p['value']:g} GB/s ({p['curve']})",
-                (0, p["value"]),
+                (1, p["value"]),
                 xycoords=("axes fraction", "data"),
                 fontsize="x-small",
-                xytext=(4, 3),
+                xytext=(-4, 3),
                 textcoords="offset points",
                 color=color,
+                ha="right",
             )
     sizes = sorted({r["bytes"] for rows in curves.values() for r in rows})
     for axes in (latency, throughput):
