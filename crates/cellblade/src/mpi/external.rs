@@ -86,7 +86,15 @@ pub fn run_external(
     compute: Compute,
     streams: Vec<UnixStream>,
 ) -> Result<ExternalOutcome> {
-    run_external_with(file, placement, mode, depth, trace, JobOptions { compute, coll: CollChoice::seed(), trace_file: None, params: None }, streams)
+    run_external_with(
+        file,
+        placement,
+        mode,
+        depth,
+        trace,
+        JobOptions { compute, coll: CollChoice::seed(), trace_file: None, params: None },
+        streams,
+    )
 }
 
 /// How a job driven by processes prices computation and runs its collectives.
