@@ -744,3 +744,18 @@ def test_pending_requests_progress_inside_a_collective(build, coll, ranks):
     complete while rank 0 waits in it, on the seed's collectives and on the library's."""
     done = run_cli("mpirun", "-n", str(ranks), "--coll", coll, build("progress_in_collective"))
     assert (done.returncode, done.stdout, done.stderr) == (0, "No Errors\n", "")
+
+
+def test_auto_collectives_take_the_parameters_given_and_refuse_bad_ones(build):
+    """`--coll auto` chooses by the model's parameters: the launcher passes the cached ones
+    (measured once per machine), and a parameter file that is not one is refused by name."""
+    from cellblade import ConfigError, model
+    from cellblade.mpi import launcher
+
+    exe = build("wtime_barrier")
+    given = launcher.mpirun(exe, [], n=4, coll="auto", params_toml=model.params_for())
+    cached = launcher.mpirun(exe, [], n=4, coll="auto")
+    assert given.exit_code == cached.exit_code == 0
+    assert given.report["simulated_ns"] == cached.report["simulated_ns"] > 0
+    with pytest.raises(ConfigError, match="model parameters"):
+        launcher.mpirun(exe, [], n=4, coll="auto", params_toml="not_a_parameter = 1\n")
