@@ -539,7 +539,7 @@ def test_bench_mpi_workload_matches_the_in_simulator_pingpong():
 @pytest.mark.parametrize(
     "coll", ["seed", "library", "auto", "bcast=cml,allreduce=rs_ag,barrier=bruck"]
 )
-def test_programs_pass_on_every_collective_path(build, name, ranks, coll):
+def test_programs_pass_on_every_collective_path(build, model_params, name, ranks, coll):
     """The same checks pass, so the same results, on the seed's and on the library's
     collectives (allreduce.rs_ag takes powers of two only: other counts are refused up front)."""
     if coll.endswith("bruck") and ranks & (ranks - 1):
@@ -681,7 +681,7 @@ def test_a_deadlock_through_a_library_collective_is_reported(build, how, ranks, 
 
 @pytest.mark.parametrize("coll", ["library", "seed", "auto"])
 @pytest.mark.parametrize("ranks", [2, 4, 16])
-def test_library_collectives_with_late_ranks_are_not_deadlocks(build, coll, ranks):
+def test_library_collectives_with_late_ranks_are_not_deadlocks(build, model_params, coll, ranks):
     """Ranks that poll point-to-point for a long time before a collective, and a broadcast leaf
     that finishes and sends before another rank enters, complete: nothing false is reported."""
     done = run_cli("mpirun", "-n", str(ranks), "--coll", coll, build("coll_late_arrival"))
@@ -746,14 +746,14 @@ def test_pending_requests_progress_inside_a_collective(build, coll, ranks):
     assert (done.returncode, done.stdout, done.stderr) == (0, "No Errors\n", "")
 
 
-def test_auto_collectives_take_the_parameters_given_and_refuse_bad_ones(build):
+def test_auto_collectives_take_the_parameters_given_and_refuse_bad_ones(build, model_params):
     """`--coll auto` chooses by the model's parameters: the launcher passes the cached ones
     (measured once per machine), and a parameter file that is not one is refused by name."""
-    from cellblade import ConfigError, model
+    from cellblade import ConfigError
     from cellblade.mpi import launcher
 
     exe = build("wtime_barrier")
-    given = launcher.mpirun(exe, [], n=4, coll="auto", params_toml=model.params_for())
+    given = launcher.mpirun(exe, [], n=4, coll="auto", params_toml=model_params)
     cached = launcher.mpirun(exe, [], n=4, coll="auto")
     assert given.exit_code == cached.exit_code == 0
     assert given.report["simulated_ns"] == cached.report["simulated_ns"] > 0
