@@ -65,10 +65,13 @@ def test_no_simulated_value_of_the_report_is_copied_into_the_guides(page):
         cells = re.findall(r"<td>(.*?)</td>", row)
         simulated |= set(value.findall(cells[3]))
         published |= set(value.findall(cells[2 if table == "claims" else 1]))
+    # Bounds the guides derive by arithmetic, which a run may reach exactly: one XDR burst per
+    # 8 bus cycles (25.6 GB/s), shared by 8 streams (3.2 GB/s).
+    bounds = {"25.6 GB/s", "3.2 GB/s"}
     copied = {
         (p.name, v)
         for p in PAGES
-        for v in simulated - published
+        for v in simulated - published - bounds
         if re.search(rf"(?<![\d.]){re.escape(v)}", p.read_text())
     }
     assert simulated and copied == set(), copied
