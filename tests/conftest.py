@@ -58,6 +58,15 @@ def build(tmp_path_factory):
     return make
 
 
+@pytest.fixture(scope="session")
+def model_params() -> str:
+    """The model's parameters of qs20, measured once and cached (`model.params_for`), so that a
+    `--coll auto` job in a test does not measure them, and say so on stderr, itself."""
+    from cellblade import model
+
+    return model.params_for()
+
+
 def usage_error(*args: str) -> str:
     """Runs a command that must be refused as bad usage; returns its one-line message."""
     done = run_cli(*args)

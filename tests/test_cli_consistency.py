@@ -61,6 +61,7 @@ def test_one_spelling_per_flag_in_every_command():
     [
         (["affinity", "run", "--pattern", "rd1", "--placements", "evenodd,ring"], "--placement"),
         (["coll", "allreduce", "--algos", "rdb,cml"], "--algo"),
+        (["pingpong", "--reps", "2k"], "--iterations"),
     ],
 )
 def test_old_spellings_are_hidden_aliases(old, new):
@@ -68,7 +69,58 @@ def test_old_spellings_are_hidden_aliases(old, new):
     before = vars(parser.parse_args(old))
     after = vars(parser.parse_args([new if a == old[-2] else a for a in old]))
     assert before == after
-    assert before.get("placements", before.get("algos")) in (["evenodd", "ring"], ["rdb", "cml"])
+    shown = before.get("placements", before.get("algos", before.get("reps")))
+    assert shown in (["evenodd", "ring"], ["rdb", "cml"], 2000)
+
+
+# Flags that mean the same thing in every command, each made by one helper of cli/common.py:
+# the flag -> the argparse type (or action) that helper gives it.
+SHARED = {
+    "--sizes": common.sizes_arg,
+    "--json": argparse._StoreTrueAction,
+    "--force": argparse._StoreTrueAction,
+}
+
+
+def test_a_shared_flag_is_the_same_everywhere():
+    found = {flag: 0 for flag in SHARED}
+    for name, parser in commands():
+        actions = {s: a for a in parser._actions for s in a.option_strings}
+        for flag, kind in SHARED.items():
+            if flag in actions:
+                found[flag] += 1
+                action = actions[flag]
+                assert action.type is kind or isinstance(action, kind), (name, flag)
+        if "--out" in actions:  # an output is never replaced without --force
+            assert "--force" in actions, name
+            assert actions["--out"].help.startswith("where to write "), name
+        if "--spes" in actions:
+            assert actions["--spes"].option_strings == ["-n", "--spes"], name
+    assert found == {"--sizes": 8, "--json": 17, "--force": 14}, found
+
+
+def test_mpirun_coll_auto_says_it_measures_and_passes_the_parameters(monkeypatch, capsys):
+    from cellblade import model
+    from cellblade.mpi import launcher
+
+    clock = iter([10.0, 16.5])
+    monkeypatch.setattr(common.time, "monotonic", lambda: next(clock))
+    monkeypatch.setattr(common.sys.stderr, "isatty", lambda: False, raising=False)
+    monkeypatch.setattr(model, "params_for", lambda machine, overrides: "measured = 1\n")
+    given = {}
+
+    def mpirun(program, args, **kwargs):
+        given.update(kwargs)
+        return launcher.JobResult(0, "", {})
+
+    monkeypatch.setattr(launcher, "mpirun", mpirun)
+    assert cli.main(["mpirun", "-n", "2", "--coll", "bcast=auto", "./prog"]) == 0
+    assert given["params_toml"] == "measured = 1\n" and given["coll"] == "bcast=auto"
+    assert capsys.readouterr().err == (
+        "mpirun: measuring the model's parameters for --coll auto: done, 6.5 s\n"
+    )
+    assert cli.main(["mpirun", "-n", "2", "--coll", "library", "./prog"]) == 0
+    assert given["params_toml"] is None and capsys.readouterr().err == ""
 
 
 def test_version_names_the_build():

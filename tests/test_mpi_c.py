@@ -289,7 +289,9 @@ def test_pingpong_plot_draws_the_three_curves_of_figure_5(tmp_path, monkeypatch)
     from cellblade import cli
 
     png = tmp_path / "fig5.png"
-    assert cli.main(["pingpong", "--sizes", "1k,64k,1m", "--reps", "2", "--plot", str(png)]) == 0
+    assert (
+        cli.main(["pingpong", "--sizes", "1k,64k,1m", "--iterations", "2", "--plot", str(png)]) == 0
+    )
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     curves = dict(drawn["curves"])
     assert [r["bytes"] for r in curves["memory (seed default)"]] == [1024, 65536, 1048576]
@@ -310,11 +312,12 @@ def test_pingpong_command_prints_the_seed_rows():
     assert 5.0 < rows[1]["throughput_gbps"] < 6.5
     ls = json.loads(run_cli("pingpong", "--mode", "ls", "--sizes", "64k", "--json").stdout)
     assert ls[0]["throughput_gbps"] > 3 * rows[1]["throughput_gbps"]
-    bad = run_cli("pingpong", "--reps", "0")
-    assert (bad.returncode, bad.stderr) == (
-        2,
-        "cellblade: error: --reps 0 is not allowed: 1 to 4294967295\n",
-    )
+    for flag in ("--iterations", "--reps"):  # --reps: the earlier spelling, hidden
+        bad = run_cli("pingpong", flag, "0")
+        assert (bad.returncode, bad.stderr) == (
+            2,
+            f"cellblade: error: argument {flag}: invalid value '0': allowed 1 or more\n",
+        )
 
 
 def test_ctrl_c_ends_every_rank(tmp_path):
@@ -536,7 +539,7 @@ def test_bench_mpi_workload_matches_the_in_simulator_pingpong():
 @pytest.mark.parametrize(
     "coll", ["seed", "library", "auto", "bcast=cml,allreduce=rs_ag,barrier=bruck"]
 )
-def test_programs_pass_on_every_collective_path(build, name, ranks, coll):
+def test_programs_pass_on_every_collective_path(build, model_params, name, ranks, coll):
     """The same checks pass, so the same results, on the seed's and on the library's
     collectives (allreduce.rs_ag takes powers of two only: other counts are refused up front)."""
     if coll.endswith("bruck") and ranks & (ranks - 1):
@@ -683,7 +686,7 @@ def test_a_deadlock_through_a_library_collective_is_reported(build, how, ranks, 
 
 @pytest.mark.parametrize("coll", ["library", "seed", "auto"])
 @pytest.mark.parametrize("ranks", [2, 4, 16])
-def test_library_collectives_with_late_ranks_are_not_deadlocks(build, coll, ranks):
+def test_library_collectives_with_late_ranks_are_not_deadlocks(build, model_params, coll, ranks):
     """Ranks that poll point-to-point for a long time before a collective, and a broadcast leaf
     that finishes and sends before another rank enters, complete: nothing false is reported."""
     done = run_cli("mpirun", "-n", str(ranks), "--coll", coll, build("coll_late_arrival"))
@@ -746,3 +749,18 @@ def test_pending_requests_progress_inside_a_collective(build, coll, ranks):
     complete while rank 0 waits in it, on the seed's collectives and on the library's."""
     done = run_cli("mpirun", "-n", str(ranks), "--coll", coll, build("progress_in_collective"))
     assert (done.returncode, done.stdout, done.stderr) == (0, "No Errors\n", "")
+
+
+def test_auto_collectives_take_the_parameters_given_and_refuse_bad_ones(build, model_params):
+    """`--coll auto` chooses by the model's parameters: the launcher passes the cached ones
+    (measured once per machine), and a parameter file that is not one is refused by name."""
+    from cellblade import ConfigError
+    from cellblade.mpi import launcher
+
+    exe = build("wtime_barrier")
+    given = launcher.mpirun(exe, [], n=4, coll="auto", params_toml=model_params)
+    cached = launcher.mpirun(exe, [], n=4, coll="auto")
+    assert given.exit_code == cached.exit_code == 0
+    assert given.report["simulated_ns"] == cached.report["simulated_ns"] > 0
+    with pytest.raises(ConfigError, match="model parameters"):
+        launcher.mpirun(exe, [], n=4, coll="auto", params_toml="not_a_parameter = 1\n")

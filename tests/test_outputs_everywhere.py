@@ -47,7 +47,7 @@ def test_pingpong_plot_is_checked_before_the_run(tmp_path):
 
 def test_pingpong_plot_says_what_it_wrote(tmp_path):
     figure = tmp_path / "fig.png"
-    done = run_cli("pingpong", "--sizes", "1k", "--reps", "2", "--plot", str(figure))
+    done = run_cli("pingpong", "--sizes", "1k", "--iterations", "2", "--plot", str(figure))
     assert done.returncode == 0, done.stderr
     assert f"wrote {figure}" in done.stdout
     assert figure.read_bytes()[:4] == b"\x89PNG"

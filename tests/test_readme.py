@@ -82,3 +82,28 @@ def test_every_readme_block_runs(tmp_path):
         assert done.stdout.strip() or command[0] == "make", f"printed nothing:\n{body}"
         ran += 1
     assert ran >= 6
+
+
+INLINE = re.compile(r"`((?:cellblade|cellstats) [^`]+)`")
+# Placeholders the README's prose uses for "a name of your choice".
+PLACEHOLDERS = {"NAME": "allreduce.rdb"}
+
+
+def test_every_command_the_prose_names_parses():
+    """Commands quoted in the README's prose (not in a block, so not run) are real: each
+    parses with the real parsers; a bare `cellblade COMMAND` names a command that exists."""
+    from cellblade import cli
+    from cellblade.cli.base import COMMANDS
+
+    quoted = INLINE.findall(README.read_text())
+    assert len(quoted) >= 8
+    for command in quoted:
+        words = [PLACEHOLDERS.get(word, word) for word in command.split()]
+        if words[0] == "cellblade" and len(words) == 2:
+            assert words[1] in COMMANDS, command
+            continue
+        parser = cli.build_cellstats_parser() if words[0] == "cellstats" else cli.build_parser()
+        try:
+            parser.parse_args(words[1:])
+        except SystemExit as done:  # -h prints the help and exits 0; a bad command exits 2
+            assert done.code == 0, command

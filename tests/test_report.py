@@ -40,6 +40,41 @@ def test_the_page_needs_no_network(page):
     expected = json.loads(body_data(text)["expected"].replace("&quot;", '"'))
     assert text.count('<tr class="claims-row">') == expected["claims"] > 0
     assert text.count('<img class="figure"') == expected["figures"] >= 13
+    # The published points the figures overlay, read from the claims: a claim whose words
+    # changed would drop its point silently.
+    assert expected["published"] == {"barrier": 8, "pingpong": 4}
+
+
+def test_the_guides_show_figures_the_report_draws(page):
+    from test_docs import guide_figures
+
+    drawn = set(re.findall(r'<figure id="([^"]+)"', page.read_text()))
+    assert guide_figures() and guide_figures() <= drawn, guide_figures() - drawn
+
+
+def test_no_simulated_value_of_the_report_is_copied_into_the_guides(page):
+    """A value simulated for the page (its claims' and calibration rows' "simulated" cells)
+    that is not also a published value appears in no hand-written page."""
+    from test_docs import PAGES
+
+    text = page.read_text()
+    value = re.compile(r"\b\d[\d,]*\.\d+ (?:ns|us|ms|GB/s|Gflop/s)")
+    simulated, published = set(), set()
+    # claims: claim, source, published, simulated; calibration: name, published, source, simulated
+    for table, row in re.findall(r'<tr class="(claims|calibration)-row">(.*?)</tr>', text):
+        cells = re.findall(r"<td>(.*?)</td>", row)
+        simulated |= set(value.findall(cells[3]))
+        published |= set(value.findall(cells[2 if table == "claims" else 1]))
+    # Bounds the guides derive by arithmetic, which a run may reach exactly: one XDR burst per
+    # 8 bus cycles (25.6 GB/s), shared by 8 streams (3.2 GB/s).
+    bounds = {"25.6 GB/s", "3.2 GB/s"}
+    copied = {
+        (p.name, v)
+        for p in PAGES
+        for v in simulated - published - bounds
+        if re.search(rf"(?<![\d.]){re.escape(v)}", p.read_text())
+    }
+    assert simulated and copied == set(), copied
 
 
 @pytest.mark.skipif(CHROMIUM is None, reason="no Chromium: `make browser` installs it as root")

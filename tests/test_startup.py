@@ -44,3 +44,44 @@ def test_an_unknown_name_of_the_mpi_package_is_an_attribute_error():
         assert "has no attribute 'nonexistent'" in str(error)
     else:
         raise AssertionError("no AttributeError")
+
+
+def test_help_loads_no_command_module():
+    """`cellblade --help` and `--version` read the command table (cli/base.py) only: no
+    command's module, no machine-file reader, no schedule type, no importlib.metadata for
+    --help. A named command loads its own module and no other command's."""
+    probe = (
+        "import sys, contextlib, io\n"
+        "from cellblade.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    try:\n"
+        "        main(sys.argv[1:])\n"
+        "    except SystemExit:\n"
+        "        pass\n"
+        "print(' '.join(sorted(m for m in sys.modules if m.startswith('cellblade')"
+        " or m == 'importlib.metadata')))"
+    )
+
+    def loaded(*argv: str) -> set[str]:
+        run = [sys.executable, "-c", probe, *argv]
+        return set(subprocess.run(run, capture_output=True, text=True, check=True).stdout.split())
+
+    assert loaded("--help") == {
+        "cellblade",
+        "cellblade._core",
+        "cellblade.cli",
+        "cellblade.cli.base",
+    }
+    assert "importlib.metadata" in loaded("--version")
+    coll = {m for m in loaded("coll", "--help") if m.startswith("cellblade.cli.")}
+    # coll's --algo auto is the model's: its module is coll's to load
+    assert coll == {
+        "cellblade.cli.base",
+        "cellblade.cli.common",
+        "cellblade.cli.coll",
+        "cellblade.cli.model",
+    }
+    assert not {m for m in loaded("pingpong", "--help") if m.startswith("cellblade.cli.")} - {
+        "cellblade.cli.base",
+        "cellblade.cli.common",
+    }

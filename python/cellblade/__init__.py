@@ -25,14 +25,45 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from typing import Any, Union
+from typing import TYPE_CHECKING, Any, Union
 
-from cellblade import _core, schedule
+from cellblade import _core
 from cellblade._core import CellbladeError, ConfigError, DeadlockError, ProgramError
-from cellblade.machine import Machine, Overrides
-from cellblade.machine import choice as _machine
-from cellblade.machine import read_text as _read
-from cellblade.programs import Blade
+
+if TYPE_CHECKING:
+    from cellblade import schedule
+    from cellblade.machine import Machine, Overrides
+    from cellblade.programs import Blade
+
+# Loaded on first use, so that `import cellblade` (and `cellblade --help`) stays quick: the
+# machine files' reader (pathlib), the schedule type (dataclasses) and the program API.
+_LAZY = {
+    "Blade": ("cellblade.programs", "Blade"),
+    "Machine": ("cellblade.machine", "Machine"),
+    "Overrides": ("cellblade.machine", "Overrides"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        module, attribute = _LAZY[name]
+        return getattr(importlib.import_module(module), attribute)
+    raise AttributeError(f"module 'cellblade' has no attribute {name!r}")
+
+
+def _machine(machine: Machine | None, overrides: Overrides) -> dict[str, Any]:
+    from cellblade.machine import choice
+
+    return choice(machine, overrides)
+
+
+def _read(path: str | os.PathLike | None, field: str) -> str | None:
+    from cellblade.machine import read_text
+
+    return read_text(path, field)
+
 
 __all__ = [
     "Blade",
@@ -373,6 +404,8 @@ def _generated(
     spes = CATALOG["coll"]["default_spes"] if spes is None else spes
     root = 0 if root is None else root
     size = DEFAULT_COLL_SIZE if size is None else size
+    from cellblade import schedule
+
     try:
         document = schedule.generate(generator, op, spes, root, size)
     except (TypeError, ValueError) as error:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import base64
 import html as escape
 import json
+import re
 from typing import Any
 
 import cellblade
@@ -25,14 +26,63 @@ BARRIER_SPES = (2, 4, 8, 16)
 PATTERNS = {True: ("ring", "rd1"), False: ("ring", "rd1", "rd2", "rd3", "bruck2", "binomial3")}
 SIZES = {True: [64, 1024, 16384], False: [2**k for k in range(4, 16)]}
 PINGPONG_SIZES = [0, 64, 1024, 16384, 65536, 262144, 1048576]
-# Seed 004 §5.1's published ping-pong numbers (also the rows of `cellblade reproduce`'s mpi
-# group): the points the figure overlays.
-PINGPONG_PUBLISHED = [
-    {"bytes": 0, "value": 0.65, "unit": "us", "label": "0.65 us (§5.1)"},
-    {"bytes": 1048576, "value": 6.01, "unit": "GB/s", "label": "6.01 GB/s, memory (§5.1)"},
-    {"bytes": 1048576, "value": 4.48, "unit": "GB/s", "label": "4.48 GB/s, congested (§5.1)"},
-    {"bytes": 112640, "value": 23.29, "unit": "GB/s", "label": "23.29 GB/s, local store (§5.1)"},
-]
+# Which algorithm and SPE count each barrier claim with a published time is about: the
+# claims name it in words (crates/cellblade/src/reproduce.rs); the values are the claims'.
+BARRIER_CLAIMS = (
+    (r"^(barrier\.\w+) (?:\([^)]*\) )?on (\d+) SPEs takes about", None),
+    (r"^centralized atomic-increment barrier, (\d+) SPEs", "barrier.atomic"),
+    (r"^signal barrier, (\d+) SPEs, one root", "barrier.ota_signal"),
+    (r"^signal barrier, (\d+) SPEs, a root per chip", "barrier.two_root_signal"),
+)
+# Seed 004 §5.1's ping-pong claims (crates/cellblade/src/mpi/claims.rs) and the curve each is
+# about, by a phrase of the claim.
+PINGPONG_CLAIMS = (
+    ("0-byte latency", "memory (seed default)"),
+    ("main memory", "memory (seed default)"),
+    ("exchanging pairs", "memory, congested"),
+    ("local store", "local store"),
+)
+PUBLISHED_VALUE = re.compile(r"^(?:about )?([0-9.]+) (ns|us|GB/s)$")
+
+
+def published_barriers(claims: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The barrier latencies the seeds publish, read from the claims that check them:
+    {"algorithm", "spes", "ns", "source"}."""
+    points = []
+    for c in claims:
+        value = PUBLISHED_VALUE.match(c["published"])
+        for pattern, algorithm in BARRIER_CLAIMS:
+            found = re.match(pattern, c["claim"])
+            if found and value:
+                scale = 1000.0 if value.group(2) == "us" else 1.0
+                points.append(
+                    {
+                        "algorithm": algorithm or found.group(1),
+                        "spes": int(found.group(found.lastindex)),
+                        "ns": float(value.group(1)) * scale,
+                        "source": c["source"],
+                    }
+                )
+    return points
+
+
+def published_pingpong(claims: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Seed 004 §5.1's published ping-pong figures, read from the claims that check them:
+    {"curve", "value", "unit", "bytes"} (bytes 0 for the latency; a throughput is a maximum
+    over sizes, so it has none)."""
+    points = []
+    for c in claims:
+        value = PUBLISHED_VALUE.match(c["published"])
+        if not (c["source"].startswith("seed 004 §5.1") and value):
+            continue
+        for phrase, curve in PINGPONG_CLAIMS:
+            if phrase in c["claim"]:
+                unit = value.group(2)
+                points.append(
+                    {"curve": curve, "value": float(value.group(1)), "unit": unit, "bytes": 0}
+                )
+                break
+    return points
 
 
 def gather(
@@ -145,8 +195,9 @@ def figures(data: dict[str, Any]) -> list[tuple[str, str, bytes]]:
     out = [
         (
             "barrier",
-            "Barrier latency against the SPE count, every algorithm.",
-            report_figures.barrier_vs_spes(data["barrier"]),
+            "Barrier latency against the SPE count, every algorithm; crosses: the latencies "
+            "seeds 000 §4 and 002 §5.2 publish, on their algorithm's curve.",
+            report_figures.barrier_vs_spes(data["barrier"], published_barriers(data["claims"])),
         ),
     ]
     for label, rows in data["collectives"].items():
@@ -154,7 +205,8 @@ def figures(data: dict[str, Any]) -> list[tuple[str, str, bytes]]:
         out.append(
             (
                 f"coll-{op}-{spes}",
-                f"{op} latency against message size on {spes} SPEs.",
+                f"{op} latency against message size on {spes} SPEs (seed 000 figures 10-14 "
+                "publish curves, and its text only ratios between them: no points to overlay).",
                 report_figures.latency_vs_size(rows, op, int(spes)),
             )
         )
@@ -166,7 +218,8 @@ def figures(data: dict[str, Any]) -> list[tuple[str, str, bytes]]:
         ),
         (
             "affinity",
-            "The slowest SPE's bandwidth under each placement.",
+            "The slowest SPE's bandwidth under each placement, the mean over trials; the "
+            "whiskers run from the lowest to the highest trial.",
             report_figures.affinity_bars(data["affinity"]),
         ),
         (
@@ -176,8 +229,9 @@ def figures(data: dict[str, Any]) -> list[tuple[str, str, bytes]]:
         ),
         (
             "pingpong",
-            "MPI ping-pong latency and throughput.",
-            report_figures.pingpong(data["pingpong"], PINGPONG_PUBLISHED),
+            "MPI ping-pong latency and throughput; the published 0-byte latency is a cross, "
+            "each published maximum throughput a dashed line in its curve's colour.",
+            report_figures.pingpong(data["pingpong"], published_pingpong(data["claims"])),
         ),
     ]
     return out
@@ -213,7 +267,14 @@ def html(data: dict[str, Any]) -> str:
         f"<p>Core build: <code>{escape.escape(data['build'])}</code>.</p>",
         f"<pre>{escape.escape(data['machine_toml'])}</pre>",
     ]
-    counts = {"claims": len(data["claims"]), "figures": len(drawn)}
+    counts = {
+        "claims": len(data["claims"]),
+        "figures": len(drawn),
+        "published": {
+            "barrier": len(published_barriers(data["claims"])),
+            "pingpong": len(published_pingpong(data["claims"])),
+        },
+    }
     return PAGE.format(body="\n".join(body), counts=escape.escape(json.dumps(counts)))
 
 

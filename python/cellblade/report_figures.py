@@ -4,7 +4,9 @@ Every figure with many curves gives each its own colour, marker and line style (
 after ten, markers after seven, so a pair repeats only after seventy); curves that coincide
 are drawn once and labelled with every name they stand for, so none hides behind another;
 values that span decades go on log axes. Published points, where the papers give numbers,
-are black crosses labelled with their source.
+are large crosses in their curve's colour with a black edge, labelled with their value; they
+are read from the claims `cellblade reproduce` checks (`cellblade.report.published_*`), the
+one place the seeds' numbers are typed.
 """
 
 from __future__ import annotations
@@ -62,9 +64,33 @@ def _plain_log(axes, axis: str = "y") -> None:
     )
 
 
-def _lines(axes, curves: dict[str, list[tuple[float, float]]]) -> None:
+def _lines(axes, curves: dict[str, list[tuple[float, float]]]) -> dict[str, dict[str, Any]]:
+    """Draws the curves; returns each name's style (a merged curve's names share one)."""
+    styles = {}
     for i, (label, points) in enumerate(merge_coinciding(curves).items()):
         axes.plot([x for x, _ in points], [y for _, y in points], label=label, **style(i))
+        styles.update({name: style(i) for name in label.split(" = ")})
+    return styles
+
+
+def _published(axes, points: list[tuple[float, float, str]], styles: dict, name: str) -> None:
+    """Published points (x, y, curve) as large crosses in their curve's colour with a black
+    edge, each labelled with its value; one legend entry for all of them."""
+    for k, (x, y, curve) in enumerate(points):
+        color = styles.get(curve, {}).get("color", "black")
+        axes.plot(
+            [x],
+            [y],
+            "X",
+            color=color,
+            markeredgecolor="black",
+            markersize=11,
+            label=name if k == 0 else None,
+            zorder=5,
+        )
+        axes.annotate(
+            f"{y:g}", (x, y), fontsize="x-small", xytext=(6, -3), textcoords="offset points"
+        )
 
 
 def _legend_outside(axes, count: int) -> None:
@@ -78,15 +104,23 @@ def _legend_outside(axes, count: int) -> None:
     )
 
 
-def barrier_vs_spes(rows: list[dict[str, Any]]) -> bytes:
-    """Barrier latency (ns, log) against the SPE count (log2), one curve per algorithm."""
+def barrier_vs_spes(rows: list[dict[str, Any]], published: list[dict[str, Any]] = ()) -> bytes:
+    """Barrier latency (ns, log) against the SPE count (log2), one curve per algorithm; the
+    `published` points ({"algorithm", "spes", "ns", "source"}) on their algorithm's curve."""
     figure = Figure(figsize=(9, 4.5), layout="constrained")
     axes = figure.subplots()
     curves: dict[str, list[tuple[float, float]]] = {}
     for r in sorted(rows, key=lambda r: r["spes"]):
         if not r.get("error"):
             curves.setdefault(short(r["algorithm"]), []).append((r["spes"], r["latency_ns"]))
-    _lines(axes, curves)
+    styles = _lines(axes, curves)
+    sources = ", ".join(dict.fromkeys(p["source"] for p in published))
+    _published(
+        axes,
+        [(p["spes"], p["ns"], short(p["algorithm"])) for p in published],
+        styles,
+        f"published ({sources})",
+    )
     spes = sorted({r["spes"] for r in rows})
     axes.set_xscale("log", base=2)
     axes.set_xticks(spes, [str(s) for s in spes])
@@ -97,7 +131,7 @@ def barrier_vs_spes(rows: list[dict[str, Any]]) -> bytes:
     axes.set_ylabel("latency (ns)")
     axes.grid(True, which="both", alpha=0.3)
     axes.set_title("Barrier latency against the SPE count (seed 000 §4)")
-    _legend_outside(axes, len(curves))
+    _legend_outside(axes, len(curves) + 1)
     return _png(figure)
 
 
@@ -158,30 +192,33 @@ def table1(points: list[dict[str, Any]]) -> bytes:
 
 
 def affinity_bars(results: dict[str, list[dict[str, Any]]]) -> bytes:
-    """Seed 001 figures 5-8: the slowest SPE's bandwidth per placement, grouped by pattern.
-    Error bars (standard deviation over trials) stop at the best bandwidth any placement
-    reached, which is the link's peak: a trial cannot go past it."""
+    """Seed 001 figures 5-8: the slowest SPE's bandwidth per placement (mean over trials),
+    grouped by pattern. The whiskers run from the lowest to the highest trial: real runs, so
+    never past what the bus can carry, where mean +- sd would be (a placement at the peak in
+    most trials has a large sd and a mean just under the peak)."""
     figure = Figure(figsize=(10, 4.5), layout="constrained")
     axes = figure.subplots()
     placements = list(dict.fromkeys(r["placement"] for rs in results.values() for r in rs))
-    peak = max(r["min_bandwidth_gbps"] for rs in results.values() for r in rs)
     width = 0.8 / len(placements)
     for j, placement in enumerate(placements):
         xs, ys, low, high = [], [], [], []
         for i, rs in enumerate(results.values()):
             for r in rs:
                 if r["placement"] == placement:
-                    value = r["min_bandwidth_gbps"]
+                    value, trials = (
+                        r["min_bandwidth_gbps"],
+                        r["trials"] or [r["min_bandwidth_gbps"]],
+                    )
                     xs.append(i - 0.4 + width * (j + 0.5))
                     ys.append(value)
-                    low.append(min(r["stddev_gbps"], value))
-                    high.append(max(0.0, min(r["stddev_gbps"], peak - value)))
+                    low.append(max(0.0, value - min(trials)))
+                    high.append(max(0.0, max(trials) - value))
         axes.bar(xs, ys, width, yerr=[low, high], capsize=2, label=placement, color=f"C{j % 10}")
+    top = max(max(r["trials"] or [r["min_bandwidth_gbps"]]) for rs in results.values() for r in rs)
     axes.set_xticks(range(len(results)), list(results))
-    axes.set_ylim(0, peak * 1.15)
-    axes.axhline(peak, color="black", linewidth=0.8, linestyle=":")
+    axes.set_ylim(0, top * 1.15)
     axes.set_ylabel("slowest SPE's bandwidth (GB/s)")
-    axes.set_xlabel("communication pattern")
+    axes.set_xlabel("communication pattern (whiskers: lowest and highest trial)")
     axes.grid(True, axis="y", alpha=0.3)
     axes.set_title("Thread-to-SPE placements (seed 001 figures 5-8)")
     _legend_outside(axes, len(placements))
@@ -222,29 +259,38 @@ def model_error(rows: list[dict[str, Any]]) -> bytes:
 
 def pingpong(
     curves: dict[str, list[dict[str, Any]]],
-    published: list[dict[str, Any]],
-    title: str = "MPI ping-pong (seed 004 figure 5; crosses: published, §5.1)",
+    published: list[dict[str, Any]] = (),
+    title: str = "MPI ping-pong (seed 004 figure 5)",
 ) -> bytes:
     """Seed 004 figure 5: ping-pong latency and throughput over message sizes. The x axis is
-    symmetric-log, linear below 8 bytes, so the 0-byte point is drawn; published points are
-    black crosses."""
+    symmetric-log, linear below 8 bytes, so the 0-byte point is drawn. `published`
+    ({"curve", "value", "unit", "bytes"}): a latency is a cross at its size; a throughput is the
+    curve's published maximum, a dashed line in the curve's colour (the seed gives no size)."""
     figure = Figure(figsize=(11, 4.5), layout="constrained")
     latency, throughput = figure.subplots(1, 2)
+    styles = {}
     for i, (label, rows) in enumerate(curves.items()):
         line = sorted(rows, key=lambda r: r["bytes"])
         x = [r["bytes"] for r in line]
         latency.plot(x, [r["latency_us"] for r in line], label=label, **style(i))
         throughput.plot(x, [r["throughput_gbps"] for r in line], label=label, **style(i))
+        styles[label] = style(i)
+    crosses = [(p["bytes"], p["value"], p["curve"]) for p in published if p["unit"] == "us"]
+    _published(latency, crosses, styles, "published (seed 004 §5.1)")
     for p in published:
-        axes = latency if p["unit"] == "us" else throughput
-        axes.plot([p["bytes"]], [p["value"]], "kx", markersize=9, mew=2)
-        axes.annotate(
-            p["label"],
-            (p["bytes"], p["value"]),
-            fontsize="x-small",
-            xytext=(4, 4),
-            textcoords="offset points",
-        )
+        if p["unit"] == "GB/s":
+            color = styles.get(p["curve"], {}).get("color", "black")
+            throughput.axhline(p["value"], color=color, linestyle="--", linewidth=1)
+            throughput.annotate(
+                f"published max {p['value']:g} GB/s ({p['curve']})",
+                (1, p["value"]),
+                xycoords=("axes fraction", "data"),
+                fontsize="x-small",
+                xytext=(-4, 3),
+                textcoords="offset points",
+                color=color,
+                ha="right",
+            )
     sizes = sorted({r["bytes"] for rows in curves.values() for r in rows})
     for axes in (latency, throughput):
         axes.set_xscale("symlog", base=2, linthresh=8)

@@ -22,38 +22,40 @@ ranges); everything else is checked by the core and reported as a ConfigError.
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 
-import cellblade
-import cellblade.mpi.cli
-from cellblade import outputs, parallel
-from cellblade.cli import affinity, bench, claims, cluster, coll, model, report, stats
-from cellblade.cli.common import Parser, UsageError, add_version_arg
-from cellblade.machine import MACHINE_FLAGS
+from cellblade.cli.base import COMMANDS, HELP, Parser, UsageError, add_version_arg
 
 __all__ = ["UsageError", "build_cellstats_parser", "build_parser", "cellstats_main", "main"]
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of `cellblade`."""
-    return _run(build_parser(), argv)
+    """Entry point of `cellblade`. Only the named command's module is loaded: `cellblade
+    --help` loads none (tests/test_startup.py), so it answers at once."""
+    argv = sys.argv[1:] if argv is None else argv
+    named = next((word for word in argv if not word.startswith("-")), None)
+    return _run(build_parser(only=named if named in COMMANDS else ""), argv)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The `cellblade` command's parser (also read by the docs' command reference)."""
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The `cellblade` command's parser (also read by the docs' command reference). With
+    `only`, just that command is built (its module loaded), the others are listed by name and
+    help; `only=""` builds none."""
     parser = Parser(prog="cellblade", description="Simulated IBM dual-Cell BE blade.")
     add_version_arg(parser)
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    stats.add_commands(commands)
-    affinity.add_commands(commands)
-    coll.add_commands(commands)
-    model.add_commands(commands)
-    claims.add_commands(commands)
-    report.add_commands(commands)
-    bench.add_commands(commands)
-    cellblade.mpi.cli.add_commands(commands)
-    cluster.add_commands(commands)
+    wanted = COMMANDS[only][0] if only else only
+    for name, (module, _) in COMMANDS.items():
+        if name in commands.choices:  # registered by its module with an earlier command
+            continue
+        if only is None or module == wanted:
+            importlib.import_module(f"cellblade.{module}").add_commands(commands)
+        else:
+            commands.add_parser(name, help=HELP[name], add_help=False)
+    # The help lists the commands in the table's order, whichever module registers each.
+    commands._choices_actions.sort(key=lambda action: list(COMMANDS).index(action.dest))
     return parser
 
 
@@ -64,6 +66,8 @@ def cellstats_main(argv: list[str] | None = None) -> int:
 
 def build_cellstats_parser() -> argparse.ArgumentParser:
     """The `cellstats` command's parser."""
+    from cellblade.cli import stats
+
     parser = Parser(prog="cellstats", description=stats.add_stats_args.__doc__)
     add_version_arg(parser)
     stats.add_stats_args(parser)
@@ -72,8 +76,6 @@ def build_cellstats_parser() -> argparse.ArgumentParser:
 
 USAGE = 2  # what the user typed cannot run: a flag, a value, a file named by a flag
 FAILED = 1  # the simulator refused or failed the run (an illegal DMA, a deadlock, ...)
-# A ConfigError is a bad argument, machine key or value: the user's to change, as argparse's.
-USAGE_ERRORS = (UsageError, outputs.OutputError, cellblade.ConfigError)
 INTERRUPTED = 130  # 128 + SIGINT, what a shell reports for a command ended by Ctrl-C
 BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for `yes | head -1`'s yes
 
@@ -94,13 +96,24 @@ def _run(parser: argparse.ArgumentParser, argv: list[str] | None) -> int:
         if os.environ.get("CELLBLADE_BACKTRACE") == "1":
             raise
         print(f"{program}: error: {_describe(error, _flags(args))}", file=sys.stderr)
-        return USAGE if isinstance(error, USAGE_ERRORS) else FAILED
+        return USAGE if isinstance(error, _usage_errors()) else FAILED
+
+
+def _usage_errors() -> tuple[type[Exception], ...]:
+    """A ConfigError is a bad argument, machine key or value: the user's to change, as
+    argparse's."""
+    import cellblade
+    from cellblade import outputs
+
+    return (UsageError, outputs.OutputError, cellblade.ConfigError)
 
 
 def _interrupted() -> int:
     """Ctrl-C: exit 130 with no traceback. Simulations still running in worker threads cannot
     be stopped from Python and would hold the exit, so then the process ends at once (every
     result file is written whole or not at all, so nothing is left half-written)."""
+    from cellblade import parallel
+
     if parallel.busy():
         for stream in (sys.stdout, sys.stderr):
             try:
@@ -113,6 +126,8 @@ def _interrupted() -> int:
 
 def _flags(args: argparse.Namespace | None) -> dict[str, str]:
     """The command's table of request field -> flag; -N for the SPE count of private buffers."""
+    from cellblade.machine import MACHINE_FLAGS
+
     flags = getattr(args, "flags", MACHINE_FLAGS)
     if getattr(args, "private_spes", None) is not None:
         flags = {**flags, "spes": "-N"}
@@ -120,6 +135,9 @@ def _flags(args: argparse.Namespace | None) -> dict[str, str]:
 
 
 def _describe(error: Exception, flags: dict[str, str]) -> str:
+    import cellblade
+    from cellblade import outputs
+
     if isinstance(error, cellblade.CellbladeError):
         field, message = error.field, str(error)
         if field in flags and message.startswith(field):

@@ -8,12 +8,16 @@ from pathlib import Path
 
 import cellblade
 from cellblade import affinity, outputs, units
+from cellblade.cli.base import HELP
 from cellblade.cli.common import (
     AFFINITY,
     AFFINITY_SPES,
-    add_force_arg,
+    add_json_arg,
     add_machine_args,
+    add_out_arg,
     add_parallel_args,
+    add_placement_arg,
+    add_spes_arg,
     count_arg,
     hidden_alias,
     machine_of,
@@ -43,7 +47,7 @@ def add_commands(commands) -> None:
     """`cellblade affinity run | search | list`: thread-to-SPE placements (seed 001)."""
     parent = commands.add_parser(
         "affinity",
-        help="thread-to-SPE placements (seed 001)",
+        help=HELP["affinity"],
         description=add_commands.__doc__,
     )
     actions = parent.add_subparsers(dest="action", required=True, metavar="ACTION")
@@ -66,13 +70,12 @@ def add_commands(commands) -> None:
             metavar="PATTERN",
             help="a pattern of `cellblade affinity list`",
         )
-        command.add_argument(
-            "-n",
-            "--spes",
+        add_spes_arg(
+            command,
+            AFFINITY["default_spes"],
+            f"8 (one chip) or 16 (both chips) (default: {AFFINITY['default_spes']})",
             type=int,
             choices=AFFINITY_SPES,
-            default=AFFINITY["default_spes"],
-            help=f"8 (one chip) or 16 (both chips) (default: {AFFINITY['default_spes']})",
         )
         command.add_argument(
             "--size",
@@ -83,14 +86,14 @@ def add_commands(commands) -> None:
         command.add_argument("--seed", type=int, help="seed for anything random (default: 0)")
         add_machine_args(command)
         command.set_defaults(flags=AFFINITY_FLAGS)
-        command.add_argument("--json", action="store_true", help="print only the result as JSON")
-    run.add_argument(
-        "--placement",
+        add_json_arg(command, "only the result")
+    add_placement_arg(
+        run,
+        "named placements and 'default' (the scheduler's), comma-separated (default: all)",
         dest="placements",
         type=name_list,
         default="all",
         metavar="all|NAME,...",
-        help="named placements and 'default' (the scheduler's), comma-separated (default: all)",
     )
     hidden_alias(run, "--placements", "--placement", dest="placements", type=name_list)
     run.add_argument(
@@ -108,13 +111,7 @@ def add_commands(commands) -> None:
         help=f"trials per placement, 1 to {AFFINITY['max_trials']} "
         f"(default: {AFFINITY['default_trials']})",
     )
-    run.add_argument(
-        "--out",
-        type=Path,
-        metavar="DIR",
-        help="directory of the files (default: out/affinity-PATTERN)",
-    )
-    add_force_arg(run)
+    add_out_arg(run, "out/affinity-PATTERN", "affinity-PATTERN.csv, .json and .png")
     add_parallel_args(run, "the placements")
     run.set_defaults(handler=_affinity_run)
     search.add_argument(

@@ -6,7 +6,9 @@ import argparse
 import json
 
 from cellblade.cli import model
+from cellblade.cli.base import HELP
 from cellblade.cli.common import (
+    add_json_arg,
     positive,
     progress,
     table,
@@ -17,8 +19,8 @@ from cellblade.units import format_number
 
 def add_commands(commands) -> None:
     """Adds `cellblade bench`."""
-    bench = commands.add_parser("bench", help="the simulator's own speed")
-    bench.add_argument("--json", action="store_true", help="print the result as JSON")
+    bench = commands.add_parser("bench", help=HELP["bench"])
+    add_json_arg(bench)
     bench.add_argument("--quick", action="store_true", help="short workloads")
     bench.add_argument(
         "--repeat",

@@ -7,8 +7,10 @@ import json
 from typing import Any
 
 from cellblade import results
+from cellblade.cli.base import HELP
 from cellblade.cli.common import (
     UsageError,
+    add_json_arg,
     add_machine_args,
     add_parallel_args,
     check_mark,
@@ -22,15 +24,15 @@ from cellblade.cli.common import (
 
 def add_commands(commands) -> None:
     """Adds `cellblade calibrate`, `reproduce` and `demo`."""
-    for name, handler, text in (
-        ("calibrate", _calibrate, "simulated against published values"),
-        ("reproduce", _reproduce, "the papers' findings re-checked on the simulated blade"),
-        ("demo", _demo, "calibrate, then reproduce (what `make demo` shows)"),
+    for name, handler in (
+        ("calibrate", _calibrate),
+        ("reproduce", _reproduce),
+        ("demo", _demo),
     ):
-        command = commands.add_parser(name, help=text, description=text)
+        command = commands.add_parser(name, help=HELP[name], description=HELP[name])
         add_machine_args(command)
         if name != "demo":
-            command.add_argument("--json", action="store_true", help="print the list as JSON")
+            add_json_arg(command, "the list")
         if name == "reproduce":
             command.add_argument("--quick", action="store_true", help="fewer trials")
         if name == "calibrate":

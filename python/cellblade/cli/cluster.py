@@ -4,10 +4,17 @@ from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
 
 from cellblade import cluster
-from cellblade.cli.common import add_machine_args, size_list, table
+from cellblade.cli.base import HELP
+from cellblade.cli.common import (
+    add_json_arg,
+    add_machine_args,
+    add_params_arg,
+    add_sizes_arg,
+    add_spes_arg,
+    table,
+)
 from cellblade.cluster import CLUSTER, OPS
 from cellblade.machine import MACHINE_FLAGS
 
@@ -26,7 +33,7 @@ def add_commands(commands) -> None:
     """Adds `cellblade cluster OP` to the `cellblade` command's subparsers."""
     parser = commands.add_parser(
         "cluster",
-        help="barrier and broadcast on a cluster of blades (seed 003 section 6.1)",
+        help=HELP["cluster"],
         description="The hierarchical barrier or broadcast of seed 003 section 6.1 on up to "
         f"{CLUSTER['max_blades']} blades in one simulation, the model beside it with --predict.",
     )
@@ -38,32 +45,21 @@ def add_commands(commands) -> None:
         metavar="B",
         help=f"blades, 1 to {CLUSTER['max_blades']} (default: {CLUSTER['default_blades']})",
     )
-    parser.add_argument(
-        "-n",
-        "--spes",
+    add_spes_arg(
+        parser,
+        CLUSTER["default_spes_per_blade"],
+        f"SPEs on each blade (default: {CLUSTER['default_spes_per_blade']})",
         type=int,
-        default=CLUSTER["default_spes_per_blade"],
-        metavar="P",
-        help=f"SPEs on each blade (default: {CLUSTER['default_spes_per_blade']})",
     )
-    parser.add_argument(
-        "--sizes",
-        type=size_list,
-        default=None,
-        metavar="LIST",
-        help="broadcast sizes in bytes, comma-separated, k=1024 "
-        f"(default: {CLUSTER['default_size']})",
-    )
+    add_sizes_arg(parser, str(CLUSTER["default_size"]), "broadcast sizes")
     parser.add_argument(
         "--predict",
         action="store_true",
         help="the section 6.1 model beside each run (measures the blade's parameters "
         "once, cached as `model predict` does)",
     )
-    parser.add_argument(
-        "--params", type=Path, metavar="FILE", help="a parameter file (`model measure --out`)"
-    )
-    parser.add_argument("--json", action="store_true", help="print only the rows as JSON")
+    add_params_arg(parser)
+    add_json_arg(parser, "only the rows")
     add_machine_args(parser)
     parser.set_defaults(handler=_cluster, flags=CLUSTER_FLAGS)
 

@@ -13,21 +13,26 @@ from typing import Any
 import cellblade
 from cellblade import affinity, coll, outputs, schedule
 from cellblade.cli import model as cli_model
+from cellblade.cli.base import HELP
 from cellblade.cli.common import (
     COLL,
-    add_force_arg,
+    add_algo_arg,
+    add_dtype_arg,
+    add_iterations_arg,
+    add_json_arg,
     add_machine_args,
+    add_out_arg,
     add_parallel_args,
-    count_arg,
+    add_placement_arg,
+    add_sizes_arg,
+    add_spes_arg,
     hidden_alias,
     machine_of,
     name_list,
     out_dir,
     parallel_of,
-    placement_arg,
     rank_arg,
     size_arg,
-    spe_count,
     table,
 )
 from cellblade.machine import MACHINE_FLAGS
@@ -47,11 +52,15 @@ COLL_FLAGS = {
 }
 
 
+PLACEMENT_HELP = (
+    "placement of the ranks: a name (evenodd, ...) or the physical "
+    "SPE (0-15, 8-15 on chip 1) of each rank (default: rank i on SPE i)"
+)
+
+
 def add_commands(commands) -> None:
     """`cellblade coll OP | list | show | draw`: collective algorithms (seed 000)."""
-    parent = commands.add_parser(
-        "coll", help="collective algorithms (seed 000)", description=add_commands.__doc__
-    )
+    parent = commands.add_parser("coll", help=HELP["coll"], description=add_commands.__doc__)
     actions = parent.add_subparsers(dest="action", required=True, metavar="OP|list|show|draw")
     for op in coll.OPS:
         run = actions.add_parser(
@@ -70,37 +79,18 @@ def add_commands(commands) -> None:
             reduce_op=None,
             flags=COLL_FLAGS,
         )
-        run.add_argument(
-            "-n",
-            "--spes",
-            type=spe_count,
-            default=COLL["default_spes"],
-            help=f"SPEs, 1..{COLL['max_spes']} (default: {COLL['default_spes']})",
-        )
+        spes_help = f"SPEs, 1..{COLL['max_spes']} (default: {COLL['default_spes']})"
+        add_spes_arg(run, COLL["default_spes"], spes_help)
         if op != "barrier":
-            run.add_argument(
-                "--sizes",
-                type=coll.sizes_argument,
-                default=coll.parse_sizes("16:8k"),
-                metavar="A:B|A,B,...",
-                help="message sizes in bytes, k=1024: A:B "
-                "doubles from A to B, or a comma list (default: 16:8k)",
-            )
+            add_sizes_arg(run, "16:8k", default=coll.parse_sizes("16:8k"))
             run.add_argument("--root", type=rank_arg, default=0, help="root rank (default: 0)")
-            run.add_argument(
-                "--dtype",
-                choices=COLL["dtypes"],
-                default=COLL["default_dtype"],
-                help=f"element type (default: {COLL['default_dtype']})",
-            )
-        run.add_argument(
-            "--algo",
-            dest="algos",
-            type=name_list,
-            default="all",
-            metavar="all|auto|NAME,...",
-            help=f"algorithms of `cellblade coll list`, with or without '{op}.', comma-separated; "
+            add_dtype_arg(run, COLL["default_dtype"])
+        add_algo_arg(
+            run,
+            f"algorithms of `cellblade coll list`, with or without '{op}.', comma-separated; "
             "auto: the performance model picks one per size (default: all that take the SPE count)",
+            dest="algos",
+            metavar="all|auto|NAME,...",
         )
         hidden_alias(run, "--algos", "--algo", dest="algos", type=name_list)
         run.add_argument(
@@ -112,13 +102,7 @@ def add_commands(commands) -> None:
             help="also run a schedule generator written in Python (see "
             "cellblade.schedule); may be given more than once",
         )
-        run.add_argument(
-            "--placement",
-            type=placement_arg,
-            metavar="NAME|ID,...",
-            help="placement of the ranks: a name (evenodd, ...) or the physical "
-            "SPE (0-15, 8-15 on chip 1) of each rank (default: rank i on SPE i)",
-        )
+        add_placement_arg(run, PLACEMENT_HELP)
         if op in coll.REDUCING:
             run.add_argument(
                 "--reduce-op",
@@ -126,21 +110,10 @@ def add_commands(commands) -> None:
                 default=COLL["default_reduce_op"],
                 help=f"reduction (default: {COLL['default_reduce_op']})",
             )
-        run.add_argument(
-            "--iterations",
-            type=count_arg,
-            metavar="N",
-            help="timed calls, k=1000 (default: the core's)",
-        )
+        add_iterations_arg(run, "timed calls, k=1000 (default: the core's)")
         add_machine_args(run)
-        run.add_argument("--json", action="store_true", help="print only the results as JSON")
-        run.add_argument(
-            "--out",
-            type=Path,
-            metavar="DIR",
-            help=f"directory of the files (default: out/coll-{op}-N)",
-        )
-        add_force_arg(run)
+        add_json_arg(run, "only the results")
+        add_out_arg(run, f"out/coll-{op}-N", f"coll-{op}-N.csv, .json and .png")
         add_parallel_args(run, "the cells (algorithm and size)")
     listing = actions.add_parser("list", help="the algorithms")
     listing.set_defaults(handler=_coll_list)
@@ -157,12 +130,10 @@ def add_commands(commands) -> None:
             metavar="NAME|FILE.py:FUNCTION",
             help="an algorithm of `cellblade coll list`, or a schedule generator written in Python",
         )
-        command.add_argument(
-            "-n",
-            "--spes",
-            type=spe_count,
-            default=COLL["default_spes"],
-            help=f"SPEs, 1..{COLL['max_spes']} (default: {COLL['default_spes']})",
+        add_spes_arg(
+            command,
+            COLL["default_spes"],
+            f"SPEs, 1..{COLL['max_spes']} (default: {COLL['default_spes']})",
         )
         command.set_defaults(flags=COLL_FLAGS)
         command.add_argument(
@@ -172,21 +143,14 @@ def add_commands(commands) -> None:
             help="message size in bytes, k=1024 (default: the core's)",
         )
         command.add_argument("--root", type=rank_arg, default=0, help="root rank (default: 0)")
-        command.add_argument(
-            "--placement",
-            type=placement_arg,
-            metavar="NAME|ID,...",
-            help="placement of the ranks, as for `coll OP`",
-        )
+        add_placement_arg(command, "placement of the ranks, as for `coll OP`")
     show.set_defaults(handler=_coll_show)
-    draw.add_argument(
-        "--out",
-        type=Path,
-        metavar="FILE.png|DIR",
-        help="the picture, or a directory to put coll-draw-NAME-N.png in "
-        "(default: out/coll-draw-NAME-N.png)",
+    add_out_arg(
+        draw,
+        "out/coll-draw-NAME-N.png",
+        "the picture (or a directory to put coll-draw-NAME-N.png in)",
+        "FILE.png|DIR",
     )
-    add_force_arg(draw)
     draw.set_defaults(handler=_coll_draw)
 
 

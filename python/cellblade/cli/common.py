@@ -15,6 +15,7 @@ from typing import Any
 
 import cellblade
 from cellblade import outputs, parallel, units
+from cellblade.cli.base import Parser, UsageError, add_version_arg  # noqa: F401 (shared names)
 
 # Names, defaults and limits are the core's.
 CATALOG = cellblade.CATALOG
@@ -23,17 +24,6 @@ AFFINITY_SPES = tuple(CATALOG["affinity"]["spe_counts"])
 FUNCTIONS = ", ".join(CATALOG["stats"]["functions"])
 COLL = CATALOG["coll"]
 AFFINITY = CATALOG["affinity"]
-
-
-class UsageError(Exception):
-    """A combination of flags that argparse cannot express; exits with 2."""
-
-
-class Parser(argparse.ArgumentParser):
-    """Reports bad usage in one line, without the usage block."""
-
-    def error(self, message: str) -> None:  # type: ignore[override]
-        self.exit(2, f"{self.prog.split()[0]}: error: {message}\n")
 
 
 def typed(parse):
@@ -52,15 +42,22 @@ size_arg = typed(units.parse_size)
 count_arg = typed(units.parse_count)
 
 
-def size_list(text: str) -> list[int]:
-    """Sizes in bytes, comma-separated, each with the k/m multipliers (k=1024): "1k,64k"."""
+def positive_count(text: str) -> int:
+    """A count of 1 or more, k=1000: refused by argparse, which names the flag as typed."""
+    value = count_arg(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"invalid value {text!r}: allowed 1 or more")
+    return value
+
+
+def sizes_arg(text: str) -> list[int]:
+    """Message sizes in bytes, k=1024: "A:B" doubles from A to B, or a comma list ("0,1k,64k")."""
+    from cellblade.coll import parse_sizes
+
     try:
-        return [units.parse_size(part) for part in text.split(",")]
+        return parse_sizes(text)
     except ValueError as error:
-        raise argparse.ArgumentTypeError(
-            f"invalid value {text!r}: expected sizes in bytes separated by commas, "
-            "such as 128,16k,1m (k=1024)"
-        ) from error
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def hidden_alias(parser, old: str, new: str, **kwargs: Any) -> None:
@@ -95,9 +92,10 @@ def name_list(text: str) -> str | list[str]:
 
 
 def placement_arg(text: str) -> str | list[int]:
-    """A placement name, or the physical SPE ids of ranks 0, 1, ... separated by commas."""
-    ids = text.split(",")
-    return [int(spe) for spe in ids] if all(spe.strip().isdecimal() for spe in ids) else text
+    """The physical SPE of ranks 0, 1, ... separated by commas or spaces ("0,8,1,9"), as a
+    list; anything else (a placement name, or a file where a command takes one) as given."""
+    ids = text.replace(",", " ").split()
+    return [int(spe) for spe in ids] if ids and all(spe.isdecimal() for spe in ids) else text
 
 
 def add_machine_args(parser: argparse.ArgumentParser) -> None:
@@ -142,11 +140,83 @@ def add_parallel_args(parser: argparse.ArgumentParser, what: str = "the simulati
     )
 
 
-def add_force_arg(parser) -> None:
+def add_force_arg(parser, what: str = "the output files") -> None:
     parser.add_argument(
         "--force",
         action="store_true",
-        help="replace the output files of an earlier run (default: refuse)",
+        help=f"replace {what} of an earlier run (default: refuse)",
+    )
+
+
+def add_out_arg(parser, default: str, what: str = "the output files", metavar: str = "DIR"):
+    """`--out` and `--force`: where a command writes its files, and whether it may replace an
+    earlier run's (see `out_dir` and `cellblade.outputs`)."""
+    parser.add_argument(
+        "--out", type=Path, metavar=metavar, help=f"where to write {what} (default: {default})"
+    )
+    add_force_arg(parser)
+
+
+def add_json_arg(parser, what: str = "the result") -> None:
+    parser.add_argument("--json", action="store_true", help=f"print {what} as JSON")
+
+
+def add_spes_arg(parser, default: int, help: str, type=spe_count, **kwargs: Any) -> None:
+    """`-n/--spes`: how many SPEs (ranks) a run uses."""
+    parser.add_argument(
+        "-n", "--spes", type=type, default=default, metavar="N", help=help, **kwargs
+    )
+
+
+def add_sizes_arg(parser, default_text: str, what: str = "message sizes", **kwargs: Any) -> None:
+    """`--sizes`: a doubling range A:B or a comma list, k=1024 (see `sizes_arg`)."""
+    parser.add_argument(
+        "--sizes",
+        type=sizes_arg,
+        metavar="A:B|LIST",
+        help=f"{what} in bytes, k=1024: A:B doubles from A to B, or a comma list "
+        f"(default: {default_text})",
+        **kwargs,
+    )
+
+
+def add_iterations_arg(parser, help: str, type=count_arg, **kwargs: Any) -> None:
+    """`--iterations`: timed repetitions (`cellstats -i` is the same flag)."""
+    parser.add_argument("--iterations", type=type, metavar="N", help=help, **kwargs)
+
+
+def add_placement_arg(parser, help: str, **kwargs: Any) -> None:
+    """`--placement`: a placement name or the physical SPE of each rank."""
+    kwargs.setdefault("type", placement_arg)
+    kwargs.setdefault("metavar", "NAME|ID,...")
+    parser.add_argument("--placement", help=help, **kwargs)
+
+
+def add_algo_arg(parser, help: str, **kwargs: Any) -> None:
+    """`--algo`: registry names, comma-separated, or all."""
+    kwargs.setdefault("metavar", "all|NAME,...")
+    parser.add_argument("--algo", type=name_list, default="all", help=help, **kwargs)
+
+
+def add_dtype_arg(parser, default: str | None) -> None:
+    parser.add_argument(
+        "--dtype",
+        choices=COLL["dtypes"],
+        default=default,
+        help=f"element type (default: {COLL['default_dtype']})",
+    )
+
+
+def add_params_arg(parser) -> None:
+    """`--params`: a parameter file of the performance model."""
+    from cellblade import model
+
+    parser.add_argument(
+        "--params",
+        type=Path,
+        metavar="FILE.toml",
+        help="a parameter file (`model measure --out`; default: measure this machine once, "
+        f"cached under {model.cache_dir()}, or ${model.CACHE_ENV})",
     )
 
 
@@ -262,27 +332,6 @@ def gbps(value: float | None) -> str:
 def write_json(path: Path, value: Any) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(value, indent=1, default=str) + "\n", encoding="utf-8")
-
-
-def add_version_arg(parser: argparse.ArgumentParser) -> None:
-    """`--version`: the package and how its core was built (profile-guided or not)."""
-    parser.add_argument(
-        "--version",
-        action="version",
-        version=f"{parser.prog} {version()} ({CATALOG['build']} build)",
-        help="print the version and the build of the simulator core, then exit",
-    )
-
-
-def version() -> str:
-    """The installed package's version."""
-    from importlib.metadata import PackageNotFoundError
-    from importlib.metadata import version as installed
-
-    try:
-        return installed("cellblade")
-    except PackageNotFoundError:  # run from a source tree without installing
-        return "unknown"
 
 
 @contextlib.contextmanager

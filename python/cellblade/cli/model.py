@@ -10,17 +10,23 @@ from pathlib import Path
 
 import cellblade
 from cellblade import coll, model, outputs
+from cellblade.cli.base import HELP
 from cellblade.cli.common import (
-    add_force_arg,
+    add_algo_arg,
+    add_dtype_arg,
+    add_iterations_arg,
+    add_json_arg,
     add_machine_args,
+    add_out_arg,
     add_parallel_args,
+    add_params_arg,
+    add_placement_arg,
+    add_sizes_arg,
+    add_spes_arg,
     machine_of,
-    name_list,
     out_dir,
     parallel_of,
-    placement_arg,
     positive,
-    spe_count,
     stage,
     table,
 )
@@ -48,7 +54,7 @@ def add_commands(commands) -> None:
     flags = {**MACHINE_FLAGS, **FIELD_FLAGS}
     parent = commands.add_parser(
         "model",
-        help="the performance model of seed 003",
+        help=HELP["model"],
         description="The extended PLogP model of seed 003.",
     )
     actions = parent.add_subparsers(dest="action", required=True, metavar="ACTION")
@@ -59,32 +65,18 @@ def add_commands(commands) -> None:
         description="Run seed 003's section 3.3 micro-benchmarks.",
     )
     add_machine_args(measure)
-    measure.add_argument(
-        "--sizes",
-        type=coll.sizes_argument,
-        default=None,
-        metavar="A:B|LIST",
-        help="message sizes (default "
-        f"{format_size(LIMITS['measure_sizes'][0])}:"
-        f"{format_size(LIMITS['measure_sizes'][-1])})",
+    add_sizes_arg(
+        measure,
+        f"{format_size(LIMITS['measure_sizes'][0])}:{format_size(LIMITS['measure_sizes'][-1])}",
     )
-    measure.add_argument(
-        "--iterations",
-        type=positive,
-        default=None,
-        metavar="N",
-        help=f"timed repetitions per point, 1 to {LIMITS['max_iterations']} "
+    add_iterations_arg(
+        measure,
+        f"timed repetitions per point, 1 to {LIMITS['max_iterations']} "
         f"(default {LIMITS['default_measure_iterations']})",
+        type=positive,
     )
-    measure.add_argument(
-        "--out",
-        type=Path,
-        default=None,
-        metavar="DIR",
-        help=f"where to write params.toml and the figures (default {OUT}, which holds the latest run)",
-    )
-    measure.add_argument("--json", action="store_true", help="print the parameters as JSON")
-    add_force_arg(measure)
+    add_out_arg(measure, f"{OUT}, which holds the latest run", "params.toml and the figures")
+    add_json_arg(measure, "the parameters")
     measure.set_defaults(handler=_measure, flags=flags)
 
     predict = actions.add_parser(
@@ -93,53 +85,27 @@ def add_commands(commands) -> None:
         description="Seed equations and schedule price side by side.",
     )
     predict.add_argument("op", choices=coll.OPS, metavar="OP", help=", ".join(coll.OPS))
-    predict.add_argument(
-        "--algo",
-        type=name_list,
-        default="all",
-        metavar="all|NAME,...",
-        help="registry names (with or without the operation), comma-separated, or all",
+    add_algo_arg(predict, "registry names (with or without the operation), comma-separated, or all")
+    add_spes_arg(
+        predict,
+        LIMITS["default_predict_spes"],
+        f"ranks (default {LIMITS['default_predict_spes']})",
     )
-    predict.add_argument(
-        "-n",
-        "--spes",
-        type=spe_count,
-        default=LIMITS["default_predict_spes"],
-        metavar="N",
-        help=f"ranks (default {LIMITS['default_predict_spes']})",
-    )
-    predict.add_argument(
-        "--sizes",
-        type=coll.sizes_argument,
-        default=None,
-        metavar="A:B|LIST",
-        help=f"message sizes (default {format_size(cellblade.CATALOG['coll']['default_size'])})",
-    )
-    predict.add_argument(
-        "--dtype",
-        default=None,
-        choices=cellblade.CATALOG["coll"]["dtypes"],
-        help=f"element type (default {cellblade.CATALOG['coll']['default_dtype']})",
-    )
-    predict.add_argument(
-        "--placement",
-        type=placement_arg,
-        default=None,
-        metavar="NAME|ID,...",
-        help="a placement name (evenodd, ...) or the physical SPE of each rank "
+    add_sizes_arg(predict, format_size(cellblade.CATALOG["coll"]["default_size"]))
+    add_dtype_arg(predict, None)
+    add_placement_arg(
+        predict,
+        "a placement name (evenodd, ...) or the physical SPE of each rank "
         "(default: rank i on SPE i)",
     )
     predict.add_argument("--simulate", action="store_true", help="also run on the simulated blade")
-    predict.add_argument(
-        "--iterations",
-        type=positive,
-        default=None,
-        metavar="N",
-        help=f"timed calls per simulated point (default {LIMITS['default_simulate_iterations']})",
+    simulated_iterations = (
+        f"timed calls per simulated point (default {LIMITS['default_simulate_iterations']})"
     )
-    _add_params_arg(predict)
+    add_iterations_arg(predict, simulated_iterations, type=positive)
+    add_params_arg(predict)
     add_machine_args(predict)
-    predict.add_argument("--json", action="store_true", help="print the result as JSON")
+    add_json_arg(predict)
     predict.set_defaults(handler=_predict, flags=flags)
 
     validate = actions.add_parser(
@@ -147,37 +113,13 @@ def add_commands(commands) -> None:
         help="the seed's accuracy grid on the blade",
         description="Every modelled algorithm, 8 and 16 SPEs, 64 B-32 KB.",
     )
-    _add_params_arg(validate)
+    add_params_arg(validate)
     add_machine_args(validate)
-    validate.add_argument(
-        "--iterations",
-        type=positive,
-        default=None,
-        metavar="N",
-        help=f"timed calls per simulated point (default {LIMITS['default_simulate_iterations']})",
-    )
+    add_iterations_arg(validate, simulated_iterations, type=positive)
     add_parallel_args(validate, "the grid's simulations")
-    validate.add_argument(
-        "--out",
-        type=Path,
-        default=None,
-        metavar="DIR",
-        help=f"where to write validate.json and the figures (default {OUT}, which holds the latest run)",
-    )
-    validate.add_argument("--json", action="store_true", help="print the summary as JSON")
-    add_force_arg(validate)
+    add_out_arg(validate, f"{OUT}, which holds the latest run", "validate.json and the figures")
+    add_json_arg(validate, "the summary")
     validate.set_defaults(handler=_validate, flags=flags)
-
-
-def _add_params_arg(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--params",
-        type=Path,
-        default=None,
-        metavar="FILE.toml",
-        help="a parameter file (default: measure this machine once, cached "
-        f"under {model.cache_dir()}, or ${model.CACHE_ENV})",
-    )
 
 
 MEASURE_FILES = ["params.toml", "model-gap.png", "model-congestion.png", "machine.toml"]

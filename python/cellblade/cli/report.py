@@ -7,9 +7,10 @@ import sys
 from pathlib import Path
 
 from cellblade import outputs
+from cellblade.cli.base import HELP
 from cellblade.cli.common import (
-    add_force_arg,
     add_machine_args,
+    add_out_arg,
     add_parallel_args,
     machine_of,
     parallel_of,
@@ -23,7 +24,7 @@ def add_commands(commands) -> None:
     """Adds `cellblade report`."""
     parser = commands.add_parser(
         "report",
-        help="the papers' results on the simulated blade as one web page",
+        help=HELP["report"],
         description="Writes one self-contained HTML page (no network needed to read it): the "
         "calibration table, every claim with its verdict and source, the papers' figures "
         "re-drawn with the published points, and the machine file and build at the bottom.",
@@ -31,13 +32,7 @@ def add_commands(commands) -> None:
     parser.add_argument(
         "--quick", action="store_true", help="fewer sizes, patterns and trials (about a minute)"
     )
-    parser.add_argument(
-        "--out",
-        type=Path,
-        metavar="FILE.html",
-        help=f"the page (default: {DEFAULT}, which holds the latest)",
-    )
-    add_force_arg(parser)
+    add_out_arg(parser, f"{DEFAULT}, which holds the latest", "the page", "FILE.html")
     add_machine_args(parser)
     add_parallel_args(parser, "the page's simulations")
     parser.set_defaults(handler=_report)

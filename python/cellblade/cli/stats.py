@@ -10,15 +10,18 @@ from typing import Any
 
 import cellblade
 from cellblade import outputs
+from cellblade.cli.base import HELP
 from cellblade.cli.common import (
     AFFINITY,
     CATALOG,
     FUNCTIONS,
     MAX_SPES,
     UsageError,
-    add_force_arg,
+    add_json_arg,
     add_machine_args,
+    add_out_arg,
     add_parallel_args,
+    add_placement_arg,
     count_arg,
     gbps,
     machine_of,
@@ -55,7 +58,7 @@ STATS_FLAGS = {
 
 def add_commands(commands) -> None:
     """Adds `cellblade stats`, the same command as `cellstats`."""
-    add_stats_args(commands.add_parser("stats", help="run CellStats (as the cellstats command)"))
+    add_stats_args(commands.add_parser("stats", help=HELP["stats"]))
 
 
 def add_stats_args(parser: argparse.ArgumentParser) -> None:
@@ -138,38 +141,37 @@ def add_stats_args(parser: argparse.ArgumentParser) -> None:
         help="the PPE uses the library call, not a direct MMIO write",
     )
     parser.add_argument("--seed", type=int, help="seed for anything random")
-    parser.add_argument(
-        "--placement",
-        metavar="NAME",
-        help="run thread rank i on the SPE a named placement gives it "
+    add_placement_arg(
+        parser,
+        "run thread rank i on the SPE a named placement gives it "
         f"({', '.join(AFFINITY['placements'])}; seed 001)",
+        type=str,
+        metavar="NAME",
     )
     parser.add_argument(
         "--placement-file", type=Path, metavar="FILE", help="the same, from a placement file"
     )
     add_machine_args(parser)
     output = parser.add_argument_group("output")
-    output.add_argument("--json", action="store_true", help="print one JSON object")
+    add_json_arg(output, "one object")
     output.add_argument(
         "--trace",
         type=Path,
         metavar="FILE",
         help="write a Chrome/Perfetto trace of the run to FILE (an existing FILE: with --force)",
     )
-    output.add_argument(
-        "--out",
-        type=Path,
-        metavar="DIR",
-        help="write result.json and the resolved machine.toml into DIR",
+    add_out_arg(
+        output,
+        "none; with --sweep, out/stats-FUNCTION",
+        "result.json and the resolved machine.toml",
     )
     output.add_argument(
         "--sweep",
         action="store_true",
         help="vary the size and the SPE count (1, 2, 4, 8, 16); -n/-N only pick "
         "shared or private buffers; writes sweep.csv, sweep.json and sweep.png "
-        "into --out (default: out/stats-FUNCTION)",
+        "into --out",
     )
-    add_force_arg(output)
     add_parallel_args(parser, "the --sweep points")
     parser.set_defaults(handler=_stats, flags=STATS_FLAGS)
 

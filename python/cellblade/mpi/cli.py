@@ -8,7 +8,19 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from cellblade import CATALOG, outputs
-from cellblade.cli.common import add_machine_args
+from cellblade.cli.base import HELP
+from cellblade.cli.common import (
+    add_force_arg,
+    add_iterations_arg,
+    add_json_arg,
+    add_machine_args,
+    add_out_arg,
+    add_placement_arg,
+    add_sizes_arg,
+    hidden_alias,
+    positive_count,
+    stage,
+)
 from cellblade.machine import MACHINE_FLAGS, choice
 
 if TYPE_CHECKING:
@@ -34,7 +46,7 @@ PINGPONG_FLAGS = {
     "sizes": "--sizes",
     "mode": "--mode",
     "depth": "--depth",
-    "reps": "--reps",
+    "reps": "--iterations",
     "congested": "--congested",
 }
 _DEPTH_HELP = (
@@ -48,7 +60,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     """Register mpicc and mpirun on the `cellblade` command's subparsers."""
     cc = commands.add_parser(
         "mpicc",
-        help="compile an MPI C program for the simulated blade",
+        help=HELP["mpicc"],
         description="The system C compiler (CC, default cc) with mpi.h and "
         "the rank library, as mpicc does. --show prints the command.",
         add_help=False,
@@ -60,7 +72,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     cc.format_help = lambda: MPICC_HELP  # the docs' command reference prints what --help does
     run = commands.add_parser(
         "mpirun",
-        help="run an MPI program on the simulated SPEs",
+        help=HELP["mpirun"],
         description="Run PROGRAM as N ranks, each an OS process driving "
         "one simulated SPE (seed 004). MPI_Wtime is simulated time.",
     )
@@ -90,12 +102,11 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         f"allowed {MPI['compute_allowed']} (default {MPI['default_compute']})",
     )
     add_machine_args(run)
-    run.add_argument(
-        "--placement",
-        type=_placement,
-        metavar="NAME|IDS|FILE",
-        help="each rank's SPE: a named placement (8 or 16 ranks), SPE ids in rank "
+    add_placement_arg(
+        run,
+        "each rank's SPE: a named placement (8 or 16 ranks), SPE ids in rank "
         "order such as 0,8,1,9, or a placement file (default: rank i on SPE i)",
+        metavar="NAME|IDS|FILE",
     )
     run.add_argument(
         "--trace",
@@ -110,23 +121,13 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         help="end the job after SECONDS of wall time (exit status 124), naming each rank's "
         "last MPI call and whether it waits in it or computes",
     )
-    run.add_argument(
-        "--out",
-        type=Path,
-        metavar="DIR",
-        help="write result.json (the job's report) and the resolved machine.toml into DIR",
-    )
-    run.add_argument(
-        "--force",
-        action="store_true",
-        help="replace the output files of an earlier run (default: refuse)",
-    )
+    add_out_arg(run, "none", "result.json (the job's report) and the resolved machine.toml")
     run.add_argument("program", help="the MPI program (built with cellblade mpicc)")
     run.add_argument("args", nargs=argparse.REMAINDER, help="the program's arguments")
     run.set_defaults(handler=_mpirun, flags=MPIRUN_FLAGS)
     ping = commands.add_parser(
         "pingpong",
-        help="seed 004's MPI ping-pong (section 5.1)",
+        help=HELP["pingpong"],
         description="Seed 004 section 5.1's ping-pong on the simulated "
         "blade: time per message and throughput over sizes.",
     )
@@ -137,19 +138,16 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         action="store_true",
         help="all 8 SPEs of chip 0 in exchanging pairs, one pair timed",
     )
-    ping.add_argument(
-        "--sizes",
-        type=_sizes,
-        metavar="S,S,...",
-        help="message sizes in bytes, k=1024 (default: "
-        + ",".join(str(s) for s in MPI["default_sizes"])
-        + ")",
+    add_sizes_arg(ping, ",".join(str(s) for s in MPI["default_sizes"]))
+    add_iterations_arg(
+        ping,
+        "round trips per size, k=1000 (default: 1000 up to 1 KB, fewer above)",
+        dest="reps",
+        type=positive_count,
     )
-    ping.add_argument(
-        "--reps", type=int, default=None, help="repetitions (default: 1000 up to 1 KB, fewer above)"
-    )
+    hidden_alias(ping, "--reps", "--iterations", dest="reps", type=positive_count)
     add_machine_args(ping)
-    ping.add_argument("--json", action="store_true", help="print the rows as JSON")
+    add_json_arg(ping, "the rows")
     ping.add_argument(
         "--plot",
         type=Path,
@@ -157,27 +155,8 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         help="also draw latency and throughput over the sizes for memory mode, local-store mode "
         "(the sizes whose buffers fit it) and congested memory mode, as seed 004's figure 5",
     )
-    ping.add_argument(
-        "--force",
-        action="store_true",
-        help="replace the --plot file of an earlier run (default: refuse)",
-    )
+    add_force_arg(ping, "the --plot file")
     ping.set_defaults(handler=_pingpong, flags=PINGPONG_FLAGS)
-
-
-def _sizes(text: str) -> list[int]:
-    from cellblade import units
-
-    try:
-        return [units.parse_size(part) for part in text.split(",") if part.strip()]
-    except ValueError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
-
-
-def _placement(text: str) -> str | list[int]:
-    """SPE ids in rank order ("0,8,1,9" or "0 8 1 9") as a list; a name or a file as given."""
-    words = text.replace(",", " ").split()
-    return [int(w) for w in words] if words and all(w.isdecimal() for w in words) else text
 
 
 def _given(args: argparse.Namespace, fields: tuple[str, ...]) -> dict:
@@ -195,10 +174,11 @@ def _pingpong(args: argparse.Namespace) -> int:
     request = {**_given(args, ("sizes", "mode", "reps", "depth")), "congested": args.congested}
     machine = choice(args.machine or args.preset, args.overrides)
     rows = _core.mpi_pingpong(request, machine)["result"]
-    if args.plot is not None:
-        outputs.write_file(
-            "--plot", args.plot, lambda temporary: _pingpong_plot(request, machine, temporary)
-        )
+    if args.plot is not None:  # three more ping-pongs and matplotlib: seconds
+        with stage(args, "pingpong: seed 004's figure 5, memory, local store and congested"):
+            outputs.write_file(
+                "--plot", args.plot, lambda temporary: _pingpong_plot(request, machine, temporary)
+            )
     if args.json:
         print(json.dumps(rows))
         return 0
@@ -334,7 +314,24 @@ def _mpirun(args: argparse.Namespace) -> int:
     _check_outputs(args)
     from cellblade.mpi import launcher
 
-    result = launcher.mpirun(
+    params = None
+    if launcher.wants_auto(args.coll):
+        from cellblade import model
+
+        with stage(args, "mpirun: measuring the model's parameters for --coll auto"):
+            params = model.params_for(args.machine or args.preset, args.overrides)
+    # The job's progress is the program's own output.
+    result = _launch(args, params)
+    _save(args, result)
+    if result.message:
+        print(f"cellblade mpirun: {result.message}", file=sys.stderr)
+    return result.exit_code
+
+
+def _launch(args: argparse.Namespace, params: str | None) -> launcher.JobResult:
+    from cellblade.mpi import launcher
+
+    return launcher.mpirun(
         args.program,
         args.args,
         n=args.ranks,
@@ -347,8 +344,5 @@ def _mpirun(args: argparse.Namespace) -> int:
         coll=args.coll,
         compute=args.compute,
         timeout=args.timeout,
+        params_toml=params,
     )
-    _save(args, result)
-    if result.message:
-        print(f"cellblade mpirun: {result.message}", file=sys.stderr)
-    return result.exit_code

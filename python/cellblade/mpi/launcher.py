@@ -77,6 +77,7 @@ def _request(
     depth: int | None,
     coll: str | None = None,
     compute: str | None = None,
+    params_toml: str | None = None,
 ) -> dict[str, Any]:
     """The job's request (crates/cellblade/src/mpi/request.rs); fields left out take the core's
     defaults. A placement that names a file is the file's text; a trace that names a file
@@ -92,11 +93,18 @@ def _request(
         request["coll"] = coll
     if compute is not None:
         request["compute"] = compute
+    if params_toml is not None:
+        request["params_toml"] = params_toml
     if isinstance(placement, Path) or (isinstance(placement, str) and os.path.isfile(placement)):
         request["placement_file"] = Path(placement).read_text()
     elif placement is not None:
         request["placement"] = placement
     return request
+
+
+def wants_auto(coll: str | None) -> bool:
+    """Whether `coll` lets the model choose a family's algorithm ("auto" or "OP=auto")."""
+    return coll is not None and "auto" in coll.replace("=", ",").split(",")
 
 
 _ended = watch.ended_how
@@ -136,6 +144,7 @@ def mpirun(
     coll: str | None = None,
     compute: str | None = None,
     timeout: float | None = None,
+    params_toml: str | None = None,
 ) -> JobResult:
     """Run `program ARGS` as `n` ranks; returns when every rank has ended. `placement` gives
     each rank's SPE: a named placement, the SPE ids in rank order ([0, 8, 1, 9]) or a
@@ -144,10 +153,16 @@ def mpirun(
     costs: "zero" or "cpu[:FACTOR]". Left out, `mode`, `depth`, `coll` and `compute` are the
     core's defaults (``catalog()["mpi"]``). `trace`: True keeps the trace in the report, a
     path streams it to that file. `timeout`: seconds of wall time after which the job is ended
-    (exit status 124), its report naming each rank's last MPI call."""
+    (exit status 124), its report naming each rank's last MPI call. `params_toml`: the model's
+    parameters `auto` collectives choose by (default: `model.params_for` this machine, measured
+    once and cached)."""
     if timeout is not None and not timeout > 0:
         raise ValueError(f"timeout {timeout!r} is invalid: allowed a number of seconds above 0")
-    request = _request(n, mode, placement, trace, depth, coll, compute)
+    if params_toml is None and wants_auto(coll):
+        from cellblade import model
+
+        params_toml = model.params_for(machine, list(overrides))
+    request = _request(n, mode, placement, trace, depth, coll, compute, params_toml)
     chosen = _machine(machine, list(overrides))
     if not 1 <= n <= _core.catalog()["mpi"]["max_ranks"]:
         _core.mpi_run([], request, chosen)  # the core refuses the count, naming the field

@@ -183,7 +183,16 @@ pub struct Shared {
 
 impl Shared {
     pub fn new(file: &MachineFile, choice: CollChoice) -> Result<Rc<Shared>> {
-        let params = if choice.picks.contains(&Pick::Auto) { Some(measure(file, &MeasureRequest::default())?) } else { None };
+        Shared::with_params(file, choice, None)
+    }
+
+    /// As [`Shared::new`], with `auto`'s parameters given (measured here when `None`).
+    pub fn with_params(file: &MachineFile, choice: CollChoice, given: Option<ModelParams>) -> Result<Rc<Shared>> {
+        let params = match given {
+            _ if !choice.picks.contains(&Pick::Auto) => None,
+            Some(p) => Some(p),
+            None => Some(measure(file, &MeasureRequest::default())?),
+        };
         Ok(Rc::new(Shared { choice, params, agree: RefCell::default() }))
     }
 }

@@ -19,6 +19,7 @@ use std::time::{Duration, Instant};
 
 use crate::error::{program_err, Error, Result};
 use crate::machine::config::MachineFile;
+use crate::model::params::ModelParams;
 use crate::sim::Time;
 
 use super::channel::{self, Channel};
@@ -85,7 +86,15 @@ pub fn run_external(
     compute: Compute,
     streams: Vec<UnixStream>,
 ) -> Result<ExternalOutcome> {
-    run_external_with(file, placement, mode, depth, trace, JobOptions { compute, coll: CollChoice::seed(), trace_file: None }, streams)
+    run_external_with(
+        file,
+        placement,
+        mode,
+        depth,
+        trace,
+        JobOptions { compute, coll: CollChoice::seed(), trace_file: None, params: None },
+        streams,
+    )
 }
 
 /// How a job driven by processes prices computation and runs its collectives.
@@ -95,6 +104,8 @@ pub struct JobOptions {
     pub coll: CollChoice,
     /// Stream the trace to this file as the run goes (see [`MpiWorld::trace_to_file`]).
     pub trace_file: Option<String>,
+    /// The model's parameters for `auto` collectives; measured when the job starts if `None`.
+    pub params: Option<ModelParams>,
 }
 
 /// [`run_external`] with the collectives `opts.coll` puts on the collective library.
@@ -107,7 +118,7 @@ pub fn run_external_with(
     opts: JobOptions,
     streams: Vec<UnixStream>,
 ) -> Result<ExternalOutcome> {
-    let shared = collective::Shared::new(&file, opts.coll)?;
+    let shared = collective::Shared::with_params(&file, opts.coll, opts.params)?;
     let mut w = MpiWorld::with_trace(file, streams.len(), placement, mode, trace)?;
     w.set_depth(depth)?;
     if let Some(path) = &opts.trace_file {

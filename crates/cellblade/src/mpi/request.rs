@@ -12,6 +12,7 @@ use crate::affinity::placement::Placement;
 use crate::coll::request::{placement_of, PlacementSel};
 use crate::error::{config_err, field_err, Result};
 use crate::machine::config::MachineFile;
+use crate::model::params::ModelParams;
 use crate::request::{within, Request};
 use crate::sim::Time;
 
@@ -85,6 +86,11 @@ pub struct JobRequest {
     /// What computation between MPI calls costs: "zero" or "cpu[:FACTOR]" (measured CPU time).
     #[serde(default = "default_compute")]
     pub compute: String,
+    /// The model's parameters (a parameter file's text) that `auto` collectives choose by;
+    /// left out, the job measures them first (seconds), so a front that caches them passes
+    /// them here and can show that step's progress itself.
+    #[serde(default)]
+    pub params_toml: Option<String>,
     /// The simulator's ends of the rank processes' sockets, rank order: not request data, the
     /// front that started the processes hands them over.
     #[serde(skip)]
@@ -135,7 +141,8 @@ impl Request for JobRequest {
         let depth = self.depth;
         let placement = self.placement()?;
         let coll = collective::CollChoice::parse(&self.coll, self.ranks)?;
-        let opts = external::JobOptions { compute, coll, trace_file: self.trace_file.clone() };
+        let params = self.params_toml.as_deref().map(ModelParams::from_toml).transpose()?;
+        let opts = external::JobOptions { compute, coll, trace_file: self.trace_file.clone(), params };
         Ok(match external::run_external_with(file.clone(), placement, mode, depth, self.trace, opts, self.streams)? {
             external::ExternalOutcome::Finished(r, wait_s) => JobOutcome::Finished {
                 simulated_ns: Time::as_ns(r.simulated),

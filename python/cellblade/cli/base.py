@@ -1,0 +1,72 @@
+"""What `cellblade --help` needs and nothing more: the parser class, the usage error, the
+command table and `--version`. Importing it loads no command module (see `cellblade.cli`)."""
+
+from __future__ import annotations
+
+import argparse
+
+# Every `cellblade` command: its module under cellblade (the one that registers it) and its
+# line in `cellblade --help`, in the order the help lists them. A module registers each of its
+# commands with `help=HELP[name]`, so this table is the only place the line is written.
+COMMANDS = {
+    "stats": ("cli.stats", "run CellStats (as the cellstats command)"),
+    "affinity": ("cli.affinity", "thread-to-SPE placements (seed 001)"),
+    "coll": ("cli.coll", "collective algorithms (seed 000)"),
+    "model": ("cli.model", "the performance model of seed 003"),
+    "calibrate": ("cli.claims", "simulated against published values"),
+    "reproduce": ("cli.claims", "the papers' findings re-checked on the simulated blade"),
+    "demo": ("cli.claims", "calibrate, then reproduce (what `make demo` shows)"),
+    "report": ("cli.report", "the papers' results on the simulated blade as one web page"),
+    "bench": ("cli.bench", "the simulator's own speed"),
+    "mpicc": ("mpi.cli", "compile an MPI C program for the simulated blade"),
+    "mpirun": ("mpi.cli", "run an MPI program on the simulated SPEs"),
+    "pingpong": ("mpi.cli", "seed 004's MPI ping-pong (section 5.1)"),
+    "cluster": (
+        "cli.cluster",
+        "barrier and broadcast on a cluster of blades (seed 003 section 6.1)",
+    ),
+}
+HELP = {name: text for name, (_, text) in COMMANDS.items()}
+
+
+class UsageError(Exception):
+    """A combination of flags that argparse cannot express; exits with 2."""
+
+
+class Parser(argparse.ArgumentParser):
+    """Reports bad usage in one line, without the usage block."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(2, f"{self.prog.split()[0]}: error: {message}\n")
+
+
+def add_version_arg(parser: argparse.ArgumentParser) -> None:
+    """`--version`: the package and how its core was built (profile-guided or not)."""
+    parser.add_argument(
+        "--version",
+        action=_Version,
+        nargs=0,
+        help="print the version and the build of the simulator core, then exit",
+    )
+
+
+class _Version(argparse.Action):
+    """Prints the version when given: reading it loads importlib.metadata (about 0.1 s), which
+    every other use of the parser, `--help` first, should not pay for."""
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        import cellblade
+
+        print(f"{parser.prog} {version()} ({cellblade.CATALOG['build']} build)")
+        parser.exit()
+
+
+def version() -> str:
+    """The installed package's version."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as installed
+
+    try:
+        return installed("cellblade")
+    except PackageNotFoundError:  # run from a source tree without installing
+        return "unknown"
