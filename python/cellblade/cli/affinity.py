@@ -140,8 +140,10 @@ def _affinity_run(args: argparse.Namespace) -> int:
     names = [f"{stem}.csv", f"{stem}.json", f"{stem}.png", "machine.toml"]
     out, force = out_dir(args, Path("out") / stem, names)
     if args.placement_file is not None:
-        # A missing file is named before any placement runs, as the core's reader names it.
+        # A missing or malformed file is named before any placement runs, as the core names it:
+        # one trial of the file's placement alone checks it before the others run.
         cellblade.machine.read_text(args.placement_file, "placement_file")
+        cellblade.affinity_run(**dict(parameters, placements=[], trials=1))
     from cellblade import splits  # loaded by the commands that use it
 
     results = splits.placements(parameters, parallel_of(args))
