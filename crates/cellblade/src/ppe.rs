@@ -78,7 +78,7 @@ impl Ppe {
 
     /// A store to a problem-state register. It is posted: the core hands it to the non-cacheable
     /// unit and goes on, so it costs the PPE nothing here; its bus time delays the PPE's next
-    /// load instead (guarded accesses are performed in order, [`Machine::ppe_await_stores`]).
+    /// load instead (guarded accesses are performed in order, [`Machine::ppe_mmio_read`]).
     pub async fn mmio_write(&self, spe: usize, register: u64, value: u32) -> Result<()> {
         Self::check_spe(spe)?;
         Self::check_register(spe, register, "mmio_write", &WRITABLE)?;
@@ -90,9 +90,6 @@ impl Ppe {
     pub async fn mmio_read(&self, spe: usize, register: u64) -> Result<u32> {
         Self::check_spe(spe)?;
         Self::check_register(spe, register, "mmio_read", &READABLE)?;
-        if self.sh.with(|m, s| m.ppe_await_stores(s, self.chip, self.pid)) {
-            self.sh.suspend(self.pid).await?;
-        }
         self.cost(Access::Mmio).await;
         self.sh.with(|m, s| m.ppe_mmio_read(s, self.chip, self.pid, spe, register));
         Ok(self.sh.suspend(self.pid).await? as u32)

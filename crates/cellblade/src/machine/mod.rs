@@ -66,7 +66,7 @@ pub struct Machine {
     /// Each PPE's guarded accesses in program order: its stores not yet performed, and the
     /// load that waits for them (see [`Machine::ppe_mmio_read`]).
     ppe_stores: [u32; CHIPS],
-    ppe_load: [Option<Pid>; CHIPS],
+    ppe_load: [Option<(Pid, usize, u64)>; CHIPS],
     pub trace: Tracer,
     next_cmd: u64,
     /// Bytes of each local store handed out by `ls_alloc`.
@@ -309,29 +309,23 @@ impl Machine {
         self.start(s, Element::ppe(chip), Element::spe(spe), 4, chip, Client::MmioWrite { ppe: chip, spe, reg: r, value });
     }
 
-    /// Guarded storage is accessed in program order: before a PPE load starts, the PPE's earlier
-    /// stores must have been performed at their registers. True if `pid` must wait for that (it
-    /// is woken when they have); posted, the stores cost the PPE nothing else.
-    pub fn ppe_await_stores(&mut self, s: &mut Sched, chip: usize, pid: Pid) -> bool {
-        if self.ppe_stores[chip] == 0 {
-            return false;
-        }
-        s.set_waiting(pid, move || format!("the stores of the PPE on chip {chip}"));
-        self.ppe_load[chip] = Some(pid);
-        true
-    }
-
-    /// A PPE load from a problem-state register: `pid` is woken with the value.
+    /// A PPE load from a problem-state register: `pid` is woken with the value. Guarded storage
+    /// is accessed in program order, so the load goes to the bus only once the PPE's earlier
+    /// stores have been performed at their registers (posted, they cost the PPE nothing else).
     pub fn ppe_mmio_read(&mut self, s: &mut Sched, chip: usize, pid: Pid, spe: usize, r: u64) {
         s.set_waiting(pid, move || format!("an mmio read of register {r:#x} of spe {spe}"));
-        self.start(s, Element::spe(spe), Element::ppe(chip), 4, chip, Client::MmioRead { pid, spe, reg: r });
+        if self.ppe_stores[chip] > 0 {
+            self.ppe_load[chip] = Some((pid, spe, r));
+        } else {
+            self.start(s, Element::spe(spe), Element::ppe(chip), 4, chip, Client::MmioRead { pid, spe, reg: r });
+        }
     }
 
     fn ppe_store_performed(&mut self, s: &mut Sched, chip: usize) {
         self.ppe_stores[chip] -= 1;
         if self.ppe_stores[chip] == 0 {
-            if let Some(pid) = self.ppe_load[chip].take() {
-                s.wake(pid, Ok(0));
+            if let Some((pid, spe, r)) = self.ppe_load[chip].take() {
+                self.start(s, Element::spe(spe), Element::ppe(chip), 4, chip, Client::MmioRead { pid, spe, reg: r });
             }
         }
     }
