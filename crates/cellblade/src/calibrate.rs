@@ -335,7 +335,15 @@ fn sync_rows(file: &MachineFile) -> Result<Vec<Row>> {
         false,
         "a posted store and three loads, each across the BIF in program order",
     ));
-    rows.push(row("PPE-SPE signal, SPE on chip 0", S002T1, 503.8, ppe("signal", 0, false)?, "ns", true, "fits ppe.mmio_ns (a load): a posted store, two loads"));
+    rows.push(row(
+        "PPE-SPE signal, SPE on chip 0",
+        S002T1,
+        503.8,
+        ppe("signal", 0, false)?,
+        "ns",
+        true,
+        "fits ppe.mmio_ns (a load): a posted store, two loads",
+    ));
     rows.push(row(
         "PPE-SPE signal, SPE on chip 1",
         S002T1,

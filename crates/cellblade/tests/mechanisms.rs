@@ -54,8 +54,8 @@ fn a_line_held_by_another_spe_is_snooped_pushed_home_and_read_again() {
     let cold = getllar_ns(None, 0, &[]);
     let handed = getllar_ns(Some(2), 0, &[]);
     let command_phase = 110.0 / 1.6; // command_phase_bus_cycles at the 1.6 GHz bus
-    // Before the read a cold line needs come the snoop (a command phase) and the holder's push
-    // (a command phase and more).
+                                     // Before the read a cold line needs come the snoop (a command phase) and the holder's push
+                                     // (a command phase and more).
     assert!(handed > cold + 2.0 * command_phase, "hand-over {handed} ns, cold {cold} ns");
 }
 

@@ -21,6 +21,8 @@ pub struct Line {
     pub holder: Option<usize>,
     pub busy: bool,
     pub waiting: VecDeque<(usize, Pid)>,
+    /// The requester whose getllar the holder is being asked to give the line up for.
+    pub snooped_by: Option<(usize, Pid)>,
 }
 
 #[derive(Default)]

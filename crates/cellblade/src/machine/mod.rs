@@ -39,7 +39,7 @@ pub enum Event {
     MfcKick(usize),
     AtomicRelease(u64),
     /// A getllar's command has been snooped by the line's holder (see [`Machine::hand_over`]).
-    AtomicSnooped { line: u64, spe: usize, pid: Pid },
+    AtomicSnooped(u64),
 }
 
 pub type Sched = Scheduler<Event>;
@@ -361,7 +361,8 @@ impl Machine {
         match l.holder {
             Some(h) if h != spe => {
                 let crossing = if h / topology::SPES_PER_CHIP != spe / topology::SPES_PER_CHIP { self.p.bif_crossing } else { Time::ZERO };
-                s.schedule(s.now().align_up(self.p.bus_cycle) + self.p.command_phase + crossing, Event::AtomicSnooped { line, spe, pid });
+                l.snooped_by = Some((spe, pid));
+                s.schedule(s.now().align_up(self.p.bus_cycle) + self.p.command_phase + crossing, Event::AtomicSnooped(line));
             }
             _ => {
                 let home = self.mem.owner(Loc::Mem(line));
@@ -371,8 +372,9 @@ impl Machine {
     }
 
     /// The holder has seen the getllar of `spe`: its reservation is lost, and it pushes the line home.
-    fn atomic_snooped(&mut self, s: &mut Sched, line: u64, spe: usize, pid: Pid) {
+    fn atomic_snooped(&mut self, s: &mut Sched, line: u64) {
         let l = self.atomic.lines.get_mut(&line).expect("line");
+        let (spe, pid) = l.snooped_by.take().expect("a snoop under way");
         let h = l.holder.take().expect("a snooped line has a holder");
         if self.atomic.reservation[h] == Some(line) {
             self.atomic.reservation[h] = None;
@@ -446,7 +448,7 @@ impl World for Machine {
                     self.mfc_issue(s, spe);
                 }
             }
-            Event::AtomicSnooped { line, spe, pid } => self.atomic_snooped(s, line, spe, pid),
+            Event::AtomicSnooped(line) => self.atomic_snooped(s, line),
             Event::AtomicRelease(line) => {
                 let l = self.atomic.lines.get_mut(&line).expect("line");
                 l.busy = false;
