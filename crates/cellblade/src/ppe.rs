@@ -63,8 +63,8 @@ impl Ppe {
         Err(program_err(format!("ppe: {what} of register {register:#x} of spe {spe}: no such register; allowed are {}", names.join(", "))))
     }
 
-    /// The PPE's own cost of one access to `spe`'s registers (the same for either chip: the
-    /// crossing to the other chip is the bus's guarded BIF path).
+    /// The PPE's own cost of a load from `spe`'s registers (the same for either chip: the
+    /// crossing to the other chip is the bus's guarded BIF path), or of a library call.
     async fn cost(&self, access: Access) {
         let dt = {
             let m = self.sh.world.borrow();
@@ -76,16 +76,17 @@ impl Ppe {
         self.sh.sleep(self.pid, dt).await;
     }
 
-    /// A store to a problem-state register (posted: the PPE goes on once it is issued).
+    /// A store to a problem-state register. It is posted: the core hands it to the non-cacheable
+    /// unit and goes on, so it costs the PPE nothing here; its bus time delays the PPE's next
+    /// load instead (guarded accesses are performed in order, [`Machine::ppe_mmio_read`]).
     pub async fn mmio_write(&self, spe: usize, register: u64, value: u32) -> Result<()> {
         Self::check_spe(spe)?;
         Self::check_register(spe, register, "mmio_write", &WRITABLE)?;
-        self.cost(Access::Mmio).await;
         self.sh.with(|m, s| m.ppe_mmio_write(s, self.chip, spe, register, value));
         Ok(())
     }
 
-    /// A load from a problem-state register: blocks for the round trip.
+    /// A load from a problem-state register: the thread stalls for the round trip.
     pub async fn mmio_read(&self, spe: usize, register: u64) -> Result<u32> {
         Self::check_spe(spe)?;
         Self::check_register(spe, register, "mmio_read", &READABLE)?;

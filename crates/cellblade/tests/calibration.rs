@@ -9,12 +9,8 @@ use cellblade::machine::config::{load, preset_text};
 
 /// Rows the model does not meet, as listed in the README ("Calibration: rows not met").
 const NOT_MET: &[&str] = &[
-    "PPE-SPE mailbox, SPE on chip 0",
-    "PPE-SPE mailbox, SPE on chip 1",
-    "PPE-SPE signal, SPE on chip 1",
     "SPE-SPE signal write",
     "fetch-and-add, one shared 4-64 B variable, 16 SPEs",
-    "fetch-and-add, one shared 128 B variable, 16 SPEs",
     "shared fetch-and-add, SPEs from chip 1 minus chip 0, 10-15 SPEs",
     "private-buffer GET latency, 512 B, XDRAM1",
     "16 B GET latency, main memory / another SPE's LS",
@@ -79,7 +75,7 @@ fn honest_counts() {
     // and four transfers one way (Table 1 #3, #4, #7), which only the blind ring draw gives.
     assert_eq!(
         c,
-        Counts { rows: 66, fitted: 12, fitted_hold: 12, predictions: 54, predictions_hold: 31, predictions_hold_discriminating: 9 }
+        Counts { rows: 66, fitted: 12, fitted_hold: 12, predictions: 54, predictions_hold: 35, predictions_hold_discriminating: 9 }
     );
     assert!(c.fitted * 2 <= c.rows, "{c:?}");
 }

@@ -312,9 +312,12 @@ mod tests {
         assert_eq!((two.spes, four.spes), (32, 64));
         // Bruck: 1 round on 2 blades, 2 on 4; every blade sends one message per round.
         assert_eq!((one.network_messages, two.network_messages, four.network_messages), (0, 2, 8));
-        // A round costs at least 2 overheads + latency (2.5 us with the preset).
-        assert!(two.latency_ns - one.latency_ns >= 2500.0, "{one:?} {two:?}");
-        assert!(four.latency_ns - two.latency_ns >= 2500.0, "{two:?} {four:?}");
+        // A round costs at least 2 overheads + latency (2.5 us with the preset). The PPE sees the
+        // leader's arrival word at its next status poll (one load), so the runs' other parts may
+        // differ by up to one poll.
+        let poll = f.ppe.mmio_ns + 100.0;
+        assert!(two.latency_ns - one.latency_ns >= 2500.0 - poll, "{one:?} {two:?}");
+        assert!(four.latency_ns - two.latency_ns >= 2500.0 - poll, "{two:?} {four:?}");
     }
 
     #[test]

@@ -1,11 +1,14 @@
 //! Lock-line reservations (getllar/putllc on 128-byte lines) and the MFC atomic caches.
 //!
 //! Model: a line lives in at most one SPE's atomic cache. getllar on a line held elsewhere hands
-//! the line over through memory (the holder writes it back to its home XDR, the requester reads
-//! it), one hand-over at a time per line, in request order; the new holder keeps it for a guard
-//! time (one atomic-cache access and the modify) so that its putllc can land before the next hand-over. A
-//! hand-over kills the old holder's reservation, so its putllc fails and it retries, as
-//! `atomic_add_return`-style loops do. Private lines stay in their SPE's cache: both commands hit.
+//! the line over as the bus's retry protocol moves a modified line: the requester's command is
+//! snooped by the holder (a command phase, and the coherent crossing when the two are on
+//! different chips), which loses its reservation and pushes the line to its home XDR; the
+//! reissued command reads it from there. One hand-over at a time per line, in request order; the
+//! new holder keeps the line for a guard time (one atomic-cache access and the modify) so that
+//! its putllc can land before the next snoop. A putllc after the snoop fails and the loop
+//! retries, as `atomic_add_return`-style loops do. Private lines stay in their SPE's cache: both
+//! commands hit.
 
 use std::collections::{HashMap, VecDeque};
 
@@ -18,6 +21,8 @@ pub struct Line {
     pub holder: Option<usize>,
     pub busy: bool,
     pub waiting: VecDeque<(usize, Pid)>,
+    /// The requester whose getllar the holder is being asked to give the line up for.
+    pub snooped_by: Option<(usize, Pid)>,
 }
 
 #[derive(Default)]

@@ -30,7 +30,7 @@ use channels::Channels;
 use config::{MachineFile, Params};
 use memory::{reg, Loc, Memory};
 use mfc::{Mfc, MfcCommand, Queued, TagWait};
-use topology::{Element, SPES};
+use topology::{Element, CHIPS, SPES};
 use trace::Tracer;
 
 /// Events of the machine (the bus is clocked: see [`Bus::step`]).
@@ -38,6 +38,8 @@ use trace::Tracer;
 pub enum Event {
     MfcKick(usize),
     AtomicRelease(u64),
+    /// A getllar's command has been snooped by the line's holder (see [`Machine::hand_over`]).
+    AtomicSnooped(u64),
 }
 
 pub type Sched = Scheduler<Event>;
@@ -46,7 +48,7 @@ pub type Sched = Scheduler<Event>;
 #[derive(Debug, Clone, Copy)]
 pub enum Client {
     MfcPacket { spe: usize, cmd: u64, src: Loc, dst: Loc },
-    MmioWrite { spe: usize, reg: u64, value: u32 },
+    MmioWrite { ppe: usize, spe: usize, reg: u64, value: u32 },
     MmioRead { pid: Pid, spe: usize, reg: u64 },
     AtomicWriteback { line: u64, spe: usize, pid: Pid },
     AtomicFetch { line: u64, spe: usize, pid: Pid },
@@ -61,6 +63,10 @@ pub struct Machine {
     pub mfc: Vec<Mfc>,
     pub ch: Vec<Channels>,
     pub atomic: Atomic,
+    /// Each PPE's guarded accesses in program order: its stores not yet performed, and the
+    /// load that waits for them (see [`Machine::ppe_mmio_read`]).
+    ppe_stores: [u32; CHIPS],
+    ppe_load: [Option<(Pid, usize, u64)>; CHIPS],
     pub trace: Tracer,
     next_cmd: u64,
     /// Bytes of each local store handed out by `ls_alloc`.
@@ -76,6 +82,8 @@ impl Machine {
             mfc: (0..SPES).map(|_| Mfc::default()).collect(),
             ch: (0..SPES).map(|_| Channels::default()).collect(),
             atomic: Atomic::default(),
+            ppe_stores: [0; CHIPS],
+            ppe_load: [None; CHIPS],
             trace: Tracer::new(trace),
             next_cmd: 0,
             ls_used: vec![0; SPES],
@@ -297,13 +305,29 @@ impl Machine {
 
     /// A PPE (on `chip`) store to a problem-state register: posted, takes effect on arrival.
     pub fn ppe_mmio_write(&mut self, s: &mut Sched, chip: usize, spe: usize, r: u64, value: u32) {
-        self.start(s, Element::ppe(chip), Element::spe(spe), 4, chip, Client::MmioWrite { spe, reg: r, value });
+        self.ppe_stores[chip] += 1;
+        self.start(s, Element::ppe(chip), Element::spe(spe), 4, chip, Client::MmioWrite { ppe: chip, spe, reg: r, value });
     }
 
-    /// A PPE load from a problem-state register: `pid` is woken with the value.
+    /// A PPE load from a problem-state register: `pid` is woken with the value. Guarded storage
+    /// is accessed in program order, so the load goes to the bus only once the PPE's earlier
+    /// stores have been performed at their registers (posted, they cost the PPE nothing else).
     pub fn ppe_mmio_read(&mut self, s: &mut Sched, chip: usize, pid: Pid, spe: usize, r: u64) {
         s.set_waiting(pid, move || format!("an mmio read of register {r:#x} of spe {spe}"));
-        self.start(s, Element::spe(spe), Element::ppe(chip), 4, chip, Client::MmioRead { pid, spe, reg: r });
+        if self.ppe_stores[chip] > 0 {
+            self.ppe_load[chip] = Some((pid, spe, r));
+        } else {
+            self.start(s, Element::spe(spe), Element::ppe(chip), 4, chip, Client::MmioRead { pid, spe, reg: r });
+        }
+    }
+
+    fn ppe_store_performed(&mut self, s: &mut Sched, chip: usize) {
+        self.ppe_stores[chip] -= 1;
+        if self.ppe_stores[chip] == 0 {
+            if let Some((pid, spe, r)) = self.ppe_load[chip].take() {
+                self.start(s, Element::spe(spe), Element::ppe(chip), 4, chip, Client::MmioRead { pid, spe, reg: r });
+            }
+        }
     }
 
     // ----- atomic unit -----
@@ -325,22 +349,38 @@ impl Machine {
         false
     }
 
+    /// Start the hand-over of `line` to the first SPE waiting for it. Held by another SPE, the
+    /// line moves as the EIB's retry protocol moves a modified line: the requester's getllar
+    /// command is snooped (one command phase, and the coherent crossing when the holder is on
+    /// the other chip); the holder answers retry, loses its reservation and pushes the line to
+    /// its home memory; the requester's reissued command then reads it from there.
     fn hand_over(&mut self, s: &mut Sched, line: u64) {
         let l = self.atomic.lines.get_mut(&line).expect("line");
         let Some((spe, pid)) = l.waiting.pop_front() else { return };
         l.busy = true;
-        let home = self.mem.owner(Loc::Mem(line));
-        let chip = spe / topology::SPES_PER_CHIP;
         match l.holder {
             Some(h) if h != spe => {
-                if self.atomic.reservation[h] == Some(line) {
-                    self.atomic.reservation[h] = None;
-                }
-                l.holder = None;
-                self.start(s, Element::spe(h), home, 128, chip, Client::AtomicWriteback { line, spe, pid });
+                let crossing = if h / topology::SPES_PER_CHIP != spe / topology::SPES_PER_CHIP { self.p.bif_crossing } else { Time::ZERO };
+                l.snooped_by = Some((spe, pid));
+                s.schedule(s.now().align_up(self.p.bus_cycle) + self.p.command_phase + crossing, Event::AtomicSnooped(line));
             }
-            _ => self.start(s, home, Element::spe(spe), 128, chip, Client::AtomicFetch { line, spe, pid }),
+            _ => {
+                let home = self.mem.owner(Loc::Mem(line));
+                self.start(s, home, Element::spe(spe), 128, spe / topology::SPES_PER_CHIP, Client::AtomicFetch { line, spe, pid });
+            }
         }
+    }
+
+    /// The holder has seen the getllar of `spe`: its reservation is lost, and it pushes the line home.
+    fn atomic_snooped(&mut self, s: &mut Sched, line: u64) {
+        let l = self.atomic.lines.get_mut(&line).expect("line");
+        let (spe, pid) = l.snooped_by.take().expect("a snoop under way");
+        let h = l.holder.take().expect("a snooped line has a holder");
+        if self.atomic.reservation[h] == Some(line) {
+            self.atomic.reservation[h] = None;
+        }
+        let home = self.mem.owner(Loc::Mem(line));
+        self.start(s, Element::spe(h), home, 128, spe / topology::SPES_PER_CHIP, Client::AtomicWriteback { line, spe, pid });
     }
 
     /// putllc: stores the line from `lsa` if the reservation holds; returns whether it did.
@@ -372,7 +412,10 @@ impl Machine {
                 }
                 self.packet_done(s, spe, cmd);
             }
-            Client::MmioWrite { spe, reg, value } => self.mmio_write_effect(s, spe, reg, value),
+            Client::MmioWrite { ppe, spe, reg, value } => {
+                self.mmio_write_effect(s, spe, reg, value);
+                self.ppe_store_performed(s, ppe);
+            }
             Client::MmioRead { pid, spe, reg } => {
                 let v = self.mmio_read_effect(s, spe, reg);
                 s.wake(pid, Ok(v as u64));
@@ -405,6 +448,7 @@ impl World for Machine {
                     self.mfc_issue(s, spe);
                 }
             }
+            Event::AtomicSnooped(line) => self.atomic_snooped(s, line),
             Event::AtomicRelease(line) => {
                 let l = self.atomic.lines.get_mut(&line).expect("line");
                 l.busy = false;
