@@ -565,7 +565,12 @@ mod search_tests {
         let mut ev = Evaluator { file: &f, pattern: &pattern, objective: Objective::MinBandwidth, cache: HashMap::new() };
         assert_eq!(ev.value(&r.best.placement).unwrap(), r.best.value);
         let (random_only, _) = climb_from(&mut ev, 16, 5, false, None).unwrap();
-        assert!(random_only.value >= 0.99 * r.evenodd.value, "random starts reached {}, EvenOdd gives {}", random_only.value, r.evenodd.value);
+        assert!(
+            random_only.value >= 0.99 * r.evenodd.value,
+            "random starts reached {}, EvenOdd gives {}",
+            random_only.value,
+            r.evenodd.value
+        );
     }
 
     /// The pruned two-chip search reaches a placement at least as good as the unpruned climb's
