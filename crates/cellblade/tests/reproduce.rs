@@ -32,7 +32,7 @@ const NOT_REPRODUCED: &[&str] = &[
     "all-gather, 16 SPEs: rdb best up to 2 KB; at 4 KB hybrid-2-8 beats rdb",
     "all-reduce, 16 SPEs: HybridB-3-4 up to 15% better than reduce-scatter plus all-gather",
     "ring pattern: Overlap gets under half the best placement",
-    "bruck2: EvenOdd best; Ring and Leap2 poor",
+    "EvenOdd is good on every pattern",
     "bcast pattern takes about 17 us on every placement (limit 15 us)",
     "scatter pattern takes about 5 us on every placement (limit 4.375 us)",
     "congestion adds up to 218% of the uncontended latency",
@@ -88,6 +88,7 @@ const DISCRIMINATING: &[&str] = &[
     "rd1: overlap alone is poor (all paths half-way), the other named placements good",
     "rd2: leap2 alone is poor (all paths half-way), the other named placements good",
     "rd3: ring alone is poor (all paths half-way), the other named placements good",
+    "bruck2: EvenOdd best; Ring and Leap2 poor",
     "Bruck all-gather: EvenOdd best, Ring worst",
     "latency climbs above 256 B and above two BIF messages",
 ];
