@@ -114,9 +114,12 @@ def test_flags_become_the_core_request(fake_affinity, tmp_path, capsys):
         "machine": {"preset": "qs20"},
         "set": ["a.b=1"],
     }
-    # One request per placement, sent from several threads: compared sorted.
+    # The file's placement alone for one trial first (it checks the file before the run), then
+    # one request per placement, sent from several threads: compared sorted.
     key = lambda request: json.dumps(request, sort_keys=True)  # noqa: E731
-    assert sorted(fake_affinity, key=key) == sorted(
+    file_request = dict(common, placements=[], placement_file=placement.read_text())
+    assert fake_affinity[0] == dict(file_request, trials=1)
+    assert sorted(fake_affinity[1:], key=key) == sorted(
         [
             dict(common, placements=["identity"]),
             dict(common, placements=["default"]),

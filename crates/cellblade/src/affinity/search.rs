@@ -267,6 +267,10 @@ pub fn search_with(
     };
     let evenodd = Placement::named("evenodd", spes)?.rank_to_spe;
     let evenodd = Scored { value: ev.value(&evenodd)?, placement: evenodd };
+    // A class is searched through one member, and the arbiter's ring draws move members of a
+    // class by a little: EvenOdd, evaluated itself, may beat or trail them all.
+    let best = if objective.better(evenodd.value, best.value) { evenodd.clone() } else { best };
+    let worst = if objective.better(worst.value, evenodd.value) { evenodd.clone() } else { worst };
     let mut sched = DefaultScheduler::new(file, seed, spes);
     let mut samples = Vec::new();
     for _ in 0..default_samples.max(1) {
