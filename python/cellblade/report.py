@@ -156,10 +156,19 @@ def _model_rows(quick: bool, machine: dict[str, Any], where: dict[str, Any]) -> 
     ops = ("allreduce",) if quick else OPS
     sizes = [1024] if quick else [256, 4096, 32768]
     spes = (8,) if quick else SPE_COUNTS
+    # An all-gather's result is SPEs x size: 32 KB on 8 SPEs no longer fits a local store.
+    fits = {"allgather": [256, 4096, 8192]}
     calls = [
         parallel.Call(
             "model.predict",
-            dict(op=op, params_toml=params, spes=n, sizes=sizes, simulate=True, **machine),
+            dict(
+                op=op,
+                params_toml=params,
+                spes=n,
+                sizes=sizes if quick else fits.get(op, sizes),
+                simulate=True,
+                **machine,
+            ),
             label=f"{op} {n}",
         )
         for op in ops
