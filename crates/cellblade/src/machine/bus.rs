@@ -785,10 +785,7 @@ fn pick_ring(
     }
     // The usual case: one shortest way. Rings 0..n go clockwise, n..2n counter-clockwise.
     let (first, mask) = if rt.cw_ok { (0, rt.cw_mask) } else { (n, rt.ccw_mask) };
-    match draw {
-        None => free_ring(&mut rings[first..first + n], first, mask, now, max_transfers, next),
-        Some(d) => drawn_ring(&mut rings[first..first + n], first, mask, now, max_transfers, d, next),
-    }
+    ring_of_direction(&mut rings[first..first + n], first, mask, now, max_transfers, draw, next)
 }
 
 /// A half-way transfer tries first the direction where fewer transfers in flight cross its path,
@@ -812,10 +809,25 @@ fn pick_ring_half_way(
     } else {
         [(0, rt.cw_mask), (n, rt.ccw_mask)]
     };
-    order.into_iter().find_map(|(first, mask)| match draw {
-        None => free_ring(&mut rings[first..first + n], first, mask, now, max_transfers, next),
-        Some(d) => drawn_ring(&mut rings[first..first + n], first, mask, now, max_transfers, d, next),
-    })
+    order.into_iter().find_map(|(first, mask)| ring_of_direction(&mut rings[first..first + n], first, mask, now, max_transfers, draw, next))
+}
+
+/// The ring of one direction's `rings` (numbered from `first`) that takes `mask` now: the first
+/// open one, or the drawn one with `eib.ring_assignment = "blind"` (`draw`).
+#[inline(always)]
+fn ring_of_direction(
+    rings: &mut [Ring],
+    first: usize,
+    mask: u16,
+    now: Time,
+    max_transfers: usize,
+    draw: Option<u64>,
+    next: &mut Time,
+) -> Option<(usize, u16)> {
+    match draw {
+        None => free_ring(rings, first, mask, now, max_transfers, next),
+        Some(d) => drawn_ring(rings, first, mask, now, max_transfers, d, next),
+    }
 }
 
 /// `eib.ring_assignment = "blind"`: of `rings` (numbered from `first`), those that can carry
