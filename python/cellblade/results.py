@@ -109,12 +109,14 @@ def claims_summary(claims: list[dict[str, Any]]) -> str:
     """The counts under the claims: only claims that hold or do not are counted."""
     counted = [c for c in claims if c["status"] in ("holds", "does not hold")]
     predicted = [c for c in counted if not c["fitted"]]
+    redrawn = sum(bool(c.get("depends_on_draws")) for c in predicted)
     return (
         f"{len(predicted)} predictions counted, {sum(map(holds, predicted))} hold, "
         f"{sum(map(discriminating, predicted))} of them discriminating "
         "(* : a blade without contention fails them); "
         f"{len(counted) - len(predicted)} fitted, "
         f"{len(claims) - len(counted)} not counted (not modelled or unverified)"
+        + (f"; {redrawn} held with one draw seed of the arbiter only" if redrawn else "")
     )
 
 

@@ -1,5 +1,8 @@
 //! `cellblade reproduce`: the seeds' findings, each stated as a claim with its source, re-run
-//! on the simulated blade and on the blade without contention, and marked as holding or not.
+//! on the simulated blade, on the same blade with the arbiter's next draw seed, and on the
+//! blade without contention, and marked as holding or not. A claim holds only if it holds with
+//! both draw seeds: the blind draws stand for arbiter state the seeds do not describe, and a
+//! verdict that changes with them is the draws' doing, not the mechanism's.
 //! This module only gathers: each paper's claims live beside the code they check (seed 000's
 //! collectives in `coll/claims/`, seed 001's affinity in `affinity/claims.rs`, seed 003's model
 //! in `model/claims.rs` and `model/cluster.rs`, seed 004's MPI in `mpi/claims.rs`), and the
@@ -10,7 +13,7 @@
 //! two are counted.
 
 use crate::error::Result;
-use crate::evidence::claim::compared;
+use crate::evidence::claim::{compared, redrawn};
 use crate::evidence::Claim;
 use crate::machine::config::MachineFile;
 
@@ -47,10 +50,12 @@ pub fn run_groups<S: AsRef<str>>(file: &MachineFile, quick: bool, ids: &[S]) -> 
     if let Some(bad) = ids.iter().map(AsRef::as_ref).find(|id| !GROUPS.iter().any(|(known, _)| known == id)) {
         return Err(crate::error::field_err("claims", bad, format!("one of {}", group_ids().join(", "))));
     }
-    let free = file.without_contention();
+    let (free, other) = (file.without_contention(), file.redrawn());
     let mut out = Vec::new();
     for (_, run) in GROUPS.iter().filter(|(id, _)| ids.iter().any(|wanted| wanted.as_ref() == *id)) {
-        out.extend(compared(run(file, quick)?, run(&free, quick)?));
+        let claims = run(file, quick)?;
+        let claims = if file.draws() { redrawn(claims, run(&other, quick)?) } else { claims };
+        out.extend(compared(claims, run(&free, quick)?));
     }
     Ok(out)
 }

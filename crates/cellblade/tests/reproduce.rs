@@ -33,6 +33,7 @@ const NOT_REPRODUCED: &[&str] = &[
     "all-reduce, 16 SPEs: HybridB-3-4 up to 15% better than reduce-scatter plus all-gather",
     "ring pattern: Overlap gets under half the best placement",
     "EvenOdd is good on every pattern",
+    "bruck2: EvenOdd best; Ring and Leap2 poor",
     "bcast pattern takes about 17 us on every placement (limit 15 us)",
     "scatter pattern takes about 5 us on every placement (limit 4.375 us)",
     "congestion adds up to 218% of the uncontended latency",
@@ -88,10 +89,15 @@ const DISCRIMINATING: &[&str] = &[
     "rd1: overlap alone is poor (all paths half-way), the other named placements good",
     "rd2: leap2 alone is poor (all paths half-way), the other named placements good",
     "rd3: ring alone is poor (all paths half-way), the other named placements good",
-    "bruck2: EvenOdd best; Ring and Leap2 poor",
     "Bruck all-gather: EvenOdd best, Ring worst",
     "latency climbs above 256 B and above two BIF messages",
 ];
+
+/// Claims that hold with one draw seed of the arbiter and not with the next, so do not hold:
+/// Leap2 at 74% of the best on bruck2 (poor is under 75%) with one seed and 80% with the next;
+/// EvenOdd's worst pattern at 90% of the best (good is at least 90%) with one and 92% with the
+/// next.
+const DEPENDS_ON_DRAWS: &[&str] = &["bruck2: EvenOdd best; Ring and Leap2 poor", "EvenOdd is good on every pattern"];
 
 /// Claims a machine-file value or a model was chosen on: they hold by construction.
 const FITTED: &[&str] =
@@ -104,6 +110,11 @@ fn the_counts_say_which_claims_could_tell_contention_from_none(claims: &[cellbla
         claims.iter().filter(|c| pred(c)).map(|c| c.claim.as_str()).collect::<Vec<_>>()
     };
     assert_eq!(named(&|c| c.fitted), FITTED);
+    let mut redrawn = named(&|c| c.depends_on_draws);
+    redrawn.sort();
+    let mut listed = DEPENDS_ON_DRAWS.to_vec();
+    listed.sort();
+    assert_eq!(redrawn, listed);
     assert_eq!(named(&|c| !c.fitted && c.holds && c.without_contention == Some(false)), DISCRIMINATING);
     let counted = claims.len() - NOT_MODELLED.len();
     let hold = counted - NOT_REPRODUCED.len() - FITTED.len();

@@ -21,6 +21,9 @@ pub struct Claim {
     /// `None` where that was not run. A prediction that holds here and not there is evidence
     /// of the contention model; one that holds on both says nothing about it.
     pub without_contention: Option<bool>,
+    /// The claim held with one draw seed of the blind arbiter and not with the next
+    /// ([`redrawn`]): its verdict rests on the draws, not on the mechanism, so it does not hold.
+    pub depends_on_draws: bool,
 }
 
 impl Claim {
@@ -54,6 +57,7 @@ pub fn claim(claim: &str, source: &str, published: &str, simulated: String, hold
         note: note.into(),
         fitted: false,
         without_contention: None,
+        depends_on_draws: false,
     }
 }
 
@@ -71,4 +75,54 @@ pub fn compared(mut claims: Vec<Claim>, free: Vec<Claim>) -> Vec<Claim> {
         c.without_contention = (c.judged() && f.judged()).then_some(f.holds);
     }
     claims
+}
+
+/// `claims` judged again against the same claims on an equally likely blade with other draws
+/// (`other`, same order): a claim that holds on only one of the two does not hold, and says so.
+pub fn redrawn(mut claims: Vec<Claim>, other: Vec<Claim>) -> Vec<Claim> {
+    debug_assert_eq!(claims.len(), other.len());
+    for (c, o) in claims.iter_mut().zip(other) {
+        debug_assert_eq!(c.claim, o.claim, "a group states the same claims on every machine");
+        if c.judged() && o.judged() && c.holds != o.holds {
+            let (with, without) = if c.holds { ("this", "the next") } else { ("the next", "this") };
+            c.depends_on_draws = true;
+            c.holds = false;
+            c.status = "does not hold".into();
+            c.simulated = format!("{}; with the next draw seed: {}", c.simulated, o.simulated);
+            let why = format!("holds with {with} draw seed of the arbiter, not with {without}: the verdict rests on the draws");
+            c.note = if c.note.is_empty() { why } else { format!("{}; {why}", c.note) };
+        }
+    }
+    claims
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn judged(holds: bool) -> Claim {
+        claim("EvenOdd best", "seed 001 §5", "best", format!("{}", if holds { 100 } else { 97 }), holds, "")
+    }
+
+    #[test]
+    fn a_verdict_that_changes_with_the_draws_does_not_hold() {
+        let out = redrawn(
+            vec![judged(true), judged(false), judged(true), judged(false)],
+            vec![judged(false), judged(true), judged(true), judged(false)],
+        );
+        let verdicts: Vec<(bool, bool)> = out.iter().map(|c| (c.holds, c.depends_on_draws)).collect();
+        assert_eq!(verdicts, [(false, true), (false, true), (true, false), (false, false)]);
+        assert_eq!(out[0].status, "does not hold");
+        assert_eq!(out[0].simulated, "100; with the next draw seed: 97");
+        assert!(out[0].note.contains("holds with this draw seed of the arbiter, not with the next"), "{}", out[0].note);
+        assert!(out[1].note.contains("holds with the next draw seed of the arbiter, not with this"), "{}", out[1].note);
+        assert!(out[2].note.is_empty() && out[3].note.is_empty());
+    }
+
+    #[test]
+    fn claims_that_are_not_judged_are_left_alone() {
+        let shown = not_modelled("EvenOdd best", "seed 001 §5", "best", "-".into(), "");
+        let out = redrawn(vec![shown.clone()], vec![judged(true)]);
+        assert_eq!((out[0].status.as_str(), out[0].depends_on_draws), ("not modelled", false));
+    }
 }

@@ -507,7 +507,7 @@ impl<C: Copy> Bus<C> {
             return None;
         }
         let (j, ring, mask) = if self.p.contention {
-            let draw = (self.p.ring_assignment == RingAssignment::Blind).then(|| draw(now, chip, e));
+            let draw = (self.p.ring_assignment == RingAssignment::Blind).then(|| draw(now, chip, e, self.p.draw_seed));
             eib.choose(e, now, self.p.rings_per_direction as usize, self.p.max_transfers_per_ring as usize, draw, next)?
         } else {
             eib.uncontended(e, now, self.p.rings_per_direction as usize, next)?
@@ -868,11 +868,12 @@ fn drawn_ring(
     None
 }
 
-/// The arbiter's draw for source `e` of `chip` at `now`: a hash of the three, so that it does
-/// not depend on how many steps the arbiter took before (running ahead or not decides the same).
+/// The arbiter's draw for source `e` of `chip` at `now`: a hash of the three and the machine
+/// file's `eib.draw_seed`, so that it does not depend on how many steps the arbiter took before
+/// (running ahead or not decides the same).
 #[inline]
-fn draw(now: Time, chip: usize, e: usize) -> u64 {
-    let mut x = now.0 ^ ((chip as u64) << 62) ^ ((e as u64) << 56);
+fn draw(now: Time, chip: usize, e: usize, seed: u64) -> u64 {
+    let mut x = now.0 ^ ((chip as u64) << 62) ^ ((e as u64) << 56) ^ seed.wrapping_mul(0x9e37_79b9_7f4a_7c15);
     x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
     x ^ (x >> 31)

@@ -73,6 +73,9 @@ pub struct EibCfg {
     /// How the data arbiter picks among the rings that can take a transfer's path.
     #[serde(default)]
     pub ring_assignment: RingAssignment,
+    /// Salt of the blind arbiter's draws (see [`Params::draw_seed`]).
+    #[serde(default)]
+    pub draw_seed: u64,
 }
 
 /// How the data arbiter picks a ring among those of the transfer's direction that can carry its
@@ -102,6 +105,7 @@ impl EibCfg {
         ("hop_latency_bus_cycles", 0.0, 64.0),
         ("command_phase_bus_cycles", 0.0, 10_000.0),
         ("data_grants_per_bus_cycle", 1.0, 12.0),
+        ("draw_seed", 0.0, 4_294_967_295.0),
     ];
 }
 
@@ -294,6 +298,19 @@ impl MachineFile {
         free.eib.contention = false;
         free
     }
+
+    /// Whether the data arbiter draws (blind ring assignment on a contended bus).
+    pub fn draws(&self) -> bool {
+        self.eib.contention && self.eib.ring_assignment == RingAssignment::Blind
+    }
+
+    /// The same blade with the arbiter's next draw seed: an equally likely run of it, for the
+    /// evidence's check that no verdict rests on one sequence of draws.
+    pub fn redrawn(&self) -> MachineFile {
+        let mut other = self.clone();
+        other.eib.draw_seed = (self.eib.draw_seed + 1) % (u32::MAX as u64 + 1);
+        other
+    }
 }
 
 pub fn load(text: &str, overrides: &[String]) -> Result<MachineFile> {
@@ -461,6 +478,10 @@ pub struct Params {
     /// without contention would also pass it.
     pub contention: bool,
     pub ring_assignment: RingAssignment,
+    /// Mixed into every blind draw. The draws stand for an arbiter state the seeds do not
+    /// describe, so each seed is an equally likely blade: a verdict that changes with it
+    /// depends on the draws, not on the mechanism (`reproduce --draw-seeds`).
+    pub draw_seed: u64,
     pub bif_element: usize,
     /// Ticks per byte on the BIF, as a rational `num / 1024` to keep sub-tick rates exact enough.
     pub bif_ticks_per_kib: u64,
@@ -519,6 +540,7 @@ impl Params {
             data_grants_per_bus_cycle: if f.eib.contention { f.eib.data_grants_per_bus_cycle } else { u32::MAX },
             contention: f.eib.contention,
             ring_assignment: f.eib.ring_assignment,
+            draw_seed: f.eib.draw_seed,
             bif_element: bif_idx,
             bif_ticks_per_kib: if f.eib.contention {
                 (1024.0 * TICKS_PER_SECOND as f64 / (f.bif.data_gbps * 1e9)).round() as u64
