@@ -25,6 +25,7 @@ LEAVE_ONE_OUT_HEADER = (
     "refit",
     "holds",
 )
+PARAMETERS_HEADER = ("parameter", "value", "unit", "from", "what")
 
 
 def holds(point: dict[str, Any]) -> bool:
@@ -166,3 +167,37 @@ def leave_one_out_summary(refits: list[dict[str, Any]]) -> str:
         f"{len(refits)} refits of {params} fitted parameters; in {len(kept)} every other row of "
         "the group still holds with the refit value"
     )
+
+
+def parameter_value(value: Any) -> str:
+    """A machine-file value as `--set` takes it: a list joined by spaces, booleans lower-case,
+    whole floats without their ".0"."""
+    if isinstance(value, list):
+        return " ".join(map(str, value))
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def parameter_source(parameter: dict[str, Any]) -> str:
+    """Where a parameter's value comes from: the citation, or the row it was fitted on."""
+    if parameter["origin"] == "fitted":
+        return f"fitted on the row '{parameter['source']}'"
+    return f"{parameter['origin']}: {parameter['source']}"
+
+
+def parameter_rows(
+    parameters: list[dict[str, Any]], others: dict[str, list[dict[str, Any]]] | None = None
+) -> list[tuple[str, ...]]:
+    """One tuple of cells per machine-file key (`cellblade.machine.parameters()`), in
+    PARAMETERS_HEADER's order; `others` adds the values of other machines where they differ."""
+    rows = []
+    for i, p in enumerate(parameters):
+        value = parameter_value(p["value"])
+        for name, theirs in (others or {}).items():
+            if theirs[i]["value"] != p["value"]:
+                value += f" ({name}: {parameter_value(theirs[i]['value'])})"
+        rows.append((p["key"], value, p["unit"], parameter_source(p), p["what"]))
+    return rows
