@@ -15,7 +15,6 @@ from hypothesis import strategies as st
 import cellblade
 from cellblade import cli, parallel
 from cellblade.cli import common
-from cellblade.cli import model as cli_model
 from cellblade.units import format_number
 
 
@@ -167,7 +166,7 @@ def test_unknown_algorithm_lists_only_its_operations_algorithms():
         raise error
 
     with pytest.raises(cellblade.ConfigError) as caught:
-        cli_model._only_this_operation("allreduce", predict)()
+        common.only_this_operation("allreduce", predict)()
     assert str(caught.value) == (
         "algorithms allreduce.rdbx is not allowed: one of allreduce.rdb, allreduce.cml"
     )
