@@ -227,6 +227,23 @@ def test_a_long_run_in_a_log_prints_a_line_per_finished_stage(monkeypatch, capsy
     )
 
 
+def test_a_sweep_of_many_short_calls_in_a_log_prints_a_line_every_few_seconds(
+    monkeypatch, capsys
+):
+    # 100 calls finishing every 0.1 s from 0 to 9.9 s of the run: a line at 2.0 s (the first
+    # after LINES_AFTER_S), at 7.0 s (LINES_EVERY_S later) and the last one, not 80.
+    clock = iter([0.0, *(0.1 * k for k in range(1, 101))])
+    monkeypatch.setattr(parallel.time, "monotonic", lambda: next(clock))
+    lines = parallel.StageLines(100, "allreduce on 16 SPEs")
+    for _ in range(100):
+        lines.update()
+    assert capsys.readouterr().err == (
+        "allreduce on 16 SPEs: 20/100 done, 2.0 s\n"
+        "allreduce on 16 SPEs: 70/100 done, 7.0 s\n"
+        "allreduce on 16 SPEs: 100/100 done, 10.0 s\n"
+    )
+
+
 def test_progress_is_a_bar_on_a_terminal_and_lines_in_a_log(monkeypatch):
     monkeypatch.setattr(common.sys.stderr, "isatty", lambda: False, raising=False)
     assert common.progress(argparse.Namespace(json=False)) == "lines"
