@@ -58,7 +58,7 @@ def field_error(field: str, message: str) -> ConfigError:
 
 def parameters(machine: Machine | None = None, overrides: Overrides = ()) -> list[dict[str, Any]]:
     """Every machine-file key of the machine a run with these arguments uses: its ``value``
-    (overrides applied), ``unit``, ``what`` it is, its ``origin`` (published, fitted,
+    (overrides applied), ``unit``, ``what`` it is, its ``origin`` (published, fitted, setting,
     unpublished, assumed) and ``source`` (the citation, or the calibration row it was fitted
     on), as the core declares them (``machine/parameters.rs``)."""
     import tomllib

@@ -21,6 +21,8 @@ pub enum Origin {
     Unpublished,
     /// An assumption of the right order where nothing was measured: `source` says which.
     Assumed,
+    /// A switch of the simulator, not a property of the hardware: `source` says what for.
+    Setting,
 }
 
 /// One machine-file key.
@@ -40,7 +42,7 @@ const fn p(key: &'static str, unit: &'static str, what: &'static str, origin: Or
     Parameter { key, unit, what, origin, source }
 }
 
-use Origin::{Assumed, Fitted, Published, Unpublished};
+use Origin::{Assumed, Fitted, Published, Setting, Unpublished};
 
 /// Every key of a machine file except `name`, in the files' order.
 pub const PARAMETERS: &[Parameter] = &[
@@ -56,7 +58,7 @@ pub const PARAMETERS: &[Parameter] = &[
     p("eib.hop_latency_bus_cycles", "bus cycles", "forwarding delay per ramp passed", Unpublished, "hardware notes §7 gap; small by design"),
     p("eib.command_phase_bus_cycles", "bus cycles", "command issue and snoop responses of a transaction", Fitted, "SPE-SPE mailbox sync, same chip"),
     p("eib.data_grants_per_bus_cycle", "grants", "data grants the arbiter gives per bus cycle", Fitted, "Table 1 #7: 7 <- 1, loss"),
-    p("eib.contention", "on/off", "false: the blade without contention the evidence compares against", Published, "an evidence switch, not a hardware value"),
+    p("eib.contention", "on/off", "false: the blade without contention the evidence compares against", Setting, "every calibration row and claim is also judged without contention"),
     p("eib.ring_assignment", "open/blind", "how the arbiter picks among the rings that can carry a path", Published, "seed 001 §2 ('assigns a suitable ring')"),
     p("bif.element", "element", "the ramp the chip-to-chip link hangs off", Published, "hardware notes §3"),
     p("bif.data_gbps", "GB/s", "data rate of coherent traffic over the link", Fitted, "8 SPEs GET 16 KB from XDRAM1, aggregate"),
