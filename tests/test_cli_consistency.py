@@ -227,9 +227,7 @@ def test_a_long_run_in_a_log_prints_a_line_per_finished_stage(monkeypatch, capsy
     )
 
 
-def test_a_sweep_of_many_short_calls_in_a_log_prints_a_line_every_few_seconds(
-    monkeypatch, capsys
-):
+def test_a_sweep_of_many_short_calls_in_a_log_prints_a_line_every_few_seconds(monkeypatch, capsys):
     # 100 calls finishing every 0.1 s from 0 to 9.9 s of the run: a line at 2.0 s (the first
     # after LINES_AFTER_S), at 7.0 s (LINES_EVERY_S later) and the last one, not 80.
     clock = iter([0.0, *(0.1 * k for k in range(1, 101))])

@@ -41,9 +41,9 @@ def discriminating(point: dict[str, Any]) -> bool:
 
 def error_text(point: dict[str, Any]) -> str:
     """A row's error: percent for values and bounds, points for Table 1's losses."""
-    if point["kind"] == "loss":
-        return f"{100 * point['error']:+.1f} pt"
-    return f"{100 * point['error']:+.1f}%"
+    # Rounded first, then + 0.0: a tiny negative error prints "+0.0", never "-0.0".
+    shown = round(100 * point["error"], 1) + 0.0
+    return f"{shown:+.1f} pt" if point["kind"] == "loss" else f"{shown:+.1f}%"
 
 
 def value_text(point: dict[str, Any], key: str) -> str:
