@@ -45,6 +45,7 @@ const fn p(key: &'static str, unit: &'static str, what: &'static str, origin: Or
 use Origin::{Assumed, Fitted, Published, Setting, Unpublished};
 
 /// Every key of a machine file except `name`, in the files' order.
+#[rustfmt::skip] // one line per key, as a table reads
 pub const PARAMETERS: &[Parameter] = &[
     p("clock.core_mhz", "MHz", "core clock of the PPE and the SPUs", Published, "seed 002 §4.1"),
     p("clock.bus_divider", "core cycles", "core cycles per EIB bus cycle", Published, "hardware notes §1"),

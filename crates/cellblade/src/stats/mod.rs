@@ -249,9 +249,9 @@ impl StatsParams {
     pub fn workers(&self) -> Result<Vec<usize>> {
         let placed = match (&self.placement, &self.placement_file) {
             (Some(_), Some(_)) => return Err(config_err("give a placement name or a placement file, not both")),
-            (Some(name), None) => Some(
-                Placement::named(name, if self.spes > 8 { 16 } else { 8 }).map_err(|e| crate::request::within("placement", name, e))?,
-            ),
+            (Some(name), None) => {
+                Some(Placement::named(name, if self.spes > 8 { 16 } else { 8 }).map_err(|e| crate::request::within("placement", name, e))?)
+            }
             (None, Some(text)) => Some(Placement::parse(text, self.spes)?),
             (None, None) => None,
         };
