@@ -18,8 +18,6 @@ import cellblade
         # A parameter file that cannot be read names --params (was exit 1, the path alone).
         (("model", "predict", "broadcast", "--params", "/nonexistent.toml"), ["--params"]),
         (("cluster", "broadcast", "--params", "/nonexistent.toml"), ["--params"]),
-        # The core's field "parameters" is the flag --parameter.
-        (("calibrate", "--leave-one-out", "--parameter", "eib.nope"), ["--parameter eib.nope"]),
         # A program that does not exist is the user's to fix, named as PROGRAM (was exit 1).
         (("mpirun", "-n", "2", "/nonexistent/prog"), ["PROGRAM /nonexistent/prog", "mpicc"]),
         # A bad machine is refused before demo prints its title.
