@@ -213,7 +213,9 @@ def test_missing_or_non_executable_program(tmp_path):
     text.write_text("hi")
     done = run_cli("mpirun", "-n", "2", str(text))
     assert done.returncode == 2
-    assert done.stderr.startswith(f"cellblade: error: PROGRAM {text} is not executable"), done.stderr
+    assert done.stderr.startswith(f"cellblade: error: PROGRAM {text} is not executable"), (
+        done.stderr
+    )
 
 
 def test_outside_mpirun_the_library_says_so(build):
