@@ -111,9 +111,10 @@ def test_leave_one_out_refits_on_each_other_row_of_the_group():
 
 
 def test_leave_one_out_refuses_an_unknown_parameter_and_parameter_alone():
-    done = run_cli("calibrate", "--leave-one-out", "--parameter", "eib.nope")
-    assert done.returncode != 0
-    assert "parameters eib.nope is not allowed: one of eib.command_phase_bus_cycles" in done.stderr
+    # The core's field "parameters" is named as the flag that set it.
+    assert "--parameter eib.nope is not allowed: one of eib.command_phase_bus_cycles" in (
+        usage_error("calibrate", "--leave-one-out", "--parameter", "eib.nope")
+    )
     assert "--parameter is allowed only with --leave-one-out" in usage_error(
         "calibrate", "--parameter", "ppe.mmio_ns"
     )

@@ -15,7 +15,6 @@ from hypothesis import strategies as st
 import cellblade
 from cellblade import cli, parallel
 from cellblade.cli import common
-from cellblade.cli import model as cli_model
 from cellblade.units import format_number
 
 
@@ -96,7 +95,7 @@ def test_a_shared_flag_is_the_same_everywhere():
             assert actions["--out"].help.startswith("where to write "), name
         if "--spes" in actions:
             assert actions["--spes"].option_strings == ["-n", "--spes"], name
-    assert found == {"--sizes": 8, "--json": 17, "--force": 14}, found
+    assert found == {"--sizes": 8, "--json": 18, "--force": 14}, found
 
 
 def test_mpirun_coll_auto_says_it_measures_and_passes_the_parameters(monkeypatch, capsys):
@@ -114,12 +113,12 @@ def test_mpirun_coll_auto_says_it_measures_and_passes_the_parameters(monkeypatch
         return launcher.JobResult(0, "", {})
 
     monkeypatch.setattr(launcher, "mpirun", mpirun)
-    assert cli.main(["mpirun", "-n", "2", "--coll", "bcast=auto", "./prog"]) == 0
+    assert cli.main(["mpirun", "-n", "2", "--coll", "bcast=auto", "/bin/true"]) == 0
     assert given["params_toml"] == "measured = 1\n" and given["coll"] == "bcast=auto"
     assert capsys.readouterr().err == (
         "mpirun: measuring the model's parameters for --coll auto: done, 6.5 s\n"
     )
-    assert cli.main(["mpirun", "-n", "2", "--coll", "library", "./prog"]) == 0
+    assert cli.main(["mpirun", "-n", "2", "--coll", "library", "/bin/true"]) == 0
     assert given["params_toml"] is None and capsys.readouterr().err == ""
 
 
@@ -167,7 +166,7 @@ def test_unknown_algorithm_lists_only_its_operations_algorithms():
         raise error
 
     with pytest.raises(cellblade.ConfigError) as caught:
-        cli_model._only_this_operation("allreduce", predict)()
+        common.only_this_operation("allreduce", predict)()
     assert str(caught.value) == (
         "algorithms allreduce.rdbx is not allowed: one of allreduce.rdb, allreduce.cml"
     )
@@ -225,6 +224,21 @@ def test_a_long_run_in_a_log_prints_a_line_per_finished_stage(monkeypatch, capsy
     lines.update()
     assert capsys.readouterr().err == (
         "reproducing claims: 2/3 done, 3.0 s\nreproducing claims: 3/3 done, 4.0 s\n"
+    )
+
+
+def test_a_sweep_of_many_short_calls_in_a_log_prints_a_line_every_few_seconds(monkeypatch, capsys):
+    # 100 calls finishing every 0.1 s from 0 to 9.9 s of the run: a line at 2.0 s (the first
+    # after LINES_AFTER_S), at 7.0 s (LINES_EVERY_S later) and the last one, not 80.
+    clock = iter([0.0, *(0.1 * k for k in range(1, 101))])
+    monkeypatch.setattr(parallel.time, "monotonic", lambda: next(clock))
+    lines = parallel.StageLines(100, "allreduce on 16 SPEs")
+    for _ in range(100):
+        lines.update()
+    assert capsys.readouterr().err == (
+        "allreduce on 16 SPEs: 20/100 done, 2.0 s\n"
+        "allreduce on 16 SPEs: 70/100 done, 7.0 s\n"
+        "allreduce on 16 SPEs: 100/100 done, 10.0 s\n"
     )
 
 

@@ -19,6 +19,22 @@ COUNT = re.compile(
     r"|\(of \d+\)|\b\d+ of \d+ (hold|claims|rows|predictions)\b"
 )
 TABLE_HEADER = re.compile(r"^\|.*\|\s*$")
+# A simulated value quoted in a sentence, in the idioms the guides used for them: an error
+# against a published value ("+16%", "-3.9 pt"), a value against a published one ("7.69
+# against 9 us"), "N% high/low", a number called simulated, or what the model or blade "gives".
+# Published figures are quoted bare with their seed and section, and pass.
+_NUM = r"\d[\d,]*(?:\.\d+)?"
+_UNIT = r"(?:ns|us|ms|GB/s|MB/s|Gflop/s|%|pt|points)"
+SIMULATED = [
+    re.compile(rf"(?<![\w.#-])[+-]{_NUM}\s?(?:%|pt\b|points\b)"),
+    re.compile(rf"\b{_NUM}(?:\s?{_UNIT})?,? against (?:the seed's |about |seed \d+'s )?{_NUM}"),
+    re.compile(rf"\b{_NUM}(?:-{_NUM})?% (?:too )?(?:high|low)\b"),
+    re.compile(
+        rf"\bsimulated(?:\s+\S+){{0,3}}?\s+(?:is|of|at|gives|takes)\s+(?:about\s+)?{_NUM}\s?{_UNIT}"
+    ),
+    re.compile(rf"\b{_NUM}\s?{_UNIT} simulated\b"),
+    re.compile(rf"\b(?:the model|the blade|the simulated blade) gives (?:about )?{_NUM}"),
+]
 
 
 def hooks():
@@ -32,6 +48,56 @@ def hooks():
 def test_no_count_from_a_run_is_typed_by_hand(page):
     found = [m.group(0) for m in COUNT.finditer(page.read_text())]
     assert found == [], f"{page.name}: counts that only a run gives: {found}"
+
+
+def prose_sentences(text: str) -> list[str]:
+    """The sentences of a page's prose: code blocks, inline code and tables left out."""
+    text = re.sub(r"```.*?```", "", text, flags=re.S)
+    text = re.sub(r"`[^`]*`", "", text)
+    found = []
+    for block in re.split(r"\n\s*\n|\n(?=\s*[-*] )", text):
+        joined = " ".join(block.split())
+        if not joined.startswith("|"):
+            found += re.split(r"(?<=[.;])\s+(?=[A-Z(*])", joined)
+    return found
+
+
+def simulated_values(text: str) -> list[str]:
+    return [
+        m.group(0) for s in prose_sentences(text) for rule in SIMULATED for m in rule.finditer(s)
+    ]
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_simulated_value_is_quoted_in_prose(page):
+    """A run's value in a sentence goes stale when the model changes: it must come from a
+    generated marker, or the sentence says it without the number."""
+    found = simulated_values(page.read_text())
+    assert found == [], f"{page.name}: simulated values typed into prose: {found}"
+
+
+def test_the_prose_rule_refuses_simulated_values_and_passes_published_ones():
+    refused = [
+        "Shared fetch-and-add, 16 SPEs (7.69 against 9 us, -15%).",
+        "Private GET from XDRAM1 at 512 B (+16%).",
+        "It puts the all-gather 7-8% high at 64-256 B.",
+        "Seed 002 measures about 300 ns (320 ns simulated from XDRAM1).",
+        "From three SPEs on the model gives 3.0-3.2 GB/s.",
+        "The simulated L1(1) is 82 ns.",
+        "Table 1 #5 (+2.1 pt).",
+    ]
+    for sentence in refused:
+        assert simulated_values(sentence), sentence
+    passed = [
+        "Seed 002 Table 2: 589.9 ns mailbox, 619.4 ns signal, fitted to their mean.",
+        "The blade loses 17-21% (seed 001 Table 1 #5); the seed's own text says around 15%.",
+        "16 SPEs x 16 KB at 3 GB/s is 87 us.",
+        "Within 10% of the published value; losses within 2.5 points.",
+        "`cellblade pingpong` prints 0.650 us at 0 B.",
+        "Rounds on the simulated blade come to more than seed 000's 225 ns.",
+    ]
+    for sentence in passed:
+        assert simulated_values(sentence) == [], sentence
 
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(ROOT)))
@@ -54,6 +120,25 @@ def test_figures_are_generated_not_checked_in():
 
 def test_every_marker_names_a_generator_and_generates():
     module = hooks()
+    refit_row = {
+        "name": "PPE-SPE mailbox, SPE on chip 0",
+        "published": 779.7,
+        "unit": "ns",
+        "simulated": 756.0,
+        "holds": True,
+        "refit_simulated": 780.0,
+        "refit_holds": True,
+    }
+    module.refitted = lambda: [
+        {
+            "parameter": "ppe.mmio_ns",
+            "value": 181.0,
+            "fitted_on": "PPE-SPE signal, SPE on chip 0",
+            "refit_on": refit_row["name"],
+            "refit_value": 189.3,
+            "rows": [refit_row],
+        }
+    ]
     markers = [
         (page, m.group(1), m.group(2) or "")
         for page in PAGES
@@ -71,9 +156,12 @@ def test_every_marker_names_a_generator_and_generates():
         "fitted": False,
         "without_contention": False,
     }
+    row = {"name": "a row", "published": 300.0, "simulated": 350.0, "unit": "ns", "source": "s"}
+    row |= {"error": 1 / 6, "kind": "value", "fitted": False, "same_as": None, "note": ""}
     data = {
         "quick": True,
         "build": "test",
+        "calibration": [{**row, "holds": False}, {**row, "name": "held", "holds": True}],
         "claims": [
             {**claim, "source": f"seed 00{k} §1", "claim": f"claim of seed {k}"} for k in range(5)
         ]
@@ -99,6 +187,14 @@ def test_every_marker_names_a_generator_and_generates():
             wanted = {c["claim"] for c in data["claims"] if c["source"].startswith(sources)}
             shown = set(re.findall(r"^\| (claim of seed \d|signal barrier) \|", text, re.M))
             assert shown == wanted and shown, (page, args, shown)
+    assert "| a row | 300 ns | s | 350 ns | +16.7% |" in module.rows_not_met(data, "")
+    assert "held" not in module.rows_not_met(data, "")
+    assert "| PPE-SPE mailbox, SPE on chip 0 (refit on) | 779.7 ns | 756 ns | 780 ns |" in (
+        module.leave_one_out_table(data, "ppe.mmio_ns")
+    )
+    table = module.machine_parameters(data, "")
+    assert "| clock.decrementer_hz | 14318000 (qs22: 26666666) | Hz |" in table
+    assert "fitted on the row 'PPE-SPE signal, SPE on chip 0'" in table
     assert "14.2 (sd 2.3)" in module.affinity_table(data, "")
     assert "2 trials" in module.affinity_table(data, "")
 

@@ -202,16 +202,20 @@ def test_bad_flags_exit_2(args, named):
 
 
 def test_missing_or_non_executable_program(tmp_path):
+    """Bad usage as a missing --machine file is: exit 2, PROGRAM named, before any rank starts."""
     done = run_cli("mpirun", "-n", "2", str(tmp_path / "nosuch"))
     assert (done.returncode, done.stderr) == (
-        1,
-        f"cellblade: error: {tmp_path / 'nosuch'}: no such file or directory\n",
+        2,
+        f"cellblade: error: PROGRAM {tmp_path / 'nosuch'} does not exist: "
+        "build one with `cellblade mpicc prog.c -o prog`\n",
     )
     text = tmp_path / "notes.txt"
     text.write_text("hi")
     done = run_cli("mpirun", "-n", "2", str(text))
-    assert done.returncode == 1
-    assert done.stderr.startswith(f"cellblade: error: {text}: permission denied"), done.stderr
+    assert done.returncode == 2
+    assert done.stderr.startswith(f"cellblade: error: PROGRAM {text} is not executable"), (
+        done.stderr
+    )
 
 
 def test_outside_mpirun_the_library_says_so(build):

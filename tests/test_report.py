@@ -108,6 +108,33 @@ def test_chromium_renders_every_figure_and_claim_without_console_errors(page, tm
     assert 'id="check-failed"' not in done.stdout
 
 
+def test_the_pingpong_panels_span_the_same_sizes(monkeypatch):
+    """The throughput panel's published maxima once fixed its range on a linear axis, 5% of
+    1 MB left of 0, which squeezed its curves into the right third."""
+    drawn = []
+    monkeypatch.setattr(report_figures, "_png", lambda figure: drawn.append(figure) or b"")
+    rows = [
+        {"bytes": s, "latency_us": 1 + s / 5000, "throughput_gbps": s / (1e3 + s / 6)}
+        for s in (0, 64, 1024, 1 << 20)
+    ]
+    published = [
+        {"curve": "memory", "value": 0.65, "unit": "us", "bytes": 0},
+        {"curve": "memory", "value": 6.01, "unit": "GB/s", "bytes": None},
+    ]
+    report_figures.pingpong({"memory": rows}, published)
+    latency, throughput = drawn[0].axes[:2]
+    assert throughput.get_xlim() == pytest.approx(latency.get_xlim())
+    assert -8 < throughput.get_xlim()[0] < 0
+
+
+def test_a_tiny_negative_error_prints_as_plus_zero():
+    from cellblade import results
+
+    assert results.error_text({"kind": "value", "error": -0.00001}) == "+0.0%"
+    assert results.error_text({"kind": "loss", "error": -0.0004}) == "+0.0 pt"
+    assert results.error_text({"kind": "value", "error": -0.031}) == "-3.1%"
+
+
 def test_coinciding_curves_are_drawn_once_and_named_together():
     curves = {
         "a": [(1, 10.0), (2, 20.0)],

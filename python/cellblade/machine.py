@@ -54,3 +54,19 @@ def field_error(field: str, message: str) -> ConfigError:
     error = ConfigError(message)
     error.field = field
     return error
+
+
+def parameters(machine: Machine | None = None, overrides: Overrides = ()) -> list[dict[str, Any]]:
+    """Every machine-file key of the machine a run with these arguments uses: its ``value``
+    (overrides applied), ``unit``, ``what`` it is, its ``origin`` (published, fitted, setting,
+    unpublished, assumed) and ``source`` (the citation, or the calibration row it was fitted
+    on), as the core declares them (``machine/parameters.rs``)."""
+    import tomllib
+
+    import cellblade
+
+    resolved = tomllib.loads(cellblade.resolved_machine(machine, overrides))
+    declared = cellblade.CATALOG["machine_parameters"]
+    return [
+        {**p, "value": resolved[p["key"].split(".")[0]][p["key"].split(".")[1]]} for p in declared
+    ]

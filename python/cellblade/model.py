@@ -82,7 +82,9 @@ def params_for(
     under `cache` (default ``cache_dir()``) by a hash of the resolved machine file and the
     parameter file's version (a changed machine or method is re-measured)."""
     if params_file is not None:
-        return Path(params_file).read_text(encoding="utf-8")
+        from cellblade.machine import read_text
+
+        return read_text(params_file, "params_file")
     machine_toml = cellblade.resolved_machine(machine, overrides)
     # The parameter file's version too: a file measured by an older method is measured again.
     version = cellblade.CATALOG["model"]["params_version"]

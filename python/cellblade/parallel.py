@@ -154,15 +154,19 @@ def run(
 
 
 LINES_AFTER_S = 2.0  # a run shorter than this says nothing on stderr
+LINES_EVERY_S = 5.0  # a sweep of many short calls says where it is this often, not per call
 
 
 class StageLines:
-    """A progress report for a log: `desc: k/N done, T s` on stderr as each call
-    finishes, once the run has lasted LINES_AFTER_S. The part of tqdm's interface `run` uses."""
+    """A progress report for a log: `desc: k/N done, T s` on stderr as calls finish, once the
+    run has lasted LINES_AFTER_S: at most one line each LINES_EVERY_S, and always the last (a
+    sweep of 143 cells in a log is a few lines, not 143). The part of tqdm's interface `run`
+    uses."""
 
     def __init__(self, total: int, desc: str) -> None:
         self.total, self.desc, self.done = total, desc, 0
         self.start = time.monotonic()
+        self.said = -LINES_EVERY_S  # when the last line was printed, in seconds of the run
         self.disable = False
 
     def set_postfix_str(self, label: str, refresh: bool = False) -> None:
@@ -171,7 +175,9 @@ class StageLines:
     def update(self, n: int = 1) -> None:
         self.done += n
         elapsed = time.monotonic() - self.start
-        if n and elapsed >= LINES_AFTER_S:
+        due = elapsed - self.said >= LINES_EVERY_S or self.done >= self.total
+        if n and elapsed >= LINES_AFTER_S and due:
+            self.said = elapsed
             print(
                 f"{self.desc}: {self.done}/{self.total} done, {elapsed:.1f} s",
                 file=sys.stderr,

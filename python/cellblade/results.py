@@ -25,6 +25,7 @@ LEAVE_ONE_OUT_HEADER = (
     "refit",
     "holds",
 )
+PARAMETERS_HEADER = ("parameter", "value", "unit", "from", "what")
 
 
 def holds(point: dict[str, Any]) -> bool:
@@ -40,9 +41,9 @@ def discriminating(point: dict[str, Any]) -> bool:
 
 def error_text(point: dict[str, Any]) -> str:
     """A row's error: percent for values and bounds, points for Table 1's losses."""
-    if point["kind"] == "loss":
-        return f"{100 * point['error']:+.1f} pt"
-    return f"{100 * point['error']:+.1f}%"
+    # Rounded first, then + 0.0: a tiny negative error prints "+0.0", never "-0.0".
+    shown = round(100 * point["error"], 1) + 0.0
+    return f"{shown:+.1f} pt" if point["kind"] == "loss" else f"{shown:+.1f}%"
 
 
 def value_text(point: dict[str, Any], key: str) -> str:
@@ -168,3 +169,37 @@ def leave_one_out_summary(refits: list[dict[str, Any]]) -> str:
         f"{len(refits)} refits of {params} fitted parameters; in {len(kept)} every other row of "
         "the group still holds with the refit value"
     )
+
+
+def parameter_value(value: Any) -> str:
+    """A machine-file value as `--set` takes it: a list joined by spaces, booleans lower-case,
+    whole floats without their ".0"."""
+    if isinstance(value, list):
+        return " ".join(map(str, value))
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def parameter_source(parameter: dict[str, Any]) -> str:
+    """Where a parameter's value comes from: the citation, or the row it was fitted on."""
+    if parameter["origin"] == "fitted":
+        return f"fitted on the row '{parameter['source']}'"
+    return f"{parameter['origin']}: {parameter['source']}"
+
+
+def parameter_rows(
+    parameters: list[dict[str, Any]], others: dict[str, list[dict[str, Any]]] | None = None
+) -> list[tuple[str, ...]]:
+    """One tuple of cells per machine-file key (`cellblade.machine.parameters()`), in
+    PARAMETERS_HEADER's order; `others` adds the values of other machines where they differ."""
+    rows = []
+    for i, p in enumerate(parameters):
+        value = parameter_value(p["value"])
+        for name, theirs in (others or {}).items():
+            if theirs[i]["value"] != p["value"]:
+                value += f" ({name}: {parameter_value(theirs[i]['value'])})"
+        rows.append((p["key"], value, p["unit"], parameter_source(p), p["what"]))
+    return rows

@@ -122,6 +122,8 @@ pub struct Catalog {
     /// The claim groups of `reproduce`, in the order it states them: each can be run apart.
     pub reproduce_groups: Vec<&'static str>,
     pub cluster: crate::cluster::request::ClusterCatalog,
+    /// Every machine-file key: its unit, what it is and where its value comes from.
+    pub machine_parameters: &'static [crate::machine::parameters::Parameter],
     /// How this core was built ("release, native, profile-guided" as the build script names
     /// it; `cellblade --version` prints it).
     pub build: &'static str,
@@ -197,6 +199,7 @@ pub fn catalog() -> Catalog {
         mpi: crate::mpi::request::catalog(),
         reproduce_groups: crate::reproduce::group_ids(),
         cluster: crate::cluster::request::catalog(),
+        machine_parameters: crate::machine::parameters::PARAMETERS,
         build: crate::bench::build_kind(),
     }
 }

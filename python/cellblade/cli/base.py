@@ -13,6 +13,7 @@ COMMANDS = {
     "affinity": ("cli.affinity", "thread-to-SPE placements (seed 001)"),
     "coll": ("cli.coll", "collective algorithms (seed 000)"),
     "model": ("cli.model", "the performance model of seed 003"),
+    "machine": ("cli.machine", "the machine file's parameters, their units and sources"),
     "calibrate": ("cli.claims", "simulated against published values"),
     "reproduce": ("cli.claims", "the papers' findings re-checked on the simulated blade"),
     "demo": ("cli.claims", "calibrate, then reproduce (what `make demo` shows)"),

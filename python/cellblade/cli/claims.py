@@ -20,6 +20,7 @@ from cellblade.cli.common import (
     with_progress,
     wrapped,
 )
+from cellblade.machine import MACHINE_FLAGS
 
 
 def add_commands(commands) -> None:
@@ -51,7 +52,9 @@ def add_commands(commands) -> None:
             )
         if name != "calibrate":
             add_parallel_args(command)
-        command.set_defaults(handler=handler, json=False)
+        command.set_defaults(
+            handler=handler, json=False, flags={**MACHINE_FLAGS, "parameters": "--parameter"}
+        )
 
 
 def _calibrate(args: argparse.Namespace) -> int:
@@ -98,6 +101,9 @@ def _reproduce(args: argparse.Namespace) -> int:
 
 
 def _demo(args: argparse.Namespace) -> int:
+    import cellblade
+
+    cellblade.resolved_machine(**machine_of(args))  # a bad machine is refused before the title
     print("cellblade demo: the simulated blade against the values the papers measured\n")
     _calibrate(args)
     # The full run, not --quick: the counts a user reads here are the ones the notes and the

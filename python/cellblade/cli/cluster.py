@@ -26,6 +26,7 @@ CLUSTER_FLAGS = {
     "spes": "--spes",
     "sizes": "--sizes",
     "params_toml": "--params",
+    "params_file": "--params",
 }
 
 

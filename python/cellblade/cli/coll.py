@@ -29,6 +29,7 @@ from cellblade.cli.common import (
     hidden_alias,
     machine_of,
     name_list,
+    only_this_operation,
     out_dir,
     parallel_of,
     rank_arg,
@@ -211,7 +212,7 @@ def _coll_run(args: argparse.Namespace) -> int:
     out, force = out_dir(args, Path("out") / stem, names)
     from cellblade import splits  # loaded by the commands that use it
 
-    results = splits.coll_cells(parameters, parallel_of(args))
+    results = only_this_operation(args.op, splits.coll_cells)(parameters, parallel_of(args))
     with outputs.staged("--out", out, names, force=force) as staging:
         coll.write(results, parameters, staging)
         (staging / "machine.toml").write_text(

@@ -350,3 +350,23 @@ def stage(args: argparse.Namespace, desc: str):
             print("\r\033[K", end="", file=sys.stderr, flush=True)
         elif elapsed >= parallel.LINES_AFTER_S:
             print(f"{desc}: done, {elapsed:.1f} s", file=sys.stderr, flush=True)
+
+
+def only_this_operation(op: str, call):
+    """`call`, with an unknown-algorithm error listing only `op`'s algorithms: the core lists
+    every operation's, which buries the few that could have been meant."""
+
+    def wrapped(*args, **kwargs):
+        try:
+            return call(*args, **kwargs)
+        except cellblade.ConfigError as error:
+            text = str(error)
+            head, sep, names = text.partition("is not allowed: one of ")
+            if error.field != "algorithms" or not sep:
+                raise
+            mine = [n for n in names.rstrip(".").split(", ") if n.startswith(f"{op}.")]
+            narrowed = cellblade.ConfigError(f"{head}{sep}{', '.join(mine)}")
+            narrowed.field = "algorithms"
+            raise narrowed from None
+
+    return wrapped

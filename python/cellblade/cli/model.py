@@ -24,6 +24,7 @@ from cellblade.cli.common import (
     add_sizes_arg,
     add_spes_arg,
     machine_of,
+    only_this_operation,
     out_dir,
     parallel_of,
     positive,
@@ -45,6 +46,7 @@ FIELD_FLAGS = {
     "dtype": "--dtype",
     "placement": "--placement",
     "params_toml": "--params",
+    "params_file": "--params",
     "op": "OP",
 }
 
@@ -190,7 +192,7 @@ def _predict(args: argparse.Namespace) -> int:
         )["placement"]
     )
     with stage(args, f"model predict {args.op}" + (", simulating" if args.simulate else "")):
-        result = _only_this_operation(args.op, model.predict)(
+        result = only_this_operation(args.op, model.predict)(
             args.op,
             _params(args),
             algorithms=algorithms,
@@ -235,26 +237,6 @@ def _predict(args: argparse.Namespace) -> int:
         # The core's reason ends with the list of modelled names; the table needs only the why.
         print(f"no seed equation: {reason.split(' (tables 1-5 model ')[0]}")
     return 0
-
-
-def _only_this_operation(op: str, call):
-    """`call`, with an unknown-algorithm error listing only `op`'s algorithms: the core lists
-    every operation's, which buries the few that could have been meant."""
-
-    def wrapped(*args, **kwargs):
-        try:
-            return call(*args, **kwargs)
-        except cellblade.ConfigError as error:
-            text = str(error)
-            head, sep, names = text.partition("is not allowed: one of ")
-            if error.field != "algorithms" or not sep:
-                raise
-            mine = [n for n in names.rstrip(".").split(", ") if n.startswith(f"{op}.")]
-            narrowed = cellblade.ConfigError(f"{head}{sep}{', '.join(mine)}")
-            narrowed.field = "algorithms"
-            raise narrowed from None
-
-    return wrapped
 
 
 def _validate(args: argparse.Namespace) -> int:

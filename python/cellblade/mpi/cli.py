@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from cellblade import CATALOG, outputs
 from cellblade.cli.base import HELP
 from cellblade.cli.common import (
+    UsageError,
     add_force_arg,
     add_iterations_arg,
     add_json_arg,
@@ -224,11 +225,22 @@ MPIRUN_FILES = ["result.json", "machine.toml"]
 
 
 def _check_outputs(args: argparse.Namespace) -> None:
-    """--trace and --out are checked before any rank starts: a bad path costs no run."""
+    """--trace, --out and PROGRAM are checked before any rank starts: a bad path costs no
+    run, and a program that cannot start is the user's to fix (exit 2), not a failed job."""
+    import os
+    import shutil
+
     if args.trace is not None:
         outputs.check_file("--trace", args.trace, force=args.force)
     if args.out is not None:
         outputs.check_dir("--out", args.out, MPIRUN_FILES, force=args.force)
+    if shutil.which(args.program) is None:
+        reason = "is not executable" if os.path.exists(args.program) else "does not exist"
+        raise UsageError(
+            f"PROGRAM {args.program} {reason}"
+            + ("" if os.sep in args.program else " (and is not on PATH)")
+            + ": build one with `cellblade mpicc prog.c -o prog`"
+        )
 
 
 def _save(args: argparse.Namespace, result: launcher.JobResult) -> None:

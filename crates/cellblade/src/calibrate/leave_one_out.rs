@@ -3,8 +3,8 @@
 //! shows what every row of the group becomes. A mechanism that holds only on the row it was
 //! fitted on is not a mechanism.
 //!
-//! The groups are [`FITS`]: the parameter, the row the machine file fits it on (its comment
-//! names the row), and the rows it moves. Parameters fitted on a row of their own (thread
+//! The groups are [`FITS`]: the parameter and the rows it moves; the row it is fitted on is its
+//! declaration's (`machine::parameters`). Parameters fitted on a row of their own (thread
 //! creation, the private fetch-and-add, the XDRAM1 aggregate) have nothing to leave out: they
 //! are not in the table.
 
@@ -14,6 +14,7 @@ use crate::error::{config_err, field_err, Result};
 use crate::evidence::row::judge;
 use crate::evidence::Row;
 use crate::machine::config::{load, MachineFile};
+use crate::machine::parameters::parameter;
 use crate::stats::rows as stats_rows;
 
 /// The rows a group's parameter moves, as one row set of `stats/rows.rs`.
@@ -23,8 +24,6 @@ type RowSet = fn(&MachineFile) -> Result<Vec<Row>>;
 pub struct Fit {
     /// The machine-file key.
     pub key: &'static str,
-    /// The row the machine file fits it on.
-    pub fitted_on: &'static str,
     /// The other published rows of its group, each refitted on in turn.
     pub others: &'static [&'static str],
     rows: &'static [RowSet],
@@ -37,13 +36,17 @@ pub struct Fit {
     range: (f64, f64),
 }
 
-const SAME_CHIP_SYNC: &str = "SPE-SPE mailbox sync, same chip";
+impl Fit {
+    /// The row the machine file fits it on (its declaration in `machine::parameters`).
+    pub fn fitted_on(&self) -> &'static str {
+        parameter(self.key).expect("every group's key is declared").source
+    }
+}
 
 /// Every fitted parameter whose group has more than one published row.
 pub const FITS: &[Fit] = &[
     Fit {
         key: "eib.command_phase_bus_cycles",
-        fitted_on: SAME_CHIP_SYNC,
         others: &[
             "SPE-SPE signal sync, same chip",
             "32-bit RTT through mailbox",
@@ -56,7 +59,6 @@ pub const FITS: &[Fit] = &[
     },
     Fit {
         key: "bif.noncacheable_crossing_ns",
-        fitted_on: "SPE-SPE mailbox sync, other chip",
         others: &["SPE-SPE signal sync, other chip", "PPE-SPE mailbox, SPE on chip 1", "PPE-SPE signal, SPE on chip 1"],
         rows: &[stats_rows::spe_sync_rows, stats_rows::ppe_rows],
         integer: false,
@@ -64,7 +66,6 @@ pub const FITS: &[Fit] = &[
     },
     Fit {
         key: "ppe.mmio_ns",
-        fitted_on: "PPE-SPE signal, SPE on chip 0",
         others: &["PPE-SPE mailbox, SPE on chip 0", "PPE-SPE mailbox, SPE on chip 1", "PPE-SPE signal, SPE on chip 1"],
         rows: &[stats_rows::ppe_rows],
         integer: false,
@@ -72,7 +73,6 @@ pub const FITS: &[Fit] = &[
     },
     Fit {
         key: "ppe.syscall_ns",
-        fitted_on: "PPE-SPE mailbox via library call",
         others: &["PPE-SPE signal via library call"],
         rows: &[stats_rows::ppe_rows],
         integer: false,
@@ -80,7 +80,6 @@ pub const FITS: &[Fit] = &[
     },
     Fit {
         key: "mic.read_latency_ns",
-        fitted_on: "private-buffer GET latency, 128 B, XDRAM0",
         others: &["private-buffer GET latency, 512 B, XDRAM0", "private-buffer GET latency, 512 B, XDRAM1"],
         rows: &[stats_rows::memory_rows],
         integer: false,
@@ -88,7 +87,6 @@ pub const FITS: &[Fit] = &[
     },
     Fit {
         key: "bif.crossing_latency_ns",
-        fitted_on: "private-buffer GET latency, 128 B, XDRAM1",
         others: &["private-buffer GET latency, 512 B, XDRAM1"],
         rows: &[stats_rows::memory_rows],
         integer: false,
@@ -96,7 +94,6 @@ pub const FITS: &[Fit] = &[
     },
     Fit {
         key: "eib.data_grants_per_bus_cycle",
-        fitted_on: "Table 1 #7: 7 <- 1, loss",
         others: &[
             "Table 1 #7: 1 <- 3, loss",
             "Table 1 #7: 2 <- 0 (printed 0 <- 2), loss",
@@ -109,7 +106,6 @@ pub const FITS: &[Fit] = &[
     },
     Fit {
         key: "mfc.tag_update_bus_cycles",
-        fitted_on: "SPE-SPE DMA of a small message",
         others: &["16 B GET latency, main memory / another SPE's LS"],
         rows: &[stats_rows::small_dma_rows],
         integer: true,
@@ -211,7 +207,7 @@ pub fn solve(file: &MachineFile, fit: &Fit, target: &str) -> Result<Option<f64>>
 /// `fit` refitted on each row of `fit.others`.
 pub fn refits(file: &MachineFile, fit: &Fit) -> Result<Vec<Refit>> {
     let base = run_rows(file, fit)?;
-    let names: Vec<&str> = std::iter::once(fit.fitted_on).chain(fit.others.iter().copied()).collect();
+    let names: Vec<&str> = std::iter::once(fit.fitted_on()).chain(fit.others.iter().copied()).collect();
     let mut out = Vec::new();
     for &target in fit.others {
         let refit_value = solve(file, fit, target)?;
@@ -233,7 +229,7 @@ pub fn refits(file: &MachineFile, fit: &Fit) -> Result<Vec<Refit>> {
         out.push(Refit {
             parameter: fit.key.into(),
             value: value_of(file, fit.key)?,
-            fitted_on: fit.fitted_on.into(),
+            fitted_on: fit.fitted_on().into(),
             refit_on: target.into(),
             refit_value,
             searched: fit.range,
@@ -304,7 +300,7 @@ mod tests {
         let file = qs20();
         let all = crate::calibrate::run_all(&file).unwrap();
         for fit in FITS {
-            let fitted = named(&all, fit.fitted_on).unwrap();
+            let fitted = named(&all, fit.fitted_on()).unwrap();
             assert!(fitted.fitted && fitted.note.contains(fit.key), "{}: {}", fit.key, fitted.note);
             for other in fit.others {
                 named(&all, other).unwrap();

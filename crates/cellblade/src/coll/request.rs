@@ -7,7 +7,7 @@ use super::data::{Dtype, ReduceOp};
 use super::schedule::{Op, Schedule};
 use super::{algorithms, measure, measure_schedule, CollResult, Setup};
 use crate::affinity::placement::Placement;
-use crate::error::{config_err, field_err, Error, Result};
+use crate::error::{config_err, field_err, field_msg, Error, Result};
 use crate::machine::config::MachineFile;
 use crate::machine::topology::SPES;
 use crate::request::{within, NameList, Request};
@@ -71,7 +71,9 @@ pub(crate) fn placement_of(sel: &Option<PlacementSel>, spes: usize) -> Result<Ve
                     format!("one SPE per rank: it names {}, the run has {spes}", v.len()),
                 ));
             }
-            Ok(Placement::new(v.clone())?.rank_to_spe)
+            // "placement repeats SPE 0 ...": the field's own words, so the CLI names its flag.
+            let named = |e: Error| if e.message().starts_with("placement ") { field_msg("placement", e.message()) } else { e };
+            Ok(Placement::new(v.clone()).map_err(named)?.rank_to_spe)
         }
         Some(PlacementSel::Name(n)) => {
             let placement = Placement::named(n, if spes > 8 { 16 } else { 8 }).map_err(|e| within("placement", n, e))?;
@@ -295,6 +297,8 @@ mod tests {
         assert_eq!((e.field(), e.message()), (Some("iterations"), "iterations 0 is not allowed: at least 1"));
         let e = err::<ScheduleRequest>(json!({"algorithm": "barrier.rdb", "spes": 4, "placement": [0, 1]}));
         assert_eq!(e.message(), "placement [0, 1] is not allowed: one SPE per rank: it names 2, the run has 4");
+        let e = err::<ScheduleRequest>(json!({"algorithm": "barrier.rdb", "spes": 2, "placement": [0, 0]}));
+        assert_eq!((e.field(), e.message()), (Some("placement"), "placement repeats SPE 0 (ranks 0 and 1): it must be a permutation"));
         let e = err::<RunRequest>(json!({"op": "allreduce", "dtype": "int8"}));
         assert_eq!((e.field(), e.message()), (Some("dtype"), "dtype int8 is not allowed: one of int32, float32, float64"));
         let e = err::<RunRequest>(json!({"op": "scatter"}));

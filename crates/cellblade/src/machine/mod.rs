@@ -4,6 +4,7 @@
 //! | file | what it models |
 //! |---|---|
 //! | `config.rs` | machine files, overrides, validation, resolved parameters |
+//! | `parameters.rs` | what each machine-file key is, its unit, and where its value comes from |
 //! | `topology.rs` | elements, ring order, routes |
 //! | `bus.rs` | command bus, EIB rings and arbiter, MIC, BIF |
 //! | `mfc.rs` | MFC command queue, tags, ordering, DMA rules |
@@ -18,6 +19,7 @@ pub(crate) mod channels;
 pub mod config;
 pub mod memory;
 pub mod mfc;
+pub mod parameters;
 pub mod topology;
 pub(crate) mod trace;
 

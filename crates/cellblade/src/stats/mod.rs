@@ -249,7 +249,9 @@ impl StatsParams {
     pub fn workers(&self) -> Result<Vec<usize>> {
         let placed = match (&self.placement, &self.placement_file) {
             (Some(_), Some(_)) => return Err(config_err("give a placement name or a placement file, not both")),
-            (Some(name), None) => Some(Placement::named(name, if self.spes > 8 { 16 } else { 8 })?),
+            (Some(name), None) => {
+                Some(Placement::named(name, if self.spes > 8 { 16 } else { 8 }).map_err(|e| crate::request::within("placement", name, e))?)
+            }
             (None, Some(text)) => Some(Placement::parse(text, self.spes)?),
             (None, None) => None,
         };
@@ -367,7 +369,9 @@ mod tests {
         let mut p = params(2, 0, Some("ring"));
         p.spe_target = true;
         assert_eq!(p.workers().unwrap_err().to_string(), "placement is not allowed with spe_target: SPE 0 is the partner or target");
-        assert!(params(2, 0, Some("zigzag")).workers().unwrap_err().to_string().contains("unknown placement 'zigzag'"));
+        let e = params(2, 0, Some("zigzag")).workers().unwrap_err();
+        assert_eq!(e.field(), Some("placement"));
+        assert!(e.to_string().starts_with("placement zigzag is not allowed: one of identity, "), "{e}");
     }
 
     fn from_file(spes: usize, cell: usize, text: &str) -> Result<Vec<usize>> {
