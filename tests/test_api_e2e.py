@@ -107,7 +107,7 @@ def test_leave_one_out_refits_on_each_other_row_of_the_group():
     # The table reads the same refits.
     table = run_cli("calibrate", "--leave-one-out", "--parameter", "ppe.syscall_ns")
     assert table.returncode == 0, table.stderr
-    assert "1 refits of 1 fitted parameters" in " ".join(table.stdout.split())
+    assert "1 refit of 1 fitted parameter;" in " ".join(table.stdout.split())
 
 
 def test_leave_one_out_refuses_an_unknown_parameter_and_parameter_alone():

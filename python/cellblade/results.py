@@ -166,7 +166,8 @@ def leave_one_out_summary(refits: list[dict[str, Any]]) -> str:
     ]
     params = len({r["parameter"] for r in refits})
     return (
-        f"{len(refits)} refits of {params} fitted parameters; in {len(kept)} every other row of "
+        f"{len(refits)} refit{'s' * (len(refits) != 1)} of {params} fitted "
+        f"parameter{'s' * (params != 1)}; in {len(kept)} every other row of "
         "the group still holds with the refit value"
     )
 
