@@ -205,8 +205,8 @@ fn wrong_op(name: &str, has: Op, want: Op) -> Error {
 }
 
 impl RunRequest {
-    /// The sizes to measure, checked.
-    fn sizes(&self, op: Op, dtype: Dtype) -> Result<Vec<u32>> {
+    /// The sizes to measure, checked: a message larger than a local store fits no algorithm.
+    fn sizes(&self, op: Op, dtype: Dtype, ls_bytes: u32) -> Result<Vec<u32>> {
         if op == Op::Barrier {
             return Ok(vec![0]);
         }
@@ -220,6 +220,9 @@ impl RunRequest {
         }
         if let Some(s) = sizes.iter().find(|s| **s % dtype.bytes() != 0) {
             return Err(field_err("sizes", s, format!("a multiple of the element size ({} bytes)", dtype.bytes())));
+        }
+        if let Some(s) = sizes.iter().find(|s| **s > ls_bytes) {
+            return Err(field_err("sizes", s, format!("at most the local store's {ls_bytes} bytes")));
         }
         Ok(sizes)
     }
@@ -249,7 +252,7 @@ impl Request for RunRequest {
         }
         let setup =
             Setup { root: self.root, placement: placement_of(&self.placement, self.spes)?, dtype, rop, iterations: self.iterations };
-        let sizes = self.sizes(op, dtype)?;
+        let sizes = self.sizes(op, dtype, file.spu.ls_bytes)?;
         let mut out = Vec::new();
         for alg in &algs {
             for &size in &sizes {
@@ -289,6 +292,8 @@ mod tests {
     fn bad_fields_are_named_with_value_and_range() {
         let e = err::<RunRequest>(json!({"op": "allreduce", "root": -1}));
         assert_eq!((e.field(), e.message()), (Some("root"), "root -1 is not allowed: a rank, from 0 to the number of SPEs - 1"));
+        let e = err::<RunRequest>(json!({"op": "broadcast", "sizes": [1048576]}));
+        assert_eq!((e.field(), e.message()), (Some("sizes"), "sizes 1048576 is not allowed: at most the local store's 262144 bytes"));
         let e = err::<RunRequest>(json!({"op": "allreduce", "sizes": []}));
         assert_eq!((e.field(), e.message()), (Some("sizes"), "sizes [] is not allowed: at least one message size"));
         let e = err::<RunRequest>(json!({"op": "allreduce", "spes": 20}));
