@@ -1,4 +1,4 @@
-/* The point-to-point calls built on the nonblocking requests of pt2pt/pt2pt.c (MPI-1.3
+/* The point-to-point calls built on the nonblocking requests of pt2pt/requests.c (MPI-1.3
  * §3.4, §3.6, §3.7.5, §3.9): buffered and ready sends, persistent requests, Waitsome and
  * Testsome.
  *
