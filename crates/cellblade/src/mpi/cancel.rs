@@ -78,9 +78,7 @@ impl Rank {
         }
         let me = self.boot.rank;
         let mut queue = self.parked_at(dest).borrow_mut();
-        let Some(p) = queue.iter_mut().find(|p| p.source == me && p.comm == comm && p.ack == Ack::Word(index) && !p.cancelled) else {
-            return None;
-        };
+        let p = queue.iter_mut().find(|p| p.source == me && p.comm == comm && p.ack == Ack::Word(index) && !p.cancelled)?;
         p.cancelled = true;
         // Parked but not yet seen parked: the entry's bit in signal 2 is still to come.
         Some(if state == SendState::Posted { SendState::Posted } else { SendState::Done })
