@@ -81,6 +81,7 @@ void cb_exit(int code) __attribute__((noreturn)); /* flush stdio, then _exit */
 int cb_request_make(const char *name, uint32_t op, const void *buf, int count, MPI_Datatype t, int peer, int tag, MPI_Comm comm, MPI_Request *request);
 int cb_request_start(const char *name, MPI_Request request);
 int cb_request_inactive(MPI_Request r); /* a persistent request not started: as MPI_REQUEST_NULL */
+int cb_request_buffered(const char *name, const void *buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm comm, MPI_Request *request);
 #define CB_OP_BSEND 0x100                /* cb_request_make's op for MPI_Bsend_init (no wire code) */
 
 /* Error handlers, attributes, names (env/errhan.c) and topologies (topo/topo.c). */

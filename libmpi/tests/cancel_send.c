@@ -1,7 +1,8 @@
 /* MPI_Cancel of sends no receive has matched (MPI-1.3 §3.8.4), as MPICH's scancel does it:
  * rank 0 cancels an Isend whose entry is still in rank 1's local store, one queued behind it,
- * one rank 1 has parked in its unexpected queue (it receives another tag meanwhile), and one
- * rank 1 has received (not cancelled); each wait returns and MPI_Test_cancelled says which.
+ * buffered ones (Ibsend, a started Bsend_init), one rank 1 has parked in its unexpected queue
+ * (it receives another tag meanwhile), and one rank 1 has received (not cancelled); each wait
+ * returns and MPI_Test_cancelled says which.
  * Rank 1 receives only what was not cancelled, and its data must be right. */
 #include <stdio.h>
 #include "mpi.h"
@@ -42,6 +43,20 @@ int main(int argc, char **argv)
         MPI_Cancel(&q[0]);
         expect(rank, "queued send cancelled", cancelled(&q[1]), 1);
         expect(rank, "posted send cancelled", cancelled(&q[0]), 1);
+        /* Buffered sends are complete at once, yet cancellable until the request is released. */
+        static char attached[2 * (256 * sizeof(int) + MPI_BSEND_OVERHEAD)];
+        MPI_Buffer_attach(attached, sizeof attached);
+        MPI_Ibsend(buf, 256, MPI_INT, 1, 8, MPI_COMM_WORLD, &q[0]);
+        MPI_Bsend_init(buf, 256, MPI_INT, 1, 9, MPI_COMM_WORLD, &q[1]);
+        MPI_Start(&q[1]);
+        MPI_Cancel(&q[1]);
+        MPI_Cancel(&q[0]);
+        expect(rank, "Ibsend cancelled", cancelled(&q[0]), 1);
+        expect(rank, "started Bsend_init cancelled", cancelled(&q[1]), 1);
+        MPI_Request_free(&q[1]);
+        void *was;
+        int size;
+        MPI_Buffer_detach(&was, &size);
         MPI_Barrier(MPI_COMM_WORLD);
         /* Tag 3 waits while rank 1 receives tag 4: rank 1 parks tag 3 first. */
         MPI_Isend(buf, 256, MPI_INT, 1, 3, MPI_COMM_WORLD, &q[0]);

@@ -54,6 +54,7 @@ static struct pending {
     uint32_t op;
     int persistent, active; /* MPI_Send_init ...: the slot outlives each completion (pt2pt/persistent.c) */
     int cancelled; /* MPI_Cancel retracted it: its status says so */
+    int buffered; /* an Ibsend, done for the program: the simulator's send goes on until released */
 } *pending; /* grown on demand: a program may keep any number of requests pending */
 static int pending_cap;
 
@@ -80,7 +81,7 @@ static int make(const char *name, uint32_t op, const void *buf, int count, MPI_D
         pending_cap = cap;
     }
     struct pending *q = &pending[i];
-    *q = (struct pending){1, is_send, 0, MPI_SUCCESS, 0, -1, name, (void *)buf, count, peer, tag, t, comm, {0, 0, 0, 0}, op, 0, 0, 0};
+    *q = (struct pending){1, is_send, 0, MPI_SUCCESS, 0, -1, name, (void *)buf, count, peer, tag, t, comm, {0, 0, 0, 0}, op, 0, 0, 0, 0};
     *request = i + 1;
     cb_type_hold(t); /* a request keeps its datatype and communicator alive */
     cb_comm_hold(comm);
@@ -99,12 +100,9 @@ static void start(struct pending *q)
     q->rc = MPI_SUCCESS;
     q->active = 1;
     q->cancelled = 0;
-    if (op == CB_OP_BSEND && peer != MPI_PROC_NULL) { /* MPI_Bsend_init: buffered, done at once */
-        MPI_Request r;
-        if (PMPI_Isend(buf, count, t, peer, tag, q->comm, &r) == MPI_SUCCESS)
-            PMPI_Request_free(&r);
-        peer = MPI_PROC_NULL;
-    }
+    int buffered = op == CB_OP_BSEND; /* MPI_Bsend_init: as MPI_Ibsend, done at once */
+    if (buffered)
+        op = OP_ISEND;
     if (peer == MPI_PROC_NULL) {
         q->done = 1;
         p2p_set_status(&q->status, MPI_PROC_NULL, MPI_ANY_TAG, MPI_SUCCESS, 0);
@@ -119,6 +117,10 @@ static void start(struct pending *q)
         q->handle = cb_answer(op, c->world[peer], tag, p2p_wire_ctx(c, 0), 8 + at[1], msg, NULL).tag;
         free(tmp);
         free(msg);
+        if (buffered) {
+            q->done = q->buffered = 1;
+            p2p_set_status(&q->status, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0);
+        }
     } else {
         int from = peer == MPI_ANY_SOURCE ? MPI_ANY_SOURCE : c->world[peer];
         q->handle = cb_answer(OP_IRECV, from, tag, p2p_wire_ctx(c, 0), sizeof at, at, NULL).tag;
@@ -130,6 +132,13 @@ static int post(const char *name, uint32_t op, const void *buf, int count, MPI_D
     CB_CHECK(make(name, op, buf, count, t, peer, tag, comm, request));
     start(&pending[*request - 1]);
     return MPI_SUCCESS;
+}
+
+/* MPI_Ibsend (pt2pt/persistent.c): a send that is complete for the program at once, its message
+ * on its way; until the program releases the request, MPI_Cancel may still retract it. */
+int cb_request_buffered(const char *name, const void *buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+{
+    return post(name, CB_OP_BSEND, buf, count, t, dest, tag, comm, request);
 }
 
 /* Persistent requests (pt2pt/persistent.c): made once, started many times. */
@@ -231,6 +240,10 @@ static int release(struct pending *q, MPI_Request *request, MPI_Status *status)
 {
     if (status != MPI_STATUS_IGNORE)
         *status = q->status;
+    if (q->buffered) { /* the message (or its cancellation) finishes in the background */
+        q->buffered = 0;
+        cb_answer(OP_REQUEST_FREE, q->handle, 0, 0, 0, NULL, NULL);
+    }
     if (q->persistent) {
         q->active = 0;
         return q->rc;
@@ -393,8 +406,10 @@ int PMPI_Cancel(MPI_Request *request)
     struct pending *q = request_of("MPI_Cancel", *request);
     if (!q)
         return MPI_ERR_REQUEST;
-    if (!q->done && q->active + !q->persistent && q->peer != MPI_PROC_NULL)
+    if ((!q->done || q->buffered) && q->active + !q->persistent && q->peer != MPI_PROC_NULL)
         q->cancelled = cb_answer(OP_CANCEL, q->handle, 0, 0, 0, NULL, NULL).value != 0;
+    if (q->buffered)
+        q->status.cb_cancelled = q->cancelled;
     return MPI_SUCCESS;
 }
 
