@@ -715,6 +715,15 @@ def test_request_free_lets_the_operation_finish_in_the_background(build, ranks, 
     assert (done.returncode, done.stdout, done.stderr) == (0, "No Errors\n", "")
 
 
+@pytest.mark.parametrize("ranks, flags", [(2, ()), (3, ()), (2, ("--mode", "ls")), (2, BUFFERED)])
+def test_cancel_retracts_a_send_no_receive_has_matched(build, ranks, flags):
+    """MPI_Cancel of an Isend still in the receiver's entry, queued behind it, or parked in the
+    receiver's unexpected queue: each wait returns cancelled, the receiver never sees it, and no
+    deadlock is reported; a send already received is not cancelled (MPICH's scancel)."""
+    done = run_cli("mpirun", "-n", str(ranks), *flags, build("cancel_send"))
+    assert (done.returncode, done.stdout, done.stderr) == (0, "No Errors\n", "")
+
+
 def test_a_freed_irecv_is_delivered_by_finalize(build):
     done = run_cli("mpirun", "-n", "2", build("request_free_finalize"))
     assert (done.returncode, done.stdout, done.stderr) == (0, "No Errors\n", "")

@@ -2,8 +2,8 @@
  *
  * Compile with `cellblade mpicc`, run with `cellblade mpirun -n N`. Every call declared below
  * is implemented by the rank library (as MPI_X and its profiling name PMPI_X): the whole of
- * MPI-1.3 (MPI_Cancel cancels receives; a send completes), and the MPI-2 calls programs use with it
- * (MPI_VERSION says 1.3: not all of MPI-2 is here). A call of MPI-2 or later that the library
+ * MPI-1.3 (MPI_Cancel retracts a receive or a send no receive has matched yet), and the MPI-2
+ * calls programs use with it (MPI_VERSION says 1.3: not all of MPI-2 is here). A call of MPI-2 or later that the library
  * lacks is declared unavailable (mpi_missing.h), so using it fails at compile time saying
  * that cellblade does not implement it. Messages are synchronous (seed 004 §3.1): a send
  * returns once the receiver has the data.
@@ -362,6 +362,8 @@ CB_DECLARE(int, Alltoallw, (const void *sendbuf, const int sendcounts[], const i
 CB_DECLARE(int, Scan, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm))
 CB_DECLARE(int, Exscan, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm))
 CB_DECLARE(int, Reduce_scatter, (const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
+    MPI_Op op, MPI_Comm comm))
+CB_DECLARE(int, Reduce_scatter_block, (const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype,
     MPI_Op op, MPI_Comm comm))
 
 #undef CB_DECLARE

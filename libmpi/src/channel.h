@@ -35,7 +35,7 @@ struct answer cb_channel_call(uint32_t op, int a, int b, int c, uint64_t len, co
 /* Tell the simulator the job aborts with `code` (no answer is awaited); a no-op before init. */
 void cb_channel_abort(int code);
 void cb_channel_close(void);
-/* pt2pt/pt2pt.c: one call to the simulator, delivering the freed receives it completed; and
+/* pt2pt/requests.c: one call to the simulator, delivering the freed receives it completed; and
  * at MPI_Finalize, every freed receive's bytes. */
 struct answer cb_answer(uint32_t op, int a, int b, int c, uint64_t len, const void *payload, void *into);
 void cb_collect_freed_all(void);

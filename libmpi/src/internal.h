@@ -77,10 +77,11 @@ void cb_state_inside(int inside);      /* 1: waiting in it for the simulator; 0:
 void cb_state_phase(int phase, int code);
 void cb_exit(int code) __attribute__((noreturn)); /* flush stdio, then _exit */
 
-/* Requests (pt2pt/pt2pt.c) for pt2pt/persistent.c's persistent ones. */
+/* Requests (pt2pt/requests.c) for pt2pt/persistent.c's persistent ones. */
 int cb_request_make(const char *name, uint32_t op, const void *buf, int count, MPI_Datatype t, int peer, int tag, MPI_Comm comm, MPI_Request *request);
 int cb_request_start(const char *name, MPI_Request request);
 int cb_request_inactive(MPI_Request r); /* a persistent request not started: as MPI_REQUEST_NULL */
+int cb_request_buffered(const char *name, const void *buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm comm, MPI_Request *request);
 #define CB_OP_BSEND 0x100                /* cb_request_make's op for MPI_Bsend_init (no wire code) */
 
 /* Error handlers, attributes, names (env/errhan.c) and topologies (topo/topo.c). */
@@ -93,7 +94,7 @@ const char *cb_comm_name(MPI_Comm comm);        /* a valid communicator's name, 
 void cb_topo_copy(MPI_Comm from, MPI_Comm to);
 void cb_topo_drop(MPI_Comm comm);
 
-/* Contexts (coll/coll.c) and intercommunicators (comm/intercomm.c). */
+/* Contexts (comm/comm.c) and intercommunicators (comm/intercomm.c). */
 int cb_agree_ctx(const char *name, MPI_Comm comm, int *ctx); /* collective over an intracommunicator */
 void cb_ctx_taken(int ctx);                                   /* a context agreed elsewhere is used */
 int cb_intercomm_dup(MPI_Comm comm, MPI_Comm *newcomm);

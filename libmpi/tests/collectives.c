@@ -1,6 +1,6 @@
 /* Every collective against values computed locally: Bcast, Reduce and Allreduce (every
  * predefined arithmetic op on int and double, MPI_IN_PLACE), Gather(v), Scatter(v),
- * Allgather(v), Alltoall, Scan, Exscan, Reduce_scatter, Barrier, with every rank as root. */
+ * Allgather(v), Alltoall, Scan, Exscan, Reduce_scatter(_block), Barrier, with every rank as root. */
 #include <math.h>
 #include <stdlib.h>
 #include "mtest.h"
@@ -96,6 +96,8 @@ int main(int argc, char **argv)
     MPI_Reduce_scatter(rs, got, counts, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     for (int j = 0; j <= rank; j++)
         CHECK_MSG(got[j] == n * (displs[rank] + j), "reduce_scatter item %d: %d", j, got[j]);
+    MPI_Reduce_scatter_block(rs, got, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD); /* element r to rank r */
+    CHECK_MSG(got[0] == n * rank, "reduce_scatter_block: %d", got[0]);
     int sv = -1, *svsrc = malloc(sizeof(int) * total);
     for (int j = 0; j < total; j++)
         svsrc[j] = j;

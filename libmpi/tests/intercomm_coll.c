@@ -53,6 +53,30 @@ static void rooted(void)
     free(all);
 }
 
+/* MPI-2.2 §5.10: each group gets the sum of the other's vectors of lsize * rsize elements
+ * (element k of world rank w's is w + k), rsize elements to each local rank. */
+static void reduce_scatter(void)
+{
+    int n = lsize * rsize, *in = malloc(sizeof(int) * (size_t)n), *counts = malloc(sizeof(int) * (size_t)lsize);
+    int out[2][16], wranks = 0;
+    for (int k = 0; k < n; k++)
+        in[k] = wrank + k;
+    for (int r = 0; r < lsize; r++)
+        counts[r] = rsize;
+    for (int r = 0; r < rsize; r++)
+        wranks += remote_world(r);
+    MPI_Reduce_scatter(in, out[0], counts, MPI_INT, MPI_SUM, inter);
+    MPI_Reduce_scatter_block(in, out[1], rsize, MPI_INT, MPI_SUM, inter);
+    for (int v = 0; v < 2; v++)
+        for (int j = 0; j < rsize; j++) {
+            int k = lrank * rsize + j, want = wranks + rsize * k;
+            CHECK_MSG(out[v][j] == want, "%s: element %d is %d, the other group's sum is %d", v ? "reduce_scatter_block" : "reduce_scatter", k,
+                out[v][j], want);
+        }
+    free(in);
+    free(counts);
+}
+
 static void everyone(void)
 {
     int sum = -1, *all = calloc(32, sizeof(int)), *mine = malloc(sizeof(int) * 16);
@@ -69,6 +93,7 @@ static void everyone(void)
     MPI_Alltoall(mine, 1, MPI_INT, all, 1, MPI_INT, inter);
     for (int r = 0; r < rsize; r++)
         CHECK_MSG(all[r] == 1000 * remote_world(r) + lrank, "alltoall: %d from remote rank %d", all[r], r);
+    reduce_scatter();
     MPI_Barrier(inter);
     int flag = 0, rc;
     MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);

@@ -1,4 +1,4 @@
-/* Collectives and communicators of the rank library, built on send and receive as seed 004
+/* Collectives of the rank library, built on send and receive as seed 004
  * §3.4 builds them ("the root performs N-1 send operations"): linear, on the communicator's
  * collective context so they never match its point-to-point messages. MPI_Barrier on
  * MPI_COMM_WORLD is the simulator's (the same linear scheme, run inside the SPE programs).
@@ -17,20 +17,21 @@
 #include <string.h>
 #include "channel.h"
 #include "internal.h"
+#include "coll/coll.h"
 
 enum { T_BCAST = 1, T_REDUCE, T_GATHER, T_SCATTER, T_ALLTOALL, T_SCAN, T_BARRIER, T_SPLIT };
 
-static int comm_begin(const char *name, MPI_Comm comm, struct cb_comm **c)
+int coll_begin(const char *name, MPI_Comm comm, struct cb_comm **c)
 {
     cb_need_init(name);
     return cb_check_comm(name, comm, c);
 }
 
-/* Collectives on intercommunicators are MPI-2's (§7.3.1); MPI_Scan, MPI_Exscan and (here)
- * MPI_Reduce_scatter take intracommunicators only. */
+/* Collectives on intercommunicators are MPI-2's (§7.3.1); MPI_Scan and MPI_Exscan take
+ * intracommunicators only. */
 static int intra_begin(const char *name, MPI_Comm comm, struct cb_comm **c)
 {
-    CB_CHECK(comm_begin(name, comm, c));
+    CB_CHECK(coll_begin(name, comm, c));
     if ((*c)->inter)
         return cb_fail(name, comm, MPI_ERR_COMM, "communicator %d is an intercommunicator: %s is defined on intracommunicators only", comm, name);
     return MPI_SUCCESS;
@@ -138,7 +139,7 @@ static void local_copy(const void *src, int count, MPI_Datatype stype, void *dst
     free(tmp);
 }
 
-static int bcast(const char *name, struct cb_comm *c, MPI_Comm comm, void *buf, int count, MPI_Datatype t, int root)
+int coll_bcast(const char *name, struct cb_comm *c, MPI_Comm comm, void *buf, int count, MPI_Datatype t, int root)
 {
     if (sits_out(c, root))
         return MPI_SUCCESS;
@@ -153,7 +154,7 @@ static int bcast(const char *name, struct cb_comm *c, MPI_Comm comm, void *buf, 
 int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
     struct cb_comm *c = NULL;
-    CB_CHECK(comm_begin("MPI_Bcast", comm, &c));
+    CB_CHECK(coll_begin("MPI_Bcast", comm, &c));
     CB_CHECK(check_root("MPI_Bcast", comm, c, root));
     CB_CHECK(check_buf("MPI_Bcast", comm, count, datatype));
     size_t bytes = (size_t)count * cb_type_size(datatype);
@@ -169,11 +170,11 @@ int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Com
         if (ran)
             return MPI_SUCCESS;
     }
-    return bcast("MPI_Bcast", c, comm, buffer, count, datatype, root);
+    return coll_bcast("MPI_Bcast", c, comm, buffer, count, datatype, root);
 }
 
 /* Rank order: every contribution to the root, then x_i op (x_i+1 op (...)). */
-static int reduce(const char *name, struct cb_comm *c, MPI_Comm comm, const void *in, void *out, int count, MPI_Datatype t, MPI_Op op, int root)
+int coll_reduce(const char *name, struct cb_comm *c, MPI_Comm comm, const void *in, void *out, int count, MPI_Datatype t, MPI_Op op, int root)
 {
     size_t bytes = (size_t)count * (size_t)cb_type_extent(t); /* memory layout: a user operation reads it */
     if (sits_out(c, root))
@@ -253,29 +254,37 @@ int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
     const char *name = "MPI_Reduce";
     struct cb_comm *c = NULL;
     struct packed_op p;
-    CB_CHECK(comm_begin(name, comm, &c));
+    CB_CHECK(coll_begin(name, comm, &c));
     CB_CHECK(check_root(name, comm, c, root));
     CB_CHECK(check_reduce(name, comm, count, datatype, op));
     const void *in = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
     pack_op(c->inter && (is_root(c, root) || sits_out(c, root)) ? NULL : in, count, datatype, op, &p);
     int rc = MPI_SUCCESS;
     if (c->inter || !library_reduce(F_REDUCE, c, root, p.in, p.out, p.n, p.base, op))
-        rc = reduce(name, c, comm, p.in, p.out, p.n, p.base, op, root);
+        rc = coll_reduce(name, c, comm, p.in, p.out, p.n, p.base, op, root);
     unpack_op(&p, rc, is_root(c, root), datatype, recvbuf);
     return rc;
 }
 
-/* MPI-2.2 §5.9.6 on an intercommunicator: each group gets the reduction of the other's data.
- * The group whose leader has the lower world rank reduces the other's first, then the other
- * way; each leader broadcasts its result to its own group. */
-static int inter_allreduce(const char *name, struct cb_comm *c, MPI_Comm comm, struct packed_op *p, MPI_Op op)
+/* On an intercommunicator, each group's leader gets the reduction of the other group's data:
+ * the group whose leader has the lower world rank reduces the other's first, then the other
+ * way. */
+static int inter_reduce_both(const char *name, struct cb_comm *c, MPI_Comm comm, struct packed_op *p, MPI_Op op)
 {
     int first = c->local_world[0] < c->world[0];
     for (int phase = 0; phase < 2; phase++) {
         int root = (phase == 0) == first ? (c->rank == 0 ? MPI_ROOT : MPI_PROC_NULL) : 0;
-        CB_CHECK(reduce(name, c, comm, p->in, p->out, p->n, p->base, op, root));
+        CB_CHECK(coll_reduce(name, c, comm, p->in, p->out, p->n, p->base, op, root));
     }
-    return bcast(name, cb_comm_get(c->local_comm), c->local_comm, p->out, p->n, p->base, 0);
+    return MPI_SUCCESS;
+}
+
+/* MPI-2.2 §5.9.6 on an intercommunicator: each group gets the reduction of the other's data,
+ * which each leader broadcasts to its own group. */
+static int inter_allreduce(const char *name, struct cb_comm *c, MPI_Comm comm, struct packed_op *p, MPI_Op op)
+{
+    CB_CHECK(inter_reduce_both(name, c, comm, p, op));
+    return coll_bcast(name, cb_comm_get(c->local_comm), c->local_comm, p->out, p->n, p->base, 0);
 }
 
 int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
@@ -283,22 +292,22 @@ int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
     const char *name = "MPI_Allreduce";
     struct cb_comm *c = NULL;
     struct packed_op p;
-    CB_CHECK(comm_begin(name, comm, &c));
+    CB_CHECK(coll_begin(name, comm, &c));
     CB_CHECK(check_reduce(name, comm, count, datatype, op));
     pack_op(sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, count, datatype, op, &p);
     int rc = MPI_SUCCESS;
     if (c->inter) {
         rc = inter_allreduce(name, c, comm, &p, op);
     } else if (!library_reduce(F_ALLREDUCE, c, 0, p.in, p.out, p.n, p.base, op)) {
-        rc = reduce(name, c, comm, p.in, p.out, p.n, p.base, op, 0);
+        rc = coll_reduce(name, c, comm, p.in, p.out, p.n, p.base, op, 0);
         if (rc == MPI_SUCCESS)
-            rc = bcast(name, c, comm, p.out, p.n, p.base, 0);
+            rc = coll_bcast(name, c, comm, p.out, p.n, p.base, 0);
     }
     unpack_op(&p, rc, 1, datatype, recvbuf);
     return rc;
 }
 
-static int gatherv(const char *name, struct cb_comm *c, MPI_Comm comm, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+int coll_gatherv(const char *name, struct cb_comm *c, MPI_Comm comm, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
     void *recvbuf, const int *counts, const int *displs, MPI_Datatype recvtype, int root)
 {
     if (sits_out(c, root))
@@ -335,7 +344,7 @@ static int scatterv(const char *name, struct cb_comm *c, MPI_Comm comm, const vo
 }
 
 /* counts[r] = n, displs[r] = r * n for every rank: the regular forms. */
-static void regular(struct cb_comm *c, int n, int **counts, int **displs)
+void coll_regular(struct cb_comm *c, int n, int **counts, int **displs)
 {
     *counts = malloc(sizeof(int) * (size_t)c->size);
     *displs = malloc(sizeof(int) * (size_t)c->size);
@@ -362,11 +371,11 @@ int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
     const char *name = "MPI_Gather";
     struct cb_comm *c = NULL;
     int *counts, *displs;
-    CB_CHECK(comm_begin(name, comm, &c));
+    CB_CHECK(coll_begin(name, comm, &c));
     CB_CHECK(check_root(name, comm, c, root));
     CB_CHECK(check_pair(name, comm, sendcount, sendtype, recvcount, recvtype, sendbuf == MPI_IN_PLACE || sits_out(c, root), !is_root(c, root)));
-    regular(c, recvcount, &counts, &displs);
-    int rc = gatherv(name, c, comm, sendbuf, sendcount, sendtype, recvbuf, counts, displs, recvtype, root);
+    coll_regular(c, recvcount, &counts, &displs);
+    int rc = coll_gatherv(name, c, comm, sendbuf, sendcount, sendtype, recvbuf, counts, displs, recvtype, root);
     free(counts);
     free(displs);
     return rc;
@@ -377,10 +386,10 @@ int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 {
     const char *name = "MPI_Gatherv";
     struct cb_comm *c = NULL;
-    CB_CHECK(comm_begin(name, comm, &c));
+    CB_CHECK(coll_begin(name, comm, &c));
     CB_CHECK(check_root(name, comm, c, root));
     CB_CHECK(check_pair(name, comm, sendcount, sendtype, 0, recvtype, sendbuf == MPI_IN_PLACE || sits_out(c, root), !is_root(c, root)));
-    return gatherv(name, c, comm, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root);
+    return coll_gatherv(name, c, comm, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root);
 }
 
 int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
@@ -389,10 +398,10 @@ int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
     const char *name = "MPI_Scatter";
     struct cb_comm *c = NULL;
     int *counts, *displs;
-    CB_CHECK(comm_begin(name, comm, &c));
+    CB_CHECK(coll_begin(name, comm, &c));
     CB_CHECK(check_root(name, comm, c, root));
     CB_CHECK(check_pair(name, comm, sendcount, sendtype, recvcount, recvtype, !is_root(c, root), sits_out(c, root) || (is_root(c, root) && recvbuf == MPI_IN_PLACE)));
-    regular(c, sendcount, &counts, &displs);
+    coll_regular(c, sendcount, &counts, &displs);
     int rc = scatterv(name, c, comm, sendbuf, counts, displs, sendtype, recvbuf, recvcount, recvtype, root);
     free(counts);
     free(displs);
@@ -404,7 +413,7 @@ int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[
 {
     const char *name = "MPI_Scatterv";
     struct cb_comm *c = NULL;
-    CB_CHECK(comm_begin(name, comm, &c));
+    CB_CHECK(coll_begin(name, comm, &c));
     CB_CHECK(check_root(name, comm, c, root));
     CB_CHECK(check_pair(name, comm, 0, sendtype, recvcount, recvtype, !is_root(c, root), sits_out(c, root) || (is_root(c, root) && recvbuf == MPI_IN_PLACE)));
     return scatterv(name, c, comm, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root);
@@ -415,7 +424,7 @@ int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
 {
     const char *name = "MPI_Allgatherv";
     struct cb_comm *c = NULL;
-    CB_CHECK(comm_begin(name, comm, &c));
+    CB_CHECK(coll_begin(name, comm, &c));
     CB_CHECK(check_pair(name, comm, sendcount, sendtype, 0, recvtype, sendbuf == MPI_IN_PLACE, 0));
     if (c->inter) /* the same block to every remote rank: an all-to-all with one send block */
         return cb_inter_allgatherv(name, comm, c, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype);
@@ -426,9 +435,9 @@ int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
         sendcount = recvcounts[c->rank];
         sendtype = recvtype;
     }
-    CB_CHECK(gatherv(name, c, comm, mine, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, 0));
+    CB_CHECK(coll_gatherv(name, c, comm, mine, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, 0));
     for (int r = 0; r < c->size; r++)
-        CB_CHECK(bcast(name, c, comm, (char *)recvbuf + (MPI_Aint)displs[r] * ext, recvcounts[r], recvtype, 0));
+        CB_CHECK(coll_bcast(name, c, comm, (char *)recvbuf + (MPI_Aint)displs[r] * ext, recvcounts[r], recvtype, 0));
     return MPI_SUCCESS;
 }
 
@@ -457,11 +466,11 @@ int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
 {
     struct cb_comm *c = NULL;
     int *counts, *displs;
-    CB_CHECK(comm_begin("MPI_Allgather", comm, &c));
+    CB_CHECK(coll_begin("MPI_Allgather", comm, &c));
     CB_CHECK(check_pair("MPI_Allgather", comm, sendcount, sendtype, recvcount, recvtype, sendbuf == MPI_IN_PLACE, 0));
     if (allgather_library(c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype))
         return MPI_SUCCESS;
-    regular(c, recvcount, &counts, &displs);
+    coll_regular(c, recvcount, &counts, &displs);
     int rc = PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, counts, displs, recvtype, comm);
     free(counts);
     free(displs);
@@ -474,13 +483,13 @@ int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 {
     const char *name = "MPI_Alltoall";
     struct cb_comm *c = NULL;
-    CB_CHECK(comm_begin(name, comm, &c));
+    CB_CHECK(coll_begin(name, comm, &c));
     int in_place = sendbuf == MPI_IN_PLACE;
     CB_CHECK(check_pair(name, comm, sendcount, sendtype, recvcount, recvtype, in_place, 0));
     if (c->inter) {
         int *scounts, *sdispls, *rcounts, *rdispls;
-        regular(c, sendcount, &scounts, &sdispls);
-        regular(c, recvcount, &rcounts, &rdispls);
+        coll_regular(c, sendcount, &scounts, &sdispls);
+        coll_regular(c, recvcount, &rcounts, &rdispls);
         int rc = PMPI_Alltoallv(sendbuf, scounts, sdispls, sendtype, recvbuf, rcounts, rdispls, recvtype, comm);
         free(scounts), free(sdispls), free(rcounts), free(rdispls);
         return rc;
@@ -539,15 +548,19 @@ int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
     return scan("MPI_Exscan", sendbuf, recvbuf, count, datatype, op, comm, 1);
 }
 
+/* The reduction at local rank 0 (of every rank's data, or on an intercommunicator, MPI-2.2
+ * §5.10.1, of the other group's), then scattered over the local group by `recvcounts`. */
 int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     const char *name = "MPI_Reduce_scatter";
     struct cb_comm *c = NULL;
-    CB_CHECK(intra_begin(name, comm, &c));
+    CB_CHECK(coll_begin(name, comm, &c));
+    struct cb_comm *group = c->inter ? cb_comm_get(c->local_comm) : c;
+    MPI_Comm group_comm = c->inter ? c->local_comm : comm;
     int total = 0;
-    int *displs = malloc(sizeof(int) * (size_t)c->size);
-    for (int r = 0; r < c->size; r++) {
-        displs[r] = total;
+    for (int r = 0; r < group->size; r++) {
+        if (recvcounts[r] < 0)
+            return cb_fail(name, comm, MPI_ERR_COUNT, "recvcounts[%d] = %d is invalid: allowed 0 and up", r, recvcounts[r]);
         total += recvcounts[r];
     }
     CB_CHECK(check_reduce(name, comm, total, datatype, op));
@@ -557,26 +570,41 @@ int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts
     int per = 1;
     if (!p.layout)
         cb_type_base(datatype, 1, &per);
-    int *counts = malloc(sizeof(int) * (size_t)c->size);
-    for (int r = 0; r < c->size; r++) {
+    int *counts = malloc(sizeof(int) * (size_t)group->size), *displs = malloc(sizeof(int) * (size_t)group->size);
+    for (int r = 0, at = 0; r < group->size; r++) {
         counts[r] = recvcounts[r] * per;
-        displs[r] *= per;
+        displs[r] = at;
+        at += counts[r];
     }
-    int rc = reduce(name, c, comm, p.in, p.out, p.n, p.base, op, 0);
+    int rc = c->inter ? inter_reduce_both(name, c, comm, &p, op) : coll_reduce(name, c, comm, p.in, p.out, p.n, p.base, op, 0);
     if (rc == MPI_SUCCESS)
-        rc = scatterv(name, c, comm, p.out, counts, displs, p.base, p.in, counts[c->rank], p.base, 0);
+        rc = scatterv(name, group, group_comm, p.out, counts, displs, p.base, p.in, counts[group->rank], p.base, 0);
     if (rc == MPI_SUCCESS)
-        unpack_to(&p, p.in, counts[c->rank], datatype, recvbuf);
+        unpack_to(&p, p.in, counts[group->rank], datatype, recvbuf);
     unpack_op(&p, rc, 0, datatype, recvbuf);
     free(counts);
     free(displs);
     return rc;
 }
 
+/* MPI-2.2 §5.10.2: `recvcount` elements to every rank of the (local) group. */
+int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    struct cb_comm *c = NULL;
+    CB_CHECK(coll_begin("MPI_Reduce_scatter_block", comm, &c));
+    int n = c->inter ? c->local_size : c->size;
+    int *counts = malloc(sizeof(int) * (size_t)n);
+    for (int r = 0; r < n; r++)
+        counts[r] = recvcount;
+    int rc = PMPI_Reduce_scatter(sendbuf, recvbuf, counts, datatype, op, comm);
+    free(counts);
+    return rc;
+}
+
 int PMPI_Barrier(MPI_Comm comm)
 {
     struct cb_comm *c = NULL;
-    CB_CHECK(comm_begin("MPI_Barrier", comm, &c));
+    CB_CHECK(coll_begin("MPI_Barrier", comm, &c));
     if (c->inter)
         return cb_inter_barrier(comm, c);
     if (library(F_BARRIER, c, 0, 0, 0, 0, NULL, 0, NULL))
@@ -595,136 +623,6 @@ int PMPI_Barrier(MPI_Comm comm)
     return MPI_SUCCESS;
 }
 
-/* A context id every member agrees on: one above the largest any member has used. */
-static int next_ctx;
-
-static int agree_ctx(const char *name, struct cb_comm *c, MPI_Comm comm, int *ctx)
-{
-    if (next_ctx == 0)
-        next_ctx = cb_world_size() + 1; /* 0 is MPI_COMM_WORLD's, 1..size MPI_COMM_SELF's */
-    int mine = next_ctx;
-    CB_CHECK(reduce(name, c, comm, &mine, ctx, 1, MPI_INT, MPI_MAX, 0));
-    CB_CHECK(bcast(name, c, comm, ctx, 1, MPI_INT, 0));
-    next_ctx = *ctx + 1;
-    return MPI_SUCCESS;
-}
-
-int cb_agree_ctx(const char *name, MPI_Comm comm, int *ctx)
-{
-    struct cb_comm *c = NULL;
-    CB_CHECK(comm_begin(name, comm, &c));
-    return agree_ctx(name, c, comm, ctx);
-}
-
-void cb_ctx_taken(int ctx)
-{
-    next_ctx = ctx + 1 > next_ctx ? ctx + 1 : next_ctx;
-}
-
-int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
-{
-    struct cb_comm *c = NULL;
-    int ctx;
-    CB_CHECK(comm_begin("MPI_Comm_dup", comm, &c));
-    if (c->inter)
-        return cb_intercomm_dup(comm, newcomm);
-    CB_CHECK(agree_ctx("MPI_Comm_dup", c, comm, &ctx));
-    if (cb_new_comm(c->size, c->rank, c->world, ctx, c->eh, newcomm) != MPI_SUCCESS)
-        return cb_fail("MPI_Comm_dup", comm, MPI_ERR_INTERN, "too many communicators");
-    int rc = cb_comm_copied(comm, *newcomm);
-    if (rc != MPI_SUCCESS) /* a copy function failed: no new communicator */
-        PMPI_Comm_free(newcomm);
-    return rc;
-}
-
-int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
-{
-    const char *name = "MPI_Comm_split";
-    struct cb_comm *c = NULL;
-    int ctx;
-    CB_CHECK(comm_begin(name, comm, &c));
-    if (c->inter)
-        return cb_intercomm_split(comm, color, key, newcomm);
-    if (color < 0 && color != MPI_UNDEFINED)
-        return cb_fail(name, comm, MPI_ERR_ARG, "color %d is invalid: allowed 0 and up or MPI_UNDEFINED", color);
-    int mine[2] = {color, key}, n = c->size;
-    int *all = malloc(sizeof(int) * 2 * (size_t)n), *counts, *displs;
-    regular(c, 2, &counts, &displs);
-    int rc = gatherv(name, c, comm, mine, 2, MPI_INT, all, counts, displs, MPI_INT, 0);
-    if (rc == MPI_SUCCESS)
-        rc = bcast(name, c, comm, all, 2 * n, MPI_INT, 0);
-    if (rc == MPI_SUCCESS)
-        rc = agree_ctx(name, c, comm, &ctx);
-    free(counts);
-    free(displs);
-    if (rc != MPI_SUCCESS) {
-        free(all);
-        return rc;
-    }
-    *newcomm = MPI_COMM_NULL;
-    if (color != MPI_UNDEFINED) {
-        /* Members of my color, ordered by (key, rank in the parent). */
-        int *order = malloc(sizeof(int) * (size_t)n), size = 0, me = 0;
-        for (int r = 0; r < n; r++)
-            if (all[2 * r] == color) {
-                int at = size++;
-                while (at > 0 && all[2 * order[at - 1] + 1] > all[2 * r + 1]) {
-                    order[at] = order[at - 1];
-                    at--;
-                }
-                order[at] = r;
-            }
-        int *world = malloc(sizeof(int) * (size_t)size);
-        for (int i = 0; i < size; i++) {
-            world[i] = c->world[order[i]];
-            if (order[i] == c->rank)
-                me = i;
-        }
-        /* Every color gets the same agreed id: their members are disjoint, so no message
-         * of one can reach a member of another. */
-        rc = cb_new_comm(size, me, world, ctx, c->eh, newcomm) == MPI_SUCCESS ? MPI_SUCCESS
-            : cb_fail(name, comm, MPI_ERR_INTERN, "too many communicators");
-        free(order);
-        free(world);
-    }
-    free(all);
-    return rc;
-}
-
-int PMPI_Comm_free(MPI_Comm *comm)
-{
-    struct cb_comm *c = NULL;
-    CB_CHECK(comm_begin("MPI_Comm_free", *comm, &c));
-    if (*comm == MPI_COMM_WORLD || *comm == MPI_COMM_SELF)
-        return cb_fail("MPI_Comm_free", *comm, MPI_ERR_COMM, "MPI_COMM_WORLD and MPI_COMM_SELF cannot be freed");
-    CB_CHECK(cb_comm_freeing(*comm));
-    c->freed = 1;
-    cb_comm_release(*comm); /* gone now unless a pending request still holds it */
-    *comm = MPI_COMM_NULL;
-    return MPI_SUCCESS;
-}
-
-int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
-{
-    struct cb_comm *a = NULL, *b = NULL;
-    CB_CHECK(comm_begin("MPI_Comm_compare", comm1, &a));
-    CB_CHECK(comm_begin("MPI_Comm_compare", comm2, &b));
-    if (comm1 == comm2) {
-        *result = MPI_IDENT;
-        return MPI_SUCCESS;
-    }
-    int same = a->size == b->size, order = same;
-    for (int i = 0; same && i < a->size; i++) {
-        int found = 0;
-        for (int j = 0; j < b->size; j++)
-            found |= a->world[i] == b->world[j];
-        same = found;
-        order = order && a->world[i] == b->world[i];
-    }
-    *result = !same ? MPI_UNEQUAL : order ? MPI_CONGRUENT : MPI_SIMILAR;
-    return MPI_SUCCESS;
-}
-
 #pragma weak MPI_Bcast = PMPI_Bcast
 #pragma weak MPI_Reduce = PMPI_Reduce
 #pragma weak MPI_Allreduce = PMPI_Allreduce
@@ -738,8 +636,5 @@ int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
 #pragma weak MPI_Scan = PMPI_Scan
 #pragma weak MPI_Exscan = PMPI_Exscan
 #pragma weak MPI_Reduce_scatter = PMPI_Reduce_scatter
+#pragma weak MPI_Reduce_scatter_block = PMPI_Reduce_scatter_block
 #pragma weak MPI_Barrier = PMPI_Barrier
-#pragma weak MPI_Comm_dup = PMPI_Comm_dup
-#pragma weak MPI_Comm_split = PMPI_Comm_split
-#pragma weak MPI_Comm_free = PMPI_Comm_free
-#pragma weak MPI_Comm_compare = PMPI_Comm_compare

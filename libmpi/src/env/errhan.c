@@ -2,10 +2,10 @@
  * §8.3), all local to the process.
  *
  * Error handlers: MPI_ERRORS_ARE_FATAL, MPI_ERRORS_RETURN, and the program's own from
- * CB_USER_EH on; cb_fail (pt2pt/pt2pt.c) calls a program's handler with the communicator and
+ * CB_USER_EH on; cb_fail (env/init.c) calls a program's handler with the communicator and
  * the code, then returns the code. Attributes: keyvals from CB_FIRST_KEYVAL on, values per
  * communicator handle; MPI_Comm_dup calls each keyval's copy function and MPI_Comm_free its
- * delete function (cb_comm_copied, cb_comm_freeing, called by coll/coll.c). The predefined
+ * delete function (cb_comm_copied, cb_comm_freeing, called by comm/comm.c). The predefined
  * attributes of MPI_COMM_WORLD (MPI_TAG_UB, MPI_HOST, MPI_IO, MPI_WTIME_IS_GLOBAL) are values
  * kept here.
  */

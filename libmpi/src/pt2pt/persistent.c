@@ -1,4 +1,4 @@
-/* The point-to-point calls built on the nonblocking requests of pt2pt/pt2pt.c (MPI-1.3
+/* The point-to-point calls built on the nonblocking requests of pt2pt/requests.c (MPI-1.3
  * §3.4, §3.6, §3.7.5, §3.9): buffered and ready sends, persistent requests, Waitsome and
  * Testsome.
  *
@@ -59,11 +59,12 @@ int PMPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
     return PMPI_Request_free(&r);
 }
 
-/* The request a buffered send returns is complete at once: its message is on its way. */
+/* The request a buffered send returns is complete at once (its message is on its way), yet
+ * MPI_Cancel may retract the message until the program releases the request. */
 int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    CB_CHECK(PMPI_Bsend(buf, count, datatype, dest, tag, comm));
-    return PMPI_Isend(buf, 0, datatype, MPI_PROC_NULL, tag, comm, request);
+    CB_CHECK(check_room("MPI_Ibsend", count, datatype, dest, comm));
+    return cb_request_buffered("MPI_Ibsend", buf, count, datatype, dest, tag, comm, request);
 }
 
 int PMPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)

@@ -37,6 +37,7 @@
 //! the oldest parked match, else scans the senders' entries round robin. Sends stay
 //! synchronous: a blocking or synchronous send completes once its receive has matched it.
 
+mod cancel;
 mod channel;
 mod claims;
 pub mod collective;

@@ -105,7 +105,7 @@ impl Pending {
             }
             wire::OP_CANCEL => {
                 let (q, _) = *self.reqs.get(&req.a).ok_or_else(|| bad(rank, format!("request {} is not pending", req.a)))?;
-                Ok(Answer { value: f64::from(u8::from(r.cancel(q)?)), ..Answer::default() })
+                Ok(Answer { value: f64::from(u8::from(r.cancel(q).await?)), ..Answer::default() })
             }
             wire::OP_COLLECT => {
                 if req.a == wire::COLLECT_ALL {

@@ -41,6 +41,8 @@ pub(super) enum Req {
         /// Its index among the sends to `dest` that may be parked (`unexpected.rs`).
         index: u32,
         freed: bool,
+        /// `MPI_Cancel` retracted it (`cancel.rs`): done without being received.
+        cancelled: bool,
     },
     Recv {
         buf: u64,
@@ -56,8 +58,9 @@ pub(super) enum Req {
 impl Req {
     pub(super) fn done(&self) -> Option<Status> {
         match *self {
-            Req::Send { bytes, dest, tag, state: SendState::Done, .. } => {
-                Some(Status { source: dest, tag, bytes, sent: bytes, error: code::SUCCESS })
+            Req::Send { bytes, dest, tag, state: SendState::Done, cancelled, .. } => {
+                let error = if cancelled { code::CANCELLED } else { code::SUCCESS };
+                Some(Status { source: dest, tag, bytes, sent: bytes, error })
             }
             Req::Recv { status, .. } => status,
             _ => None,

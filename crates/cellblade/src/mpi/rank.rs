@@ -33,7 +33,7 @@ use super::heap::Area;
 use super::layout::{self, meta, tag, BOOT_BYTES, BOOT_LS, META_BYTES, OUT_META, SIG_SCRATCH};
 use super::startup::Boot;
 use super::tracker::Tracker;
-use super::unexpected::Parked;
+use super::unexpected::{Parked, Queues};
 use super::{code, transfer, Mode, ANY_SOURCE, ANY_TAG, MAX_RANKS};
 
 /// How [`Rank::post`] sends a message.
@@ -74,8 +74,9 @@ pub struct Rank {
     pub(super) busy: Cell<u32>,
     /// Nonblocking requests (`nonblocking.rs`), by handle.
     pub(super) reqs: RefCell<Vec<Option<super::pending::Req>>>,
-    /// The unexpected queue: messages out of their entries that no receive matched yet, oldest first.
-    pub(super) parked: RefCell<Vec<Parked>>,
+    /// Every rank's unexpected queue (messages out of their entries that no receive matched
+    /// yet, oldest first): this rank's is [`Rank::parked`].
+    queues: Rc<Queues>,
     /// Per sender, the completion word this rank last wrote into that sender's local store.
     pub(super) written: RefCell<[u32; MAX_RANKS]>,
     /// Per receiver, the completion word as this rank last took note of it.
@@ -89,7 +90,7 @@ pub struct Rank {
 impl Rank {
     /// `MPI_Init` (§3.2): read the boot structure's address from the inbound mailbox, DMA the
     /// structure into the local store and take the rank, size, mode and signal addresses from it.
-    pub(crate) async fn init(spu: Spu, tracker: Rc<Tracker>) -> Result<Rank> {
+    pub(super) async fn init(spu: Spu, tracker: Rc<Tracker>, queues: Rc<Queues>) -> Result<Rank> {
         // The boot structure lands inside the area reserved below, once its size is known.
         let ea = spu.spu_read_in_mbox().await? as u64;
         spu.mfc_get(BOOT_LS, ea, BOOT_BYTES, tag::BOOT).await?;
@@ -109,7 +110,7 @@ impl Rank {
             rr: Cell::new(0),
             busy: Cell::new(0),
             reqs: RefCell::new(Vec::new()),
-            parked: RefCell::default(),
+            queues,
             written: RefCell::default(),
             seen: RefCell::default(),
             heap: heap.into_iter().map(Area::new).collect(),
@@ -120,6 +121,16 @@ impl Rank {
 
     pub fn rank(&self) -> usize {
         self.boot.rank
+    }
+
+    /// This rank's unexpected queue.
+    pub(super) fn parked(&self) -> &RefCell<Vec<Parked>> {
+        self.queues.of(self.boot.rank)
+    }
+
+    /// `receiver`'s unexpected queue (a cancelling sender marks its message there).
+    pub(super) fn parked_at(&self, receiver: usize) -> &RefCell<Vec<Parked>> {
+        self.queues.of(receiver)
     }
 
     pub fn size(&self) -> usize {
@@ -207,8 +218,35 @@ impl Rank {
     }
 
     /// The largest buffer that would still fit.
-    fn largest_free(&self) -> u64 {
+    pub(super) fn largest_free(&self) -> u64 {
         self.areas().0.iter().map(Area::free).max().unwrap_or(0)
+    }
+
+    /// Lend `bytes` of the mode's areas (nearest first) to the unexpected queue for `what` (a
+    /// parked message); the area's index. None free: the error names the message, the bytes,
+    /// what is free and what the queue holds already.
+    pub(super) fn hold_parked(&self, bytes: u64, what: &str) -> Result<usize> {
+        let (areas, place) = self.areas();
+        areas.iter().position(|a| a.hold(bytes)).ok_or_else(|| {
+            let (n, held) = (self.parked().borrow().len(), areas.iter().map(Area::held).sum::<u64>());
+            program_err(format!(
+                "rank {}: the unexpected queue cannot park {what}: it needs {bytes} bytes of the {place}, {} are free \
+                 ({n} parked messages hold {held} bytes; receive them, or post the receive first)",
+                self.boot.rank,
+                self.largest_free()
+            ))
+        })
+    }
+
+    /// Bytes the unexpected queue holds now.
+    #[cfg(test)]
+    pub(super) fn queue_held(&self) -> u64 {
+        self.areas().0.iter().map(Area::held).sum()
+    }
+
+    /// Give back what [`Rank::hold_parked`] lent.
+    pub(super) fn unhold_parked(&self, (area, bytes): (usize, u64)) {
+        self.areas().0[area].unhold(bytes);
     }
 
     /// Release every request buffer (when no request is pending).
@@ -472,8 +510,10 @@ impl Rank {
     /// Take `sender`'s matched message on `comm`'s context into `cap` bytes at `buf`: move the
     /// data, unset the flag, signal the sender.
     pub(super) async fn take(&self, sender: usize, comm: u32, buf: u64, cap: u32) -> Result<Status> {
-        self.charge_call().await;
+        // Claimed in the instant it matched: a cancel that comes later finds the flag unset.
         let entry = layout::entry(sender, comm);
+        self.spu.ls_write_u32(entry + meta::FLAG, 0)?;
+        self.charge_call().await;
         let word = |off: u32| self.spu.ls_read_u32(entry + off).expect("meta-data entries lie inside the local store");
         let sent = word(meta::SIZE);
         let addr = ((word(meta::ADDR_HI) as u64) << 32) | word(meta::ADDR_LO) as u64;
@@ -486,7 +526,6 @@ impl Rank {
             transfer::move_data(&self.spu, addr, buf, n, self.boot.depth).await?;
         }
         let error = if sent > cap { code::ERR_TRUNCATE } else { code::SUCCESS };
-        self.spu.ls_write_u32(entry + meta::FLAG, 0)?;
         if inline || word(meta::ACK2) != 0 {
             // The sender has moved on; its next message to this rank waits for this bit.
             self.free_entry(sender, comm).await?;
@@ -510,7 +549,7 @@ impl Rank {
         let candidates: Vec<usize> =
             if source == ANY_SOURCE { (0..size).map(|k| (self.rr.get() + k) % size).collect() } else { vec![source as usize] };
         if let Some(k) = self.parked_match(source, tag, comm) {
-            return Ok(Some(self.parked.borrow()[k].status()));
+            return Ok(Some(self.parked().borrow()[k].status()));
         }
         for sender in candidates {
             self.sleep(poll).await;
@@ -533,7 +572,7 @@ impl Rank {
             return Ok(self.probe_pending(source, tag, comm, true).await?.expect("a blocking probe returns a match"));
         }
         if let Some(k) = self.parked_match(source, tag, comm) {
-            return Ok(self.parked.borrow()[k].status());
+            return Ok(self.parked().borrow()[k].status());
         }
         let sender = self.poll(source, tag, comm).await?;
         self.rr.set(sender);
@@ -561,8 +600,16 @@ impl Rank {
     }
 
     /// The oldest parked message that a receive from `source` with `tag` on `comm` matches.
+    /// Messages their senders cancelled leave the queue first, giving back their space.
     pub(super) fn parked_match(&self, source: i32, tag: i32, comm: u32) -> Option<usize> {
-        self.parked.borrow().iter().position(|p| p.matches(source, tag, comm))
+        let mut queue = self.parked().borrow_mut();
+        queue.retain(|p| {
+            if p.cancelled {
+                self.unhold_parked(p.held);
+            }
+            !p.cancelled
+        });
+        queue.iter().position(|p| p.matches(source, tag, comm))
     }
 
     /// Poll the entries that can match until one does; returns its sender. An entry that

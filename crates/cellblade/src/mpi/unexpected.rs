@@ -39,9 +39,27 @@
 //! and stores (`spu.copy_core_cycles_per_quadword` a quadword), plus one 4-byte DMA and the
 //! signal a nonblocking sender needs; taking a parked buffered message copies its bytes out as
 //! the entry's would be. In-order traffic never parks, so it keeps seed 004's protocol and cost
-//! to the tick. What is not simulated: the local-store space the queue's entries take (the
-//! simulator holds them; each is 128 bytes at most, and a correct program parks only what it
-//! will receive).
+//! to the tick.
+//!
+//! Space: a parked message takes room where the mode keeps message buffers, as the seed-path
+//! buffers do (`Rank::alloc`): the local store's heap in ls mode, the main-memory heap in memory
+//! mode. It holds [`parked_bytes`] (its 128-byte entry, and a buffered message's bytes, each
+//! rounded to 128 as buffers are) from the moment it is parked until a receive takes it or its
+//! sender cancels it; meanwhile no buffer can have those bytes. A message that does not fit
+//! ends the job with an error naming the message, the bytes it needs, the bytes free and what
+//! the queue already holds: a local store is 256 KB, and a queue that silently grew past it
+//! would be a blade no one could build. The simulator keeps the queue's bytes itself, so the
+//! charge is of space, not of addresses.
+//!
+//! `MPI_Cancel` of a send (MPI-1 §3.8.4) retracts it if no receive has matched it yet
+//! (`cancel.rs`): a send still queued at the sender is dropped there; one whose entry is still
+//! flagged in the receiver's local store is unflagged by the sender's atomic update of that
+//! line; one the receiver has parked is marked cancelled in the receiver's queue, which drops
+//! it (and gives back its space) the next time it looks. The receiver claims an entry (clears
+//! its flag) and a parked message (takes it off the queue) at the instant it matches it, so a
+//! send is either cancelled or received, never both.
+
+use std::cell::RefCell;
 
 use super::rank::Status;
 use super::{ANY_SOURCE, ANY_TAG};
@@ -71,17 +89,46 @@ pub(super) struct Parked {
     pub addr: u64,
     pub inline: Option<Vec<u8>>,
     pub ack: Ack,
+    /// Its sender cancelled it: no receive may take it, and its receiver drops it.
+    pub cancelled: bool,
+    /// The area of the receiver's (`Rank::alloc` order) that holds its bytes, and how many.
+    pub held: (usize, u64),
 }
 
 impl Parked {
     /// Whether a receive from `source` (or `ANY_SOURCE`) with `tag` (or `ANY_TAG`) on `comm`
     /// matches this message.
     pub fn matches(&self, source: i32, tag: i32, comm: u32) -> bool {
-        (source == ANY_SOURCE || source == self.source as i32) && (tag == ANY_TAG || tag == self.tag) && comm == self.comm
+        !self.cancelled
+            && (source == ANY_SOURCE || source == self.source as i32)
+            && (tag == ANY_TAG || tag == self.tag)
+            && comm == self.comm
     }
 
     pub fn status(&self) -> Status {
         Status { source: self.source, tag: self.tag, bytes: self.size, sent: self.size, error: super::code::SUCCESS }
+    }
+}
+
+/// The space a parked message of `size` bytes holds: its entry, and its bytes if it travelled
+/// in the entry (buffered), each rounded to 128 bytes as message buffers are.
+pub fn parked_bytes(size: u32, inline: bool) -> u64 {
+    u64::from(super::layout::META_BYTES) + if inline { u64::from(size).next_multiple_of(128) } else { 0 }
+}
+
+/// Every rank's unexpected queue, oldest first: its receiver matches and takes from it, and a
+/// sender's `MPI_Cancel` marks its own message there.
+#[derive(Debug)]
+pub(super) struct Queues(Vec<RefCell<Vec<Parked>>>);
+
+impl Queues {
+    pub fn new(ranks: usize) -> Queues {
+        Queues((0..ranks).map(|_| RefCell::default()).collect())
+    }
+
+    /// The queue of `rank`.
+    pub fn of(&self, rank: usize) -> &RefCell<Vec<Parked>> {
+        &self.0[rank]
     }
 }
 
@@ -96,9 +143,12 @@ mod tests {
 
     #[test]
     fn a_parked_message_matches_by_source_tag_and_communicator() {
-        let p = Parked { source: 2, tag: 7, comm: 4, size: 8, addr: 0, inline: None, ack: Ack::Code };
+        let mut p = Parked { source: 2, tag: 7, comm: 4, size: 8, addr: 0, inline: None, ack: Ack::Code, cancelled: false, held: (0, 128) };
         assert!(p.matches(2, 7, 4) && p.matches(ANY_SOURCE, 7, 4) && p.matches(2, ANY_TAG, 4));
         assert!(!p.matches(1, 7, 4) && !p.matches(2, 8, 4) && !p.matches(2, 7, 0), "another source, tag or communicator");
+        p.cancelled = true;
+        assert!(!p.matches(2, 7, 4) && !p.matches(ANY_SOURCE, ANY_TAG, 4), "a cancelled message matches nothing");
+        assert_eq!((parked_bytes(80, true), parked_bytes(1 << 20, false), parked_bytes(0, true)), (256, 128, 128));
         assert_eq!(completion_bit(3, 0), 1 << 3);
         assert_eq!(completion_bit(3, 1), 1 << 19);
         assert_eq!(completion_bit(INDICES - 1, 7), 1 << 31);

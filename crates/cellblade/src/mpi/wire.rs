@@ -77,9 +77,9 @@ pub const OP_REQUEST_FREE: u32 = 20;
 /// whose flags field holds the request's handle, then its count bytes. Charges no simulated
 /// time beyond what the engine does.
 pub const OP_COLLECT: u32 = 21;
-/// `MPI_Cancel`: a = handle. A receive not yet matched completes as cancelled (its status's
-/// error is `code::CANCELLED`); anything else completes as it would have. Answer: value = 1 if
-/// it was cancelled.
+/// `MPI_Cancel`: a = handle. A receive or a send that no receive has matched yet completes as
+/// cancelled (its status's error is `code::CANCELLED`, `cancel.rs`); anything else completes as
+/// it would have. Answer: value = 1 if it was cancelled.
 pub const OP_CANCEL: u32 = 22;
 pub const COLLECT_NOW: i32 = 0;
 pub const COLLECT_ALL: i32 = 1;

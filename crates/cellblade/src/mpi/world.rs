@@ -36,6 +36,7 @@ use super::layout::DEFAULT_DEPTH;
 use super::rank::Rank;
 use super::startup;
 use super::tracker::Tracker;
+use super::unexpected::Queues;
 use super::{check_depth, check_ranks, Mode};
 
 /// What a finished job measured about itself.
@@ -56,6 +57,7 @@ pub struct MpiWorld {
     spes: Vec<usize>,
     mode: Mode,
     tracker: Rc<Tracker>,
+    queues: Rc<Queues>,
     given: Vec<bool>,
 }
 
@@ -83,7 +85,14 @@ impl MpiWorld {
         startup::store_boot(&mut blade.machine(), &spes, mode, DEFAULT_DEPTH);
         let launch = spes.clone();
         blade.ppe(move |ppe| startup::launch(ppe, launch));
-        Ok(MpiWorld { blade, tracker: Rc::new(Tracker::new(ranks)), given: vec![false; ranks], spes, mode })
+        Ok(MpiWorld {
+            blade,
+            tracker: Rc::new(Tracker::new(ranks)),
+            queues: Rc::new(Queues::new(ranks)),
+            given: vec![false; ranks],
+            spes,
+            mode,
+        })
     }
 
     /// Keep `depth` staging chunks in flight in memory mode (2, the seed's double buffering, by
@@ -117,9 +126,9 @@ impl MpiWorld {
         if std::mem::replace(&mut self.given[rank], true) {
             return Err(config_err(format!("rank {rank} already has a program")));
         }
-        let tracker = self.tracker.clone();
+        let (tracker, queues) = (self.tracker.clone(), self.queues.clone());
         self.blade.spe(self.spes[rank], move |spu| async move {
-            let r = Rc::new(Rank::init(spu, tracker).await?);
+            let r = Rc::new(Rank::init(spu, tracker, queues).await?);
             program(r.clone()).await?;
             r.finalize();
             Ok(())
