@@ -21,8 +21,8 @@ fn main() {
         }
         return;
     }
-    let claims =
-        cellblade::request::Request::run(cellblade::reproduce::ReproduceRequest { quick, claims: None, jobs: Some(1) }, &file).unwrap_or_else(|e| {
+    let claims = cellblade::request::Request::run(cellblade::reproduce::ReproduceRequest { quick, claims: None, jobs: None }, &file)
+        .unwrap_or_else(|e| {
             eprintln!("error: {e}");
             std::process::exit(1)
         });

@@ -93,7 +93,14 @@ const GROUPS: [Group; 6] = [
     },
     Group {
         id: "model",
-        pieces: |q| vec![("parameters", weight(0.5, 0.5, q)), ("grid 8", weight(1.5, 1.5, q)), ("grid 16", weight(2.0, 2.0, q)), ("cluster", weight(0.5, 0.5, q))],
+        pieces: |q| {
+            vec![
+                ("parameters", weight(0.5, 0.5, q)),
+                ("grid 8", weight(1.5, 1.5, q)),
+                ("grid 16", weight(2.0, 2.0, q)),
+                ("cluster", weight(0.5, 0.5, q)),
+            ]
+        },
         measure: |f, q, p| {
             use crate::model::claims as model;
             match p {
