@@ -112,7 +112,7 @@ const GROUPS: [Group; 6] = [
             }
         },
         state: |m| {
-            let [p, g8, g16, cluster]: [Measured; 4] = m.try_into().ok().expect("the model's four pieces");
+            let [p, g8, g16, cluster]: [Measured; 4] = m.try_into().expect("the model's four pieces");
             crate::model::claims::claims_of(take(p), vec![take(g8), take(g16)], take(cluster))
         },
     },
