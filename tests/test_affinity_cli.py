@@ -258,10 +258,36 @@ def test_reproduce_json_rows_are_claims():
             "without_contention",
         }
         assert c["without_contention"] in {True, False, None}
-        assert c["status"] in {"holds", "does not hold", "not modelled", "unverified"}
+        assert c["status"] in {"holds", "does not hold", "not modelled", "unverified", "skipped"}
         assert c["holds"] == (c["status"] == "holds")
         assert isinstance(c["published"], str) and isinstance(c["simulated"], str)
         assert isinstance(c["holds"], bool)
+    # --quick leaves out the longest claim and says so; the full run states it.
+    skipped = [c for c in claims if c["status"] == "skipped"]
+    assert [c["claim"] for c in skipped] == [
+        "master-worker matrix multiplication: 5.66 Gflop/s at n = 1024"
+    ]
+    assert skipped[0]["simulated"] == "not run with --quick"
+    assert skipped[0]["without_contention"] is None
+
+
+def test_the_summary_counts_skipped_claims_apart():
+    from cellblade import results
+
+    def claim(status):
+        return {
+            "status": status,
+            "fitted": False,
+            "holds": status == "holds",
+            "without_contention": None,
+        }
+
+    claims = [claim("holds"), claim("does not hold"), claim("not modelled"), claim("skipped")]
+    assert results.claims_summary(claims).endswith(
+        "0 fitted, 1 not counted (not modelled or unverified); 1 skipped by --quick "
+        "(checked without it)"
+    )
+    assert results.claims_summary(claims[:3]).endswith("1 not counted (not modelled or unverified)")
 
 
 def test_demo_prints_calibration_then_claims():

@@ -83,6 +83,14 @@ def test_reproduce_by_claim_group_is_reproduce_whole():
     assert json.dumps(split) == json.dumps(cellblade.reproduce(quick=True))
 
 
+def test_reproduce_gives_the_same_claims_on_any_number_of_threads():
+    groups = ["affinity", "broadcasts", "model"]
+    one = json.dumps(cellblade.reproduce(quick=True, claims=groups, jobs=1))
+    assert json.dumps(cellblade.reproduce(quick=True, claims=groups, jobs=3)) == one
+    with pytest.raises(cellblade.ConfigError, match="jobs 0 is not allowed: at least 1"):
+        cellblade.reproduce(quick=True, claims=[], jobs=0)
+
+
 def test_an_unknown_claim_group_names_the_known_ones():
     with pytest.raises(cellblade.ConfigError) as error:
         cellblade.reproduce(quick=True, claims=["nope"])

@@ -344,11 +344,14 @@ def reproduce(
     machine: Machine | None = None,
     overrides: Overrides = (),
     claims: Iterable[str] | None = None,
+    jobs: int | None = None,
 ) -> list[dict[str, Any]]:
     """The papers' findings re-checked on the simulated blade: one dict per claim. ``claims``
     names claim groups of ``reproduce_groups()`` to run (None: all), so that the groups can run
-    apart and their claims be concatenated in the order of ``reproduce_groups()``."""
-    request = {"quick": quick, "claims": None if claims is None else list(claims)}
+    apart and their claims be concatenated in the order of ``reproduce_groups()``. ``jobs``:
+    how many of the independent simulations behind the claims run at once, on threads of this
+    process (None: one per core); the claims are the same whatever it is."""
+    request = {"quick": quick, "claims": None if claims is None else list(claims), "jobs": jobs}
     return _call(_core.reproduce, request, machine, overrides)
 
 

@@ -111,12 +111,14 @@ def claims_summary(claims: list[dict[str, Any]]) -> str:
     counted = [c for c in claims if c["status"] in ("holds", "does not hold")]
     predicted = [c for c in counted if not c["fitted"]]
     redrawn = sum(bool(c.get("depends_on_draws")) for c in predicted)
+    skipped = sum(c["status"] == "skipped" for c in claims)
     return (
         f"{len(predicted)} predictions counted, {sum(map(holds, predicted))} hold, "
         f"{sum(map(discriminating, predicted))} of them discriminating "
         "(* : a blade without contention fails them); "
         f"{len(counted) - len(predicted)} fitted, "
-        f"{len(claims) - len(counted)} not counted (not modelled or unverified)"
+        f"{len(claims) - len(counted) - skipped} not counted (not modelled or unverified)"
+        + (f"; {skipped} skipped by --quick (checked without it)" if skipped else "")
         + (f"; {redrawn} held with one draw seed of the arbiter only" if redrawn else "")
     )
 

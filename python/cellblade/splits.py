@@ -2,7 +2,10 @@
 of public ``cellblade`` functions for `cellblade.parallel` and put back together in the order
 one call would have given.
 
-- ``reproduce``: one call per claim group (``cellblade.reproduce_groups()``).
+- ``reproduce``: on this machine one call, which runs the pieces of every claim group (an
+  affinity pattern, a matrix multiplication, each on the blade and on the blade without
+  contention) on ``jobs`` threads of the core, the longest first; on a Dask cluster one call
+  per claim group (``cellblade.reproduce_groups()``).
 - ``coll OP``: one call per algorithm and size; a cell the core refuses keeps its row with the
   core's reason in "error", and only a run where no cell runs fails.
 - ``affinity run``: one call per placement (each runs with the run's seed, alone or in a list,
@@ -30,12 +33,26 @@ from cellblade import parallel, schedule
 
 
 def claims(quick: bool, machine: dict[str, Any], where: dict[str, Any]) -> list[dict[str, Any]]:
-    """`cellblade.reproduce(quick, **machine)`, its claim groups run side by side."""
-    calls = [
-        parallel.Call("reproduce", dict(quick=quick, claims=[group], **machine), label=group)
-        for group in cellblade.reproduce_groups()
-    ]
+    """`cellblade.reproduce(quick, **machine)`, its pieces run side by side."""
+    calls, where = _reproduce_calls(quick, machine, where)
     return _all_or_raise(parallel.run(calls, desc="reproducing claims", **where))
+
+
+def _reproduce_calls(
+    quick: bool, machine: dict[str, Any], where: dict[str, Any]
+) -> tuple[list[parallel.Call], dict[str, Any]]:
+    """The calls of `reproduce` and where to run them. Locally the core splits the work
+    finer than the groups (the affinity group alone is more than half of a full run), so
+    one call takes the jobs; a Dask worker runs one claim group per task, on one thread."""
+    if where.get("scheduler") is not None:
+        calls = [
+            parallel.Call("reproduce", dict(quick=quick, claims=[g], jobs=1, **machine), label=g)
+            for g in cellblade.reproduce_groups()
+        ]
+        return calls, where
+    jobs = where.get("jobs") or parallel.default_jobs()
+    call = parallel.Call("reproduce", dict(quick=quick, jobs=jobs, **machine), label="all groups")
+    return [call], {**where, "jobs": 1}
 
 
 def placements(parameters: dict[str, Any], where: dict[str, Any]) -> list[dict[str, Any]]:
@@ -134,15 +151,11 @@ def check_generator_ops(
 
 
 def reproduce_speedup(quick: bool, progress: bool, repeats: int = 1) -> dict[str, Any]:
-    """`reproduce` by claim group on one core, on every core and on two local Dask worker
-    processes (when dask.distributed is installed; their start is not timed), `repeats` times
-    in turn so that a change of load on the machine falls on all three alike: the wall times
-    of each round, their medians, the ratios of the medians to one core's, and whether every
-    run gave the same claims."""
-    calls = [
-        parallel.Call("reproduce", {"quick": quick, "claims": [group]}, label=group)
-        for group in cellblade.reproduce_groups()
-    ]
+    """`reproduce` on one core, on every core and on two local Dask worker processes (by claim
+    group; when dask.distributed is installed; their start is not timed), `repeats` times in
+    turn so that a change of load on the machine falls on all three alike: the wall times of
+    each round, their medians, the ratios of the medians to one core's, and whether every run
+    gave the same claims."""
     cores = parallel.default_jobs()
     try:
         from distributed import Client, LocalCluster
@@ -168,6 +181,7 @@ def reproduce_speedup(quick: bool, progress: bool, repeats: int = 1) -> dict[str
         answers = set()
         for _ in range(repeats):
             for name, place in where.items():
+                calls, place = _reproduce_calls(quick, {}, place)
                 start = time.perf_counter()
                 results = parallel.run(calls, progress=progress, desc=f"reproduce, {name}", **place)
                 times[name].append(time.perf_counter() - start)
@@ -175,7 +189,7 @@ def reproduce_speedup(quick: bool, progress: bool, repeats: int = 1) -> dict[str
     median = {name: statistics.median(values) for name, values in times.items()}
     return {
         "quick": quick,
-        "groups": len(calls),
+        "groups": len(cellblade.reproduce_groups()),
         "cores": cores,
         "repeats": repeats,
         "wall_s": times,

@@ -28,7 +28,7 @@ pub struct WaitWorkload {
 }
 
 /// This thread's CPU time (user and system), and the process's peak RSS in KiB.
-fn usage() -> (f64, u64) {
+pub(crate) fn usage() -> (f64, u64) {
     // SAFETY: getrusage fills the struct it is given; a zeroed rusage is a valid value.
     let (thread, process) = unsafe {
         let mut t: libc::rusage = std::mem::zeroed();

@@ -9,8 +9,12 @@
 //! claim, its rules and its counts are the evidence layer's ([`crate::evidence`]).
 //!
 //! A claim is `holds`, `does not hold`, `not modelled` (the model has nothing that the claim is
-//! about) or `unverified` (a collective run behind it computed a wrong result): only the first
-//! two are counted.
+//! about), `unverified` (a collective run behind it computed a wrong result) or `skipped` (not
+//! run by `--quick`): only the first two are counted.
+
+use std::any::Any;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
 
 use crate::error::Result;
 use crate::evidence::claim::{compared, redrawn};
@@ -18,46 +22,219 @@ use crate::evidence::Claim;
 use crate::machine::config::MachineFile;
 
 pub fn run_all(file: &MachineFile, quick: bool) -> Result<Vec<Claim>> {
-    run_groups(file, quick, &group_ids())
+    run_groups(file, quick, &group_ids(), 1)
 }
 
-/// A group of claims: an id and the function that runs the simulations its claims share and
-/// states them. Groups share nothing, so a front may run them apart (one per worker) and
-/// concatenate their claims in the order of `GROUPS`, which is `run_all`'s.
-type Group = (&'static str, fn(&MachineFile, bool) -> Result<Vec<Claim>>);
+/// What one piece measured, read back by its group's `state`.
+type Measured = Box<dyn Any + Send>;
 
-/// Groups small enough that a front running them on two cores keeps both busy, the largest
-/// first (affinity's ten pattern experiments are half the work): a front that starts them in
-/// this order ends with the small ones instead of waiting on the largest (README: "Parallel
-/// sweeps and Dask" has the times).
+/// A group of claims: the simulations its claims share, cut into independent pieces, and the
+/// function that states the claims from what the pieces measured. Groups share nothing, so
+/// their claims are concatenated in the order of `GROUPS`, which is `run_all`'s.
+struct Group {
+    id: &'static str,
+    /// The pieces' names with their weights (below), in the order `state` reads them.
+    pieces: fn(bool) -> Vec<(&'static str, f64)>,
+    measure: fn(&MachineFile, bool, &str) -> Result<Measured>,
+    state: fn(Vec<Measured>) -> Result<Vec<Claim>>,
+}
+
+/// A piece's weight: seconds of CPU it took on the qs20 preset (`cargo run --release --example
+/// reproduce -- pieces [quick]` prints them), full and quick. Only their order matters: the
+/// pieces start the longest first, so that the short ones fill in at the end instead of a
+/// long one starting last (results do not depend on it). Measured on a loaded host with the
+/// model in one piece (4.2 s full, 4.5 s quick): its four pieces' weights are estimates.
+const fn weight(full: f64, quick: f64, is_quick: bool) -> f64 {
+    if is_quick {
+        quick
+    } else {
+        full
+    }
+}
+
+/// Claims stated by the piece itself, concatenated in the order of the pieces.
+fn concat(measured: Vec<Measured>) -> Result<Vec<Claim>> {
+    Ok(measured.into_iter().flat_map(|m| *m.downcast::<Vec<Claim>>().expect("a piece of claims")).collect())
+}
+
+/// What a piece of a group measured, as the type its `measure` gave.
+fn take<T: 'static>(m: Measured) -> T {
+    *m.downcast().expect("a piece's own type")
+}
+
+fn boxed(claims: Result<Vec<Claim>>) -> Result<Measured> {
+    Ok(Box::new(claims?))
+}
+
+/// The weights of `affinity::claims::PATTERNS`' pieces, in their order.
+const AFFINITY_WEIGHTS: [(f64, f64); 10] =
+    [(3.6, 0.12), (2.6, 0.09), (3.5, 0.11), (2.9, 0.08), (4.4, 0.12), (1.3, 0.04), (4.7, 0.12), (1.0, 0.03), (5.6, 0.22), (5.6, 0.21)];
+
 const GROUPS: [Group; 6] = [
-    ("affinity", crate::affinity::claims::claims),
-    ("barriers", crate::coll::claims::barriers),
-    ("broadcasts", crate::coll::claims::broadcasts),
-    ("reductions", crate::coll::claims::reductions),
-    ("model", crate::model::claims::claims),
-    ("mpi", crate::mpi::claims),
+    Group {
+        id: "affinity",
+        pieces: |q| crate::affinity::claims::PATTERNS.into_iter().zip(AFFINITY_WEIGHTS).map(|(p, (f, k))| (p, weight(f, k, q))).collect(),
+        measure: |f, q, p| Ok(Box::new(crate::affinity::claims::pattern_run(f, q, p)?)),
+        state: |m| Ok(crate::affinity::claims::claims_of(m.into_iter().map(take).collect())),
+    },
+    Group {
+        id: "barriers",
+        pieces: |q| vec![("", weight(0.27, 0.08, q))],
+        measure: |f, q, _| boxed(crate::coll::claims::barriers(f, q)),
+        state: concat,
+    },
+    Group {
+        id: "broadcasts",
+        pieces: |q| vec![("", weight(1.7, 0.53, q))],
+        measure: |f, q, _| boxed(crate::coll::claims::broadcasts(f, q)),
+        state: concat,
+    },
+    Group {
+        id: "reductions",
+        pieces: |q| vec![("", weight(7.9, 2.9, q))],
+        measure: |f, q, _| boxed(crate::coll::claims::reductions(f, q)),
+        state: concat,
+    },
+    Group {
+        id: "model",
+        pieces: |q| {
+            vec![
+                ("parameters", weight(0.5, 0.5, q)),
+                ("grid 8", weight(1.5, 1.5, q)),
+                ("grid 16", weight(2.0, 2.0, q)),
+                ("cluster", weight(0.5, 0.5, q)),
+            ]
+        },
+        measure: |f, q, p| {
+            use crate::model::claims as model;
+            match p {
+                "parameters" => Ok(Box::new(model::parameters(f, q)?)),
+                "grid 8" => Ok(Box::new(model::grid_part(f, q, 8)?)),
+                "grid 16" => Ok(Box::new(model::grid_part(f, q, 16)?)),
+                _ => boxed(model::cluster_claims(f, q)),
+            }
+        },
+        state: |m| {
+            let [p, g8, g16, cluster]: [Measured; 4] = m.try_into().expect("the model's four pieces");
+            crate::model::claims::claims_of(take(p), vec![take(g8), take(g16)], take(cluster))
+        },
+    },
+    Group {
+        id: "mpi",
+        pieces: |q| vec![("pingpong", weight(0.21, 0.17, q)), ("matmul 512", weight(0.64, 0.63, q)), ("matmul 1024", weight(4.8, 0.0, q))],
+        measure: |f, q, p| match p {
+            "pingpong" => boxed(crate::mpi::pingpong_claims(f, q)),
+            "matmul 512" => boxed(crate::mpi::matmul_claims(f, 512, q)),
+            _ => boxed(crate::mpi::matmul_claims(f, 1024, q)),
+        },
+        state: concat,
+    },
 ];
 
 /// The claim-group ids, in the order `run_all` states them.
 pub fn group_ids() -> Vec<&'static str> {
-    GROUPS.iter().map(|(id, _)| *id).collect()
+    GROUPS.iter().map(|g| g.id).collect()
 }
 
-/// The claims of the groups `ids`, in the order of `GROUPS` (not of `ids`); an unknown id is
-/// an error of field `claims` naming the known ones.
-pub fn run_groups<S: AsRef<str>>(file: &MachineFile, quick: bool, ids: &[S]) -> Result<Vec<Claim>> {
-    if let Some(bad) = ids.iter().map(AsRef::as_ref).find(|id| !GROUPS.iter().any(|(known, _)| known == id)) {
+/// The blades every piece runs on: the chosen one, the same with the arbiter's next draw seed
+/// (only when the arbiter draws), and the one without contention.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Blade {
+    Drawn,
+    Redrawn,
+    Free,
+}
+
+/// One piece to run: group `group`'s piece `name` on one of the [`Blade`]s.
+struct Task {
+    group: usize,
+    blade: Blade,
+    name: &'static str,
+    weight: f64,
+}
+
+/// The claims of the groups `ids`, in the order of `GROUPS` (not of `ids`), their pieces run
+/// on `jobs` threads, the heaviest first; an unknown id is an error of field `claims` naming
+/// the known ones. Each piece is a simulation of its own, so the claims (and the first error,
+/// in the order of the pieces) do not depend on `jobs`.
+pub fn run_groups<S: AsRef<str>>(file: &MachineFile, quick: bool, ids: &[S], jobs: usize) -> Result<Vec<Claim>> {
+    if let Some(bad) = ids.iter().map(AsRef::as_ref).find(|id| !GROUPS.iter().any(|g| g.id == *id)) {
         return Err(crate::error::field_err("claims", bad, format!("one of {}", group_ids().join(", "))));
     }
     let (free, other) = (file.without_contention(), file.redrawn());
+    let blades: &[Blade] = if file.draws() { &[Blade::Drawn, Blade::Redrawn, Blade::Free] } else { &[Blade::Drawn, Blade::Free] };
+    let wanted: Vec<usize> = (0..GROUPS.len()).filter(|&g| ids.iter().any(|id| id.as_ref() == GROUPS[g].id)).collect();
+    let tasks: Vec<Task> = wanted
+        .iter()
+        .flat_map(|&group| {
+            blades.iter().flat_map(move |&blade| {
+                (GROUPS[group].pieces)(quick).into_iter().map(move |(name, weight)| Task { group, blade, name, weight })
+            })
+        })
+        .collect();
+    let machine = |b: Blade| match b {
+        Blade::Drawn => file,
+        Blade::Redrawn => &other,
+        Blade::Free => &free,
+    };
+    let mut results = run_tasks(&tasks, jobs, |t| (GROUPS[t.group].measure)(machine(t.blade), quick, t.name)).into_iter();
     let mut out = Vec::new();
-    for (_, run) in GROUPS.iter().filter(|(id, _)| ids.iter().any(|wanted| wanted.as_ref() == *id)) {
-        let claims = run(file, quick)?;
-        let claims = if file.draws() { redrawn(claims, run(&other, quick)?) } else { claims };
-        out.extend(compared(claims, run(&free, quick)?));
+    for &group in &wanted {
+        let g = &GROUPS[group];
+        let n = (g.pieces)(quick).len();
+        let mut stated = Vec::new();
+        for _ in blades {
+            stated.push((g.state)(results.by_ref().take(n).collect::<Result<_>>()?)?);
+        }
+        let without = stated.pop().expect("the blade without contention");
+        let mut stated = stated.into_iter();
+        let blade = stated.next().expect("the blade");
+        let blade = match stated.next() {
+            Some(other) => redrawn(blade, other),
+            None => blade,
+        };
+        out.extend(compared(blade, without));
     }
     Ok(out)
+}
+
+/// Each piece's name (`group piece`, with `free` on the blade without contention) and the
+/// seconds of CPU it took, run one after another: where `Group::pieces`' weights come from.
+pub fn piece_times(file: &MachineFile, quick: bool) -> Result<Vec<(String, f64)>> {
+    let free = file.without_contention();
+    let mut out = Vec::new();
+    for g in &GROUPS {
+        for side in [false, true] {
+            for (name, _) in (g.pieces)(quick) {
+                let start = crate::bench_wait::usage().0;
+                (g.measure)(if side { &free } else { file }, quick, name)?;
+                out.push((format!("{} {name}{}", g.id, if side { " free" } else { "" }), crate::bench_wait::usage().0 - start));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// `run(task)` for each of `tasks` on `jobs` threads, the heaviest started first; the results
+/// in the order of `tasks`.
+fn run_tasks<R: Send>(tasks: &[Task], jobs: usize, run: impl Fn(&Task) -> R + Sync) -> Vec<R> {
+    let mut order: Vec<usize> = (0..tasks.len()).collect();
+    order.sort_by(|&a, &b| tasks[b].weight.total_cmp(&tasks[a].weight));
+    let next = AtomicUsize::new(0);
+    let slots: Vec<Mutex<Option<R>>> = tasks.iter().map(|_| Mutex::new(None)).collect();
+    let work = || {
+        while let Some(&i) = order.get(next.fetch_add(1, Ordering::Relaxed)) {
+            let r = run(&tasks[i]);
+            *slots[i].lock().expect("a result slot") = Some(r);
+        }
+    };
+    std::thread::scope(|scope| {
+        for _ in 1..jobs.clamp(1, tasks.len().max(1)) {
+            scope.spawn(work);
+        }
+        work();
+    });
+    slots.into_iter().map(|s| s.into_inner().expect("a result slot").expect("every task ran")).collect()
 }
 
 /// The seeds' findings re-checked on the chosen machine.
@@ -69,6 +246,9 @@ pub struct ReproduceRequest {
     /// Only these claim groups (`group_ids`), so that a front can run them apart; all when
     /// left out.
     pub claims: Option<Vec<String>>,
+    /// How many pieces to simulate at once, on threads of this process (at least 1; when left
+    /// out, one per core). The claims are the same whatever it is.
+    pub jobs: Option<usize>,
 }
 
 impl crate::request::Request for ReproduceRequest {
@@ -76,10 +256,13 @@ impl crate::request::Request for ReproduceRequest {
     type Output = Vec<Claim>;
 
     fn run(self, machine: &MachineFile) -> Result<Vec<Claim>> {
-        match self.claims {
-            Some(ids) => run_groups(machine, self.quick, &ids),
-            None => run_all(machine, self.quick),
-        }
+        let jobs = match self.jobs {
+            Some(0) => return Err(crate::error::field_err("jobs", 0, "at least 1")),
+            Some(n) => n,
+            None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        };
+        let ids = self.claims.unwrap_or_else(|| group_ids().into_iter().map(String::from).collect());
+        run_groups(machine, self.quick, &ids, jobs)
     }
 }
 
@@ -93,13 +276,29 @@ mod group_tests {
 
     #[test]
     fn an_unknown_group_is_refused_with_the_known_ones() {
-        let err = run_groups(&qs20(), true, &["barriers", "nope"]).unwrap_err();
+        let err = run_groups(&qs20(), true, &["barriers", "nope"], 1).unwrap_err();
         assert_eq!(err.field(), Some("claims"));
         assert_eq!(err.to_string(), "claims nope is not allowed: one of affinity, barriers, broadcasts, reductions, model, mpi");
     }
 
     #[test]
+    fn the_claims_do_not_depend_on_the_number_of_threads() {
+        let groups = ["affinity", "barriers", "broadcasts"];
+        let one = serde_json::to_string(&run_groups(&qs20(), true, &groups, 1).unwrap()).unwrap();
+        for jobs in [2, 5] {
+            assert_eq!(serde_json::to_string(&run_groups(&qs20(), true, &groups, jobs).unwrap()).unwrap(), one, "{jobs} jobs");
+        }
+    }
+
+    #[test]
+    fn zero_jobs_is_refused() {
+        let request = ReproduceRequest { quick: true, claims: Some(vec![]), jobs: Some(0) };
+        let err = crate::request::Request::run(request, &qs20()).unwrap_err();
+        assert_eq!(err.to_string(), "jobs 0 is not allowed: at least 1");
+    }
+
+    #[test]
     fn no_group_states_no_claim() {
-        assert!(run_groups::<&str>(&qs20(), true, &[]).unwrap().is_empty());
+        assert!(run_groups::<&str>(&qs20(), true, &[], 1).unwrap().is_empty());
     }
 }

@@ -35,7 +35,11 @@ def add_commands(commands) -> None:
         if name != "demo":
             add_json_arg(command, "the list")
         if name == "reproduce":
-            command.add_argument("--quick", action="store_true", help="fewer trials")
+            command.add_argument(
+                "--quick",
+                action="store_true",
+                help="fewer trials, and the longest claims (marked skipped) left out",
+            )
         if name == "calibrate":
             command.add_argument(
                 "--leave-one-out",

@@ -13,10 +13,6 @@ use crate::evidence::rules::{about, best_ratio, good, poor, same};
 use crate::evidence::Claim;
 use crate::machine::config::MachineFile;
 
-struct PatternRun {
-    by_name: BTreeMap<String, PlacementResult>,
-}
-
 impl PatternRun {
     fn min(&self, name: &str) -> f64 {
         self.by_name[name].min_bandwidth_gbps
@@ -39,19 +35,36 @@ impl PatternRun {
     }
 }
 
+/// The patterns of seed 001 §5, in the order the claims read them.
+pub const PATTERNS: [&str; 10] = ["ring", "rd1", "rd2", "rd3", "bruck2", "binomial3", "bcast", "scatter", "bruck", "rd"];
+
+/// One pattern under every named placement and the default scheduler: the simulations behind
+/// the claims, independent of the other patterns' (so `reproduce` runs them side by side).
+pub struct PatternRun {
+    by_name: BTreeMap<String, PlacementResult>,
+}
+
+/// Runs `name` (one of `PATTERNS`) for `claims_of`.
+pub fn pattern_run(file: &MachineFile, quick: bool, name: &str) -> Result<PatternRun> {
+    let (trials, reps) = if quick { (3, 10) } else { (8, REPS) };
+    let pattern = build(name, 8, default_size(name)?)?;
+    let mut by_name = BTreeMap::new();
+    for pl in named() {
+        by_name.insert(pl.to_string(), run(file, &pattern, &Choice::Fixed(pl.into(), Placement::named(pl, 8)?), 8, trials, reps, 1)?);
+    }
+    by_name.insert("default".into(), run(file, &pattern, &Choice::Default, 8, trials, reps, 1)?);
+    Ok(PatternRun { by_name })
+}
+
 /// Every claim of seed 001.
 pub fn claims(file: &MachineFile, quick: bool) -> Result<Vec<Claim>> {
-    let (trials, reps) = if quick { (3, 10) } else { (8, REPS) };
-    let mut runs = BTreeMap::new();
-    for name in ["ring", "rd1", "rd2", "rd3", "bruck2", "binomial3", "bcast", "scatter", "bruck", "rd"] {
-        let pattern = build(name, 8, default_size(name)?)?;
-        let mut by_name = BTreeMap::new();
-        for pl in named() {
-            by_name.insert(pl.to_string(), run(file, &pattern, &Choice::Fixed(pl.into(), Placement::named(pl, 8)?), 8, trials, reps, 1)?);
-        }
-        by_name.insert("default".into(), run(file, &pattern, &Choice::Default, 8, trials, reps, 1)?);
-        runs.insert(name, PatternRun { by_name });
-    }
+    let runs = PATTERNS.iter().map(|name| pattern_run(file, quick, name)).collect::<Result<Vec<_>>>()?;
+    Ok(claims_of(runs))
+}
+
+/// Every claim of seed 001 from the runs of `PATTERNS`, in their order.
+pub fn claims_of(runs: Vec<PatternRun>) -> Vec<Claim> {
+    let runs: BTreeMap<&str, PatternRun> = PATTERNS.into_iter().zip(runs).collect();
     let mut out = Vec::new();
     let s5 = "seed 001 §5";
     let ring = &runs["ring"];
@@ -174,5 +187,5 @@ pub fn claims(file: &MachineFile, quick: bool) -> Result<Vec<Claim>> {
         2 * near_twice >= gains.len(),
         "minimum bandwidths, the default averaged over its trials; 'many' read as at least half the patterns",
     ));
-    Ok(out)
+    out
 }

@@ -66,6 +66,15 @@ pub fn not_modelled(claim_text: &str, source: &str, published: &str, simulated: 
     Claim { status: "not modelled".into(), ..claim(claim_text, source, published, simulated, false, note) }
 }
 
+/// A claim that `reproduce --quick` does not check (its run takes longer than the rest of a
+/// quick run): shown with its text, not counted.
+pub fn skipped(claim_text: &str, source: &str, published: &str, note: &str) -> Claim {
+    Claim { status: SKIPPED.into(), ..claim(claim_text, source, published, "not run with --quick".into(), false, note) }
+}
+
+/// The status of a claim that `--quick` skips.
+pub const SKIPPED: &str = "skipped";
+
 /// `claims` with each one's verdict on the blade without contention (`free`: the same claims
 /// in the same order).
 pub fn compared(mut claims: Vec<Claim>, free: Vec<Claim>) -> Vec<Claim> {

@@ -4,7 +4,7 @@
 
 use super::measure::{measure, MeasureRequest};
 use super::params::ModelParams;
-use super::validate::{grid, score, simulate_points, Validation};
+use super::validate::{grid, score, simulate_points, Point, Validation};
 use crate::error::Result;
 use crate::evidence::claim::claim;
 use crate::evidence::{rules, Claim};
@@ -145,13 +145,38 @@ fn accuracy_claims(v: &Validation) -> Vec<Claim> {
 
 /// Every claim of seed 003; `quick` measures with fewer iterations.
 pub fn claims(file: &MachineFile, quick: bool) -> Result<Vec<Claim>> {
+    let p = parameters(file, quick)?;
+    let grid = [8, 16].into_iter().map(|spes| grid_part(file, quick, spes)).collect::<Result<Vec<_>>>()?;
+    let cluster = cluster_claims(file, quick)?;
+    claims_of(p, grid, cluster)
+}
+
+/// The parameters the claims read, measured on the simulated blade.
+pub fn parameters(file: &MachineFile, quick: bool) -> Result<ModelParams> {
     let it = if quick { 8 } else { 16 };
-    let p = measure(file, &MeasureRequest { iterations: it, ..Default::default() })?;
-    let mut out = parameter_claims(&p);
-    let points = grid(file, &p);
+    measure(file, &MeasureRequest { iterations: it, ..Default::default() })
+}
+
+/// The validation grid's points on `spes` SPEs (8 or 16) with their simulated latencies: a
+/// part that runs apart from the others (`reproduce` runs the two side by side).
+pub fn grid_part(file: &MachineFile, quick: bool, spes: usize) -> Result<(Vec<Point>, Vec<f64>)> {
+    let points: Vec<Point> = grid(file, &parameters(file, quick)?).into_iter().filter(|pt| pt.spes == spes).collect();
     // As many timed calls as the schedule price assumes (price::CALLS): its loop overlap is priced.
     let simulated = simulate_points(file, &points, super::price::CALLS as u32)?;
-    out.extend(accuracy_claims(&score(&p, &points, &simulated)?));
-    out.extend(super::cluster::claims(file, &p)?);
+    Ok((points, simulated))
+}
+
+/// The cluster claims (§6.1, §7.2), on the parameters measured here.
+pub fn cluster_claims(file: &MachineFile, quick: bool) -> Result<Vec<Claim>> {
+    super::cluster::claims(file, &parameters(file, quick)?)
+}
+
+/// Every claim of seed 003 from its parts: the parameters, the grid's parts in the grid's
+/// order (8 SPEs, then 16) and the cluster claims.
+pub fn claims_of(p: ModelParams, grid: Vec<(Vec<Point>, Vec<f64>)>, cluster: Vec<Claim>) -> Result<Vec<Claim>> {
+    let (points, simulated): (Vec<Vec<Point>>, Vec<Vec<f64>>) = grid.into_iter().unzip();
+    let mut out = parameter_claims(&p);
+    out.extend(accuracy_claims(&score(&p, &points.concat(), &simulated.concat())?));
+    out.extend(cluster);
     Ok(out)
 }

@@ -60,7 +60,7 @@ mod unexpected;
 pub mod wire;
 mod world;
 
-pub use claims::claims;
+pub use claims::{claims, matmul_claims, pingpong_claims};
 pub use external::{run_external, run_external_with, Buffers, Compute, ExternalOutcome, JobOptions};
 pub use job::world;
 pub use layout::{DEFAULT_DEPTH, MAX_DEPTH};
