@@ -256,6 +256,7 @@ def test_reproduce_json_rows_are_claims():
             "note",
             "fitted",
             "without_contention",
+            "depends_on_draws",
         }
         assert c["without_contention"] in {True, False, None}
         assert c["status"] in {"holds", "does not hold", "not modelled", "unverified", "skipped"}

@@ -247,7 +247,7 @@ def test_placement_puts_ranks_on_the_named_spes(build):
     done = run_cli("mpirun", "-n", "2", "--placement", "3,3", build("sendrecv_basic"))
     assert (done.returncode, done.stderr) == (
         2,
-        "cellblade: error: placement repeats SPE 3 (ranks 0 and 1): it must be a permutation\n",
+        "cellblade: error: --placement repeats SPE 3 (ranks 0 and 1): it must be a permutation\n",
     )
     done = run_cli("mpirun", "-n", "3", "--placement", "0,1", build("sendrecv_basic"))
     assert (done.returncode, done.stderr) == (

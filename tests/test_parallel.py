@@ -223,7 +223,8 @@ def test_on_a_pipe_progress_is_a_line_per_finished_stage(tmp_path):
     assert done.returncode == 0
     lines = done.stderr.splitlines()
     # The run takes longer than two seconds: at least its last stage is reported, no bar.
-    assert lines and lines[-1].startswith("reproducing claims: 6/6 done, "), done.stderr
+    # Locally the claims are one call of the core, which runs its pieces on --jobs threads.
+    assert lines and lines[-1].startswith("reproducing claims: 1/1 done, "), done.stderr
     assert "\r" not in done.stderr
 
 

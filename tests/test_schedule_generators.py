@@ -141,8 +141,8 @@ def test_a_schedule_too_big_for_the_local_store_is_refused_before_any_buffer_is_
         "allgather.bad: does not fit: needs 1000000256 bytes, the local store has 262144"
     )
     with pytest.raises(
-        cellblade.ProgramError,
-        match="allreduce.rdb: does not fit: needs 16777216 bytes, the local store has 262144",
+        cellblade.ConfigError,
+        match="^sizes 16777216 is not allowed: at most the local store's 262144 bytes$",
     ):
         cellblade.coll_run("allreduce", spes=16, sizes=[16 * 2**20], algorithms=["allreduce.rdb"])
     assert time.monotonic() - started < 2.0

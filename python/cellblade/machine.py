@@ -63,10 +63,10 @@ def parameters(machine: Machine | None = None, overrides: Overrides = ()) -> lis
     on), as the core declares them (``machine/parameters.rs``)."""
     import tomllib
 
-    import cellblade
+    from cellblade import _core
 
-    resolved = tomllib.loads(cellblade.resolved_machine(machine, overrides))
-    declared = cellblade.CATALOG["machine_parameters"]
+    resolved = tomllib.loads(_core.resolved_machine(choice(machine, overrides)))
+    declared = _core.catalog()["machine_parameters"]
     return [
         {**p, "value": resolved[p["key"].split(".")[0]][p["key"].split(".")[1]]} for p in declared
     ]
