@@ -182,17 +182,11 @@ pub fn run_groups<S: AsRef<str>>(file: &MachineFile, quick: bool, ids: &[S], job
     for &group in &wanted {
         let g = &GROUPS[group];
         let n = (g.pieces)(quick).len();
-        let mut stated = Vec::new();
-        for _ in blades {
-            stated.push((g.state)(results.by_ref().take(n).collect::<Result<_>>()?)?);
-        }
-        let without = stated.pop().expect("the blade without contention");
-        let mut stated = stated.into_iter();
-        let blade = stated.next().expect("the blade");
-        let blade = match stated.next() {
-            Some(other) => redrawn(blade, other),
-            None => blade,
-        };
+        // The results come in the order of `blades`.
+        let mut state = || -> Result<Vec<Claim>> { (g.state)(results.by_ref().take(n).collect::<Result<_>>()?) };
+        let blade = state()?;
+        let blade = if file.draws() { redrawn(blade, state()?) } else { blade };
+        let without = state()?;
         out.extend(compared(blade, without));
     }
     Ok(out)

@@ -114,6 +114,7 @@ fn each_kind_applies_its_rule() {
 #[test]
 fn no_verdict_depends_on_the_draw_seed() {
     let base = rows();
+    let mut moved = false;
     for seed in [1, 2] {
         let other = run_all(&load(preset_text("qs20").unwrap(), &[format!("eib.draw_seed={seed}")]).unwrap()).unwrap();
         assert_eq!(base.len(), other.len());
@@ -121,11 +122,11 @@ fn no_verdict_depends_on_the_draw_seed() {
             assert_eq!((&a.name, a.holds), (&b.name, b.holds), "seed {seed}: {} {:.3} against {:.3}", a.name, a.simulated, b.simulated);
             if a.kind == "loss" {
                 assert!((a.simulated - b.simulated).abs() < 0.015, "seed {seed}: {} {:.3} against {:.3}", a.name, a.simulated, b.simulated);
+                moved |= a.simulated != b.simulated;
             }
         }
     }
-    let moved = run_all(&load(preset_text("qs20").unwrap(), &["eib.draw_seed=1".into()]).unwrap()).unwrap();
-    assert!(base.iter().zip(&moved).any(|(a, b)| a.kind == "loss" && a.simulated != b.simulated), "the draw seed must change the draws");
+    assert!(moved, "the draw seed must change the draws");
 }
 
 /// The core's parameter table (`machine/parameters.rs`) and the calibration agree on what was
