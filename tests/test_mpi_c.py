@@ -22,6 +22,7 @@ pytestmark = pytest.mark.skipif(shutil.which("cc") is None, reason="needs a C co
         ("sendrecv_basic", 5),
         ("truncate", 2),
         ("wtime_barrier", 3),
+        ("wtime_spin", 2),
         ("collectives", 1),
         ("collectives", 4),
         ("collectives", 16),

@@ -29,12 +29,15 @@ typedef int MPI_Group;
 typedef int MPI_Info;
 typedef long MPI_Aint;
 
+/* MPI-1.3 §3.2.5 lets a status carry fields beyond the three public ones; the two private ones
+   are named as MPICH names them (bytes in `count`), so programs written against MPICH that
+   print them still compile. Read them with MPI_Get_count and MPI_Test_cancelled. */
 typedef struct {
     int MPI_SOURCE;
     int MPI_TAG;
     int MPI_ERROR;
-    int cb_bytes;     /* bytes received: read it with MPI_Get_count */
-    int cb_cancelled; /* MPI_Test_cancelled */
+    int count;     /* bytes received */
+    int cancelled; /* nonzero when the request was cancelled */
 } MPI_Status;
 
 /* Error classes. */

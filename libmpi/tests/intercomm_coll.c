@@ -101,6 +101,20 @@ static void everyone(void)
     CHECK_MSG(rc == MPI_ERR_COMM, "MPI_Scan on an intercommunicator returned %d", rc);
     rc = MPI_Bcast(&flag, 1, MPI_INT, -7, inter);
     CHECK_MSG(rc == MPI_ERR_ROOT, "MPI_Bcast with root -7 returned %d", rc);
+    /* MPI-2.2 §5.2.2: no "in place" on an intercommunicator. */
+    int counts[16];
+    for (int r = 0; r < lsize; r++)
+        counts[r] = 1;
+    rc = MPI_Reduce_scatter(MPI_IN_PLACE, all, counts, MPI_INT, MPI_SUM, inter);
+    CHECK_MSG(rc == MPI_ERR_BUFFER, "MPI_Reduce_scatter with MPI_IN_PLACE returned %d", rc);
+    rc = MPI_Reduce_scatter_block(MPI_IN_PLACE, all, 1, MPI_INT, MPI_SUM, inter);
+    CHECK_MSG(rc == MPI_ERR_BUFFER, "MPI_Reduce_scatter_block with MPI_IN_PLACE returned %d", rc);
+    rc = MPI_Allreduce(MPI_IN_PLACE, &sum, 1, MPI_INT, MPI_SUM, inter);
+    CHECK_MSG(rc == MPI_ERR_BUFFER, "MPI_Allreduce with MPI_IN_PLACE returned %d", rc);
+    rc = MPI_Alltoall(MPI_IN_PLACE, 1, MPI_INT, all, 1, MPI_INT, inter);
+    CHECK_MSG(rc == MPI_ERR_BUFFER, "MPI_Alltoall with MPI_IN_PLACE returned %d", rc);
+    rc = MPI_Allgather(MPI_IN_PLACE, 1, MPI_INT, all, 1, MPI_INT, inter);
+    CHECK_MSG(rc == MPI_ERR_BUFFER, "MPI_Allgather with MPI_IN_PLACE returned %d", rc);
     free(all);
     free(mine);
 }

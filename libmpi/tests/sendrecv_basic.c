@@ -30,6 +30,8 @@ int main(int argc, char **argv)
         int got;
         MPI_Get_count(&st, MPI_DOUBLE, &got);
         CHECK_MSG(st.MPI_SOURCE == prev && st.MPI_TAG == (int)k && got == n, "source %d tag %d count %d", st.MPI_SOURCE, st.MPI_TAG, got);
+        /* MPICH's name for the bytes received, which programs written against MPICH print. */
+        CHECK_MSG(st.count == n * (int)sizeof(double), "status.count is %d bytes for %d doubles", st.count, n);
         for (int i = 0; i < n; i++)
             if (in[i] != prev * 1e6 + i + 0.5) {
                 CHECK_MSG(0, "element %d of %d is %g", i, n, in[i]);

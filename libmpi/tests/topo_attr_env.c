@@ -28,6 +28,17 @@ static void cart(int rank, int size)
     MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, row);
     int first = coords[0] * dims[1];
     CHECK_MSG(rsize == dims[1] && sum == dims[1] * first + dims[1] * (dims[1] - 1) / 2, "row of %d sums to %d", rsize, sum);
+    /* MPI-1.3 §6.5.7: dropping every dimension partitions the grid into single points, each in
+       a communicator of its own (not, as MPICH 1.0.8's cartsuball expects, MPI_COMM_NULL away
+       from rank 0); MPI-2.2 §7.5.7 calls it a zero-dimensional topology. */
+    int none[2] = {0, 0}, same, npoint;
+    MPI_Comm point;
+    MPI_Cart_sub(grid, none, &point);
+    CHECK_MSG(point != MPI_COMM_NULL, "rank %d got MPI_COMM_NULL from MPI_Cart_sub of no dimensions", rank);
+    MPI_Comm_compare(point, MPI_COMM_SELF, &same);
+    MPI_Cartdim_get(point, &npoint);
+    CHECK_MSG(same == MPI_CONGRUENT && npoint == 0, "a point compares %d to MPI_COMM_SELF with %d dimensions", same, npoint);
+    MPI_Comm_free(&point);
     MPI_Comm copy;
     MPI_Comm_dup(grid, &copy);
     int nd;

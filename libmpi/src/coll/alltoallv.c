@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
+#include "coll/coll.h"
 
 #define T_ALLTOALLV 16 /* above coll/coll.c's tags */
 
@@ -80,6 +81,7 @@ static int exchange(const char *name, MPI_Comm comm, struct side *out, struct si
     struct cb_comm *c = NULL;
     cb_need_init(name);
     CB_CHECK(cb_check_comm(name, comm, &c));
+    CB_CHECK(coll_not_in_place(name, comm, c, out->buf, "sendbuf"));
     CB_CHECK(check_side(name, comm, c, in));
     char *copy = NULL;
     if (out->buf == MPI_IN_PLACE) {

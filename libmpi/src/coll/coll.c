@@ -27,6 +27,15 @@ int coll_begin(const char *name, MPI_Comm comm, struct cb_comm **c)
     return cb_check_comm(name, comm, c);
 }
 
+/* MPI-2.2 §5.2.2: "in place" is an intracommunicator option, since on an intercommunicator no
+ * process sends to itself. */
+int coll_not_in_place(const char *name, MPI_Comm comm, const struct cb_comm *c, const void *buf, const char *arg)
+{
+    if (c->inter && buf == MPI_IN_PLACE)
+        return cb_fail(name, comm, MPI_ERR_BUFFER, "%s is MPI_IN_PLACE on intercommunicator %d: allowed on intracommunicators only", arg, comm);
+    return MPI_SUCCESS;
+}
+
 /* Collectives on intercommunicators are MPI-2's (§7.3.1); MPI_Scan and MPI_Exscan take
  * intracommunicators only. */
 static int intra_begin(const char *name, MPI_Comm comm, struct cb_comm **c)
@@ -293,6 +302,7 @@ int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
     struct cb_comm *c = NULL;
     struct packed_op p;
     CB_CHECK(coll_begin(name, comm, &c));
+    CB_CHECK(coll_not_in_place(name, comm, c, sendbuf, "sendbuf"));
     CB_CHECK(check_reduce(name, comm, count, datatype, op));
     pack_op(sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, count, datatype, op, &p);
     int rc = MPI_SUCCESS;
@@ -425,6 +435,7 @@ int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
     const char *name = "MPI_Allgatherv";
     struct cb_comm *c = NULL;
     CB_CHECK(coll_begin(name, comm, &c));
+    CB_CHECK(coll_not_in_place(name, comm, c, sendbuf, "sendbuf"));
     CB_CHECK(check_pair(name, comm, sendcount, sendtype, 0, recvtype, sendbuf == MPI_IN_PLACE, 0));
     if (c->inter) /* the same block to every remote rank: an all-to-all with one send block */
         return cb_inter_allgatherv(name, comm, c, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype);
@@ -467,6 +478,7 @@ int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
     struct cb_comm *c = NULL;
     int *counts, *displs;
     CB_CHECK(coll_begin("MPI_Allgather", comm, &c));
+    CB_CHECK(coll_not_in_place("MPI_Allgather", comm, c, sendbuf, "sendbuf"));
     CB_CHECK(check_pair("MPI_Allgather", comm, sendcount, sendtype, recvcount, recvtype, sendbuf == MPI_IN_PLACE, 0));
     if (allgather_library(c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype))
         return MPI_SUCCESS;
@@ -484,6 +496,7 @@ int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
     const char *name = "MPI_Alltoall";
     struct cb_comm *c = NULL;
     CB_CHECK(coll_begin(name, comm, &c));
+    CB_CHECK(coll_not_in_place(name, comm, c, sendbuf, "sendbuf"));
     int in_place = sendbuf == MPI_IN_PLACE;
     CB_CHECK(check_pair(name, comm, sendcount, sendtype, recvcount, recvtype, in_place, 0));
     if (c->inter) {
@@ -555,6 +568,7 @@ int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts
     const char *name = "MPI_Reduce_scatter";
     struct cb_comm *c = NULL;
     CB_CHECK(coll_begin(name, comm, &c));
+    CB_CHECK(coll_not_in_place(name, comm, c, sendbuf, "sendbuf"));
     struct cb_comm *group = c->inter ? cb_comm_get(c->local_comm) : c;
     MPI_Comm group_comm = c->inter ? c->local_comm : comm;
     int total = 0;

@@ -6,6 +6,8 @@
 
 /* MPI_Init has run and `comm` is a live communicator (its record in *c). */
 int coll_begin(const char *name, MPI_Comm comm, struct cb_comm **c);
+/* MPI_ERR_BUFFER when `buf` (the argument named `arg`) is MPI_IN_PLACE on an intercommunicator. */
+int coll_not_in_place(const char *name, MPI_Comm comm, const struct cb_comm *c, const void *buf, const char *arg);
 int coll_bcast(const char *name, struct cb_comm *c, MPI_Comm comm, void *buf, int count, MPI_Datatype t, int root);
 /* Rank order: every contribution to the root, then x_i op (x_i+1 op (...)). */
 int coll_reduce(const char *name, struct cb_comm *c, MPI_Comm comm, const void *in, void *out, int count, MPI_Datatype t, MPI_Op op, int root);

@@ -505,7 +505,7 @@ int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *coun
 {
     if (!cb_type_valid(datatype))
         return cb_fail("MPI_Get_elements", MPI_COMM_WORLD, MPI_ERR_TYPE, "datatype %#x is invalid", (unsigned)datatype);
-    size_t bytes = (size_t)status->cb_bytes, size = cb_type_size(datatype);
+    size_t bytes = (size_t)status->count, size = cb_type_size(datatype);
     if (size == 0) {
         *count = 0;
         return MPI_SUCCESS;

@@ -52,8 +52,8 @@ void p2p_set_status(MPI_Status *st, int source, int tag, int error, int bytes)
     st->MPI_SOURCE = source;
     st->MPI_TAG = tag;
     st->MPI_ERROR = error;
-    st->cb_bytes = bytes;
-    st->cb_cancelled = 0;
+    st->count = bytes;
+    st->cancelled = 0;
 }
 
 /* A buffer's bytes, packed when its type is derived; `*tmp` is to be freed. */
@@ -97,7 +97,7 @@ int p2p_received(const char *name, struct cb_comm *c, MPI_Comm comm, struct answ
         free(tmp);
         p2p_set_status(st, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0);
         if (st != MPI_STATUS_IGNORE)
-            st->cb_cancelled = 1;
+            st->cancelled = 1;
         return MPI_SUCCESS;
     }
     if (tmp) {
@@ -286,7 +286,7 @@ int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
     if (size == 0)
         *count = 0;
     else
-        *count = status->cb_bytes % size ? MPI_UNDEFINED : (int)(status->cb_bytes / size);
+        *count = status->count % size ? MPI_UNDEFINED : (int)(status->count / size);
     return MPI_SUCCESS;
 }
 

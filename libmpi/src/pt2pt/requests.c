@@ -219,7 +219,7 @@ static int complete(uint32_t op, struct pending **qs, int n)
     q->done = 1;
     if (q->is_send) {
         p2p_set_status(&q->status, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0);
-        q->status.cb_cancelled = q->cancelled;
+        q->status.cancelled = q->cancelled;
         q->rc = MPI_SUCCESS;
         free(into);
     } else if (!c) {
@@ -409,13 +409,13 @@ int PMPI_Cancel(MPI_Request *request)
     if ((!q->done || q->buffered) && q->active + !q->persistent && q->peer != MPI_PROC_NULL)
         q->cancelled = cb_answer(OP_CANCEL, q->handle, 0, 0, 0, NULL, NULL).value != 0;
     if (q->buffered)
-        q->status.cb_cancelled = q->cancelled;
+        q->status.cancelled = q->cancelled;
     return MPI_SUCCESS;
 }
 
 int PMPI_Test_cancelled(const MPI_Status *status, int *flag)
 {
-    *flag = status->cb_cancelled;
+    *flag = status->cancelled;
     return MPI_SUCCESS;
 }
 

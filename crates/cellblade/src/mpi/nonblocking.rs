@@ -330,15 +330,15 @@ impl Rank {
     /// `MPI_Finalize` with freed requests not yet done: run the engine until they are, or
     /// report the deadlock naming them ("MPI_Finalize for MPI_Isend to 1, tag 5 (freed)").
     pub(super) async fn finish_freed(&self) -> Result<()> {
-        let open = || -> Vec<String> {
-            self.reqs.borrow().iter().flatten().filter(|r| r.freed() && r.done().is_none()).map(Req::describe).collect()
-        };
-        let what = open();
+        let open = |r: &&Req| r.freed() && r.done().is_none();
+        let what: Vec<String> = self.reqs.borrow().iter().flatten().filter(open).map(Req::describe).collect();
         if what.is_empty() {
             return Ok(());
         }
         self.enter(format!("MPI_Finalize for {} (freed)", what.join(", ")));
-        self.until(|| open().is_empty().then_some(())).await
+        // Described once, for the report: each pass only looks (formatting every pass was most
+        // of the host time of a long wait).
+        self.until(|| (!self.reqs.borrow().iter().flatten().any(|r| open(&r))).then_some(())).await
     }
 
     /// Progress until one of `ids` is done.
