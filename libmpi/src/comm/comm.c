@@ -1,7 +1,8 @@
 /* Communicators (MPI-1.3 chapter 5): duplicating, splitting, freeing and comparing
  * intracommunicators (intercomm.c has the intercommunicators'). Each new communicator's context
  * id is agreed on by a reduction and a broadcast of the seed's linear collectives (coll/coll.c),
- * so that creating one costs what the seed's library would spend on it.
+ * so that creating one costs what the seed's library would spend on it; MPI_Comm_split gathers
+ * each member's free id with its color and key, so it needs no collectives of its own for it.
  */
 #include <stdlib.h>
 #include "coll/coll.h"
@@ -10,11 +11,16 @@
 /* A context id every member agrees on: one above the largest any member has used. */
 static int next_ctx;
 
-static int agree_ctx(const char *name, struct cb_comm *c, MPI_Comm comm, int *ctx)
+static int free_ctx(void)
 {
     if (next_ctx == 0)
         next_ctx = cb_world_size() + 1; /* 0 is MPI_COMM_WORLD's, 1..size MPI_COMM_SELF's */
-    int mine = next_ctx;
+    return next_ctx;
+}
+
+static int agree_ctx(const char *name, struct cb_comm *c, MPI_Comm comm, int *ctx)
+{
+    int mine = free_ctx();
     CB_CHECK(coll_reduce(name, c, comm, &mine, ctx, 1, MPI_INT, MPI_MAX, 0));
     CB_CHECK(coll_bcast(name, c, comm, ctx, 1, MPI_INT, 0));
     next_ctx = *ctx + 1;
@@ -59,28 +65,31 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
         return cb_intercomm_split(comm, color, key, newcomm);
     if (color < 0 && color != MPI_UNDEFINED)
         return cb_fail(name, comm, MPI_ERR_ARG, "color %d is invalid: allowed 0 and up or MPI_UNDEFINED", color);
-    int mine[2] = {color, key}, n = c->size;
-    int *all = malloc(sizeof(int) * 2 * (size_t)n), *counts, *displs;
-    coll_regular(c, 2, &counts, &displs);
-    int rc = coll_gatherv(name, c, comm, mine, 2, MPI_INT, all, counts, displs, MPI_INT, 0);
+    /* (color, key, free context id) of every member, to every member: two collectives. */
+    int mine[3] = {color, key, free_ctx()}, n = c->size;
+    int *all = malloc(sizeof(int) * 3 * (size_t)n), *counts, *displs;
+    coll_regular(c, 3, &counts, &displs);
+    int rc = coll_gatherv(name, c, comm, mine, 3, MPI_INT, all, counts, displs, MPI_INT, 0);
     if (rc == MPI_SUCCESS)
-        rc = coll_bcast(name, c, comm, all, 2 * n, MPI_INT, 0);
-    if (rc == MPI_SUCCESS)
-        rc = agree_ctx(name, c, comm, &ctx);
+        rc = coll_bcast(name, c, comm, all, 3 * n, MPI_INT, 0);
     free(counts);
     free(displs);
     if (rc != MPI_SUCCESS) {
         free(all);
         return rc;
     }
+    ctx = 0;
+    for (int r = 0; r < n; r++)
+        ctx = all[3 * r + 2] > ctx ? all[3 * r + 2] : ctx;
+    next_ctx = ctx + 1;
     *newcomm = MPI_COMM_NULL;
     if (color != MPI_UNDEFINED) {
         /* Members of my color, ordered by (key, rank in the parent). */
         int *order = malloc(sizeof(int) * (size_t)n), size = 0, me = 0;
         for (int r = 0; r < n; r++)
-            if (all[2 * r] == color) {
+            if (all[3 * r] == color) {
                 int at = size++;
-                while (at > 0 && all[2 * order[at - 1] + 1] > all[2 * r + 1]) {
+                while (at > 0 && all[3 * order[at - 1] + 1] > all[3 * r + 1]) {
                     order[at] = order[at - 1];
                     at--;
                 }
