@@ -240,33 +240,6 @@ impl Link {
     }
 }
 
-/// What `MPI_Wtime` costs. A rank that calls it and nothing else is spinning on the clock (waiting
-/// out a delay), and since its computation between calls costs nothing by default the spin
-/// would never end. Each call costs the decrementer read (one channel read); within a run of
-/// calls with no other call between, a call costs 1/64 of the run so far when that is more, up
-/// to 10 us. So a program reading the clock a few times in a row sees it advance by one read
-/// each time (the first 64 calls of a run), a spin of T seconds ends after about
-/// 550 + T / 10 us calls (some 200,000, a second of host time, for MPICH's 2 s spins) and
-/// overshoots T by at most 1/64 of it or 10 us, and 100,000 calls in a row (`examples/mpi/calls.c`)
-/// take about a simulated second.
-#[derive(Default)]
-struct ClockSpin {
-    /// When the current run of `MPI_Wtime` calls began.
-    since: Option<Time>,
-}
-
-impl ClockSpin {
-    const SHARE: u64 = 64;
-    const MAX_STEP: Time = Time(crate::sim::TICKS_PER_SECOND / 100_000);
-
-    /// The core cycles this call costs at `now`, given the core cycle and a channel read's cost.
-    fn cost(&mut self, now: Time, core_cycle: Time, read: Time) -> u64 {
-        let since = *self.since.get_or_insert(now);
-        let step = ((now - since).0 / Self::SHARE).min(Self::MAX_STEP.0);
-        read.0.max(step).div_ceil(core_cycle.0)
-    }
-}
-
 /// Serve one rank's calls until `MPI_Finalize`.
 async fn serve(r: Rc<Rank>, sock: UnixStream, compute: Compute, stop: Stop, waited: Waited, shared: Rc<collective::Shared>) -> Result<()> {
     let rank = r.rank();
@@ -274,7 +247,6 @@ async fn serve(r: Rc<Rank>, sock: UnixStream, compute: Compute, stop: Stop, wait
     let mut last = "none, before MPI_Init".to_string();
     let mut bufs = Buffers { send: (0, 0), recv: (0, 0) };
     let mut pending = super::nb_wire::Pending::default();
-    let mut spin = ClockSpin::default();
     let lost = |last: &str| {
         *stop.borrow_mut() = Some(ExternalOutcome::Lost { rank, after: last.to_string() });
         program_err(format!("rank {rank}: its process ended without MPI_Finalize"))
@@ -295,9 +267,6 @@ async fn serve(r: Rc<Rank>, sock: UnixStream, compute: Compute, stop: Stop, wait
             if cycles > 0 {
                 r.spu().compute(cycles).await;
             }
-        }
-        if req.op != wire::OP_WTIME {
-            spin.since = None;
         }
         let mut payload = Vec::new();
         if req.op != wire::OP_WAITANY {
@@ -387,8 +356,10 @@ async fn serve(r: Rc<Rank>, sock: UnixStream, compute: Compute, stop: Stop, wait
                 pending.serve(&r, &req, &[], &mut payload).await?
             }
             wire::OP_WTIME => {
+                // One decrementer read, as the SPU's own clock costs: a spin on `MPI_Wtime`
+                // (with the default `--compute zero`) advances by a read per call, exactly.
                 let (cycle, read) = r.spu().with_machine(|m| (m.p.core_cycle, m.p.channel));
-                r.spu().compute(spin.cost(r.spu().now(), cycle, read)).await;
+                r.spu().compute(read.0.div_ceil(cycle.0)).await;
                 Answer { value: r.wtime(), ..Answer::default() }
             }
             wire::OP_BARRIER => {
@@ -442,32 +413,7 @@ fn describe(req: &Request) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{ClockSpin, Compute};
-    use crate::sim::Time;
-
-    /// A two-second spin on the clock at 3.2 GHz with 6-cycle reads: the first 64 calls cost a
-    /// read each, later ones at most 10 us, and the spin ends in about 200,550 calls, at most a
-    /// step late.
-    #[test]
-    fn a_spin_on_the_clock_ends_in_few_calls_and_little_late() {
-        let (cycle, read) = (Time(8), Time(48));
-        let mut spin = ClockSpin::default();
-        let (mut now, mut calls) = (Time(1_000_000), 0u64);
-        let start = now;
-        let end = start + Time(2 * crate::sim::TICKS_PER_SECOND);
-        while now < end {
-            let cost = spin.cost(now, cycle, read);
-            assert!(calls >= 64 || cost == 6, "call {calls} costs {cost} cycles");
-            assert!(cost <= 32_000, "call {calls} costs {cost} cycles, over 10 us");
-            now += Time(cost * cycle.0);
-            calls += 1;
-        }
-        assert!((200_400..200_700).contains(&calls), "{calls} calls");
-        assert!((now - end).0 <= ClockSpin::MAX_STEP.0, "overshoot {}", now - end);
-        // Another call breaks the run: the next read costs one read again.
-        spin.since = None;
-        assert_eq!(spin.cost(now, cycle, read), 6);
-    }
+    use super::Compute;
 
     #[test]
     fn compute_charges_parse() {
