@@ -42,7 +42,6 @@ const DATA_TAG: u32 = 0;
 const POLL_TAG: u32 = 1;
 /// Notifications to peer q use tag NOTE_TAG + q, so only a notification to the same peer waits.
 const NOTE_TAG: u32 = 2;
-const ALL_NOTES: u32 = 0xffff << NOTE_TAG;
 /// Mailbox words: an ACK or a notification carries the sender's rank under its marker. The
 /// high word of a local-store address is `LS_WINDOW >> 32`, the low word is below 2^24, so
 /// neither can be taken for a marked word.
@@ -148,6 +147,9 @@ pub struct Rank {
     signal_bits: u32,
     /// Complete mailbox messages read but not yet consumed: (kind, sender rank).
     mailbox: VecDeque<(usize, usize)>,
+    /// Notification tag groups with a put issued since their last wait: only those are waited
+    /// for before their outgoing word is written again.
+    unconfirmed: u32,
 }
 
 const ADDR: usize = 0;
@@ -183,6 +185,7 @@ impl Rank {
             atomic_seen: 0,
             signal_bits: 0,
             mailbox: VecDeque::new(),
+            unconfirmed: 0,
         }
     }
 
@@ -195,10 +198,18 @@ impl Rank {
         }
         // ADDR through a mailbox may use both of the peer's quadwords (see below).
         let word = self.layout.out + 16 * (2 * peer + if via == Via::Mailbox { 0 } else { kind }) as u32;
-        // The previous notification from this word must have left before we overwrite it.
+        // The previous notification from this word must have left before we overwrite it. The
+        // rank knows which tag groups it has put to since it last waited on them; it waits
+        // only on those, as code that tracks its own puts does.
         let tag = NOTE_TAG + peer as u32;
-        self.spu.mfc_write_tag_mask(1 << tag);
-        self.spu.mfc_read_tag_status_all().await?;
+        if self.unconfirmed & (1 << tag) != 0 {
+            self.spu.mfc_write_tag_mask(1 << tag);
+            self.spu.mfc_read_tag_status_all().await?;
+            self.unconfirmed &= !(1 << tag);
+        }
+        if via != Via::Atomic {
+            self.unconfirmed |= 1 << tag;
+        }
         let spe = self.spes[peer];
         match (via, kind) {
             (Via::Signal, ADDR) => self.spu.signal_remote(word, spe, 1, 1 << self.rank, tag).await,
@@ -381,8 +392,11 @@ impl Rank {
                     Action::Reduce => self.get(self.layout.tmp + x.dst_offset, x.src, self.layout.buf + x.src_offset, x.bytes).await?,
                 }
             }
-            self.spu.mfc_write_tag_mask(1 << DATA_TAG);
-            self.spu.mfc_read_tag_status_all().await?;
+            // Only gets need waiting for: a round that only notifies has none in flight.
+            if recvs.iter().any(|x| x.action != Action::Notify) {
+                self.spu.mfc_write_tag_mask(1 << DATA_TAG);
+                self.spu.mfc_read_tag_status_all().await?;
+            }
             // (4) acknowledge.
             for x in recvs.iter().filter(|x| x.action != Action::Notify) {
                 self.notify(x.src, ACK, x.via, false).await?;
@@ -399,12 +413,11 @@ impl Rank {
                 self.spu.compute(self.costs.reduce_cycles * x.bytes.div_ceil(16) as u64).await;
             }
         }
-        // Before the next call may touch the buffer, every reader is done.
+        // Before the next call may touch the buffer, every reader is done. Notifications still
+        // in flight are waited for when their word is next written (see `notify`).
         for k in 0..s.rounds.len() {
             self.await_readers(s, k, &mut acked).await?;
         }
-        self.spu.mfc_write_tag_mask(ALL_NOTES);
-        self.spu.mfc_read_tag_status_all().await?;
         Ok(())
     }
 }

@@ -19,8 +19,9 @@
 //!   were 6-9% low with the mean);
 //! - it acknowledges each get the way it announced, and a reduction (after its own readers'
 //!   ACKs, as the lowering waits) costs gamma per byte;
-//! - a rank's call ends when every reader of its sends has acknowledged and its own notes
-//!   have landed.
+//! - a rank's call ends when every reader of its sends has acknowledged; a note (ADDR or ACK)
+//!   to a peer waits until the rank's previous note to that peer has landed, as the lowering
+//!   waits on that peer's tag group before it writes the note's word again.
 //!
 //! The price is that of a timed loop, as `coll::measure` (and the seed, §7) measures: [`CALLS`]
 //! calls back to back, each rank starting the next call when its part of the last is done, the
@@ -145,43 +146,42 @@ pub fn price(p: &ModelParams, s: &Schedule, placement: &[usize], dtype: &str) ->
 /// last is done, so a call's tail (the last ACKs) overlaps the next call's first rounds.
 pub const CALLS: usize = 10;
 
-/// What carries from one call to the next: each rank's clock and its ramps' queues.
+/// What carries from one call to the next: each rank's clock, its ramps' queues, and when its
+/// last note to each peer landed (`landed[from][to]`).
 struct State {
     t: Vec<f64>,
     src_free: Vec<[f64; 2]>,
     dst_free: Vec<f64>,
+    landed: Vec<Vec<f64>>,
 }
 
 impl State {
     fn new(n: usize) -> State {
-        State { t: vec![0.0; n], src_free: vec![[f64::MIN; 2]; n], dst_free: vec![f64::MIN; n] }
+        State { t: vec![0.0; n], src_free: vec![[f64::MIN; 2]; n], dst_free: vec![f64::MIN; n], landed: vec![vec![f64::MIN; n]; n] }
     }
 }
 
 /// One call, from each rank's clock in `state`; leaves each rank's clock at the end of its part.
 fn run(cx: &mut Ctx, s: &Schedule, state: &mut State) {
     let n = s.p;
-    let State { t, src_free, dst_free } = state;
+    let State { t, src_free, dst_free, landed } = state;
     // ACK arrival times owed to each rank for its sends of the previous round.
     let mut owed: Vec<f64> = vec![0.0; n];
     let mut all_owed: Vec<f64> = vec![0.0; n];
-    // When the last note each rank sent has landed: a call ends only once its notes have left
-    // (the lowering waits for every notification tag before returning).
-    let mut notes_landed: Vec<f64> = vec![0.0; n];
     let shared = shared_sends(cx, s);
     for round in &s.rounds {
         // (1) start: previous round done and, ordered, its readers have acknowledged.
         let start: Vec<f64> = (0..n).map(|r| if s.ordered { t[r].max(owed[r]) } else { t[r] }).collect();
         // (2) announcements.
         let mut addr = vec![0.0f64; round.len()];
-        let mut sent = vec![0usize; n];
+        let mut issue = start.clone();
         let mut announced = start.clone();
         for (i, x) in round.iter().enumerate().filter(|(_, x)| !x.is_local()) {
-            let gap = cx.note_gap() * sent[x.src] as f64;
-            sent[x.src] += 1;
-            addr[i] = start[x.src] + gap + cx.note_ns(x.src, x.dst);
-            notes_landed[x.src] = notes_landed[x.src].max(addr[i]);
-            announced[x.src] = announced[x.src].max(start[x.src] + gap);
+            let at = issue[x.src].max(landed[x.src][x.dst]);
+            addr[i] = at + cx.note_ns(x.src, x.dst);
+            landed[x.src][x.dst] = addr[i];
+            issue[x.src] = at + cx.note_gap();
+            announced[x.src] = announced[x.src].max(at);
         }
         // (3) local copies, then gets in issue order.
         let mut ready = announced.clone();
@@ -190,13 +190,14 @@ fn run(cx: &mut Ctx, s: &Schedule, state: &mut State) {
         }
         let done = gets(cx, round, &addr, &ready, &shared, src_free, dst_free);
         // (4) acknowledgements, (5) reductions after our own readers' ACKs.
-        let mut acks = vec![0usize; n];
+        let mut ack_issue = done.clone();
         let mut new_owed = vec![0.0f64; n];
         for x in round.iter().filter(|x| !x.is_local() && x.action != Action::Notify) {
-            let arrive = done[x.dst] + cx.note_gap() * acks[x.dst] as f64 + cx.note_ns(x.dst, x.src);
-            acks[x.dst] += 1;
+            let at = ack_issue[x.dst].max(landed[x.dst][x.src]);
+            let arrive = at + cx.note_ns(x.dst, x.src);
+            landed[x.dst][x.src] = arrive;
+            ack_issue[x.dst] = at + cx.note_gap();
             new_owed[x.src] = new_owed[x.src].max(arrive);
-            notes_landed[x.dst] = notes_landed[x.dst].max(arrive);
         }
         for r in 0..n {
             let mut end = done[r];
@@ -210,7 +211,7 @@ fn run(cx: &mut Ctx, s: &Schedule, state: &mut State) {
         owed = new_owed;
     }
     for r in 0..n {
-        t[r] = t[r].max(all_owed[r]).max(notes_landed[r]);
+        t[r] = t[r].max(all_owed[r]);
     }
 }
 
