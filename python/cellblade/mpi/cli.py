@@ -36,7 +36,7 @@ MPIRUN_FLAGS = {
     "mode": "--mode",
     "depth": "--depth",
     "placement": "--placement",
-    "placement_file": "--placement",
+    "placement_file": "--placement-file",
     "trace": "--trace",
     "trace_file": "--trace",
     "coll": "--coll",
@@ -103,11 +103,21 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         f"allowed {MPI['compute_allowed']} (default {MPI['default_compute']})",
     )
     add_machine_args(run)
+    # A placement file has its own flag, as in cellstats and `affinity run`; `--placement FILE`
+    # still reads a file that exists, as it did before --placement-file.
+    where = run.add_mutually_exclusive_group()
     add_placement_arg(
-        run,
-        "each rank's SPE: a named placement (8 or 16 ranks), SPE ids in rank "
-        "order such as 0,8,1,9, or a placement file (default: rank i on SPE i)",
-        metavar="NAME|IDS|FILE",
+        where,
+        "each rank's SPE: a named placement (8 or 16 ranks) or SPE ids in rank "
+        "order such as 0,8,1,9 (default: rank i on SPE i)",
+        metavar="NAME|IDS",
+    )
+    where.add_argument(
+        "--placement-file",
+        type=Path,
+        metavar="FILE",
+        help="the same, from a placement file: '#' comments, then one line of physical SPE ids "
+        "in rank order, or lines 'rank spe'",
     )
     run.add_argument(
         "--trace",
@@ -232,6 +242,10 @@ def _check_outputs(args: argparse.Namespace) -> None:
 
     if args.trace is not None:
         outputs.check_file("--trace", args.trace, force=args.force)
+    if args.placement_file is not None:
+        from cellblade.machine import read_text
+
+        read_text(args.placement_file, "placement_file")  # unreadable: --placement-file named
     if args.out is not None:
         outputs.check_dir("--out", args.out, MPIRUN_FILES, force=args.force)
     if shutil.which(args.program) is None:
@@ -350,7 +364,7 @@ def _launch(args: argparse.Namespace, params: str | None) -> launcher.JobResult:
         mode=args.mode,
         machine=args.machine or args.preset,
         overrides=args.overrides,
-        placement=args.placement,
+        placement=args.placement_file or args.placement,
         trace=args.trace if args.trace is not None else False,
         depth=args.depth,
         coll=args.coll,
