@@ -166,3 +166,16 @@ def test_the_calibrate_command_prints_the_verdicts(monkeypatch, capsys):
     assert "ppe.mmio_ns refit on 'c' (181 -> 291): no other row of the group holds." in (
         " ".join(capsys.readouterr().out.split())
     )
+
+
+def test_a_size_prints_the_same_way_in_every_table():
+    """Bytes as `format_size` writes them (the coll, model and affinity tables' form), never
+    "16384 B" in one command and a bare 1024 in another."""
+    stats = run_cli("stats", "-f", "dmaget", "-n", "1", "-b", "16k", "-i", "2").stdout
+    assert stats.startswith("dmaget: 1 SPE(s), 16 KiB, 2 iterations\n"), stats
+    ping = run_cli("pingpong", "--sizes", "0,1k", "--iterations", "2").stdout.splitlines()
+    assert ping[1].split() == ["size", "iterations", "latency", "(us)", "throughput", "(GB/s)"]
+    assert [line.split()[:2] for line in ping[2:]] == [["0", "B"], ["1", "KiB"]]
+    cluster = run_cli("cluster", "broadcast", "--sizes", "1k").stdout.splitlines()
+    assert cluster[1].split()[:3] == ["blades", "SPEs", "size"]
+    assert cluster[2].split()[2:4] == ["1", "KiB"], cluster

@@ -23,6 +23,7 @@ from cellblade.cli.common import (
     stage,
 )
 from cellblade.machine import MACHINE_FLAGS, choice
+from cellblade.units import format_size
 
 if TYPE_CHECKING:
     from cellblade.mpi import launcher
@@ -197,10 +198,12 @@ def _pingpong(args: argparse.Namespace) -> int:
     if args.plot is not None:
         print(f"wrote {args.plot}", file=sys.stderr if args.json else sys.stdout)
     print(f"# seed 004 section 5.1 ping-pong, mode {mode}{', congested' if args.congested else ''}")
-    print(f"{'bytes':>10} {'reps':>6} {'latency (us)':>13} {'throughput (GB/s)':>18}")
+    # Sizes as every table writes them (format_size); the column named after --iterations.
+    print(f"{'size':>10} {'iterations':>10} {'latency (us)':>13} {'throughput (GB/s)':>18}")
     for r in rows:
         print(
-            f"{r['bytes']:>10} {r['reps']:>6} {r['latency_us']:>13.3f} {r['throughput_gbps']:>18.3f}"
+            f"{format_size(r['bytes']):>10} {r['reps']:>10} {r['latency_us']:>13.3f} "
+            f"{r['throughput_gbps']:>18.3f}"
         )
     return 0
 
