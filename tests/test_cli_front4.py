@@ -179,3 +179,28 @@ def test_a_size_prints_the_same_way_in_every_table():
     cluster = run_cli("cluster", "broadcast", "--sizes", "1k").stdout.splitlines()
     assert cluster[1].split()[:3] == ["blades", "SPEs", "size"]
     assert cluster[2].split()[2:4] == ["1", "KiB"], cluster
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("calibrate",),  # seven columns: narrowed to 10 characters, no longer 12, they fit 80
+        ("model", "predict", "allreduce", "-n", "8", "--sizes", "1k"),  # its notes wrapped
+    ],
+)
+def test_output_fits_an_80_column_terminal(args, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")
+    done = run_cli(*args)
+    assert done.returncode == 0, done.stderr
+    assert max(map(len, done.stdout.splitlines())) <= 80, done.stdout
+
+
+def test_the_collective_tables_title_is_wrapped_to_the_terminal(tmp_path, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "60")
+    monkeypatch.chdir(tmp_path)  # its default output directory lands here
+    done = run_cli("coll", "broadcast", "-n", "8", "--sizes", "1k", "--algo", "broadcast.cml")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[:2] == [
+        "broadcast, 8 SPEs, int32, root 0, rank i on SPE i: latency",
+        "(ns) of the slowest rank",
+    ]

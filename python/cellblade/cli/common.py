@@ -314,7 +314,7 @@ def wrapped(text: str) -> str:
     return textwrap.fill(text, terminal_width())
 
 
-MIN_COLUMN = 12  # a column narrower than this wraps into too many lines to read
+MIN_COLUMN = 10  # a column narrower than this wraps into too many lines to read
 
 
 def check_mark() -> str:
