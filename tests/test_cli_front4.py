@@ -122,7 +122,7 @@ def test_mpirun_takes_a_placement_file_as_cellstats_and_affinity_run_do():
         "mpirun", "-n", "2", "--placement", "0,1", "--placement-file", "p", "/bin/true"
     )
     assert "--placement" in line and "--placement-file" in line
-    from cellblade.mpi.cli import MPIRUN_FLAGS
+    from cellblade.cli.mpirun import MPIRUN_FLAGS
 
     assert MPIRUN_FLAGS["placement_file"] == "--placement-file"
 

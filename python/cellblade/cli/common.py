@@ -98,6 +98,21 @@ def placement_arg(text: str) -> str | list[int]:
     return [int(spe) for spe in ids] if ids and all(spe.isdecimal() for spe in ids) else text
 
 
+MPI = CATALOG["mpi"]
+_DEPTH_HELP = (
+    f"16 KB chunks in flight in memory mode, {MPI['default_depth']} to {MPI['max_depth']} "
+    f"(default {MPI['default_depth']}: the seed's double buffering)"
+)
+_MODE_HELP = f"where message buffers live (default {MPI['default_mode']}: main memory, the seed's)"
+
+
+def add_transport_args(parser: argparse.ArgumentParser) -> None:
+    """--mode and --depth of the MPI commands: where messages live, how many chunks are in
+    flight."""
+    parser.add_argument("--mode", choices=MPI["modes"], help=_MODE_HELP)
+    parser.add_argument("--depth", type=int, metavar="N", help=_DEPTH_HELP)
+
+
 def add_machine_args(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("machine")
     choice = group.add_mutually_exclusive_group()

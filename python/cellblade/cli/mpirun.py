@@ -1,4 +1,5 @@
-"""The `cellblade mpicc` and `cellblade mpirun` subcommands."""
+"""`cellblade mpirun`: an MPI program as N rank processes, each driving a simulated SPE
+(seed 004)."""
 
 from __future__ import annotations
 
@@ -7,28 +8,24 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from cellblade import CATALOG, outputs
+from cellblade import outputs
 from cellblade.cli.base import HELP
 from cellblade.cli.common import (
+    MPI,
     UsageError,
-    add_force_arg,
-    add_iterations_arg,
-    add_json_arg,
     add_machine_args,
     add_out_arg,
     add_placement_arg,
-    add_sizes_arg,
-    hidden_alias,
-    positive_count,
+    add_transport_args,
     stage,
 )
-from cellblade.machine import MACHINE_FLAGS, choice
-from cellblade.units import format_size
+from cellblade.machine import MACHINE_FLAGS
 
 if TYPE_CHECKING:
     from cellblade.mpi import launcher
 
-MPI = CATALOG["mpi"]
+# The flag of each request field (crates/cellblade/src/mpi/request.rs): the core's errors name
+# the field, the CLI the flag the user typed.
 # The flag of each request field (crates/cellblade/src/mpi/request.rs): the core's errors name
 # the field, the CLI the flag the user typed.
 MPIRUN_FLAGS = {
@@ -43,35 +40,10 @@ MPIRUN_FLAGS = {
     "coll": "--coll",
     "compute": "--compute",
 }
-PINGPONG_FLAGS = {
-    **MACHINE_FLAGS,
-    "sizes": "--sizes",
-    "mode": "--mode",
-    "depth": "--depth",
-    "reps": "--iterations",
-    "congested": "--congested",
-}
-_DEPTH_HELP = (
-    f"16 KB chunks in flight in memory mode, {MPI['default_depth']} to {MPI['max_depth']} "
-    f"(default {MPI['default_depth']}: the seed's double buffering)"
-)
-_MODE_HELP = f"where message buffers live (default {MPI['default_mode']}: main memory, the seed's)"
 
 
 def add_commands(commands: argparse._SubParsersAction) -> None:
-    """Register mpicc and mpirun on the `cellblade` command's subparsers."""
-    cc = commands.add_parser(
-        "mpicc",
-        help=HELP["mpicc"],
-        description="The system C compiler (CC, default cc) with mpi.h and "
-        "the rank library, as mpicc does. --show prints the command.",
-        add_help=False,
-        prefix_chars="+",
-    )
-    # No options of its own: every argument, dashes included, is the compiler's ("--show" aside).
-    cc.add_argument("args", nargs=argparse.REMAINDER, help="compiler arguments, or --show ARGS")
-    cc.set_defaults(handler=_mpicc)
-    cc.format_help = lambda: MPICC_HELP  # the docs' command reference prints what --help does
+    """Registers `cellblade mpirun`."""
     run = commands.add_parser(
         "mpirun",
         help=HELP["mpirun"],
@@ -87,8 +59,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         metavar="N",
         help=f"number of ranks, 1 to {MPI['max_ranks']} (one per SPE)",
     )
-    run.add_argument("--mode", choices=MPI["modes"], help=_MODE_HELP)
-    run.add_argument("--depth", type=int, metavar="N", help=_DEPTH_HELP)
+    add_transport_args(run)
     run.add_argument(
         "--coll",
         metavar="seed|library|auto|OP=ALGO,...",
@@ -137,101 +108,6 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     run.add_argument("program", help="the MPI program (built with cellblade mpicc)")
     run.add_argument("args", nargs=argparse.REMAINDER, help="the program's arguments")
     run.set_defaults(handler=_mpirun, flags=MPIRUN_FLAGS)
-    ping = commands.add_parser(
-        "pingpong",
-        help=HELP["pingpong"],
-        description="Seed 004 section 5.1's ping-pong on the simulated "
-        "blade: time per message and throughput over sizes.",
-    )
-    ping.add_argument("--mode", choices=MPI["modes"], help=_MODE_HELP)
-    ping.add_argument("--depth", type=int, metavar="N", help=_DEPTH_HELP)
-    ping.add_argument(
-        "--congested",
-        action="store_true",
-        help="all 8 SPEs of chip 0 in exchanging pairs, one pair timed",
-    )
-    add_sizes_arg(ping, ",".join(str(s) for s in MPI["default_sizes"]))
-    add_iterations_arg(
-        ping,
-        "round trips per size, k=1000 (default: 1000 up to 1 KB, fewer above)",
-        dest="reps",
-        type=positive_count,
-    )
-    hidden_alias(ping, "--reps", "--iterations", dest="reps", type=positive_count)
-    add_machine_args(ping)
-    add_json_arg(ping, "the rows")
-    ping.add_argument(
-        "--plot",
-        type=Path,
-        metavar="FILE.png",
-        help="also draw latency and throughput over the sizes for memory mode, local-store mode "
-        "(the sizes whose buffers fit it) and congested memory mode, as seed 004's figure 5",
-    )
-    add_force_arg(ping, "the --plot file")
-    ping.set_defaults(handler=_pingpong, flags=PINGPONG_FLAGS)
-
-
-def _given(args: argparse.Namespace, fields: tuple[str, ...]) -> dict:
-    """The request fields the user gave; the others take the core's defaults."""
-    return {f: getattr(args, f) for f in fields if getattr(args, f) is not None}
-
-
-def _pingpong(args: argparse.Namespace) -> int:
-    import json
-
-    from cellblade import _core
-
-    if args.plot is not None:  # checked before anything runs
-        outputs.check_file("--plot", args.plot, suffix=".png", force=args.force)
-    request = {**_given(args, ("sizes", "mode", "reps", "depth")), "congested": args.congested}
-    machine = choice(args.machine or args.preset, args.overrides)
-    rows = _core.mpi_pingpong(request, machine)["result"]
-    if args.plot is not None:  # three more ping-pongs and matplotlib: seconds
-        with stage(args, "pingpong: seed 004's figure 5, memory, local store and congested"):
-            outputs.write_file(
-                "--plot", args.plot, lambda temporary: _pingpong_plot(request, machine, temporary)
-            )
-    if args.json:
-        print(json.dumps(rows))
-        return 0
-    mode = args.mode or MPI["default_mode"]
-    if args.plot is not None:
-        print(f"wrote {args.plot}", file=sys.stderr if args.json else sys.stdout)
-    print(f"# seed 004 section 5.1 ping-pong, mode {mode}{', congested' if args.congested else ''}")
-    # Sizes as every table writes them (format_size); the column named after --iterations.
-    print(f"{'size':>10} {'iterations':>10} {'latency (us)':>13} {'throughput (GB/s)':>18}")
-    for r in rows:
-        print(
-            f"{format_size(r['bytes']):>10} {r['reps']:>10} {r['latency_us']:>13.3f} "
-            f"{r['throughput_gbps']:>18.3f}"
-        )
-    return 0
-
-
-def _pingpong_plot(request: dict, machine: dict, path: Path) -> None:
-    """Seed 004's figure 5: the three ping-pongs of section 5.1 over the request's sizes; the
-    local-store curve stops at the first size whose buffers the local store cannot hold."""
-    from cellblade import ProgramError, _core, plots
-
-    sizes = request.get("sizes") or MPI["default_sizes"]
-    base = {k: v for k, v in request.items() if k not in ("mode", "congested", "sizes")}
-    memory = _core.mpi_pingpong({**base, "sizes": sizes, "mode": "memory"}, machine)["result"]
-    congested = _core.mpi_pingpong(
-        {**base, "sizes": sizes, "mode": "memory", "congested": True}, machine
-    )["result"]
-    ls = []
-    for size in sizes:
-        try:
-            ls += _core.mpi_pingpong({**base, "sizes": [size], "mode": "ls"}, machine)["result"]
-        except ProgramError:
-            break
-    curves = [
-        ("memory (seed default)", memory),
-        ("local store", ls),
-        ("memory, congested", congested),
-    ]
-    title = f"seed 004 figure 5 on the simulated blade ({machine.get('preset', 'machine file')})"
-    plots.pingpong_figure(curves, path, title=title)
 
 
 MPIRUN_FILES = ["result.json", "machine.toml"]
@@ -306,37 +182,6 @@ def _ranks(text: str) -> int:
             f"invalid value {text!r}: allowed 1 to {MPI['max_ranks']} ranks (one per SPE)"
         )
     return int(text)
-
-
-MPICC_HELP = """usage: cellblade mpicc [--show] COMPILER-ARGUMENTS...
-
-Compile an MPI C program for the simulated blade: the system C compiler (CC, default cc) with
-the project's mpi.h and rank library, as mpicc does. Every argument but these is the compiler's:
-
-  --show       print the compiler command instead of running it (mpicc -show)
-  -h, --help   print this help (for the compiler's own, run the command --show prints)
-
-example: cellblade mpicc -O2 ring.c -o ring && cellblade mpirun -n 4 ./ring
-"""
-
-
-def _mpicc(args: argparse.Namespace) -> int:
-    if args.args in (["-h"], ["--help"]):
-        print(MPICC_HELP, end="")
-        return 0
-    from cellblade.mpi import compiler
-
-    rest = [a for a in args.args if a != "--show"]
-    if "--show" in args.args:
-        print(" ".join(compiler.mpicc_command(rest)))
-        return 0
-    if not rest:
-        print(
-            "cellblade mpicc: error: no input files (give the compiler's arguments)",
-            file=sys.stderr,
-        )
-        return 2
-    return compiler.mpicc(rest)
 
 
 def _mpirun(args: argparse.Namespace) -> int:
