@@ -326,7 +326,8 @@ def terminal_width() -> int:
 
 def wrapped(text: str) -> str:
     """A long line of prose wrapped to the terminal's width."""
-    return textwrap.fill(text, terminal_width())
+    # Names such as "hybrid-seg-binomial-opt" are not broken at their hyphens.
+    return textwrap.fill(text, terminal_width(), break_on_hyphens=False)
 
 
 MIN_COLUMN = 10  # a column narrower than this wraps into too many lines to read
