@@ -195,6 +195,8 @@ def leave_one_out_table(data: dict, key: str) -> str:
             f"{key.strip()}` on this build. {results.leave_one_out_summary(chosen)}.",
             "",
             results.markdown_table(header, rows),
+            "",
+            *(f"- {sentence}" for sentence in results.leave_one_out_verdicts(chosen)),
         ]
     )
 

@@ -63,7 +63,10 @@ def fake_affinity(monkeypatch):
     def affinity_run(request, machine=None):
         choice = {key: value for key, value in machine.items() if key != "set"}
         requests.append({**request, "machine": choice, "set": machine["set"]})
-        rows = [dict.fromkeys(RESULT_KEYS, 1.0) | {"placement": "file", "mapping": EVENODD}]
+        rows = [
+            dict.fromkeys(RESULT_KEYS, 1.0)
+            | {"placement": "file", "mapping": EVENODD, "trials": [0.5, 1.5]}
+        ]
         return {"result": rows, "machine_toml": 'name = "fake"\n'}
 
     catalog = {
@@ -141,7 +144,7 @@ def test_missing_placement_file_is_one_line_exit_2_naming_it(fake_affinity, tmp_
 
 def test_bar_figure_is_a_png(tmp_path):
     results = [
-        {"placement": name, "min_bandwidth_gbps": 10.0 + i, "stddev_gbps": 0.5}
+        {"placement": name, "min_bandwidth_gbps": 10.0 + i, "trials": [9.0 + i, 11.0 + i]}
         for i, name in enumerate(NAMED + ["default"])
     ]
     path = tmp_path / "bars.png"

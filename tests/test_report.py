@@ -147,3 +147,67 @@ def test_coinciding_curves_are_drawn_once_and_named_together():
 def test_thirteen_curves_have_thirteen_distinct_styles():
     styles = {tuple(sorted(report_figures.style(i).items())) for i in range(70)}
     assert len(styles) == 70
+
+
+def drawn_figures(monkeypatch) -> list:
+    """The figures report_figures draws, kept instead of rendered."""
+    drawn: list = []
+    monkeypatch.setattr(report_figures, "_png", lambda figure: drawn.append(figure) or b"")
+    return drawn
+
+
+def test_the_pingpong_published_maxima_are_named_in_the_legend_not_over_the_curves(monkeypatch):
+    drawn = drawn_figures(monkeypatch)
+    rows = [{"bytes": s, "latency_us": 1.0, "throughput_gbps": s / 1e5} for s in (0, 1 << 20)]
+    published = [{"curve": "memory", "value": 6.01, "unit": "GB/s", "bytes": None}]
+    report_figures.pingpong({"memory": rows}, published)
+    throughput = drawn[0].axes[1]
+    assert len(throughput.texts) == 0  # no label written at the line's height, over the data
+    legend = [t.get_text() for t in throughput.get_legend().get_texts()]
+    assert legend == ["memory", "published max 6.01 GB/s (memory)"]
+
+
+def test_coinciding_published_points_are_labelled_once(monkeypatch):
+    drawn = drawn_figures(monkeypatch)
+    rows = [
+        {"algorithm": f"barrier.{a}", "spes": s, "latency_ns": 100.0 * s + k}
+        for k, a in enumerate(("rdb", "ota_signal"))
+        for s in (2, 8)
+    ]
+    published = [
+        {"algorithm": "barrier.rdb", "spes": 8, "ns": 225.0, "source": "seed 000 §4"},
+        {"algorithm": "barrier.ota_signal", "spes": 8, "ns": 225.0, "source": "seed 000 §4"},
+        {"algorithm": "barrier.rdb", "spes": 2, "ns": 100.0, "source": "seed 002 §5.2"},
+    ]
+    report_figures.barrier_vs_spes(rows, published)
+    assert sorted(t.get_text() for t in drawn[0].axes[0].texts) == ["100", "225"]
+
+
+def test_a_size_no_algorithm_ran_is_explained_under_the_collective_figure(monkeypatch):
+    drawn = drawn_figures(monkeypatch)
+    rows = [
+        {"algorithm": f"allgather.{a}", "size_bytes": 64, "latency_ns": 2000.0 + k}
+        for k, a in enumerate(("rdb", "bruck"))
+    ] + [
+        {"algorithm": f"allgather.{a}", "size_bytes": 16384, "error": f"allgather.{a}: too big"}
+        for a in ("rdb", "bruck")
+    ]
+    report_figures.latency_vs_size(rows, "allgather", 16)
+    figure = drawn[0]
+    assert [t.get_text() for t in figure.axes[0].get_xticklabels()] == ["64", "16K"]
+    # One line for the size, not one per algorithm.
+    assert figure._supxlabel.get_text() == "not run: every algorithm at 16 KiB: too big"
+    rows[-1]["error"] = "allgather.bruck: another reason"
+    assert report_figures.failed_cells(rows) == [
+        ("rdb at 16 KiB", "too big"),
+        ("bruck at 16 KiB", "another reason"),
+    ]
+    assert figure.axes[0].get_legend() is not None  # beside the axes, not over the curves
+
+
+def test_placement_whiskers_run_from_the_lowest_trial_to_the_highest():
+    rows = [
+        {"min_bandwidth_gbps": 20.0, "trials": [14.0, 21.0, 25.0]},
+        {"min_bandwidth_gbps": 24.5, "trials": []},
+    ]
+    assert report_figures.trial_whiskers(rows) == ([6.0, 0.0], [5.0, 0.0])

@@ -60,13 +60,65 @@ def parameters(machine: Machine | None = None, overrides: Overrides = ()) -> lis
     """Every machine-file key of the machine a run with these arguments uses: its ``value``
     (overrides applied), ``unit``, ``what`` it is, its ``origin`` (published, fitted, setting,
     unpublished, assumed) and ``source`` (the citation, or the calibration row it was fitted
-    on), as the core declares them (``machine/parameters.rs``)."""
+    on), as the core declares them (``machine/parameters.rs``). A key the overrides set has
+    ``origin`` "set" and ``source`` "set by the user", and under ``"file"`` the machine file's
+    own value, origin and source."""
+    from cellblade import _core
+
+    declared = _core.catalog()["machine_parameters"]
+    chosen = choice(machine, overrides)
+    values = _values(chosen)
+    named = {override.split("=", 1)[0].strip() for override in chosen["set"]}
+    if not named:
+        return [{**p, "value": values[p["key"]]} for p in declared]
+    own = _values({**chosen, "set": []})
+    return [
+        {**p, "value": values[p["key"]]}
+        if p["key"] not in named
+        else {
+            **p,
+            "value": values[p["key"]],
+            "origin": "set",
+            "source": "set by the user",
+            "file": {"value": own[p["key"]], "origin": p["origin"], "source": p["source"]},
+        }
+        for p in declared
+    ]
+
+
+def _values(chosen: dict[str, Any]) -> dict[str, Any]:
+    """``{"section.key": value}`` of the machine the core resolves from a choice (the file's
+    top-level values, such as its name, are no parameters)."""
     import tomllib
 
     from cellblade import _core
 
-    resolved = tomllib.loads(_core.resolved_machine(choice(machine, overrides)))
-    declared = _core.catalog()["machine_parameters"]
-    return [
-        {**p, "value": resolved[p["key"].split(".")[0]][p["key"].split(".")[1]]} for p in declared
-    ]
+    resolved = tomllib.loads(_core.resolved_machine(chosen))
+    return {
+        f"{section}.{key}": value
+        for section, table in resolved.items()
+        if isinstance(table, dict)
+        for key, value in table.items()
+    }
+
+
+def machine_file(machine: Machine | None = None, overrides: Overrides = ()) -> str:
+    """The machine file a run with these arguments uses, as TOML a user can copy, edit and
+    pass back with ``--machine``: the resolved values (overrides applied), each key followed
+    by a comment with its unit and where its value comes from (`parameters`), so a copy made
+    from an installed package carries the sources a preset's file does."""
+    from cellblade import _core
+    from cellblade.results import parameter_source
+
+    chosen = choice(machine, overrides)
+    notes = {
+        p["key"]: f"{p['unit']}; {parameter_source(p)}" for p in parameters(machine, overrides)
+    }
+    section, lines = "", []
+    for line in _core.resolved_machine(chosen).splitlines():
+        if line.startswith("[") and line.endswith("]"):
+            section = line[1:-1]
+        key = line.split(" = ", 1)[0] if " = " in line and not line.startswith(" ") else None
+        note = notes.get(f"{section}.{key}") if key else None
+        lines.append(f"{line}  # {note}" if note else line)
+    return "\n".join(lines) + "\n"

@@ -15,8 +15,8 @@ written somewhere other than where the command line says. Temporary files and di
 are created by `tempfile` beside their target, with unpredictable names, and removed when
 the run fails or is interrupted (`temporary_beside` for writers outside Python).
 
-Every command's ``--out``, ``--trace`` and ``--plot`` go through this module (`cellblade.cli`,
-`cellblade.mpi.cli`).
+Every command's ``--out``, ``--trace`` and ``--plot`` go through this module (each
+command's module under `cellblade.cli`).
 """
 
 from __future__ import annotations

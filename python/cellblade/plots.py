@@ -5,12 +5,11 @@ pyplot state or display is involved."""
 
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
 from typing import Any
 
 from matplotlib.figure import Figure
-from matplotlib.ticker import FuncFormatter, NullLocator
+from matplotlib.ticker import NullLocator
 
 from cellblade import report_figures
 from cellblade.schedule import SPES_PER_CHIP, crosses_bif, short
@@ -32,7 +31,7 @@ def sweep_figure(rows: list[dict[str, Any]], path: Path, *, title: str, xlabel: 
         bandwidth.plot(x, [r["aggregate_bandwidth_gbps"] for r in line], marker="o", label=label)
     for axes in (latency, bandwidth):
         axes.set_xscale("log", base=2)
-        axes.set_xticks(sizes, [str(size) for size in sizes], rotation=45)
+        axes.set_xticks(sizes, [report_figures.size_label(size) for size in sizes], rotation=45)
         axes.xaxis.set_minor_locator(NullLocator())
         axes.set_xlabel(xlabel)
         axes.grid(True, alpha=0.3)
@@ -41,7 +40,7 @@ def sweep_figure(rows: list[dict[str, Any]], path: Path, *, title: str, xlabel: 
     latency.set_ylabel("latency (ns)")
     bandwidth.set_ylabel("aggregate bandwidth (GB/s)")
     figure.suptitle(title)
-    _note_failures(
+    report_figures.note_failures(
         figure, [(f"{r['spes']} SPEs, {r['size_bytes']} B", r.get("error")) for r in rows]
     )
     figure.savefig(path, dpi=120)
@@ -57,53 +56,20 @@ def pingpong_figure(
     path.write_bytes(report_figures.pingpong(dict(curves), title=title))
 
 
-def _bytes(size: int) -> str:
-    for unit, name in ((1 << 20, "M"), (1 << 10, "K")):
-        if size >= unit and size % unit == 0:
-            return f"{size // unit}{name}"
-    return str(size)
-
-
-MAX_NOTED = 6  # failed cells named under a figure; the rest are counted
-
-
-def _note_failures(figure: Figure, cells: list[tuple[str, str | None]]) -> None:
-    """Names under the figure the cells that could not run and why (they have no point)."""
-    failed = [(name, error) for name, error in cells if error]
-    if not failed:
-        return
-    # Shortened to the figure's width (about 16 x-small characters an inch); the JSON and
-    # CSV keep the whole reason.
-    width = int(figure.get_figwidth() * 16)
-    lines = [
-        textwrap.shorten(f"not run: {name}: {error}", width, placeholder=" ...")
-        for name, error in failed[:MAX_NOTED]
-    ]
-    if len(failed) > MAX_NOTED:
-        lines.append(f"... and {len(failed) - MAX_NOTED} more cells not run (see the JSON)")
-    figure.supxlabel("\n".join(lines), fontsize="x-small", color="tab:red", ha="left", x=0.01)
-
-
 def placement_figure(results: list[dict[str, Any]], path: Path, *, title: str) -> None:
-    """One bar per placement: minimum bandwidth over SPEs, mean over trials, with the standard
-    deviation over trials as error bars; saved as PNG at `path`."""
+    """One bar per placement: minimum bandwidth over SPEs, mean over trials, its whisker from
+    the lowest trial to the highest (as the report draws them); saved as PNG at `path`."""
     figure = Figure(figsize=(max(4.0, 1.1 * len(results)), 4.5), layout="constrained")
     axes = figure.subplots()
-    names = [r["placement"] for r in results]
-    values = [r["min_bandwidth_gbps"] for r in results]
-    # A trial cannot beat the best placement's bandwidth (the link's peak): the bars stop there.
-    peak = max(values)
+    low, high = report_figures.trial_whiskers(results)
     axes.bar(
-        names,
-        values,
-        yerr=[
-            [min(r["stddev_gbps"], v) for r, v in zip(results, values)],
-            [max(0.0, min(r["stddev_gbps"], peak - v)) for r, v in zip(results, values)],
-        ],
+        [r["placement"] for r in results],
+        [r["min_bandwidth_gbps"] for r in results],
+        yerr=[low, high],
         capsize=4,
         color="tab:blue",
     )
-    axes.set_xlabel("placement")
+    axes.set_xlabel("placement (whiskers: lowest and highest trial)")
     axes.set_ylabel("bandwidth (GB/s)")
     axes.set_ylim(bottom=0)
     axes.grid(True, axis="y", alpha=0.3)
@@ -118,9 +84,7 @@ def coll_figure(results: list[dict[str, Any]], path: Path, *, title: str) -> Non
 
     figure = Figure(figsize=(7, 4.5), layout="constrained")
     axes = figure.subplots()
-    failures = [
-        (short(r["algorithm"]), r["size_bytes"], r.get("error")) for r in results if r.get("error")
-    ]
+    cells, failures = results, [r for r in results if r.get("error")]
     results = [r for r in results if not r.get("error")]
     algorithms = list(dict.fromkeys(r["algorithm"] for r in results))
     if all(r["op"] == "barrier" for r in results):
@@ -136,39 +100,9 @@ def coll_figure(results: list[dict[str, Any]], path: Path, *, title: str) -> Non
         axes.set_yscale("log")
         axes.grid(True, axis="y", which="both", alpha=0.3)
     else:
-        # Sizes where no cell ran keep their tick, so the gap shows.
-        sizes = sorted({size for _, size, _ in failures} | {r["size_bytes"] for r in results})
-        curves = {
-            short(a): [
-                (r["size_bytes"], r["latency_ns"] / 1000)
-                for r in sorted(results, key=lambda r: r["size_bytes"])
-                if r["algorithm"] == a
-            ]
-            for a in algorithms
-        }
-        # Coinciding curves are drawn once, named together; past ten colours, other markers.
-        for i, (label, points) in enumerate(report_figures.merge_coinciding(curves).items()):
-            axes.plot(
-                [x for x, _ in points],
-                [y for _, y in points],
-                label=label,
-                **report_figures.style(i),
-            )
-        axes.set_xscale("log", base=2)
-        axes.set_yscale("log")
-        # Plain numbers on the log axis (0.5, 1, 2, 5, ...), as the seed's figures print them.
-        axes.yaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
-        axes.yaxis.set_minor_formatter(
-            FuncFormatter(lambda value, _: f"{value:g}" if str(value)[0] in "25" else "")
-        )
-        axes.set_xticks(sizes, [str(size) for size in sizes], rotation=45)
-        axes.xaxis.set_minor_locator(NullLocator())
-        axes.set_xlabel("message size (bytes)")
-        axes.set_ylabel("latency (us)")
-        axes.grid(True, which="both", alpha=0.3)
-        axes.legend(fontsize="small", ncols=2 if len(algorithms) > 8 else 1)
+        report_figures.legend_outside(axes, report_figures.latency_curves(axes, cells))
     axes.set_title(title)
-    _note_failures(figure, [(f"{name} at {size} B", error) for name, size, error in failures])
+    report_figures.note_failures(figure, report_figures.failed_cells(failures))
     figure.savefig(path, dpi=120)
 
 

@@ -12,12 +12,14 @@ one place the seeds' numbers are typed.
 from __future__ import annotations
 
 import io
+import textwrap
 from typing import Any
 
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, NullLocator
 
 from cellblade.schedule import short
+from cellblade.units import format_size
 
 MARKERS = "osD^v<>"
 DASHES = ("-", "--", ":", "-.")
@@ -75,7 +77,9 @@ def _lines(axes, curves: dict[str, list[tuple[float, float]]]) -> dict[str, dict
 
 def _published(axes, points: list[tuple[float, float, str]], styles: dict, name: str) -> None:
     """Published points (x, y, curve) as large crosses in their curve's colour with a black
-    edge, each labelled with its value; one legend entry for all of them."""
+    edge, each labelled with its value (once where two curves' points coincide, so the labels
+    do not print over each other); one legend entry for all of them."""
+    labelled = set()
     for k, (x, y, curve) in enumerate(points):
         color = styles.get(curve, {}).get("color", "black")
         axes.plot(
@@ -88,12 +92,14 @@ def _published(axes, points: list[tuple[float, float, str]], styles: dict, name:
             label=name if k == 0 else None,
             zorder=5,
         )
-        axes.annotate(
-            f"{y:g}", (x, y), fontsize="x-small", xytext=(6, -3), textcoords="offset points"
-        )
+        if (x, y) not in labelled:
+            labelled.add((x, y))
+            axes.annotate(
+                f"{y:g}", (x, y), fontsize="x-small", xytext=(8, -3), textcoords="offset points"
+            )
 
 
-def _legend_outside(axes, count: int) -> None:
+def legend_outside(axes, count: int) -> None:
     """The legend right of the axes, never over a title or a curve."""
     axes.legend(
         fontsize="x-small",
@@ -131,14 +137,25 @@ def barrier_vs_spes(rows: list[dict[str, Any]], published: list[dict[str, Any]] 
     axes.set_ylabel("latency (ns)")
     axes.grid(True, which="both", alpha=0.3)
     axes.set_title("Barrier latency against the SPE count (seed 000 §4)")
-    _legend_outside(axes, len(curves) + 1)
+    legend_outside(axes, len(curves) + 1)
     return _png(figure)
 
 
 def latency_vs_size(rows: list[dict[str, Any]], op: str, spes: int) -> bytes:
-    """Latency (us, log) against message size (bytes, log2), one curve per algorithm."""
+    """Latency (us, log) against message size (bytes, log2), one curve per algorithm; the
+    cells that could not run are named under the figure."""
     figure = Figure(figsize=(9, 4.5), layout="constrained")
     axes = figure.subplots()
+    legend_outside(axes, latency_curves(axes, rows))
+    axes.set_title(f"{op} on {spes} SPEs (seed 000 §5)")
+    note_failures(figure, failed_cells(rows))
+    return _png(figure)
+
+
+def latency_curves(axes, rows: list[dict[str, Any]]) -> int:
+    """Collective rows' latency (us, log) against the message size (bytes, log2), one curve
+    per algorithm, coinciding ones merged; returns the number of curves. A size where no
+    cell ran keeps its tick, so the gap shows (`note_failures` says why)."""
     curves: dict[str, list[tuple[float, float]]] = {}
     for r in sorted(rows, key=lambda r: r["size_bytes"]):
         if not r.get("error"):
@@ -148,16 +165,54 @@ def latency_vs_size(rows: list[dict[str, Any]], op: str, spes: int) -> bytes:
     _lines(axes, curves)
     sizes = sorted({r["size_bytes"] for r in rows})
     axes.set_xscale("log", base=2)
-    axes.set_xticks(sizes, [_bytes(s) for s in sizes], rotation=45)
+    axes.set_xticks(sizes, [size_label(s) for s in sizes], rotation=45)
     axes.xaxis.set_minor_locator(NullLocator())
     axes.set_yscale("log")
     _plain_log(axes)
     axes.set_xlabel("message size (bytes)")
     axes.set_ylabel("latency (us)")
     axes.grid(True, which="both", alpha=0.3)
-    axes.set_title(f"{op} on {spes} SPEs (seed 000 §5)")
-    _legend_outside(axes, len(curves))
-    return _png(figure)
+    return len(merge_coinciding(curves))
+
+
+def failed_cells(rows: list[dict[str, Any]]) -> list[tuple[str, str | None]]:
+    """(cells, reason) of the collective rows that could not run, for `note_failures`: the
+    cells of one size that failed for one reason on one line ("every algorithm" when all did),
+    so a size past the local store reads once, not once per algorithm."""
+    algorithms = list(dict.fromkeys(short(r["algorithm"]) for r in rows))
+    grouped: dict[tuple[int, str], list[str]] = {}
+    for r in rows:
+        if r.get("error"):
+            reason = r["error"].removeprefix(f"{r['algorithm']}: ")
+            grouped.setdefault((r["size_bytes"], reason), []).append(short(r["algorithm"]))
+    return [
+        (
+            f"{'every algorithm' if names == algorithms else ', '.join(names)} at "
+            f"{format_size(size)}",
+            reason,
+        )
+        for (size, reason), names in grouped.items()
+    ]
+
+
+MAX_NOTED = 6  # failed cells named under a figure; the rest are counted
+
+
+def note_failures(figure: Figure, cells: list[tuple[str, str | None]]) -> None:
+    """Names under the figure the cells that could not run and why (they have no point)."""
+    failed = [(name, error) for name, error in cells if error]
+    if not failed:
+        return
+    # Shortened to the figure's width (about 16 x-small characters an inch); the JSON and
+    # CSV keep the whole reason.
+    width = int(figure.get_figwidth() * 16)
+    lines = [
+        textwrap.shorten(f"not run: {name}: {error}", width, placeholder=" ...")
+        for name, error in failed[:MAX_NOTED]
+    ]
+    if len(failed) > MAX_NOTED:
+        lines.append(f"... and {len(failed) - MAX_NOTED} more cells not run (see the JSON)")
+    figure.supxlabel("\n".join(lines), fontsize="x-small", color="tab:red", ha="left", x=0.01)
 
 
 def table1(points: list[dict[str, Any]]) -> bytes:
@@ -193,27 +248,27 @@ def table1(points: list[dict[str, Any]]) -> bytes:
 
 def affinity_bars(results: dict[str, list[dict[str, Any]]]) -> bytes:
     """Seed 001 figures 5-8: the slowest SPE's bandwidth per placement (mean over trials),
-    grouped by pattern. The whiskers run from the lowest to the highest trial: real runs, so
-    never past what the bus can carry, where mean +- sd would be (a placement at the peak in
-    most trials has a large sd and a mean just under the peak)."""
+    grouped by pattern, with `trial_whiskers`."""
     figure = Figure(figsize=(10, 4.5), layout="constrained")
     axes = figure.subplots()
     placements = list(dict.fromkeys(r["placement"] for rs in results.values() for r in rs))
     width = 0.8 / len(placements)
     for j, placement in enumerate(placements):
-        xs, ys, low, high = [], [], [], []
-        for i, rs in enumerate(results.values()):
-            for r in rs:
-                if r["placement"] == placement:
-                    value, trials = (
-                        r["min_bandwidth_gbps"],
-                        r["trials"] or [r["min_bandwidth_gbps"]],
-                    )
-                    xs.append(i - 0.4 + width * (j + 0.5))
-                    ys.append(value)
-                    low.append(max(0.0, value - min(trials)))
-                    high.append(max(0.0, max(trials) - value))
-        axes.bar(xs, ys, width, yerr=[low, high], capsize=2, label=placement, color=f"C{j % 10}")
+        mine = [
+            (i, r)
+            for i, rs in enumerate(results.values())
+            for r in rs
+            if r["placement"] == placement
+        ]
+        axes.bar(
+            [i - 0.4 + width * (j + 0.5) for i, _ in mine],
+            [r["min_bandwidth_gbps"] for _, r in mine],
+            width,
+            yerr=trial_whiskers([r for _, r in mine]),
+            capsize=2,
+            label=placement,
+            color=f"C{j % 10}",
+        )
     top = max(max(r["trials"] or [r["min_bandwidth_gbps"]]) for rs in results.values() for r in rs)
     axes.set_xticks(range(len(results)), list(results))
     axes.set_ylim(0, top * 1.15)
@@ -221,8 +276,21 @@ def affinity_bars(results: dict[str, list[dict[str, Any]]]) -> bytes:
     axes.set_xlabel("communication pattern (whiskers: lowest and highest trial)")
     axes.grid(True, axis="y", alpha=0.3)
     axes.set_title("Thread-to-SPE placements (seed 001 figures 5-8)")
-    _legend_outside(axes, len(placements))
+    legend_outside(axes, len(placements))
     return _png(figure)
+
+
+def trial_whiskers(rows: list[dict[str, Any]]) -> tuple[list[float], list[float]]:
+    """The whiskers of placement bars (below, above the mean of each row's slowest-SPE
+    bandwidth): from the lowest trial to the highest. Real runs, so never past what the bus
+    can carry, where mean +- sd would be (a placement at the peak in most trials has a large
+    sd and a mean just under the peak)."""
+    below, above = [], []
+    for r in rows:
+        value, trials = r["min_bandwidth_gbps"], r["trials"] or [r["min_bandwidth_gbps"]]
+        below.append(max(0.0, value - min(trials)))
+        above.append(max(0.0, max(trials) - value))
+    return below, above
 
 
 def model_error(rows: list[dict[str, Any]]) -> bytes:
@@ -253,7 +321,7 @@ def model_error(rows: list[dict[str, Any]]) -> bytes:
     axes.set_ylabel("error against the simulated blade (%)")
     axes.grid(True, axis="y", alpha=0.3)
     axes.set_title("The performance model's error (seed 003 figure 10; dotted: its 15% bound)")
-    _legend_outside(axes, 2)
+    legend_outside(axes, 2)
     return _png(figure)
 
 
@@ -277,19 +345,17 @@ def pingpong(
         styles[label] = style(i)
     crosses = [(p["bytes"], p["value"], p["curve"]) for p in published if p["unit"] == "us"]
     _published(latency, crosses, styles, "published (seed 004 §5.1)")
+    # The published maxima are dashed lines named in the legend: a label written on the axes
+    # at the line's height lies over the curves that reach it.
     for p in published:
         if p["unit"] == "GB/s":
             color = styles.get(p["curve"], {}).get("color", "black")
-            throughput.axhline(p["value"], color=color, linestyle="--", linewidth=1)
-            throughput.annotate(
-                f"published max {p['value']:g} GB/s ({p['curve']})",
-                (1, p["value"]),
-                xycoords=("axes fraction", "data"),
-                fontsize="x-small",
-                xytext=(-4, 3),
-                textcoords="offset points",
+            throughput.axhline(
+                p["value"],
                 color=color,
-                ha="right",
+                linestyle="--",
+                linewidth=1,
+                label=f"published max {p['value']:g} GB/s ({p['curve']})",
             )
     sizes = sorted({r["bytes"] for rows in curves.values() for r in rows})
     for axes in (latency, throughput):
@@ -297,11 +363,14 @@ def pingpong(
         # Scaled again on the symlog axis: the published maxima's lines had fixed the range on
         # a linear one, 5% of 1 MB left of 0, which squeezed the curves to the right third.
         axes.autoscale(axis="x")
-        axes.set_xticks(sizes, [_bytes(s) for s in sizes], rotation=45)
+        axes.set_xticks(sizes, [size_label(s) for s in sizes], rotation=45)
         axes.xaxis.set_minor_locator(NullLocator())
         axes.set_xlabel("message size (bytes)")
         axes.grid(True, which="both", alpha=0.3)
-        axes.legend(fontsize="x-small", loc="upper left")
+    # Latency is low at the left, so its legend has room there; throughput's maxima run the
+    # panel's whole width, so its legend goes beside it.
+    latency.legend(fontsize="x-small", loc="upper left")
+    legend_outside(throughput, 1)
     latency.set_yscale("log")
     _plain_log(latency)
     latency.set_ylabel("latency (us)")
@@ -310,7 +379,8 @@ def pingpong(
     return _png(figure)
 
 
-def _bytes(size: int) -> str:
+def size_label(size: int) -> str:
+    """A size on a figure's axis: 65536 -> "64K", 100 -> "100" (the axis says bytes)."""
     for unit, factor in (("M", 1024**2), ("K", 1024)):
         if size >= factor and size % factor == 0:
             return f"{size // factor}{unit}"

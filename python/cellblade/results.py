@@ -174,6 +174,36 @@ def leave_one_out_summary(refits: list[dict[str, Any]]) -> str:
     )
 
 
+def leave_one_out_verdicts(refits: list[dict[str, Any]]) -> list[str]:
+    """One sentence per refit: which other rows of its group hold with the refit value and
+    which do not (the verdicts of the table, in words, so no guide types them)."""
+
+    def listed(names: list[str]) -> str:
+        quoted = [f"'{n}'" for n in names]
+        return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
+
+    out = []
+    for r in refits:
+        start = f"{r['parameter']} refit on '{r['refit_on']}'"
+        if r["refit_value"] is None:
+            low, high = (format_number(v) for v in r["searched"])
+            out.append(f"{start}: no value from {low} to {high} meets that row.")
+            continue
+        others = [row for row in r["rows"] if row["name"] != r["refit_on"]]
+        held = [row["name"] for row in others if row["refit_holds"]]
+        failed = [row["name"] for row in others if not row["refit_holds"]]
+        value = f"{format_number(r['value'])} -> {format_number(r['refit_value'])}"
+        if not failed:
+            verdict = "every other row of the group holds"
+        elif not held:
+            verdict = "no other row of the group holds"
+        else:
+            verdict = f"{listed(held)} {'holds' if len(held) == 1 else 'hold'}; "
+            verdict += f"{listed(failed)} {'does' if len(failed) == 1 else 'do'} not"
+        out.append(f"{start} ({value}): {verdict}.")
+    return out
+
+
 def parameter_value(value: Any) -> str:
     """A machine-file value as `--set` takes it: a list joined by spaces, booleans lower-case,
     whole floats without their ".0"."""
@@ -187,7 +217,11 @@ def parameter_value(value: Any) -> str:
 
 
 def parameter_source(parameter: dict[str, Any]) -> str:
-    """Where a parameter's value comes from: the citation, or the row it was fitted on."""
+    """Where a parameter's value comes from: the citation, the row it was fitted on, or the
+    user (an override), with where the machine file's own value comes from."""
+    if parameter["origin"] == "set":
+        mine = parameter["file"]
+        return f"set by the user (the machine file's {parameter_value(mine['value'])}: {parameter_source(mine)})"
     if parameter["origin"] == "fitted":
         return f"fitted on the row '{parameter['source']}'"
     return f"{parameter['origin']}: {parameter['source']}"

@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import re
 import sys
 
 from cellblade.cli.base import COMMANDS, HELP, Parser, UsageError, add_version_arg
@@ -95,7 +96,7 @@ def _run(parser: argparse.ArgumentParser, argv: list[str] | None) -> int:
     except Exception as error:
         if os.environ.get("CELLBLADE_BACKTRACE") == "1":
             raise
-        print(f"{program}: error: {_describe(error, _flags(args))}", file=sys.stderr)
+        print(f"{program}: error: {_describe(error, _flags(args), args)}", file=sys.stderr)
         return USAGE if isinstance(error, _usage_errors()) else FAILED
 
 
@@ -134,7 +135,9 @@ def _flags(args: argparse.Namespace | None) -> dict[str, str]:
     return flags
 
 
-def _describe(error: Exception, flags: dict[str, str]) -> str:
+def _describe(
+    error: Exception, flags: dict[str, str], args: argparse.Namespace | None = None
+) -> str:
     import cellblade
     from cellblade import outputs
 
@@ -142,7 +145,7 @@ def _describe(error: Exception, flags: dict[str, str]) -> str:
         field, message = error.field, str(error)
         if field in flags and message.startswith(field):
             return flags[field] + message[len(field) :]
-        return message
+        return _named_flag(message, args) + message
     if isinstance(error, (UsageError, outputs.OutputError)):
         return str(error)
     if isinstance(error, OSError) and error.filename is not None:
@@ -150,3 +153,28 @@ def _describe(error: Exception, flags: dict[str, str]) -> str:
     return (
         f"internal error: {type(error).__name__}: {error} (set CELLBLADE_BACKTRACE=1 to see where)"
     )
+
+
+# The core's machine errors name the key, not the flag that brought it: the key of an
+# override, an unknown one (only --set can name one), or a key or line of the file itself.
+_MACHINE_KEY = re.compile(r"(?:unknown )?machine (?:file )?key '([^']+)'|override '([^'=]*)")
+
+
+def _named_flag(message: str, args: argparse.Namespace | None) -> str:
+    """ "--set K=V: ", "--machine FILE: ", "--preset NAME: " or "--placement-file FILE: " for
+    an error of the core about a machine or a placement file, which names a key or a line of
+    it but not the flag; "" for any other error."""
+    if message.startswith("placement") and getattr(args, "placement_file", None) is not None:
+        return f"--placement-file {args.placement_file}: "
+    if message.startswith("unknown machine preset") and getattr(args, "preset", None):
+        return f"--preset {args.preset}: "
+    match = _MACHINE_KEY.match(message)
+    if match is None and not message.startswith("machine file"):
+        return ""
+    key = (match and (match[1] or match[2]) or "").strip()
+    for override in getattr(args, "overrides", None) or []:
+        if override.split("=", 1)[0].strip() == key or message.startswith(f"override '{override}'"):
+            return f"--set {override}: "
+    if getattr(args, "machine", None) is not None:
+        return f"--machine {args.machine}: "
+    return ""

@@ -27,6 +27,7 @@ from cellblade.cli.common import (
     size_arg,
     table,
     with_progress,
+    wrapped,
 )
 from cellblade.machine import MACHINE_FLAGS
 
@@ -219,8 +220,10 @@ def _affinity_search(args: argparse.Namespace) -> int:
     )
     print(table(("", "placement", "value"), rows, right=set()))
     print(
-        f"evaluated {result['evaluated']} placements in {result['wall_s']:.2f} s; "
-        f"symmetries: {', '.join(result['symmetries']) or 'none'}"
+        wrapped(
+            f"evaluated {result['evaluated']} placements in {result['wall_s']:.2f} s; "
+            f"symmetries: {', '.join(result['symmetries']) or 'none'}"
+        )
     )
     return 0
 

@@ -19,9 +19,9 @@ COMMANDS = {
     "demo": ("cli.claims", "calibrate, then reproduce (what `make demo` shows)"),
     "report": ("cli.report", "the papers' results on the simulated blade as one web page"),
     "bench": ("cli.bench", "the simulator's own speed"),
-    "mpicc": ("mpi.cli", "compile an MPI C program for the simulated blade"),
-    "mpirun": ("mpi.cli", "run an MPI program on the simulated SPEs"),
-    "pingpong": ("mpi.cli", "seed 004's MPI ping-pong (section 5.1)"),
+    "mpicc": ("cli.mpicc", "compile an MPI C program for the simulated blade"),
+    "mpirun": ("cli.mpirun", "run an MPI program on the simulated SPEs"),
+    "pingpong": ("cli.pingpong", "seed 004's MPI ping-pong (section 5.1)"),
     "cluster": (
         "cli.cluster",
         "barrier and broadcast on a cluster of blades (seed 003 section 6.1)",

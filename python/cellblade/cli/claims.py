@@ -90,6 +90,8 @@ def _leave_one_out(args: argparse.Namespace) -> int:
     rows = results.leave_one_out_rows(refits, check_mark())
     print(table(results.LEAVE_ONE_OUT_HEADER, rows, {3, 5, 6, 7}))
     print(wrapped(results.leave_one_out_summary(refits)))
+    for sentence in results.leave_one_out_verdicts(refits):
+        print(wrapped(sentence))
     return 0
 
 

@@ -17,6 +17,7 @@ from cellblade.cli.common import (
 )
 from cellblade.cluster import CLUSTER, OPS
 from cellblade.machine import MACHINE_FLAGS
+from cellblade.units import format_size
 
 # The core's request fields and the flags that set them.
 CLUSTER_FLAGS = {
@@ -84,7 +85,7 @@ def _cluster(args: argparse.Namespace) -> int:
         (
             str(r["blades"]),
             str(r["spes"]),
-            str(r["size_bytes"]),
+            format_size(r["size_bytes"]),
             us(r["latency_ns"]),
             us(r["predicted_ns"]),
             "-" if r["error_pct"] is None else f"{r['error_pct']:+.1f}%",
@@ -92,7 +93,7 @@ def _cluster(args: argparse.Namespace) -> int:
         )
         for r in rows
     ]
-    header = ("blades", "SPEs", "bytes", "simulated us", "predicted us", "error", "verified")
+    header = ("blades", "SPEs", "size", "simulated us", "predicted us", "error", "verified")
     print(f"cluster {args.op} ({rows[0]['algorithm']}): one call, slowest SPE")
     print(table(header, lines, {0, 1, 2, 3, 4, 5}))
     print("seed 003 §7.2: barrier and broadcast up to 64 SPEs predicted within 13%")

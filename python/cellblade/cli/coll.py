@@ -35,6 +35,7 @@ from cellblade.cli.common import (
     rank_arg,
     size_arg,
     table,
+    wrapped,
 )
 from cellblade.machine import MACHINE_FLAGS
 
@@ -223,7 +224,7 @@ def _coll_run(args: argparse.Namespace) -> int:
         print(json.dumps(results))
         return 0
     unit, header, rows = coll.table(results)
-    print(f"{coll.title(parameters)}: latency ({unit}) of the slowest rank")
+    print(wrapped(f"{coll.title(parameters)}: latency ({unit}) of the slowest rank"))
     print(table(header, rows, right=set(range(len(header)))))
     print(
         "(* best of the size; ! wrong result; [k] could not run, for reason k below; "

@@ -98,6 +98,21 @@ def placement_arg(text: str) -> str | list[int]:
     return [int(spe) for spe in ids] if ids and all(spe.isdecimal() for spe in ids) else text
 
 
+MPI = CATALOG["mpi"]
+_DEPTH_HELP = (
+    f"16 KB chunks in flight in memory mode, {MPI['default_depth']} to {MPI['max_depth']} "
+    f"(default {MPI['default_depth']}: the seed's double buffering)"
+)
+_MODE_HELP = f"where message buffers live (default {MPI['default_mode']}: main memory, the seed's)"
+
+
+def add_transport_args(parser: argparse.ArgumentParser) -> None:
+    """--mode and --depth of the MPI commands: where messages live, how many chunks are in
+    flight."""
+    parser.add_argument("--mode", choices=MPI["modes"], help=_MODE_HELP)
+    parser.add_argument("--depth", type=int, metavar="N", help=_DEPTH_HELP)
+
+
 def add_machine_args(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("machine")
     choice = group.add_mutually_exclusive_group()
@@ -311,10 +326,11 @@ def terminal_width() -> int:
 
 def wrapped(text: str) -> str:
     """A long line of prose wrapped to the terminal's width."""
-    return textwrap.fill(text, terminal_width())
+    # Names such as "hybrid-seg-binomial-opt" are not broken at their hyphens.
+    return textwrap.fill(text, terminal_width(), break_on_hyphens=False)
 
 
-MIN_COLUMN = 12  # a column narrower than this wraps into too many lines to read
+MIN_COLUMN = 10  # a column narrower than this wraps into too many lines to read
 
 
 def check_mark() -> str:

@@ -17,17 +17,28 @@ def add_commands(commands) -> None:
         help=HELP["machine"],
         description="Every key of the machine file a run with these flags uses: its value "
         "(overrides applied), its unit, where the value comes from (the publication, or the "
-        "calibration row it was fitted on) and what it is. `cellblade calibrate "
+        "calibration row it was fitted on) and what it is; with --toml, the machine file "
+        "itself, to copy and edit. `cellblade calibrate "
         "--leave-one-out` refits the fitted ones on the other rows of their groups.",
     )
     add_machine_args(parser)
-    add_json_arg(parser, "the parameters")
+    shown = parser.add_mutually_exclusive_group()
+    add_json_arg(shown, "the parameters")
+    shown.add_argument(
+        "--toml",
+        action="store_true",
+        help="print the machine file itself, each key with its unit and source as a comment: "
+        "a copy to edit and pass back with --machine",
+    )
     parser.set_defaults(handler=_machine, json=False)
 
 
 def _machine(args: argparse.Namespace) -> int:
-    from cellblade.machine import parameters
+    from cellblade.machine import machine_file, parameters
 
+    if args.toml:
+        print(machine_file(**machine_of(args)), end="")
+        return 0
     found = parameters(**machine_of(args))
     if args.json:
         print(json.dumps(found))

@@ -30,6 +30,7 @@ from cellblade.cli.common import (
     positive,
     stage,
     table,
+    wrapped,
 )
 from cellblade.machine import MACHINE_FLAGS
 from cellblade.units import format_size
@@ -150,9 +151,11 @@ def _measure(args: argparse.Namespace) -> int:
         print(json.dumps(params))
         return 0
     print(
-        f"L1(1) {params['l1_ack_ns']:.1f} ns, L2(1) {params['l2_ack_ns']:.1f} ns (figure 3(a)); "
-        f"g_Ack {params['g_ack_ns']:.1f}, g1_Ack {params['g1_ack_ns']:.1f}, "
-        f"g2_Ack {params['g2_ack_ns']:.1f} ns"
+        wrapped(
+            f"L1(1) {params['l1_ack_ns']:.1f} ns, L2(1) {params['l2_ack_ns']:.1f} ns "
+            f"(figure 3(a)); g_Ack {params['g_ack_ns']:.1f}, g1_Ack {params['g1_ack_ns']:.1f}, "
+            f"g2_Ack {params['g2_ack_ns']:.1f} ns"
+        )
     )
     print("size      L1(m)     L2(m)       g(m)     g1(m)     g2(m)  Kielmann g  (ns)")
     for i, size in enumerate(params["sizes_bytes"]):
@@ -235,7 +238,7 @@ def _predict(args: argparse.Namespace) -> int:
     reasons = {r["algorithm"]: r["seed_source"] for r in result["rows"] if r["seed_ns"] is None}
     for reason in reasons.values():
         # The core's reason ends with the list of modelled names; the table needs only the why.
-        print(f"no seed equation: {reason.split(' (tables 1-5 model ')[0]}")
+        print(wrapped(f"no seed equation: {reason.split(' (tables 1-5 model ')[0]}"))
     return 0
 
 

@@ -34,7 +34,7 @@ from cellblade.cli.common import (
     write_json,
 )
 from cellblade.machine import MACHINE_FLAGS
-from cellblade.units import format_number
+from cellblade.units import format_number, format_size
 
 # The flag of each request field, per command: the core's errors name the field, the CLI the
 # flag the user typed.
@@ -297,7 +297,7 @@ def _sweep(args: argparse.Namespace) -> int:
 
 def _print_stats(summary: dict[str, Any]) -> None:
     print(
-        f"{summary['function']}: {summary['spes']} SPE(s), {summary['size_bytes']} B, "
+        f"{summary['function']}: {summary['spes']} SPE(s), {format_size(summary['size_bytes'])}, "
         f"{summary['iterations']} iterations"
     )
     rows = [
@@ -309,6 +309,6 @@ def _print_stats(summary: dict[str, Any]) -> None:
     print("(all: mean latency, aggregate bandwidth)")
     sim = summary["sim"]
     print(
-        f"sim: simulated {sim['simulated_ns'] / 1000:.1f} us, {sim['events']} events, "
+        f"sim: simulated {sim['simulated_ns'] / 1000:.1f} us, {format_number(sim['events'])} events, "
         f"{format_number(sim['events_per_second'])} events/s, wall {sim['wall_s']:.3f} s"
     )
