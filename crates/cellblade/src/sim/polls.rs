@@ -24,7 +24,9 @@
 //! instants all lie before anything that could write what it reads. (Bounding by every other
 //! poll, not only those that will wake, keeps pollers with the same phase in the order they
 //! polled in: one that jumped past a shared instant would otherwise overtake one that polled
-//! there.) With nothing else pending the poll wakes the process as before (a deadlock found
+//! there.) When every parked poll before the next event or step fails too, nothing but those
+//! polls can happen until then, and they all jump together past it ([`Polls::jump_all`]),
+//! numbered in the order polling one by one would give them. With nothing else pending the poll wakes the process as before (a deadlock found
 //! by polling programs is found at the same poll).
 
 use std::cell::Cell;
@@ -131,7 +133,14 @@ impl Polls {
     /// have been pushed one interval before, in this stretch, unless it is parked there now;
     /// among pollers of one interval, one parked at a later instant thus comes first, and at
     /// one instant the order stands. The fresh sequence numbers (from `seq` on) follow that.
-    pub fn jump_all(&mut self, head: Parked, bound: u64, horizon: u64, seq: &mut u64, fails: impl Fn(&Parked) -> bool) -> Result<u64, Parked> {
+    pub fn jump_all(
+        &mut self,
+        head: Parked,
+        bound: u64,
+        horizon: u64,
+        seq: &mut u64,
+        fails: impl Fn(&Parked) -> bool,
+    ) -> Result<u64, Parked> {
         let dt = head.dt;
         let mut moved: Vec<usize> = (0..self.items.len()).filter(|&i| self.items[i].time < bound).collect();
         let landing = |p: &Parked| {
