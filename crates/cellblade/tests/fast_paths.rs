@@ -1,6 +1,6 @@
 //! The engine's fast paths (poll elision, `cellblade::sim::set_fast_paths`) change no result:
-//! random programs that wait by polling (local-store flags, MPI entries with any source, the
-//! collective library) give the same simulated times, event counts, packets, traces, bytes
+//! random programs that wait by polling (local-store flags, MPI entries with any source, MPI's
+//! nonblocking waits, tests and probes, the collective library) give the same simulated times, event counts, packets, traces, bytes
 //! and errors with and without them.
 
 use std::cell::RefCell;
@@ -95,6 +95,58 @@ fn gather(n: usize, computes: &[u64], mode: Mode) -> String {
     format!("{out:?} {:?}", log.borrow())
 }
 
+/// `n` ranks in a ring, each round: an `MPI_Irecv` from the previous rank (or any source), a
+/// computation, two `MPI_Isend`s to the next rank, then per rank and round one of three ways
+/// to finish: waits, an `MPI_Test` loop, or a blocking `MPI_Probe` with the receive pending. The
+/// report and every status with its time, or the error.
+fn nonblocking(n: usize, computes: &[u64], ways: &[u8], any: bool, mode: Mode) -> String {
+    let mut w = MpiWorld::new(qs20(), n, None, mode).unwrap();
+    let log = Rc::new(RefCell::new(Vec::new()));
+    for rank in 0..n {
+        let (computes, ways, log) = (computes.to_vec(), ways.to_vec(), log.clone());
+        let (next, prev) = ((rank + 1) % n, (rank + n - 1) % n);
+        w.rank(rank, move |r| async move {
+            let (rb, sb, xb) = (r.alloc(256)?, r.alloc(256)?, r.alloc(16)?);
+            let from = if any { ANY_SOURCE } else { prev as i32 };
+            for round in 0..3i32 {
+                let k = rank + round as usize;
+                let q1 = r.irecv(rb, 256, from, round, 0)?;
+                r.spu().compute(computes[k % computes.len()]).await;
+                let q2 = r.isend(sb, 16 * (1 + k as u32 % 16), next, round, 0).await?;
+                let q3 = r.isend(sb, 8, next, 500 + round, 0).await?;
+                let mut seen = Vec::new();
+                match ways[k % ways.len()] % 3 {
+                    0 => {
+                        seen.push(r.wait(q1).await?);
+                        seen.push(r.waitany(&[q2]).await?.1);
+                    }
+                    1 => loop {
+                        if let Some(st) = r.test(q1).await? {
+                            seen.push(st);
+                            seen.push(r.wait(q2).await?);
+                            break;
+                        }
+                        r.spu().compute(computes[(k + 1) % computes.len()] / 8).await;
+                    },
+                    _ => {
+                        seen.push(r.probe(from, 500 + round, 0).await?);
+                        seen.push(r.wait(q1).await?);
+                        seen.push(r.wait(q2).await?);
+                    }
+                }
+                seen.push(r.recv(xb, 16, prev as i32, 500 + round, 0).await?);
+                seen.push(r.wait(q3).await?);
+                let now = r.spu().now().0;
+                log.borrow_mut().extend(seen.into_iter().map(|st| (rank, now, st.source, st.tag, st.bytes)));
+            }
+            Ok(())
+        })
+        .unwrap();
+    }
+    let out = w.run().map(|r| (r.simulated, r.events, r.packets)).map_err(|e| e.to_string());
+    format!("{out:?} {:?}", log.borrow())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 24, rng_seed: proptest::test_runner::RngSeed::Fixed(20261126), ..ProptestConfig::default() })]
 
@@ -113,6 +165,17 @@ proptest! {
     {
         let mode = if ls { Mode::Ls } else { Mode::Memory };
         let (slow, fast) = both(|| gather(n, &computes, mode));
+        prop_assert_eq!(slow, fast);
+    }
+
+    #[test]
+    fn mpi_nonblocking_jobs_are_the_same_with_and_without_poll_elision(
+        n in 2usize..=12, computes in prop::collection::vec(0u64..20_000, 1..5), ways in prop::collection::vec(0u8..3, 1..4),
+        any in any::<bool>(), ls in any::<bool>())
+    {
+        let mode = if ls { Mode::Ls } else { Mode::Memory };
+        let (slow, fast) = both(|| nonblocking(n, &computes, &ways, any, mode));
+        prop_assert!(slow.starts_with("Ok("), "{}", slow);
         prop_assert_eq!(slow, fast);
     }
 

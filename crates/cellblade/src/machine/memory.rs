@@ -59,8 +59,8 @@ pub struct Memory {
     pub ls_bytes: u32,
     pages: Vec<Option<Box<[u8]>>>,
     pub ls: Vec<Vec<u8>>,
-    /// Writes into each local store so far: a poller of one skips polls while it stays put
-    /// ([`crate::sim::World::writes`]).
+    /// Writes into each local store, and into its SPE's inbound mailbox and signal registers,
+    /// so far: a poller of one skips polls while it stays put ([`crate::sim::World::writes`]).
     pub ls_writes: Vec<u64>,
 }
 

@@ -286,6 +286,8 @@ impl Machine {
             }
             _ => None, // writes to read-only registers are ignored, as on the hardware
         };
+        // The SPU reads its channels as it reads its local store: a poller of both wakes.
+        self.mem.ls_writes[spe] += 1;
         if let Some((pid, v)) = delivered {
             s.wake(pid, Ok(v as u64));
         }

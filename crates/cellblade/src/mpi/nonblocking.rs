@@ -26,6 +26,10 @@ use super::pending::{Req, Request, SendState};
 use super::rank::{Posting, Rank, Status};
 use super::unexpected::{completion_bit, INDICES};
 use super::ANY_SOURCE;
+use crate::sim::Since;
+
+/// A pending receive: its request's index, buffer, capacity, source, tag and context.
+type Pending = (usize, u64, u32, i32, i32, u32);
 
 impl Rank {
     /// Whether any nonblocking request is still pending (a freed one only until it is done).
@@ -113,6 +117,7 @@ impl Rank {
                 blocked |= super::layout::slot_bit(dest, comm);
                 continue;
             };
+            self.spu().polled();
             let waits = self.post(buf, bytes, dest, tag, comm, Posting { ack2: true, synchronous, index }).await?;
             if let Some(Req::Send { state, index: at, .. }) = &mut self.reqs.borrow_mut()[i] {
                 *state = if waits { SendState::Posted } else { SendState::Done };
@@ -155,67 +160,98 @@ impl Rank {
     /// has a count), post queued sends, poll the entries of each pending receive in posting
     /// order and take what matches. Returns whether anything moved.
     pub(super) async fn progress(&self) -> Result<bool> {
+        let (mut moved, pending, mut taken) = self.prologue().await?;
+        for sender in self.senders(&pending) {
+            self.poll_sleep(None).await;
+            moved |= self.read_entry(sender, &pending, &mut taken).await?;
+        }
+        Ok(moved)
+    }
+
+    /// A pass up to its polls: read the acknowledgements, finish parked sends, post queued
+    /// sends, give each pending receive, in posting order, its oldest parked match. Whether
+    /// anything moved, the receives pending at the start, and which of them that took. Its
+    /// reads cost no simulated time; the pass's polls come after it ([`Rank::senders`]).
+    async fn prologue(&self) -> Result<(bool, Vec<Pending>, Vec<bool>)> {
         let me = self.boot.rank;
         let mut progressed = false;
         let spe = self.spu().spe_id();
         if self.busy.get() != 0 && self.spu().with_machine(|m| m.ch[spe].signal[1].is_some()) {
+            self.spu().polled();
             let bits = self.spu().spu_read_signal2().await?;
             self.tracker.slots_seen(me, bits);
             self.on_freed(bits);
             progressed = true;
         }
-        progressed |= self.parked_done();
+        if self.parked_done() {
+            self.spu().polled();
+            progressed = true;
+        }
         progressed |= self.start_sends().await?;
-        let pending: Vec<(usize, u64, u32, i32, i32, u32)> = (self.reqs.borrow().iter().enumerate())
+        let pending: Vec<Pending> = (self.reqs.borrow().iter().enumerate())
             .filter_map(|(i, r)| match r {
                 Some(Req::Recv { buf, cap, source, tag, comm, status: None, .. }) => Some((i, *buf, *cap, *source, *tag, *comm)),
                 _ => None,
             })
             .collect();
-        if pending.is_empty() {
-            return Ok(progressed);
-        }
-        // The unexpected queue first: each receive, in posting order, takes its oldest match.
         let mut taken = vec![false; pending.len()];
         for (k, &(i, buf, cap, source, tag, comm)) in pending.iter().enumerate() {
             if let Some(at) = self.parked_match(source, tag, comm) {
+                self.spu().polled();
                 let st = self.take_parked(at, buf, cap).await?;
                 self.complete_recv(i, st);
                 taken[k] = true;
                 progressed = true;
             }
         }
-        // Poll each entry that some pending receive could take (round robin when any takes any
-        // source); a flagged one goes to the earliest-posted receive that matches it.
-        let (size, poll) = (self.size(), self.spu().with_machine(|m| m.p.poll));
-        let start = self.rr.get();
-        let senders: Vec<usize> =
-            (0..size).map(|k| (start + k) % size).filter(|&s| pending.iter().any(|p| p.3 == ANY_SOURCE || p.3 == s as i32)).collect();
-        for sender in senders {
-            self.sleep(poll).await;
-            let from = |k: usize, p: &(usize, u64, u32, i32, i32, u32)| !taken[k] && (p.3 == ANY_SOURCE || p.3 == sender as i32);
-            let first = pending.iter().enumerate().find(|&(k, p)| from(k, p) && self.matching(sender, p.4, p.5).is_some());
-            let Some((k, &(i, buf, cap, source, _, comm))) = first else {
-                // A message in an entry these receives poll that none of them matches is parked.
-                let mut contexts: Vec<u32> = pending.iter().enumerate().filter(|&(k, p)| from(k, p)).map(|(_, p)| p.5).collect();
-                contexts.dedup_by_key(|c| super::layout::collective(*c));
-                for comm in contexts {
-                    if self.flagged(sender, comm) {
-                        self.park(sender, comm).await?;
-                        progressed = true;
-                    }
-                }
-                continue;
-            };
-            if source == ANY_SOURCE {
-                self.rr.set((sender + 1) % size);
-            }
-            let st = self.take(sender, comm, buf, cap).await?;
-            self.complete_recv(i, st);
-            taken[k] = true;
-            progressed = true;
+        Ok((progressed, pending, taken))
+    }
+
+    /// The entries a pass polls, one poll interval each, in order: each that some pending
+    /// receive could take, round robin from the last any-source match.
+    fn senders(&self, pending: &[Pending]) -> Vec<usize> {
+        let (size, start) = (self.size(), self.rr.get());
+        if pending.is_empty() {
+            return Vec::new();
         }
-        Ok(progressed)
+        (0..size).map(|k| (start + k) % size).filter(|&s| pending.iter().any(|p| p.3 == ANY_SOURCE || p.3 == s as i32)).collect()
+    }
+
+    /// Read `sender`'s entry after a poll: a flagged one goes to the earliest-posted receive
+    /// not yet `taken` that matches it, and one that none of them matches is parked. Whether
+    /// anything moved; a poll that moved nothing changed nothing.
+    async fn read_entry(&self, sender: usize, pending: &[Pending], taken: &mut [bool]) -> Result<bool> {
+        let from = |k: usize, p: &Pending| !taken[k] && (p.3 == ANY_SOURCE || p.3 == sender as i32);
+        let first = pending.iter().enumerate().find(|&(k, p)| from(k, p) && self.matching(sender, p.4, p.5).is_some());
+        let Some((k, &(i, buf, cap, source, _, comm))) = first else {
+            // A message in an entry these receives poll that none of them matches is parked.
+            let mut contexts: Vec<u32> = pending.iter().enumerate().filter(|&(k, p)| from(k, p)).map(|(_, p)| p.5).collect();
+            contexts.dedup_by_key(|c| super::layout::collective(*c));
+            let mut moved = false;
+            for comm in contexts {
+                if self.flagged(sender, comm) {
+                    self.spu().polled();
+                    self.park(sender, comm).await?;
+                    moved = true;
+                }
+            }
+            return Ok(moved);
+        };
+        self.spu().polled();
+        if source == ANY_SOURCE {
+            self.rr.set((sender + 1) % self.size());
+        }
+        let st = self.take(sender, comm, buf, cap).await?;
+        self.complete_recv(i, st);
+        taken[k] = true;
+        Ok(true)
+    }
+
+    /// Sleep one poll interval of the engine ([`Rank::until_else`] says when `since` may skip
+    /// polls); returns the intervals that passed.
+    async fn poll_sleep(&self, since: Option<Since>) -> usize {
+        let poll = self.spu().with_machine(|m| m.p.poll);
+        self.spu().poll_sleep(poll, since).await as usize
     }
 
     pub(super) fn complete_recv(&self, i: usize, st: Status) {
@@ -244,10 +280,11 @@ impl Rank {
     /// status if the request is done, which frees it.
     pub async fn test(&self, id: Request) -> Result<Option<Status>> {
         self.check_request("MPI_Test", id)?;
-        let poll = self.spu().with_machine(|m| m.p.poll);
         if !self.progress().await? {
-            self.sleep(poll).await;
+            self.poll_sleep(None).await;
         }
+        // The program runs on after the engine's polls.
+        self.spu().polled();
         Ok(self.finish(id))
     }
 
@@ -272,35 +309,55 @@ impl Rank {
     }
 
     /// `MPI_Probe` (`block`) or `MPI_Iprobe` while requests are pending: each pass runs the
-    /// engine first (a pending receive takes what it matches), then looks at the entries.
+    /// engine first (a pending receive takes what it matches), then looks at the entries. A
+    /// blocking probe's passes are a cycle of polls, skipped as [`Rank::until_else`]'s are.
     pub(super) async fn probe_pending(&self, source: i32, tag: i32, comm: u32, block: bool) -> Result<Option<Status>> {
-        let me = self.boot.rank;
-        let (size, poll) = (self.size(), self.spu().with_machine(|m| m.p.poll));
+        let (me, size) = (self.boot.rank, self.size());
+        let mut since = None;
         loop {
-            let before = self.tracker.epoch(me);
-            let mut moved = self.progress().await?;
-            if let Some(k) = self.parked_match(source, tag, comm) {
-                self.tracker.running(me);
-                return Ok(Some(self.parked().borrow()[k].status()));
-            }
+            let (before, start) = (self.tracker.epoch(me), self.spu().poll_stamp());
+            let (mut moved, pending, mut taken) = self.prologue().await?;
+            let senders = self.senders(&pending);
             let candidates: Vec<usize> =
                 if source == ANY_SOURCE { (0..size).map(|k| (self.rr.get() + k) % size).collect() } else { vec![source as usize] };
-            for sender in candidates {
-                self.sleep(poll).await;
-                if let Some(st) = self.matching(sender, tag, comm) {
-                    self.tracker.running(me);
-                    return Ok(Some(st));
+            // Slots 0..senders.len() poll for the pending receives, the rest for the probe.
+            let len = senders.len() + candidates.len();
+            let mut slot = 0;
+            while slot < len {
+                if slot == senders.len() {
+                    if let Some(k) = self.parked_match(source, tag, comm) {
+                        self.spu().polled();
+                        self.tracker.running(me);
+                        return Ok(Some(self.parked().borrow()[k].status()));
+                    }
                 }
-                if self.flagged(sender, comm) {
-                    self.park(sender, comm).await?;
-                    moved = true;
+                let passed = self.poll_sleep(since.filter(|_| !moved && block)).await;
+                slot = (slot + passed - 1) % len;
+                if slot < senders.len() {
+                    moved |= self.read_entry(senders[slot], &pending, &mut taken).await?;
+                } else {
+                    let sender = candidates[slot - senders.len()];
+                    if let Some(st) = self.matching(sender, tag, comm) {
+                        self.spu().polled();
+                        self.tracker.running(me);
+                        return Ok(Some(st));
+                    }
+                    if self.flagged(sender, comm) {
+                        self.spu().polled();
+                        self.park(sender, comm).await?;
+                        moved = true;
+                    }
                 }
+                slot += 1;
             }
             if !block {
+                self.spu().polled();
                 return Ok(None);
             }
+            since = None;
             if !moved && self.tracker.epoch(me) == before && !self.tracker.signal_pending(me, self.busy.get()) {
                 self.stuck_polling()?;
+                since = (self.spu().poll_stamp() == start).then_some(start);
             }
         }
     }
@@ -354,21 +411,43 @@ impl Rank {
 
     /// [`Rank::until`], with `idle` saying what the rank waits for when a pass moved nothing
     /// (its error ends the wait).
+    ///
+    /// A pass that moved nothing polls each sender's entry and then sleeps once more (the idle
+    /// poll). Once such a pass and its stuck check have gone by with nothing else happening
+    /// (the SPU's stamp unchanged, [`crate::Spu::poll_stamp`]), every later pass polls the same
+    /// entries in the same order and fails alike until something does: the engine may skip
+    /// polls ([`crate::sim::Shared::poll_sleep`]), and the pass goes on at the slot of its
+    /// cycle the intervals that passed bring it to. The skipped stuck checks would pass as
+    /// this one did (`idle` sets the same state each time), and nothing else a skipped pass
+    /// does changes anything.
     pub(super) async fn until_else<T>(&self, mut done: impl FnMut() -> Option<T>, idle: impl Fn() -> Result<()>) -> Result<T> {
         let me = self.boot.rank;
-        let poll = self.spu().with_machine(|m| m.p.poll);
+        let mut since = None;
         loop {
             if let Some(out) = done() {
+                self.spu().polled();
                 self.tracker.running(me);
                 return Ok(out);
             }
-            let before = self.tracker.epoch(me);
-            if self.progress().await? {
-                continue;
+            let (before, start) = (self.tracker.epoch(me), self.spu().poll_stamp());
+            let (mut moved, pending, mut taken) = self.prologue().await?;
+            let senders = self.senders(&pending);
+            // Slots 0..senders.len() poll the entries, the last one is the idle poll.
+            let len = senders.len() + 1;
+            let mut slot = 0;
+            while slot < senders.len() || !moved && slot == senders.len() {
+                let passed = self.poll_sleep(since.filter(|_| !moved)).await;
+                slot = (slot + passed - 1) % len;
+                if slot == senders.len() {
+                    break;
+                }
+                moved |= self.read_entry(senders[slot], &pending, &mut taken).await?;
+                slot += 1;
             }
-            self.sleep(poll).await;
-            if self.tracker.epoch(me) == before && !self.tracker.signal_pending(me, self.busy.get()) {
+            since = None;
+            if !moved && self.tracker.epoch(me) == before && !self.tracker.signal_pending(me, self.busy.get()) {
                 idle()?;
+                since = (self.spu().poll_stamp() == start).then_some(start);
             }
         }
     }

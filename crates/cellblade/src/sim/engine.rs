@@ -215,7 +215,18 @@ impl<E> Scheduler<E> {
         let (runs, activity) = (self.runs, self.activity);
         let fails = |p: &Parked| p.fails(runs, activity, |k| w.writes(k));
         if self.elide && fails(&p) {
-            let bound = self.queue.earliest().min(step.map_or(u64::MAX, |t| t.0 + 1)).min(self.polls.head().0).min(end);
+            let bound = self.queue.earliest().min(step.map_or(u64::MAX, |t| t.0 + 1)).min(end);
+            if bound != u64::MAX {
+                // Every poll before the bound fails: all jump together.
+                match self.polls.jump_all(p, bound, Time::HORIZON.0, &mut self.seq, fails) {
+                    Ok(skipped) => {
+                        self.events += skipped;
+                        return;
+                    }
+                    Err(head) => p = head,
+                }
+            }
+            let bound = bound.min(self.polls.head().0);
             if bound != u64::MAX {
                 if let Some(skipped) = p.jump(bound, Time::HORIZON.0, self.seq + 1) {
                     self.seq += 1;

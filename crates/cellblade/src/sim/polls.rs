@@ -24,7 +24,9 @@
 //! instants all lie before anything that could write what it reads. (Bounding by every other
 //! poll, not only those that will wake, keeps pollers with the same phase in the order they
 //! polled in: one that jumped past a shared instant would otherwise overtake one that polled
-//! there.) With nothing else pending the poll wakes the process as before (a deadlock found
+//! there.) When every parked poll before the next event or step fails too, nothing but those
+//! polls can happen until then, and they all jump together past it ([`Polls::jump_all`]),
+//! numbered in the order polling one by one would give them. With nothing else pending the poll wakes the process as before (a deadlock found
 //! by polling programs is found at the same poll).
 
 use std::cell::Cell;
@@ -121,6 +123,52 @@ impl Polls {
         p
     }
 
+    /// Move `head` (due now, failed) and every parked poll before `bound` to its first instant
+    /// at or after `bound` (`head` at least one interval on), when every one of those fails
+    /// (`fails`) and all poll at `head`'s interval: the skipped polls, or `None` (nothing
+    /// moved, `head` given back) otherwise or when a landing is not before `horizon`.
+    ///
+    /// Nothing but these polls happens before `bound`, and they all fail, so each would poll
+    /// on its phase until then. Order at a shared landing instant: a poll's entry for it would
+    /// have been pushed one interval before, in this stretch, unless it is parked there now;
+    /// among pollers of one interval, one parked at a later instant thus comes first, and at
+    /// one instant the order stands. The fresh sequence numbers (from `seq` on) follow that.
+    pub fn jump_all(
+        &mut self,
+        head: Parked,
+        bound: u64,
+        horizon: u64,
+        seq: &mut u64,
+        fails: impl Fn(&Parked) -> bool,
+    ) -> Result<u64, Parked> {
+        let dt = head.dt;
+        let mut moved: Vec<usize> = (0..self.items.len()).filter(|&i| self.items[i].time < bound).collect();
+        let landing = |p: &Parked| {
+            let k = bound.saturating_sub(p.time).div_ceil(p.dt).max(1);
+            p.time.checked_add(k.checked_mul(p.dt)?).filter(|&at| at < horizon).map(|at| (at, k))
+        };
+        let ok = moved.iter().all(|&i| self.items[i].dt == dt && fails(&self.items[i]) && landing(&self.items[i]).is_some());
+        if !ok || landing(&head).is_none() {
+            return Err(head);
+        }
+        self.items.push(head);
+        let head = self.items.len() - 1;
+        moved.push(head);
+        // The head's own poll now is counted by the loop, not skipped.
+        let mut skipped = 0;
+        moved.sort_by_key(|&i| (std::cmp::Reverse(self.items[i].time), self.items[i].seq));
+        for i in moved {
+            let p = &mut self.items[i];
+            let (at, k) = landing(p).expect("checked above");
+            (p.time, p.n) = (at, p.n + k);
+            skipped += if i == head { k - 1 } else { k };
+            *seq += 1;
+            p.seq = *seq;
+        }
+        self.find_head();
+        Ok(skipped)
+    }
+
     fn find_head(&mut self) {
         self.head = (0..self.items.len()).min_by_key(|&i| (self.items[i].time, self.items[i].seq));
     }
@@ -149,5 +197,54 @@ mod tests {
         assert_eq!(p.jump(10_000, 1000, 12), None);
         assert_eq!(p.time, 580);
         assert!(!Parked::new(0, 0, 0, 1, None).fails(NEVER - 1, NEVER - 1, |_| None));
+    }
+
+    /// `jump_all` against the polls run one by one: pop the earliest by (time, sequence) until
+    /// the bound, each pushed again one interval on with the next sequence number.
+    #[test]
+    fn jumping_together_orders_the_polls_as_polling_one_by_one_would() {
+        let mut x = 12345u64;
+        let mut rand = |n: u64| {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (x >> 33) % n
+        };
+        let failed = Some(Since { count: 0, key: None });
+        for _ in 0..500 {
+            let (dt, count) = (1 + rand(40), 1 + rand(8) as usize);
+            let mut seq = 100;
+            let mut polls: Polls = Polls::default();
+            for pid in 0..count {
+                let time = 1000 + rand(3 * dt);
+                polls.push(Parked::new(time, 1 + rand(99), pid, dt, failed));
+            }
+            if (0..polls.items.len()).any(|i| (0..i).any(|j| polls.items[i].seq == polls.items[j].seq)) {
+                continue;
+            }
+            let bound = 1000 + rand(10 * dt);
+            // One by one.
+            let mut step = Polls { items: polls.items.iter().map(|p| Parked { ..*p }).collect(), head: polls.head };
+            let (mut s, mut pops) = (seq, 0);
+            let first = step.take_head();
+            let mut p = first;
+            loop {
+                pops += 1;
+                s += 1;
+                (p.time, p.seq, p.n) = (p.time + dt, s, p.n + 1);
+                step.push(p);
+                if step.head().0 >= bound && pops > 0 {
+                    break;
+                }
+                p = step.take_head();
+            }
+            let order = |ps: &Polls| {
+                let mut v: Vec<_> = ps.items.iter().map(|p| (p.time, p.seq, p.pid, p.n)).collect();
+                v.sort();
+                v.into_iter().map(|(t, _, pid, n)| (t, pid, n)).collect::<Vec<_>>()
+            };
+            let head = polls.take_head();
+            let skipped = polls.jump_all(head, bound, u64::MAX, &mut seq, |_| true).ok().expect("all fail");
+            assert_eq!(order(&polls), order(&step), "dt {dt}, bound {bound}");
+            assert_eq!(skipped, pops - 1);
+        }
     }
 }
