@@ -350,9 +350,18 @@ mod tests {
                 r.op, r.blades, r.size_bytes, r.predicted_ns, r.simulated_ns, r.error_pct
             );
         }
+        // The one row outside the seed's 13%, as `reproduce` reports it ("broadcast up to 64
+        // SPEs predicted within 13%" does not hold): the blade's own 128-byte broadcast is
+        // faster than seed 003's binomial-tree-opt equation gives since the library waits only
+        // on the notifications it has in flight. Listed both ways: a row that comes back
+        // inside fails too.
+        const OUTSIDE: &[(&str, usize, u32)] = &[("broadcast", 2, 128)];
         for r in &rows {
             assert!(r.verified);
-            assert!(r.blades == 1 || r.error_pct.abs() <= 13.0, "{r:?}");
+            if r.blades > 1 {
+                let listed = OUTSIDE.contains(&(r.op.as_str(), r.blades, r.size_bytes));
+                assert_eq!(r.error_pct.abs() > 13.0, listed, "{r:?}");
+            }
         }
     }
 
