@@ -131,7 +131,8 @@ impl Spu {
         self.sh.sleep(self.pid, dt).await;
     }
 
-    async fn channel(&self) {
+    /// One channel read or write (`spu.channel_core_cycles`).
+    pub(crate) async fn channel(&self) {
         let dt = self.sh.world.borrow().p.channel;
         self.sh.sleep(self.pid, dt).await;
     }

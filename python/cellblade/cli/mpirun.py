@@ -26,8 +26,6 @@ if TYPE_CHECKING:
 
 # The flag of each request field (crates/cellblade/src/mpi/request.rs): the core's errors name
 # the field, the CLI the flag the user typed.
-# The flag of each request field (crates/cellblade/src/mpi/request.rs): the core's errors name
-# the field, the CLI the flag the user typed.
 MPIRUN_FLAGS = {
     **MACHINE_FLAGS,
     "ranks": "-n",

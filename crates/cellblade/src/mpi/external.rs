@@ -356,10 +356,9 @@ async fn serve(r: Rc<Rank>, sock: UnixStream, compute: Compute, stop: Stop, wait
                 pending.serve(&r, &req, &[], &mut payload).await?
             }
             wire::OP_WTIME => {
-                // One decrementer read, as the SPU's own clock costs: a spin on `MPI_Wtime`
-                // (with the default `--compute zero`) advances by a read per call, exactly.
-                let (cycle, read) = r.spu().with_machine(|m| (m.p.core_cycle, m.p.channel));
-                r.spu().compute(read.0.div_ceil(cycle.0)).await;
+                // One decrementer read (a channel read): a spin on `MPI_Wtime` (with the default
+                // `--compute zero`) advances by a read per call, exactly.
+                r.spu().channel().await;
                 Answer { value: r.wtime(), ..Answer::default() }
             }
             wire::OP_BARRIER => {
