@@ -18,11 +18,7 @@ const NOT_MET: &[&str] = &[
     "blocking 16 KB GET from memory, one SPE",
     "1024 x 16 B list latency, 16 SPEs",
     "1024 x 16 B lists aggregate, 1-16 SPEs, farthest from 3",
-    "Table 1 #5: 0 <- 1, loss",
     "Table 1 #5: 1 <- 3, loss",
-    "Table 1 #5: 2 <- 0, loss",
-    "Table 1 #5: 5 <- 7, loss",
-    "Table 1 #5: 6 <- 4, loss",
     "Table 1 #9: 5 <- 4, loss",
     "Table 1 #9: 6 <- 0, loss",
     "Table 1 #9: 7 <- 2, loss",
@@ -72,11 +68,12 @@ fn names_are_unique_and_same_as_names_a_counted_row() {
 #[test]
 fn honest_counts() {
     let c = counts(&run_compared(&load(preset_text("qs20").unwrap(), &[]).unwrap()).unwrap());
-    // Nine predictions that hold are failed by a blade without contention: the losses of three
-    // and four transfers one way (Table 1 #3, #4, #7), which only the blind ring draw gives.
+    // Twelve predictions that hold are failed by a blade without contention: the losses of three,
+    // four and five transfers one way (Table 1 #3, #4, #5, #7), which need the rings' start gate
+    // and the arbiter's blind assignments.
     assert_eq!(
         c,
-        Counts { rows: 66, fitted: 12, fitted_hold: 12, predictions: 54, predictions_hold: 35, predictions_hold_discriminating: 9 }
+        Counts { rows: 66, fitted: 13, fitted_hold: 13, predictions: 53, predictions_hold: 38, predictions_hold_discriminating: 12 }
     );
     assert!(c.fitted * 2 <= c.rows, "{c:?}");
 }

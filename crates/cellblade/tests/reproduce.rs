@@ -30,7 +30,6 @@ const NOT_REPRODUCED: &[&str] = &[
     "all-gather, 16 SPEs: rdb best up to 2 KB; at 4 KB hybrid-2-8 beats rdb",
     "all-reduce, 16 SPEs: HybridB-3-4 up to 15% better than reduce-scatter plus all-gather",
     "ring pattern: Overlap gets under half the best placement",
-    "EvenOdd is good on every pattern",
     "bruck2: EvenOdd best; Ring and Leap2 poor",
     "bcast pattern takes about 17 us on every placement (limit 15 us)",
     "scatter pattern takes about 5 us on every placement (limit 4.375 us)",
@@ -95,14 +94,9 @@ const DISCRIMINATING: &[&str] = &[
 ];
 
 /// Claims that hold with one draw seed of the arbiter and not with the next, so do not hold:
-/// Leap2 at 74% of the best on bruck2 (poor is under 75%) with one seed and 80% with the next;
-/// EvenOdd's worst pattern at 90% of the best (good is at least 90%) with one and 92% with the
-/// next; the schedule price's worst point at 15% with one seed and 16% with the next.
-const DEPENDS_ON_DRAWS: &[&str] = &[
-    "bruck2: EvenOdd best; Ring and Leap2 poor",
-    "EvenOdd is good on every pattern",
-    "a model of the seed's parameters: 94% within 10%, all within 15%",
-];
+/// none since half of the arbiter's assignments look at the start gate (EvenOdd's worst pattern
+/// was at 90% of the best with one seed and 92% with the next, Leap2 on bruck2 at 74% and 80%).
+const DEPENDS_ON_DRAWS: &[&str] = &[];
 
 /// Claims a machine-file value or a model was chosen on: they hold by construction.
 const FITTED: &[&str] =

@@ -105,6 +105,19 @@ pub const FITS: &[Fit] = &[
         range: (1.0, 8.0),
     },
     Fit {
+        key: "eib.blind_share",
+        others: &[
+            "Table 1 #4: 1 <- 3, loss",
+            "Table 1 #4: 6 <- 4, loss",
+            "Table 1 #3: 2 <- 0, loss",
+            "Table 1 #7: 5 <- 7, loss",
+            "Table 1 #5: 2 <- 0, loss",
+        ],
+        rows: &[crate::affinity::rows::rows],
+        integer: false,
+        range: (0.0, 1.0),
+    },
+    Fit {
         key: "mfc.tag_update_bus_cycles",
         others: &["16 B GET latency, main memory / another SPE's LS"],
         rows: &[stats_rows::small_dma_rows],

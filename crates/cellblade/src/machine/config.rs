@@ -70,25 +70,13 @@ pub struct EibCfg {
     /// `false`: a bus without contention, for the evidence only (see [`Params::contention`]).
     #[serde(default = "contended")]
     pub contention: bool,
-    /// How the data arbiter picks among the rings that can take a transfer's path.
+    /// The share of the data arbiter's ring assignments made by path alone (see
+    /// [`Params::blind_share`]).
     #[serde(default)]
-    pub ring_assignment: RingAssignment,
+    pub blind_share: f64,
     /// Salt of the blind arbiter's draws (see [`Params::draw_seed`]).
     #[serde(default)]
     pub draw_seed: u64,
-}
-
-/// How the data arbiter picks a ring among those of the transfer's direction that can carry its
-/// path (fewer than `max_transfers_per_ring` transfers, none overlapping it).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum RingAssignment {
-    /// The first of them whose start gate is open: nothing waits while a ring could take it.
-    #[default]
-    Open,
-    /// One of them, drawn without regard to its start gate; the packet waits for that ring and
-    /// the arbiter draws again at its next step.
-    Blind,
 }
 
 fn contended() -> bool {
@@ -105,6 +93,7 @@ impl EibCfg {
         ("hop_latency_bus_cycles", 0.0, 64.0),
         ("command_phase_bus_cycles", 0.0, 10_000.0),
         ("data_grants_per_bus_cycle", 1.0, 12.0),
+        ("blind_share", 0.0, 1.0),
         ("draw_seed", 0.0, 4_294_967_295.0),
     ];
 }
@@ -299,9 +288,9 @@ impl MachineFile {
         free
     }
 
-    /// Whether the data arbiter draws (blind ring assignment on a contended bus).
+    /// Whether the data arbiter draws (some blind ring assignments on a contended bus).
     pub fn draws(&self) -> bool {
-        self.eib.contention && self.eib.ring_assignment == RingAssignment::Blind
+        self.eib.contention && self.eib.blind_share > 0.0
     }
 
     /// The same blade with the arbiter's next draw seed: an equally likely run of it, for the
@@ -477,7 +466,11 @@ pub struct Params {
     /// and reproduce run every row on such a blade too, so each row says whether a bus
     /// without contention would also pass it.
     pub contention: bool,
-    pub ring_assignment: RingAssignment,
+    /// How often the data arbiter assigns a ring by its path alone: a draw's upper 32 bits
+    /// below this (`eib.blind_share` of 2^32) make that assignment blind to the ring's start
+    /// gate, the packet then waiting for the drawn ring; otherwise it takes the first ring whose
+    /// gate is open. 0: never blind; 2^32: always.
+    pub blind_below: u64,
     /// Mixed into every blind draw. The draws stand for an arbiter state the seeds do not
     /// describe, so each seed is an equally likely blade: a verdict that changes with it
     /// depends on the draws, not on the mechanism (`reproduce --draw-seeds`).
@@ -539,7 +532,7 @@ impl Params {
             // resolve away here, so the bus needs no case of its own for them.
             data_grants_per_bus_cycle: if f.eib.contention { f.eib.data_grants_per_bus_cycle } else { u32::MAX },
             contention: f.eib.contention,
-            ring_assignment: f.eib.ring_assignment,
+            blind_below: (f.eib.blind_share * (1u64 << 32) as f64).round() as u64,
             draw_seed: f.eib.draw_seed,
             bif_element: bif_idx,
             bif_ticks_per_kib: if f.eib.contention {
