@@ -274,13 +274,13 @@ pub fn claims_of(parts: Vec<Part>) -> Vec<Claim> {
     let rd = RD;
     for (p, above, t) in [(8usize, 1024u32, &rd8), (16, 4096, &rd16)] {
         let larger: Vec<u32> = sizes.iter().copied().filter(|&s| s > above).collect();
-        let ok = beats_everywhere(&pairs(&t, "reduce.rabenseifner", "reduce.binomial", &larger));
+        let ok = beats_everywhere(&pairs(t, "reduce.rabenseifner", "reduce.binomial", &larger));
         out.push(checked(
             claim(
                 &format!("reduce, {p} SPEs: Rabenseifner beats binomial above {above} B"),
                 S4,
                 &format!("rabenseifner > {above} B"),
-                winners(&t, &rd, &sizes),
+                winners(t, &rd, &sizes),
                 ok,
                 "",
             ),
