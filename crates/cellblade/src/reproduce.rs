@@ -11,10 +11,14 @@
 //! A claim is `holds`, `does not hold`, `not modelled` (the model has nothing that the claim is
 //! about), `unverified` (a collective run behind it computed a wrong result) or `skipped` (not
 //! run by `--quick`): only the first two are counted.
+//!
+//! What several pieces of one blade need is computed once ([`Shared`]): the model's measured
+//! parameters; a collective run two sweeps share is simulated once (`coll/claims`).
 
 use std::any::Any;
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use crate::error::Result;
 use crate::evidence::claim::{compared, redrawn};
@@ -28,6 +32,26 @@ pub fn run_all(file: &MachineFile, quick: bool) -> Result<Vec<Claim>> {
 /// What one piece measured, read back by its group's `state`.
 type Measured = Box<dyn Any + Send>;
 
+/// What the pieces run on one blade share: each value is computed once, by the first piece
+/// that asks for it (another piece asking meanwhile waits for it). Every value is a function
+/// of the blade alone, so which piece computes it changes nothing but the time.
+#[derive(Default)]
+pub struct Shared {
+    slots: Mutex<HashMap<&'static str, Arc<Mutex<Option<Measured>>>>>,
+}
+
+impl Shared {
+    /// The value named `key`, made by `make` if no piece made it yet.
+    pub fn once<T: Clone + Send + 'static>(&self, key: &'static str, make: impl FnOnce() -> Result<T>) -> Result<T> {
+        let slot = self.slots.lock().expect("the shared slots").entry(key).or_default().clone();
+        let mut value = slot.lock().expect("a shared value");
+        if value.is_none() {
+            *value = Some(Box::new(make()?));
+        }
+        Ok(value.as_ref().and_then(|v| v.downcast_ref::<T>()).expect("a shared value of its own type").clone())
+    }
+}
+
 /// A group of claims: the simulations its claims share, cut into independent pieces, and the
 /// function that states the claims from what the pieces measured. Groups share nothing, so
 /// their claims are concatenated in the order of `GROUPS`, which is `run_all`'s.
@@ -35,15 +59,15 @@ struct Group {
     id: &'static str,
     /// The pieces' names with their weights (below), in the order `state` reads them.
     pieces: fn(bool) -> Vec<(&'static str, f64)>,
-    measure: fn(&MachineFile, bool, &str) -> Result<Measured>,
+    measure: fn(&MachineFile, bool, &str, &Shared) -> Result<Measured>,
     state: fn(Vec<Measured>) -> Result<Vec<Claim>>,
 }
 
 /// A piece's weight: seconds of CPU it took on the qs20 preset (`cargo run --release --example
 /// reproduce -- pieces [quick]` prints them), full and quick. Only their order matters: the
 /// pieces start the longest first, so that the short ones fill in at the end instead of a
-/// long one starting last (results do not depend on it). Measured on a loaded host with the
-/// model in one piece (4.2 s full, 4.5 s quick): its four pieces' weights are estimates.
+/// long one starting last (results do not depend on it). The full run's reductions parts are
+/// estimates: their quick times scaled by the group's full-to-quick ratio.
 const fn weight(full: f64, quick: f64, is_quick: bool) -> f64 {
     if is_quick {
         quick
@@ -74,55 +98,62 @@ const GROUPS: [Group; 6] = [
     Group {
         id: "affinity",
         pieces: |q| crate::affinity::claims::PATTERNS.into_iter().zip(AFFINITY_WEIGHTS).map(|(p, (f, k))| (p, weight(f, k, q))).collect(),
-        measure: |f, q, p| Ok(Box::new(crate::affinity::claims::pattern_run(f, q, p)?)),
+        measure: |f, q, p, _| Ok(Box::new(crate::affinity::claims::pattern_run(f, q, p)?)),
         state: |m| Ok(crate::affinity::claims::claims_of(m.into_iter().map(take).collect())),
     },
     Group {
         id: "barriers",
         pieces: |q| vec![("", weight(0.27, 0.08, q))],
-        measure: |f, q, _| boxed(crate::coll::claims::barriers(f, q)),
+        measure: |f, q, _, _| boxed(crate::coll::claims::barriers(f, q)),
         state: concat,
     },
     Group {
         id: "broadcasts",
         pieces: |q| vec![("", weight(1.7, 0.53, q))],
-        measure: |f, q, _| boxed(crate::coll::claims::broadcasts(f, q)),
+        measure: |f, q, _, _| boxed(crate::coll::claims::broadcasts(f, q)),
         state: concat,
     },
     Group {
         id: "reductions",
-        pieces: |q| vec![("", weight(7.9, 2.9, q))],
-        measure: |f, q, _| boxed(crate::coll::claims::reductions(f, q)),
-        state: concat,
+        pieces: |q| {
+            use crate::coll::claims::REDUCTION_PARTS as P;
+            vec![(P[0], weight(1.7, 0.6, q)), (P[1], weight(3.6, 1.26, q)), (P[2], weight(2.0, 0.69, q))]
+        },
+        measure: |f, q, p, _| Ok(Box::new(crate::coll::claims::reduction_part(f, q, p)?)),
+        state: |m| Ok(crate::coll::claims::reductions_of(m.into_iter().map(take).collect())),
     },
     Group {
         id: "model",
+        // `--quick` skips the grid (`model::claims::claims_of`).
         pieces: |q| {
-            vec![
-                ("parameters", weight(0.5, 0.5, q)),
-                ("grid 8", weight(1.5, 1.5, q)),
-                ("grid 16", weight(2.0, 2.0, q)),
-                ("cluster", weight(0.5, 0.5, q)),
-            ]
+            let mut out = vec![("parameters", weight(0.46, 0.32, q)), ("cluster", weight(0.05, 0.04, q))];
+            if !q {
+                out.extend([("grid 8", 0.43), ("grid 16", 2.8)]);
+            }
+            out
         },
-        measure: |f, q, p| {
+        measure: |f, q, p, shared| {
             use crate::model::claims as model;
+            // Every piece reads the parameters: measured once per blade.
+            let params = || shared.once("model parameters", || model::parameters(f, q));
             match p {
-                "parameters" => Ok(Box::new(model::parameters(f, q)?)),
-                "grid 8" => Ok(Box::new(model::grid_part(f, q, 8)?)),
-                "grid 16" => Ok(Box::new(model::grid_part(f, q, 16)?)),
-                _ => boxed(model::cluster_claims(f, q)),
+                "parameters" => Ok(Box::new(params()?)),
+                "cluster" => boxed(model::cluster_claims(f, &params()?)),
+                "grid 8" => Ok(Box::new(model::grid_part(f, &params()?, 8)?)),
+                _ => Ok(Box::new(model::grid_part(f, &params()?, 16)?)),
             }
         },
         state: |m| {
-            let [p, g8, g16, cluster]: [Measured; 4] = m.try_into().expect("the model's four pieces");
-            crate::model::claims::claims_of(take(p), vec![take(g8), take(g16)], take(cluster))
+            let mut m = m.into_iter();
+            let (p, cluster) = (take(m.next().expect("the parameters")), take(m.next().expect("the cluster claims")));
+            let grid: Vec<_> = m.map(take).collect();
+            crate::model::claims::claims_of(p, (!grid.is_empty()).then_some(grid), cluster)
         },
     },
     Group {
         id: "mpi",
         pieces: |q| vec![("pingpong", weight(0.21, 0.17, q)), ("matmul 512", weight(0.64, 0.63, q)), ("matmul 1024", weight(4.8, 0.0, q))],
-        measure: |f, q, p| match p {
+        measure: |f, q, p, _| match p {
             "pingpong" => boxed(crate::mpi::pingpong_claims(f, q)),
             "matmul 512" => boxed(crate::mpi::matmul_claims(f, 512, q)),
             _ => boxed(crate::mpi::matmul_claims(f, 1024, q)),
@@ -177,7 +208,9 @@ pub fn run_groups<S: AsRef<str>>(file: &MachineFile, quick: bool, ids: &[S], job
         Blade::Redrawn => &other,
         Blade::Free => &free,
     };
-    let mut results = run_tasks(&tasks, jobs, |t| (GROUPS[t.group].measure)(machine(t.blade), quick, t.name)).into_iter();
+    let shared: [Shared; 3] = Default::default();
+    let mut results =
+        run_tasks(&tasks, jobs, |t| (GROUPS[t.group].measure)(machine(t.blade), quick, t.name, &shared[t.blade as usize])).into_iter();
     let mut out = Vec::new();
     for &group in &wanted {
         let g = &GROUPS[group];
@@ -194,14 +227,16 @@ pub fn run_groups<S: AsRef<str>>(file: &MachineFile, quick: bool, ids: &[S], job
 
 /// Each piece's name (`group piece`, with `free` on the blade without contention) and the
 /// seconds of CPU it took, run one after another: where `Group::pieces`' weights come from.
+/// What pieces share is made by the first piece in `Group::pieces`' order that needs it.
 pub fn piece_times(file: &MachineFile, quick: bool) -> Result<Vec<(String, f64)>> {
     let free = file.without_contention();
     let mut out = Vec::new();
     for g in &GROUPS {
         for side in [false, true] {
+            let shared = Shared::default();
             for (name, _) in (g.pieces)(quick) {
                 let start = crate::bench_wait::usage().0;
-                (g.measure)(if side { &free } else { file }, quick, name)?;
+                (g.measure)(if side { &free } else { file }, quick, name, &shared)?;
                 out.push((format!("{} {name}{}", g.id, if side { " free" } else { "" }), crate::bench_wait::usage().0 - start));
             }
         }
@@ -235,7 +270,8 @@ fn run_tasks<R: Send>(tasks: &[Task], jobs: usize, run: impl Fn(&Task) -> R + Sy
 #[derive(Debug, Clone, Default, serde::Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct ReproduceRequest {
-    /// Fewer trials and repetitions: the same claims, checked faster and less precisely.
+    /// Fewer trials and repetitions, and the longest claims left out (their rows say `skipped`):
+    /// seed 003's accuracy on the validation grid and the n = 1024 multiplication.
     pub quick: bool,
     /// Only these claim groups (`group_ids`), so that a front can run them apart; all when
     /// left out.
@@ -282,6 +318,25 @@ mod group_tests {
         for jobs in [2, 5] {
             assert_eq!(serde_json::to_string(&run_groups(&qs20(), true, &groups, jobs).unwrap()).unwrap(), one, "{jobs} jobs");
         }
+    }
+
+    #[test]
+    fn a_shared_value_is_made_once_by_the_first_piece_that_asks() {
+        let (shared, made) = (Shared::default(), AtomicUsize::new(0));
+        let make = || {
+            made.fetch_add(1, Ordering::Relaxed);
+            Ok(vec![7u32])
+        };
+        std::thread::scope(|s| {
+            for _ in 0..4 {
+                s.spawn(|| assert_eq!(shared.once("seven", make).unwrap(), vec![7]));
+            }
+        });
+        assert_eq!(made.load(Ordering::Relaxed), 1);
+        // A failed make leaves the value unmade: the next piece asking makes it again.
+        let fail = || -> Result<u32> { Err(crate::error::field_err("x", 1, "nothing")) };
+        assert!(shared.once("failing", fail).is_err());
+        assert_eq!(shared.once("failing", || Ok(3u32)).unwrap(), 3);
     }
 
     #[test]

@@ -50,7 +50,7 @@ pub struct Scored {
 }
 
 /// How the absolute errors of one model spread.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Default, Serialize)]
 pub struct Spread {
     pub within_5: usize,
     pub within_10: usize,
@@ -59,7 +59,7 @@ pub struct Spread {
     pub mean_abs_error_pct: f64,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Default, Serialize)]
 pub struct Validation {
     pub points: usize,
     pub seed_points: usize,

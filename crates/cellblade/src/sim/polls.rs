@@ -103,6 +103,8 @@ pub(crate) struct Polls {
     items: Vec<Parked>,
     /// Index of the earliest by (time, sequence).
     head: Option<usize>,
+    /// `jump_all`'s list of the polls it moves, kept so that a jump allocates nothing.
+    moved: Vec<usize>,
 }
 
 impl Polls {
@@ -142,13 +144,16 @@ impl Polls {
         fails: impl Fn(&Parked) -> bool,
     ) -> Result<u64, Parked> {
         let dt = head.dt;
-        let mut moved: Vec<usize> = (0..self.items.len()).filter(|&i| self.items[i].time < bound).collect();
+        let mut moved = std::mem::take(&mut self.moved);
+        moved.clear();
+        moved.extend((0..self.items.len()).filter(|&i| self.items[i].time < bound));
         let landing = |p: &Parked| {
             let k = bound.saturating_sub(p.time).div_ceil(p.dt).max(1);
             p.time.checked_add(k.checked_mul(p.dt)?).filter(|&at| at < horizon).map(|at| (at, k))
         };
         let ok = moved.iter().all(|&i| self.items[i].dt == dt && fails(&self.items[i]) && landing(&self.items[i]).is_some());
         if !ok || landing(&head).is_none() {
+            self.moved = moved;
             return Err(head);
         }
         self.items.push(head);
@@ -157,7 +162,7 @@ impl Polls {
         // The head's own poll now is counted by the loop, not skipped.
         let mut skipped = 0;
         moved.sort_by_key(|&i| (std::cmp::Reverse(self.items[i].time), self.items[i].seq));
-        for i in moved {
+        for &i in &moved {
             let p = &mut self.items[i];
             let (at, k) = landing(p).expect("checked above");
             (p.time, p.n) = (at, p.n + k);
@@ -165,6 +170,7 @@ impl Polls {
             *seq += 1;
             p.seq = *seq;
         }
+        self.moved = moved;
         self.find_head();
         Ok(skipped)
     }
@@ -222,7 +228,7 @@ mod tests {
             }
             let bound = 1000 + rand(10 * dt);
             // One by one.
-            let mut step = Polls { items: polls.items.iter().map(|p| Parked { ..*p }).collect(), head: polls.head };
+            let mut step = Polls { items: polls.items.iter().map(|p| Parked { ..*p }).collect(), head: polls.head, moved: Vec::new() };
             let (mut s, mut pops) = (seq, 0);
             let first = step.take_head();
             let mut p = first;

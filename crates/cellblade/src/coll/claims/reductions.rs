@@ -2,28 +2,95 @@
 
 use std::collections::BTreeMap;
 
-use super::{checked, is_best, pairs, sweep, winners, S4};
+use super::{checked, is_best, pairs, sweep_once, winners, Runs, Table, S4};
 use crate::error::Result;
 use crate::evidence::claim::claim;
 use crate::evidence::rules::{self, about, beats_everywhere, constant, up_to};
 use crate::evidence::Claim;
 use crate::machine::config::MachineFile;
 
+const AR: [&str; 6] = [
+    "allreduce.rdb",
+    "allreduce.rdb_mailbox",
+    "allreduce.rdb_barrier",
+    "allreduce.reduce_bcast",
+    "allreduce.rs_ag",
+    "allreduce.rs_gather_bcast",
+];
+const AR8: [&str; 7] = [
+    "allreduce.rdb",
+    "allreduce.rdb_mailbox",
+    "allreduce.rdb_barrier",
+    "allreduce.reduce_bcast",
+    "allreduce.rs_ag",
+    "allreduce.rs_gather_bcast",
+    "allreduce.cml",
+];
+const AR16: [&str; 12] = [
+    "allreduce.rdb",
+    "allreduce.rdb_barrier",
+    "allreduce.reduce_bcast",
+    "allreduce.rs_ag",
+    "allreduce.rs_gather_bcast",
+    "allreduce.hybrid_a_2_8",
+    "allreduce.hybrid_a_3_4",
+    "allreduce.hybrid_a_4_2",
+    "allreduce.hybrid_b_2_8",
+    "allreduce.hybrid_b_3_4",
+    "allreduce.hybrid_b_4_2",
+    "allreduce.cml",
+];
+const AG: [&str; 2] = ["allgather.rdb", "allgather.gather_bcast"];
+const RD: [&str; 2] = ["reduce.binomial", "reduce.rabenseifner"];
+const AG16: [&str; 6] =
+    ["allgather.rdb", "allgather.bruck", "allgather.gather_bcast", "allgather.hybrid_2_8", "allgather.hybrid_3_4", "allgather.hybrid_4_2"];
+
+/// Sizes 2^lo to 2^hi bytes.
+fn powers(lo: u32, hi: u32) -> Vec<u32> {
+    (lo..=hi).map(|k| 1 << k).collect()
+}
+
+/// The parts of the sweeps, each run apart by `reproduce`, in the order [`claims_of`] reads
+/// them: the 8-SPE sweeps, the 16-SPE all-reduce sweep, the other 16-SPE sweeps.
+pub const PARTS: [&str; 3] = ["8 SPEs", "16 SPEs all-reduce", "16 SPEs"];
+
+/// The sweeps of one of [`PARTS`].
+pub struct Part(Vec<Table>);
+
+/// Runs the sweeps of `part` (one of [`PARTS`]); a run two sweeps share is simulated once.
+pub fn part(file: &MachineFile, quick: bool, part: &str) -> Result<Part> {
+    let it = if quick { 5 } else { 20 };
+    let mut runs = Runs::default();
+    let mut sweep = |p: usize, names: &[&str], sizes: &[u32]| sweep_once(file, p, names, sizes, it, &mut runs);
+    let sizes = powers(7, 15);
+    Ok(Part(match part {
+        "8 SPEs" => vec![
+            sweep(8, &AR, &powers(4, 11))?,
+            sweep(8, &AR, &powers(11, 13))?,
+            sweep(8, &["reduce.binomial", "reduce.cml"], &[16384, 32768])?,
+            sweep(8, &["reduce.binomial", "reduce.binomial_mailbox"], &sizes)?,
+            sweep(8, &AR8, &sizes)?,
+            sweep(8, &AG, &sizes)?,
+            sweep(8, &RD, &sizes)?,
+        ],
+        "16 SPEs all-reduce" => vec![sweep(16, &AR16, &sizes)?],
+        _ => vec![sweep(16, &RD, &sizes)?, sweep(16, &AG16, &powers(9, 13))?],
+    }))
+}
+
 /// The reduce, all-reduce and all-gather claims.
 pub fn claims(file: &MachineFile, quick: bool) -> Result<Vec<Claim>> {
-    let it = if quick { 5 } else { 20 };
+    Ok(claims_of(PARTS.iter().map(|p| part(file, quick, p)).collect::<Result<_>>()?))
+}
+
+/// The claims from the sweeps of [`PARTS`], in their order.
+pub fn claims_of(parts: Vec<Part>) -> Vec<Claim> {
+    let tables: Vec<Table> = parts.into_iter().flat_map(|p| p.0).collect();
+    let [a8, a8b, r8, mbx8, c8, g8, rd8, c16, rd16, g16]: [Table; 10] = tables.try_into().ok().expect("the sweeps of every part");
     let mut out = Vec::new();
-    let sizes: Vec<u32> = (7..=15).map(|k| 1 << k).collect();
-    let small: Vec<u32> = (4..=11).map(|k| 1 << k).collect();
-    let ar = [
-        "allreduce.rdb",
-        "allreduce.rdb_mailbox",
-        "allreduce.rdb_barrier",
-        "allreduce.reduce_bcast",
-        "allreduce.rs_ag",
-        "allreduce.rs_gather_bcast",
-    ];
-    let a8 = sweep(file, 8, &ar, &small, it)?;
+    let sizes = powers(7, 15);
+    let small = powers(4, 11);
+    let ar = AR;
     let rdb_small = small.iter().filter(|&&s| s < 512).all(|&s| is_best(&a8, &ar, s, "allreduce.rdb"));
     out.push(checked(
         claim("all-reduce, 8 SPEs: rdb is best below 512 B", S4, "rdb < 512 B", winners(&a8, &ar, &small), rdb_small, ""),
@@ -68,8 +135,7 @@ pub fn claims(file: &MachineFile, quick: bool) -> Result<Vec<Claim>> {
         ),
         &[&a8],
     ));
-    let above1k: Vec<u32> = (11..=13).map(|k| 1 << k).collect();
-    let a8b = sweep(file, 8, &ar, &above1k, it)?;
+    let above1k = powers(11, 13);
     out.push(checked(
         claim(
             "all-reduce, 8 SPEs: reduce-scatter plus rdb all-gather is best above 1 KB",
@@ -96,7 +162,6 @@ pub fn claims(file: &MachineFile, quick: bool) -> Result<Vec<Claim>> {
             })
             .fold((0, 0.0), |a, b| if b.1 > a.1 { b } else { a })
     };
-    let r8 = sweep(file, 8, &["reduce.binomial", "reduce.cml"], &[16384, 32768], it)?;
     let (_, red) = speedup(&r8, "reduce.cml", &["reduce.binomial"]);
     out.push(checked(
         claim(
@@ -109,7 +174,6 @@ pub fn claims(file: &MachineFile, quick: bool) -> Result<Vec<Claim>> {
         ),
         &[&r8],
     ));
-    let mbx8 = sweep(file, 8, &["reduce.binomial", "reduce.binomial_mailbox"], &cml_sizes, it)?;
     let gaps: Vec<f64> = cml_sizes.iter().filter_map(|&s| gap(&mbx8, "reduce.binomial_mailbox", "reduce.binomial", s)).collect();
     let (rlo, rhi) = (gaps.iter().copied().fold(f64::MAX, f64::min), gaps.iter().copied().fold(0.0, f64::max));
     out.push(checked(
@@ -123,16 +187,7 @@ pub fn claims(file: &MachineFile, quick: bool) -> Result<Vec<Claim>> {
         ),
         &[&mbx8],
     ));
-    let ar8 = [
-        "allreduce.rdb",
-        "allreduce.rdb_mailbox",
-        "allreduce.rdb_barrier",
-        "allreduce.reduce_bcast",
-        "allreduce.rs_ag",
-        "allreduce.rs_gather_bcast",
-        "allreduce.cml",
-    ];
-    let c8 = sweep(file, 8, &ar8, &cml_sizes, it)?;
+    let ar8 = AR8;
     let (at8, up8) = speedup(&c8, "allreduce.cml", &ar8[..6]);
     out.push(checked(
         claim(
@@ -145,21 +200,7 @@ pub fn claims(file: &MachineFile, quick: bool) -> Result<Vec<Claim>> {
         ),
         &[&c8],
     ));
-    let ar16 = [
-        "allreduce.rdb",
-        "allreduce.rdb_barrier",
-        "allreduce.reduce_bcast",
-        "allreduce.rs_ag",
-        "allreduce.rs_gather_bcast",
-        "allreduce.hybrid_a_2_8",
-        "allreduce.hybrid_a_3_4",
-        "allreduce.hybrid_a_4_2",
-        "allreduce.hybrid_b_2_8",
-        "allreduce.hybrid_b_3_4",
-        "allreduce.hybrid_b_4_2",
-        "allreduce.cml",
-    ];
-    let c16 = sweep(file, 16, &ar16, &cml_sizes, it)?;
+    let ar16 = AR16;
     let (at16, up16) = speedup(&c16, "allreduce.cml", &ar16[..11]);
     out.push(checked(
         claim(
@@ -216,8 +257,7 @@ pub fn claims(file: &MachineFile, quick: bool) -> Result<Vec<Claim>> {
         ),
         &[&c16],
     ));
-    let ag = ["allgather.rdb", "allgather.gather_bcast"];
-    let g8 = sweep(file, 8, &ag, &sizes, it)?;
+    let ag = AG;
     // Sizes whose all-gather buffer fits the local store.
     let rdb_all = beats_everywhere(&pairs(&g8, "allgather.rdb", "allgather.gather_bcast", &sizes));
     out.push(checked(
@@ -231,33 +271,24 @@ pub fn claims(file: &MachineFile, quick: bool) -> Result<Vec<Claim>> {
         ),
         &[&g8],
     ));
-    let rd = ["reduce.binomial", "reduce.rabenseifner"];
-    for (p, above) in [(8usize, 1024u32), (16, 4096)] {
-        let t = sweep(file, p, &rd, &sizes, it)?;
+    let rd = RD;
+    for (p, above, t) in [(8usize, 1024u32, &rd8), (16, 4096, &rd16)] {
         let larger: Vec<u32> = sizes.iter().copied().filter(|&s| s > above).collect();
-        let ok = beats_everywhere(&pairs(&t, "reduce.rabenseifner", "reduce.binomial", &larger));
+        let ok = beats_everywhere(&pairs(t, "reduce.rabenseifner", "reduce.binomial", &larger));
         out.push(checked(
             claim(
                 &format!("reduce, {p} SPEs: Rabenseifner beats binomial above {above} B"),
                 S4,
                 &format!("rabenseifner > {above} B"),
-                winners(&t, &rd, &sizes),
+                winners(t, &rd, &sizes),
                 ok,
                 "",
             ),
-            &[&t],
+            &[t],
         ));
     }
-    let mid: Vec<u32> = (9..=13).map(|k| 1 << k).collect();
-    let ag16 = [
-        "allgather.rdb",
-        "allgather.bruck",
-        "allgather.gather_bcast",
-        "allgather.hybrid_2_8",
-        "allgather.hybrid_3_4",
-        "allgather.hybrid_4_2",
-    ];
-    let g16 = sweep(file, 16, &ag16, &mid, it)?;
+    let mid = powers(9, 13);
+    let ag16 = AG16;
     let hybrid_best = mid.iter().filter(|&&s| s > 4096).all(|&s| is_best(&g16, &ag16, s, "allgather.hybrid_3_4"));
     let ag_gain = pairs(&g16, "allgather.hybrid_3_4", "allgather.rdb", &mid).iter().map(|(h, r)| 1.0 - h / r).fold(f64::MIN, f64::max);
     out.push(checked(
@@ -297,7 +328,7 @@ pub fn claims(file: &MachineFile, quick: bool) -> Result<Vec<Claim>> {
         ),
         &[&c16],
     ));
-    Ok(out)
+    out
 }
 
 /// Why the CML speedups cannot be reproduced.
