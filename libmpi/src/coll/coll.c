@@ -490,7 +490,7 @@ int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
     if (allgather_library(c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype))
         return MPI_SUCCESS;
     coll_regular(c, recvcount, &counts, &displs);
-    int rc = PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, counts, displs, recvtype, comm);
+    int rc = CB_INNER(PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, counts, displs, recvtype, comm));
     free(counts);
     free(displs);
     return rc;
@@ -510,7 +510,7 @@ int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
         int *scounts, *sdispls, *rcounts, *rdispls;
         coll_regular(c, sendcount, &scounts, &sdispls);
         coll_regular(c, recvcount, &rcounts, &rdispls);
-        int rc = PMPI_Alltoallv(sendbuf, scounts, sdispls, sendtype, recvbuf, rcounts, rdispls, recvtype, comm);
+        int rc = CB_INNER(PMPI_Alltoallv(sendbuf, scounts, sdispls, sendtype, recvbuf, rcounts, rdispls, recvtype, comm));
         free(scounts), free(sdispls), free(rcounts), free(rdispls);
         return rc;
     }
@@ -617,7 +617,7 @@ int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
     int *counts = malloc(sizeof(int) * (size_t)n);
     for (int r = 0; r < n; r++)
         counts[r] = recvcount;
-    int rc = PMPI_Reduce_scatter(sendbuf, recvbuf, counts, datatype, op, comm);
+    int rc = CB_INNER(PMPI_Reduce_scatter(sendbuf, recvbuf, counts, datatype, op, comm));
     free(counts);
     return rc;
 }
