@@ -122,11 +122,15 @@ typedef struct {
 /* Markers of a type's bounds in MPI_Type_struct (MPI-1): no data. */
 #define MPI_LB ((MPI_Datatype)0x1800)
 #define MPI_UB ((MPI_Datatype)0x1900)
-/* MPI_Type_create_subarray's array orders. */
+/* MPI_Type_create_subarray's and _darray's array orders, and darray's distributions. */
 #define MPI_ORDER_C 56
 #define MPI_ORDER_FORTRAN 57
-/* MPI_Type_get_envelope's combiners (MPI-2.2 §4.1.13). DARRAY and the F90 ones name
- * constructors the library lacks: no type has them. */
+#define MPI_DISTRIBUTE_BLOCK 121
+#define MPI_DISTRIBUTE_CYCLIC 122
+#define MPI_DISTRIBUTE_NONE 123
+#define MPI_DISTRIBUTE_DFLT_DARG (-49767)
+/* MPI_Type_get_envelope's combiners (MPI-2.2 §4.1.13). The F90 ones name constructors the
+ * library lacks: no type has them. */
 enum {
     MPI_COMBINER_NAMED = 1, MPI_COMBINER_DUP, MPI_COMBINER_CONTIGUOUS, MPI_COMBINER_VECTOR, MPI_COMBINER_HVECTOR_INTEGER,
     MPI_COMBINER_HVECTOR, MPI_COMBINER_INDEXED, MPI_COMBINER_HINDEXED_INTEGER, MPI_COMBINER_HINDEXED, MPI_COMBINER_INDEXED_BLOCK,
@@ -254,6 +258,8 @@ CB_DECLARE(int, Comm_get_name, (MPI_Comm comm, char *comm_name, int *resultlen))
 CB_DECLARE(int, Type_set_name, (MPI_Datatype datatype, const char *type_name))
 CB_DECLARE(int, Type_create_subarray, (int ndims, const int sizes[], const int subsizes[], const int starts[], int order,
     MPI_Datatype oldtype, MPI_Datatype *newtype))
+CB_DECLARE(int, Type_create_darray, (int size, int rank, int ndims, const int gsizes[], const int distribs[], const int dargs[],
+    const int psizes[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype))
 CB_DECLARE(int, Type_get_envelope, (MPI_Datatype datatype, int *num_integers, int *num_addresses, int *num_datatypes, int *combiner))
 CB_DECLARE(int, Type_get_contents, (MPI_Datatype datatype, int max_integers, int max_addresses, int max_datatypes, int array_of_integers[],
     MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[]))

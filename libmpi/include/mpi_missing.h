@@ -66,7 +66,6 @@ CB_MISSING(File_get_size)
 CB_MISSING(File_create_errhandler)
 CB_MISSING(File_set_errhandler)
 CB_MISSING(File_get_errhandler)
-CB_MISSING(Type_create_darray)
 CB_MISSING(Type_match_size)
 CB_MISSING(Type_create_f90_integer)
 CB_MISSING(Type_create_f90_real)
@@ -116,8 +115,8 @@ CB_MISSING(Improbe)
 CB_MISSING(Mrecv)
 CB_MISSING(Imrecv)
 
-/* Constants of what the library lacks: Fortran's datatypes, and MPI_Type_create_darray's
- * distributions. Unavailable objects, so a program naming one fails to compile saying so. */
+/* Constants of what the library lacks: Fortran's datatypes. Unavailable objects, so a program
+ * naming one fails to compile saying so. */
 #if defined(__has_attribute)
 #if __has_attribute(unavailable)
 #define CB_MISSING_CONST(type, name) extern const type name CB_MISSING_ATTR(#name);
@@ -132,10 +131,6 @@ CB_MISSING(Imrecv)
     X(MPI_INTEGER1) X(MPI_INTEGER2) X(MPI_INTEGER4) X(MPI_INTEGER8) X(MPI_INTEGER16)
 #define CB_MISSING_TYPE(name) CB_MISSING_CONST(MPI_Datatype, name)
 CB_MISSING_TYPES(CB_MISSING_TYPE)
-CB_MISSING_CONST(int, MPI_DISTRIBUTE_BLOCK)
-CB_MISSING_CONST(int, MPI_DISTRIBUTE_CYCLIC)
-CB_MISSING_CONST(int, MPI_DISTRIBUTE_NONE)
-CB_MISSING_CONST(int, MPI_DISTRIBUTE_DFLT_DARG)
 #undef CB_MISSING_TYPE
 #undef CB_MISSING_TYPES
 #undef CB_MISSING_CONST

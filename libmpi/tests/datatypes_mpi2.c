@@ -1,5 +1,5 @@
 /* MPI-2 datatype pieces MPICH's MPI-1 directories use: MPI_Type_create_subarray in both
- * orders (MPI-2.2 §4.1.3), MPI_Type_get_envelope and _contents (§4.1.13), and MPI_COMPLEX /
+ * orders (MPI-2.2 §4.1.3), MPI_Type_create_darray (§4.1.4), MPI_Type_get_envelope and _contents (§4.1.13), and MPI_COMPLEX /
  * MPI_DOUBLE_COMPLEX reduced with MPI_SUM and MPI_PROD (MPI-1.3 §4.9.2). */
 #include <complex.h>
 #include "mtest.h"
@@ -38,6 +38,51 @@ static void subarray(int order)
     starts[1] = 4;
     int rc = MPI_Type_create_subarray(2, sizes, sub, starts, order, MPI_INT, &t);
     CHECK_MSG(rc == MPI_ERR_ARG, "a block past the array's end: %d", rc);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+}
+
+/* A 4x6 int array over a 2x2 process grid, rows by blocks, columns cyclically two at a time:
+ * every rank's share is checked here, whatever the job's size. */
+static void darray(void)
+{
+    int gsizes[2] = {4, 6}, distribs[2] = {MPI_DISTRIBUTE_BLOCK, MPI_DISTRIBUTE_CYCLIC};
+    int dargs[2] = {MPI_DISTRIBUTE_DFLT_DARG, 2}, psizes[2] = {2, 2}, a[24], got[24];
+    for (int i = 0; i < 24; i++)
+        a[i] = i;
+    for (int r = 0; r < 4; r++) {
+        MPI_Datatype t;
+        MPI_Type_create_darray(4, r, 2, gsizes, distribs, dargs, psizes, MPI_ORDER_C, MPI_INT, &t);
+        MPI_Type_commit(&t);
+        int size, n = 0, ok = 1;
+        MPI_Aint lb, extent;
+        MPI_Type_size(t, &size);
+        MPI_Type_get_extent(t, &lb, &extent);
+        MPI_Sendrecv(a, 1, t, 0, 0, got, 24, MPI_INT, 0, 0, MPI_COMM_SELF, MPI_STATUS_IGNORE);
+        for (int row = 2 * (r / 2); row < 2 * (r / 2) + 2; row++)
+            for (int col = 0; col < 6; col++)
+                if (col / 2 % 2 == r % 2)
+                    ok &= got[n++] == row * 6 + col;
+        CHECK_MSG(ok && size == n * (int)sizeof(int) && lb == 0 && extent == 24 * (MPI_Aint)sizeof(int),
+            "rank %d's share: %d elements as expected %d, size %d, extent %ld", r, n, ok, size, (long)extent);
+        int ni, na, nd, combiner;
+        MPI_Type_get_envelope(t, &ni, &na, &nd, &combiner);
+        CHECK_MSG(combiner == MPI_COMBINER_DARRAY && ni == 12 && nd == 1, "darray's envelope: %d (%d ints)", combiner, ni);
+        MPI_Type_free(&t);
+    }
+    /* A resized type's bounds are exactly the ones asked for, also inside oldtype's markers. */
+    MPI_Datatype wide, narrow;
+    MPI_Aint lb, extent;
+    MPI_Type_create_resized(MPI_INT, 0, 16, &wide);
+    MPI_Type_create_resized(wide, 0, 8, &narrow);
+    MPI_Type_get_extent(narrow, &lb, &extent);
+    CHECK_MSG(lb == 0 && extent == 8, "resized to 8 inside 16: lb %ld extent %ld", (long)lb, (long)extent);
+    MPI_Type_free(&narrow);
+    MPI_Type_free(&wide);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Datatype t;
+    psizes[1] = 3;
+    int rc = MPI_Type_create_darray(4, 0, 2, gsizes, distribs, dargs, psizes, MPI_ORDER_C, MPI_INT, &t);
+    CHECK_MSG(rc == MPI_ERR_ARG, "a 2x3 grid for 4 processes: %d", rc);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
 }
 
@@ -109,6 +154,7 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     subarray(MPI_ORDER_C);
     subarray(MPI_ORDER_FORTRAN);
+    darray();
     contents();
     complex_ops();
     return mtest_finalize();

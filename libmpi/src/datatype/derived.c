@@ -454,6 +454,10 @@ int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
     int len[3] = {1, 1, 1};
     MPI_Datatype old[3] = {MPI_LB, oldtype, MPI_UB};
     CB_CHECK(new_type(call, 3, disp, len, old, 0, newtype));
+    /* Exactly these bounds (MPI-2.2 §4.1.7), also when oldtype's own markers lie outside them. */
+    struct derived *d = derived(*newtype);
+    d->lb = lb;
+    d->ub = lb + extent;
     MPI_Aint addrs[2] = {lb, extent};
     cb_type_record(*newtype, MPI_COMBINER_RESIZED, 0, NULL, 2, addrs, 1, &oldtype);
     return MPI_SUCCESS;
