@@ -39,6 +39,9 @@ static const char *current = "none, before MPI_Init";
 static MPI_Comm current_comm = MPI_COMM_NULL; /* the communicator the user passed to it */
 static const char *current_for;                /* a wait's request: the call that made it */
 static int inner;                              /* > 0: the library calls MPI itself (CB_INNER) */
+/* What the page says now: a loop of the same cheap call (MPI_Comm_rank) does not rewrite it. */
+static const char *written_call, *written_for;
+static MPI_Comm written_comm = MPI_COMM_NULL;
 
 __attribute__((constructor)) static void cb_fault_start(void)
 {
@@ -78,6 +81,14 @@ static void describe_call(char *out)
         snprintf(out, CB_CALL_BYTES, "%s on communicator %d", call, current_comm);
 }
 
+static void publish(void)
+{
+    if (!state || state->inside || (current == written_call && current_comm == written_comm && current_for == written_for))
+        return;
+    describe_call(state->call);
+    written_call = current, written_comm = current_comm, written_for = current_for;
+}
+
 void cb_state_inner_begin(void)
 {
     inner++;
@@ -96,8 +107,8 @@ void cb_state_call(const char *call)
     current = call;
     current_comm = MPI_COMM_NULL;
     current_for = NULL;
-    if (state && !state->inside)
-        describe_call(state->call);
+    if (call != written_call) /* the same call again: its communicator comes next (cb_state_comm) */
+        publish();
 }
 
 void cb_state_comm(const char *call, MPI_Comm comm)
@@ -105,8 +116,7 @@ void cb_state_comm(const char *call, MPI_Comm comm)
     if (inner || current_comm != MPI_COMM_NULL || strcmp(call, current) != 0) /* a call's inner ones */
         return;
     current_comm = comm;
-    if (state && !state->inside)
-        describe_call(state->call);
+    publish();
 }
 
 void cb_state_request(const char *made_by, MPI_Comm comm)
@@ -119,8 +129,10 @@ void cb_state_inside(int inside)
 {
     if (!state)
         return;
-    if (inside)
+    if (inside) { /* the name the program gave the communicator may be new */
         describe_call(state->call);
+        written_call = current, written_comm = current_comm, written_for = current_for;
+    }
     __atomic_store_n(&state->inside, inside, __ATOMIC_RELEASE);
 }
 
