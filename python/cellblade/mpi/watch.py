@@ -3,9 +3,9 @@
 The simulator learns of a rank only when it next serves it, which may be hours of wall time
 after the rank crashed if another rank computes meanwhile. So the launcher watches the rank
 processes itself: a pidfd per rank tells it at once when one ends, and each rank's state page
-(a shared file written by cb_fault.c) says how far the rank got: its last MPI call that reached
-the simulator, whether it waits in that call now, whether it finalized, aborted (with its code)
-or was ended because the simulator had gone.
+(a shared file written by libmpi/src/env/fault.c) says how far the rank got: the program's last
+MPI call, written when the call starts, whether it waits in that call now, whether it
+finalized, aborted (with its code) or was ended because the simulator had gone.
 """
 
 from __future__ import annotations
