@@ -42,6 +42,10 @@ pytestmark = pytest.mark.skipif(shutil.which("cc") is None, reason="needs a C co
         ("comm_free_refs", 3),
         ("testall_progress", 2),
         ("testall_progress", 3),
+        ("type_attr_errcodes", 1),
+        ("type_attr_errcodes", 3),
+        ("datatypes_mpi2", 1),
+        ("datatypes_mpi2", 4),
     ],
 )
 def test_program_passes(build, name, ranks):
@@ -142,7 +146,7 @@ def test_crash_names_rank_and_signal(build):
     assert done.returncode == 128 + 11
     assert done.stderr == (
         "cellblade mpirun: rank 1 was killed by SIGSEGV without calling MPI_Finalize "
-        "(its last call: MPI_Init): the other ranks were ended\n"
+        "(its last call: MPI_Comm_rank on MPI_COMM_WORLD): the other ranks were ended\n"
     )
 
 
@@ -151,7 +155,7 @@ def test_exit_without_finalize(build):
     assert done.returncode == 1
     assert done.stderr == (
         "cellblade mpirun: rank 1 exited with code 0 without calling MPI_Finalize "
-        "(its last call: MPI_Init): the other ranks were ended\n"
+        "(its last call: MPI_Comm_rank on MPI_COMM_WORLD): the other ranks were ended\n"
     )
 
 

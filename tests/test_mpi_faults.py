@@ -132,7 +132,8 @@ def test_timeout_names_each_ranks_last_call(build):
     assert done.returncode == 124
     assert done.stderr == (
         "cellblade mpirun: the job ran past --timeout 2 s (wall time): rank 0 computes after "
-        "MPI_Init; rank 1 waits in MPI_Init; rank 2 waits in MPI_Init: every rank was ended\n"
+        "MPI_Comm_rank on MPI_COMM_WORLD; rank 1 waits in MPI_Init; rank 2 waits in MPI_Init: "
+        "every rank was ended\n"
     )
     assert _gone(build("fault_spin"))
 

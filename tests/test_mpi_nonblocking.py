@@ -64,6 +64,6 @@ def test_a_wait_nobody_can_satisfy_names_each_request(tmp_path):
     done = run_cli("mpirun", "-n", "2", exe)
     assert done.returncode != 0
     assert (
-        "rank 0 waits in MPI_Wait for MPI_Irecv from 1, tag 3; "
-        "rank 1 waits in MPI_Wait for MPI_Irecv from 0, tag 3" in done.stderr
+        "rank 0 waits in MPI_Wait for MPI_Irecv from 1, tag 3 on MPI_COMM_WORLD; "
+        "rank 1 waits in MPI_Wait for MPI_Irecv from 0, tag 3 on MPI_COMM_WORLD" in done.stderr
     ), done.stderr

@@ -122,6 +122,24 @@ typedef struct {
 /* Markers of a type's bounds in MPI_Type_struct (MPI-1): no data. */
 #define MPI_LB ((MPI_Datatype)0x1800)
 #define MPI_UB ((MPI_Datatype)0x1900)
+/* MPI_Type_create_subarray's and _darray's array orders, and darray's distributions. */
+#define MPI_ORDER_C 56
+#define MPI_ORDER_FORTRAN 57
+#define MPI_DISTRIBUTE_BLOCK 121
+#define MPI_DISTRIBUTE_CYCLIC 122
+#define MPI_DISTRIBUTE_NONE 123
+#define MPI_DISTRIBUTE_DFLT_DARG (-49767)
+/* MPI_Type_get_envelope's combiners (MPI-2.2 §4.1.13). The F90 ones name constructors the
+ * library lacks: no type has them. */
+enum {
+    MPI_COMBINER_NAMED = 1, MPI_COMBINER_DUP, MPI_COMBINER_CONTIGUOUS, MPI_COMBINER_VECTOR, MPI_COMBINER_HVECTOR_INTEGER,
+    MPI_COMBINER_HVECTOR, MPI_COMBINER_INDEXED, MPI_COMBINER_HINDEXED_INTEGER, MPI_COMBINER_HINDEXED, MPI_COMBINER_INDEXED_BLOCK,
+    MPI_COMBINER_STRUCT_INTEGER, MPI_COMBINER_STRUCT, MPI_COMBINER_SUBARRAY, MPI_COMBINER_DARRAY, MPI_COMBINER_F90_REAL,
+    MPI_COMBINER_F90_COMPLEX, MPI_COMBINER_F90_INTEGER, MPI_COMBINER_RESIZED
+};
+/* Fortran's COMPLEX and DOUBLE COMPLEX (MPI-1.3 §3.2.2), in C two floats or two doubles. */
+#define MPI_COMPLEX ((MPI_Datatype)0x1a08)
+#define MPI_DOUBLE_COMPLEX ((MPI_Datatype)0x1b10)
 
 /* Predefined reduction operations. */
 #define MPI_OP_NULL ((MPI_Op)0)
@@ -171,6 +189,12 @@ int MPI_NULL_DELETE_FN(MPI_Comm, int, void *, void *);
 #define MPI_COMM_NULL_COPY_FN MPI_NULL_COPY_FN
 #define MPI_COMM_DUP_FN MPI_DUP_FN
 #define MPI_COMM_NULL_DELETE_FN MPI_NULL_DELETE_FN
+typedef int MPI_Type_copy_attr_function(MPI_Datatype oldtype, int keyval, void *extra_state, void *attribute_val_in,
+    void *attribute_val_out, int *flag);
+typedef int MPI_Type_delete_attr_function(MPI_Datatype datatype, int keyval, void *attribute_val, void *extra_state);
+#define MPI_TYPE_NULL_COPY_FN MPI_NULL_COPY_FN /* MPI_Datatype and MPI_Comm are both int: the same functions */
+#define MPI_TYPE_DUP_FN MPI_DUP_FN
+#define MPI_TYPE_NULL_DELETE_FN MPI_NULL_DELETE_FN
 
 #define MPI_THREAD_SINGLE 0
 #define MPI_THREAD_FUNNELED 1
@@ -193,6 +217,9 @@ CB_DECLARE(double, Wtime, (void))
 CB_DECLARE(double, Wtick, (void))
 CB_DECLARE(int, Error_string, (int errorcode, char *string, int *resultlen))
 CB_DECLARE(int, Error_class, (int errorcode, int *errorclass))
+CB_DECLARE(int, Add_error_class, (int *errorclass))
+CB_DECLARE(int, Add_error_code, (int errorclass, int *errorcode))
+CB_DECLARE(int, Add_error_string, (int errorcode, const char *string))
 CB_DECLARE(int, Get_library_version, (char *version, int *resultlen))
 CB_DECLARE(int, Query_thread, (int *provided))
 CB_DECLARE(int, Is_thread_main, (int *flag))
@@ -229,6 +256,18 @@ CB_DECLARE(int, Attr_delete, (MPI_Comm comm, int keyval))
 CB_DECLARE(int, Comm_set_name, (MPI_Comm comm, const char *comm_name))
 CB_DECLARE(int, Comm_get_name, (MPI_Comm comm, char *comm_name, int *resultlen))
 CB_DECLARE(int, Type_set_name, (MPI_Datatype datatype, const char *type_name))
+CB_DECLARE(int, Type_create_subarray, (int ndims, const int sizes[], const int subsizes[], const int starts[], int order,
+    MPI_Datatype oldtype, MPI_Datatype *newtype))
+CB_DECLARE(int, Type_create_darray, (int size, int rank, int ndims, const int gsizes[], const int distribs[], const int dargs[],
+    const int psizes[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype))
+CB_DECLARE(int, Type_get_envelope, (MPI_Datatype datatype, int *num_integers, int *num_addresses, int *num_datatypes, int *combiner))
+CB_DECLARE(int, Type_get_contents, (MPI_Datatype datatype, int max_integers, int max_addresses, int max_datatypes, int array_of_integers[],
+    MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[]))
+CB_DECLARE(int, Type_create_keyval, (MPI_Type_copy_attr_function *copy, MPI_Type_delete_attr_function *del, int *keyval, void *extra_state))
+CB_DECLARE(int, Type_free_keyval, (int *keyval))
+CB_DECLARE(int, Type_set_attr, (MPI_Datatype datatype, int keyval, void *attribute_val))
+CB_DECLARE(int, Type_get_attr, (MPI_Datatype datatype, int keyval, void *attribute_val, int *flag))
+CB_DECLARE(int, Type_delete_attr, (MPI_Datatype datatype, int keyval))
 CB_DECLARE(int, Type_get_name, (MPI_Datatype datatype, char *type_name, int *resultlen))
 CB_DECLARE(int, Type_size, (MPI_Datatype datatype, int *size))
 CB_DECLARE(int, Send, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm))

@@ -34,6 +34,8 @@ int cb_check_comm(const char *call, MPI_Comm comm, struct cb_comm **out);
 int cb_world_size(void);
 
 /* Datatypes (datatype/basic.c). */
+#define CB_DERIVED 0x10000 /* derived datatypes' handles: from here on (datatype/derived.c) */
+#define CB_MAX_TYPES 4096  /* derived datatypes at once; MPICH's datatype/tfree holds 1025 */
 int cb_type_valid(MPI_Datatype t);
 int cb_predefined(MPI_Datatype t);      /* datatype/basic.c: a predefined type that carries data */
 MPI_Aint cb_basic_align(MPI_Datatype t); /* datatype/basic.c: C's alignment of a predefined type */
@@ -42,6 +44,11 @@ int cb_pair(MPI_Datatype t, size_t *vsize, size_t *ioff); /* datatype/basic.c: 1
 MPI_Aint cb_type_lb(MPI_Datatype t);
 void cb_type_hold(MPI_Datatype t); /* a pending request keeps its derived type past MPI_Type_free */
 void cb_type_release(MPI_Datatype t);
+/* datatype/contents.c: what made a derived type, for MPI_Type_get_envelope and _contents. */
+void cb_type_record(MPI_Datatype t, int combiner, int ni, const int *ints, int na, const MPI_Aint *addrs, int nd, const MPI_Datatype *types);
+void cb_type_record_blocks(MPI_Datatype t, int combiner, int count, const int *lens, int len, const int *idisps, const MPI_Aint *adisps,
+    const MPI_Datatype *olds, MPI_Datatype old);
+void cb_type_forget(MPI_Datatype t);
 size_t cb_type_size(MPI_Datatype t);
 int cb_type_direct(MPI_Datatype t); /* its bytes in memory are its message: no packing (not a pair type) */
 /* The predefined type every element of `t` is made of; *n = elements of it in `count` of `t`. */
@@ -74,6 +81,12 @@ enum { CB_PHASE_NONE, CB_PHASE_RUNNING, CB_PHASE_FINALIZED, CB_PHASE_ABORTED, CB
 void cb_state_call(const char *call);  /* the user's call now running (not copied: a literal) */
 void cb_state_comm(const char *call, MPI_Comm comm); /* `call`'s communicator, if it is the user's call */
 void cb_state_inside(int inside);      /* 1: waiting in it for the simulator; 0: back in the program */
+void cb_state_request(const char *made_by, MPI_Comm comm); /* a wait's one request: "MPI_Wait for MPI_Recv_init" on its communicator */
+/* An MPI call the library makes itself (MPI_Allgather's MPI_Allgatherv): the report names the
+ * program's call, not this one. */
+#define CB_INNER(call) (cb_state_inner_begin(), cb_state_inner_done(call))
+void cb_state_inner_begin(void);
+int cb_state_inner_done(int rc);
 void cb_state_phase(int phase, int code);
 void cb_exit(int code) __attribute__((noreturn)); /* flush stdio, then _exit */
 
@@ -88,6 +101,18 @@ int cb_request_buffered(const char *name, const void *buf, int count, MPI_Dataty
 #define CB_USER_EH 16 /* the program's error handlers: handles from here on */
 #define CB_TAG_UB 0x7fffffff /* the largest tag (crates/cellblade/src/mpi/mod.rs's) */
 int cb_errhandler_call(MPI_Errhandler eh, MPI_Comm comm, int code);
+const char *cb_error_name(int code); /* env/errcodes.c: a code's class name, or an added code's string */
+int cb_last_used_code(void);         /* env/errcodes.c: MPI_LASTUSEDCODE */
+/* Keyvals (env/errhan.c), for communicators (`types` 0) or datatypes (1, env/type_attr.c). */
+int cb_keyval_create(const char *call, int types, MPI_Comm_copy_attr_function *copy, MPI_Comm_delete_attr_function *del, void *extra,
+    int *keyval);
+int cb_keyval_check(const char *call, int types, int k);
+int cb_keyval_free(const char *call, int types, int *keyval);
+void cb_attr_set(int k);
+int cb_attr_copy(int obj, int k, void *in, void **out, int *flag);
+int cb_attr_delete(int obj, int k, void *value);
+int cb_type_copied(MPI_Datatype from, MPI_Datatype to); /* MPI_Type_dup: its attributes (env/type_attr.c) */
+int cb_type_freeing(MPI_Datatype t);                    /* MPI_Type_free: delete them */
 int cb_comm_copied(MPI_Comm from, MPI_Comm to); /* MPI_Comm_dup: attributes and topology */
 int cb_comm_freeing(MPI_Comm comm);             /* MPI_Comm_free: delete them */
 const char *cb_comm_name(MPI_Comm comm);        /* a valid communicator's name, "" if it has none */

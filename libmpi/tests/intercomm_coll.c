@@ -103,7 +103,7 @@ static void everyone(void)
     CHECK_MSG(rc == MPI_ERR_ROOT, "MPI_Bcast with root -7 returned %d", rc);
     /* MPI-2.2 §5.2.2: no "in place" on an intercommunicator. */
     int counts[16];
-    for (int r = 0; r < lsize; r++)
+    for (int r = 0; r < 16; r++)
         counts[r] = 1;
     rc = MPI_Reduce_scatter(MPI_IN_PLACE, all, counts, MPI_INT, MPI_SUM, inter);
     CHECK_MSG(rc == MPI_ERR_BUFFER, "MPI_Reduce_scatter with MPI_IN_PLACE returned %d", rc);
@@ -115,6 +115,24 @@ static void everyone(void)
     CHECK_MSG(rc == MPI_ERR_BUFFER, "MPI_Alltoall with MPI_IN_PLACE returned %d", rc);
     rc = MPI_Allgather(MPI_IN_PLACE, 1, MPI_INT, all, 1, MPI_INT, inter);
     CHECK_MSG(rc == MPI_ERR_BUFFER, "MPI_Allgather with MPI_IN_PLACE returned %d", rc);
+    /* The rooted ones too, at the root (MPI_ROOT), away from it (MPI_PROC_NULL) and in the other group. */
+    int root = in_a ? 0 : lrank == 0 ? MPI_ROOT : MPI_PROC_NULL;
+    rc = MPI_Reduce(MPI_IN_PLACE, &sum, 1, MPI_INT, MPI_SUM, root, inter);
+    CHECK_MSG(rc == MPI_ERR_BUFFER, "MPI_Reduce with MPI_IN_PLACE returned %d", rc);
+    rc = MPI_Gather(MPI_IN_PLACE, 1, MPI_INT, all, 1, MPI_INT, root, inter);
+    CHECK_MSG(rc == MPI_ERR_BUFFER, "MPI_Gather with MPI_IN_PLACE returned %d", rc);
+    rc = MPI_Gatherv(MPI_IN_PLACE, 1, MPI_INT, all, counts, counts, MPI_INT, root, inter);
+    CHECK_MSG(rc == MPI_ERR_BUFFER, "MPI_Gatherv with MPI_IN_PLACE returned %d", rc);
+    rc = MPI_Scatter(all, 1, MPI_INT, MPI_IN_PLACE, 1, MPI_INT, root, inter);
+    CHECK_MSG(rc == MPI_ERR_BUFFER, "MPI_Scatter with MPI_IN_PLACE returned %d", rc);
+    rc = MPI_Scatterv(all, counts, counts, MPI_INT, MPI_IN_PLACE, 1, MPI_INT, root, inter);
+    CHECK_MSG(rc == MPI_ERR_BUFFER, "MPI_Scatterv with MPI_IN_PLACE returned %d", rc);
+    rc = MPI_Bcast(MPI_IN_PLACE, 1, MPI_INT, root, inter);
+    CHECK_MSG(rc == MPI_ERR_BUFFER, "MPI_Bcast with MPI_IN_PLACE returned %d", rc);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    rc = MPI_Bcast(MPI_IN_PLACE, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    CHECK_MSG(rc == MPI_ERR_BUFFER, "MPI_Bcast with MPI_IN_PLACE on MPI_COMM_WORLD returned %d", rc);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
     free(all);
     free(mine);
 }

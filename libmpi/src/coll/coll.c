@@ -165,6 +165,8 @@ int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Com
     struct cb_comm *c = NULL;
     CB_CHECK(coll_begin("MPI_Bcast", comm, &c));
     CB_CHECK(check_root("MPI_Bcast", comm, c, root));
+    if (buffer == MPI_IN_PLACE) /* MPI-2.2 §5.4 gives MPI_Bcast no "in place" form on any communicator */
+        return cb_fail("MPI_Bcast", comm, MPI_ERR_BUFFER, "buffer is MPI_IN_PLACE: MPI_Bcast has no in-place form, pass the buffer itself");
     CB_CHECK(check_buf("MPI_Bcast", comm, count, datatype));
     size_t bytes = (size_t)count * cb_type_size(datatype);
     if (bytes && !c->inter) {
@@ -265,6 +267,7 @@ int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
     struct packed_op p;
     CB_CHECK(coll_begin(name, comm, &c));
     CB_CHECK(check_root(name, comm, c, root));
+    CB_CHECK(coll_not_in_place(name, comm, c, sendbuf, "sendbuf"));
     CB_CHECK(check_reduce(name, comm, count, datatype, op));
     const void *in = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
     pack_op(c->inter && (is_root(c, root) || sits_out(c, root)) ? NULL : in, count, datatype, op, &p);
@@ -383,6 +386,7 @@ int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
     int *counts, *displs;
     CB_CHECK(coll_begin(name, comm, &c));
     CB_CHECK(check_root(name, comm, c, root));
+    CB_CHECK(coll_not_in_place(name, comm, c, sendbuf, "sendbuf"));
     CB_CHECK(check_pair(name, comm, sendcount, sendtype, recvcount, recvtype, sendbuf == MPI_IN_PLACE || sits_out(c, root), !is_root(c, root)));
     coll_regular(c, recvcount, &counts, &displs);
     int rc = coll_gatherv(name, c, comm, sendbuf, sendcount, sendtype, recvbuf, counts, displs, recvtype, root);
@@ -398,6 +402,7 @@ int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
     struct cb_comm *c = NULL;
     CB_CHECK(coll_begin(name, comm, &c));
     CB_CHECK(check_root(name, comm, c, root));
+    CB_CHECK(coll_not_in_place(name, comm, c, sendbuf, "sendbuf"));
     CB_CHECK(check_pair(name, comm, sendcount, sendtype, 0, recvtype, sendbuf == MPI_IN_PLACE || sits_out(c, root), !is_root(c, root)));
     return coll_gatherv(name, c, comm, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root);
 }
@@ -410,6 +415,7 @@ int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
     int *counts, *displs;
     CB_CHECK(coll_begin(name, comm, &c));
     CB_CHECK(check_root(name, comm, c, root));
+    CB_CHECK(coll_not_in_place(name, comm, c, recvbuf, "recvbuf"));
     CB_CHECK(check_pair(name, comm, sendcount, sendtype, recvcount, recvtype, !is_root(c, root), sits_out(c, root) || (is_root(c, root) && recvbuf == MPI_IN_PLACE)));
     coll_regular(c, sendcount, &counts, &displs);
     int rc = scatterv(name, c, comm, sendbuf, counts, displs, sendtype, recvbuf, recvcount, recvtype, root);
@@ -425,6 +431,7 @@ int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[
     struct cb_comm *c = NULL;
     CB_CHECK(coll_begin(name, comm, &c));
     CB_CHECK(check_root(name, comm, c, root));
+    CB_CHECK(coll_not_in_place(name, comm, c, recvbuf, "recvbuf"));
     CB_CHECK(check_pair(name, comm, 0, sendtype, recvcount, recvtype, !is_root(c, root), sits_out(c, root) || (is_root(c, root) && recvbuf == MPI_IN_PLACE)));
     return scatterv(name, c, comm, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root);
 }
@@ -483,7 +490,7 @@ int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
     if (allgather_library(c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype))
         return MPI_SUCCESS;
     coll_regular(c, recvcount, &counts, &displs);
-    int rc = PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, counts, displs, recvtype, comm);
+    int rc = CB_INNER(PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, counts, displs, recvtype, comm));
     free(counts);
     free(displs);
     return rc;
@@ -503,7 +510,7 @@ int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
         int *scounts, *sdispls, *rcounts, *rdispls;
         coll_regular(c, sendcount, &scounts, &sdispls);
         coll_regular(c, recvcount, &rcounts, &rdispls);
-        int rc = PMPI_Alltoallv(sendbuf, scounts, sdispls, sendtype, recvbuf, rcounts, rdispls, recvtype, comm);
+        int rc = CB_INNER(PMPI_Alltoallv(sendbuf, scounts, sdispls, sendtype, recvbuf, rcounts, rdispls, recvtype, comm));
         free(scounts), free(sdispls), free(rcounts), free(rdispls);
         return rc;
     }
@@ -610,7 +617,7 @@ int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
     int *counts = malloc(sizeof(int) * (size_t)n);
     for (int r = 0; r < n; r++)
         counts[r] = recvcount;
-    int rc = PMPI_Reduce_scatter(sendbuf, recvbuf, counts, datatype, op, comm);
+    int rc = CB_INNER(PMPI_Reduce_scatter(sendbuf, recvbuf, counts, datatype, op, comm));
     free(counts);
     return rc;
 }

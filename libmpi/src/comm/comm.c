@@ -51,7 +51,7 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
         return cb_fail("MPI_Comm_dup", comm, MPI_ERR_INTERN, "too many communicators");
     int rc = cb_comm_copied(comm, *newcomm);
     if (rc != MPI_SUCCESS) /* a copy function failed: no new communicator */
-        PMPI_Comm_free(newcomm);
+        CB_INNER(PMPI_Comm_free(newcomm));
     return rc;
 }
 

@@ -263,9 +263,8 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
     const char *call = "MPI_Comm_create";
     struct cb_comm *c = NULL;
     struct group *g;
-    cb_need_init(call);
+    CB_CHECK(check_group(call, group, &g)); /* first: it starts the call afresh (cb_need_init) */
     CB_CHECK(cb_check_comm(call, comm, &c));
-    CB_CHECK(check_group(call, group, &g));
     /* On an intercommunicator (MPI-2.2 §6.4.2) each group names a part of itself, and the two
      * parts make the new intercommunicator. */
     const int *members = c->inter ? c->local_world : c->world;
@@ -281,7 +280,7 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
     int me = rank_in(g, members[c->rank]);
     if (c->inter)
         return cb_intercomm_split(comm, me == MPI_UNDEFINED ? MPI_UNDEFINED : 0, me, newcomm);
-    return PMPI_Comm_split(comm, me == MPI_UNDEFINED ? MPI_UNDEFINED : 0, me, newcomm);
+    return CB_INNER(PMPI_Comm_split(comm, me == MPI_UNDEFINED ? MPI_UNDEFINED : 0, me, newcomm));
 }
 
 int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)

@@ -21,7 +21,7 @@ static int make_inter(const char *call, MPI_Comm local, int rsize, const int *re
     struct cb_comm *lc = cb_comm_get(local);
     MPI_Comm hidden;
     cb_ctx_taken(ctx);
-    CB_CHECK(PMPI_Comm_dup(local, &hidden));
+    CB_CHECK(CB_INNER(PMPI_Comm_dup(local, &hidden)));
     lc = cb_comm_get(local);
     const int *lw = lc->inter ? lc->local_world : lc->world;
     int lsize = lc->inter ? lc->local_size : lc->size;
@@ -54,11 +54,11 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
         mine[0] = lctx;
         mine[1] = lc->size;
         memcpy(mine + 2, lc->world, sizeof(int) * (size_t)lc->size);
-        rc = PMPI_Sendrecv(mine, n, MPI_INT, remote_leader, tag, theirs, n, MPI_INT, remote_leader, tag, peer_comm, MPI_STATUS_IGNORE);
+        rc = CB_INNER(PMPI_Sendrecv(mine, n, MPI_INT, remote_leader, tag, theirs, n, MPI_INT, remote_leader, tag, peer_comm, MPI_STATUS_IGNORE));
         theirs[0] = theirs[0] > lctx ? theirs[0] : lctx;
     }
     if (rc == MPI_SUCCESS)
-        rc = PMPI_Bcast(theirs, n, MPI_INT, local_leader, local_comm);
+        rc = CB_INNER(PMPI_Bcast(theirs, n, MPI_INT, local_leader, local_comm));
     if (rc == MPI_SUCCESS)
         rc = make_inter(call, local_comm, theirs[1], theirs + 2, theirs[0], newintercomm);
     free(mine);
@@ -73,7 +73,7 @@ static int swap_with_remote(const char *call, struct cb_comm *c, MPI_Comm comm, 
     if (c->rank == 0)
         CB_CHECK(cb_sendrecv(call, c, comm, 1, value, 1, MPI_INT, 0, T_INTER, other, 1, MPI_INT, 0, T_INTER, MPI_STATUS_IGNORE));
     int both[2] = {*value, *other};
-    CB_CHECK(PMPI_Bcast(both, 2, MPI_INT, 0, c->local_comm));
+    CB_CHECK(CB_INNER(PMPI_Bcast(both, 2, MPI_INT, 0, c->local_comm)));
     *value = both[0];
     *other = both[1];
     return MPI_SUCCESS;
@@ -119,16 +119,16 @@ int cb_intercomm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
     int *world = malloc(sizeof(int) * (size_t)n), *keys = malloc(sizeof(int) * (size_t)n);
     MPI_Comm part = MPI_COMM_NULL;
     *newcomm = MPI_COMM_NULL;
-    int rc = PMPI_Allgather(mine, 3, MPI_INT, local, 3, MPI_INT, c->local_comm);
+    int rc = CB_INNER(PMPI_Allgather(mine, 3, MPI_INT, local, 3, MPI_INT, c->local_comm));
     if (rc == MPI_SUCCESS && c->rank == 0)
         rc = cb_sendrecv(call, c, comm, 1, local, 3 * c->local_size, MPI_INT, 0, T_INTER, remote, 3 * c->size, MPI_INT, 0, T_INTER,
             MPI_STATUS_IGNORE);
     if (rc == MPI_SUCCESS)
-        rc = PMPI_Bcast(remote, 3 * c->size, MPI_INT, 0, c->local_comm);
+        rc = CB_INNER(PMPI_Bcast(remote, 3 * c->size, MPI_INT, 0, c->local_comm));
     if (rc == MPI_SUCCESS)
         rc = agree_across(call, c, comm, &ctx);
     if (rc == MPI_SUCCESS)
-        rc = PMPI_Comm_split(c->local_comm, color, key, &part);
+        rc = CB_INNER(PMPI_Comm_split(c->local_comm, color, key, &part));
     /* The remote members of my color, by (key, remote rank): an insertion sort. */
     for (int r = 0; rc == MPI_SUCCESS && part != MPI_COMM_NULL && r < c->size; r++)
         if (remote[3 * r] == color) {
@@ -141,7 +141,7 @@ int cb_intercomm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
     if (rc == MPI_SUCCESS && count > 0)
         rc = make_inter(call, part, count, world, ctx, newcomm);
     if (part != MPI_COMM_NULL)
-        PMPI_Comm_free(&part);
+        CB_INNER(PMPI_Comm_free(&part));
     free(local);
     free(remote);
     free(world);
@@ -153,7 +153,7 @@ void cb_intercomm_freeing(MPI_Comm comm)
 {
     struct cb_comm *c = cb_comm_get(comm);
     if (c && c->inter && c->local_comm != MPI_COMM_NULL)
-        PMPI_Comm_free(&c->local_comm);
+        CB_INNER(PMPI_Comm_free(&c->local_comm));
 }
 
 /* The union, the group that passed `high` false first (on a tie, the group whose leader has
@@ -189,10 +189,10 @@ int cb_inter_barrier(MPI_Comm comm, struct cb_comm *c)
 {
     const char *call = "MPI_Barrier";
     char none = 0;
-    CB_CHECK(PMPI_Barrier(c->local_comm));
+    CB_CHECK(CB_INNER(PMPI_Barrier(c->local_comm)));
     if (c->rank == 0)
         CB_CHECK(cb_sendrecv(call, c, comm, 1, &none, 0, MPI_BYTE, 0, T_INTER, &none, 0, MPI_BYTE, 0, T_INTER, MPI_STATUS_IGNORE));
-    return PMPI_Barrier(c->local_comm);
+    return CB_INNER(PMPI_Barrier(c->local_comm));
 }
 
 #pragma weak MPI_Intercomm_create = PMPI_Intercomm_create

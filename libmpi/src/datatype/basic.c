@@ -16,7 +16,9 @@
 enum {
     K_CHAR = 1, K_SCHAR, K_UCHAR, K_BYTE, K_SHORT, K_USHORT, K_INT, K_UNSIGNED, K_LONG, K_ULONG, K_LLONG, K_ULLONG,
     K_FLOAT, K_DOUBLE, K_LDOUBLE, K_WCHAR, K_FLOAT_INT, K_DOUBLE_INT, K_LONG_INT, K_2INT, K_SHORT_INT, K_LDOUBLE_INT,
-    K_PACKED /* mpi.h's MPI_PACKED; MPI_LB and MPI_UB (kinds 0x18, 0x19) have size 0: markers, not data */
+    K_PACKED, /* mpi.h's MPI_PACKED */
+    K_LB, K_UB, /* size 0: markers, not data */
+    K_COMPLEX, K_DCOMPLEX /* Fortran's COMPLEX and DOUBLE COMPLEX: C's float and double _Complex */
 };
 
 static struct user_op {
@@ -32,7 +34,7 @@ static int kind(MPI_Datatype t)
 int cb_predefined(MPI_Datatype t)
 {
     int k = kind(t);
-    return k >= K_CHAR && k <= K_PACKED && (t & 0xff) != 0;
+    return ((k >= K_CHAR && k <= K_PACKED) || k == K_COMPLEX || k == K_DCOMPLEX) && (t & 0xff) != 0;
 }
 
 #define ALIGN(T) __alignof__(T)
@@ -46,7 +48,8 @@ MPI_Aint cb_basic_align(MPI_Datatype t)
     case K_LONG: case K_ULONG: return ALIGN(long);
     case K_LLONG: case K_ULLONG: return ALIGN(long long);
     case K_FLOAT: return ALIGN(float);
-    case K_DOUBLE: return ALIGN(double);
+    case K_DOUBLE: case K_DCOMPLEX: return ALIGN(double);
+    case K_COMPLEX: return ALIGN(float);
     case K_LDOUBLE: return ALIGN(long double);
     case K_WCHAR: return ALIGN(wchar_t);
     case K_FLOAT_INT: return ALIGN_PAIR(float);
@@ -131,13 +134,19 @@ static int floating(int k)
     return k == K_FLOAT || k == K_DOUBLE || k == K_LDOUBLE;
 }
 
+static int complex(int k)
+{
+    return k == K_COMPLEX || k == K_DCOMPLEX;
+}
+
 int cb_check_op(const char *call, MPI_Comm comm, MPI_Op op, MPI_Datatype t)
 {
     if (user_op(op))
         return MPI_SUCCESS;
     int k = kind(t), ok;
     switch (op) {
-    case MPI_MAX: case MPI_MIN: case MPI_SUM: case MPI_PROD: ok = integer(k) || floating(k); break;
+    case MPI_MAX: case MPI_MIN: ok = integer(k) || floating(k); break;
+    case MPI_SUM: case MPI_PROD: ok = integer(k) || floating(k) || complex(k); break;
     /* Logical operations on floating types too, as MPICH has them (0 is false). */
     case MPI_LAND: case MPI_LOR: case MPI_LXOR: ok = integer(k) || floating(k); break;
     case MPI_BAND: case MPI_BOR: case MPI_BXOR: ok = integer(k) || k == K_BYTE; break;
@@ -192,6 +201,16 @@ int cb_check_op(const char *call, MPI_Comm comm, MPI_Op op, MPI_Datatype t)
         return MPI_SUCCESS;                                                                      \
     } while (0)
 
+/* Complex numbers have only the sum and the product (MPI-1.3 §4.9.2). */
+#define COMPLEX(T)                                                                               \
+    do {                                                                                         \
+        const T *a = in;                                                                         \
+        T *b = inout;                                                                            \
+        for (int i = 0; i < n; i++)                                                              \
+            b[i] = op == MPI_SUM ? a[i] + b[i] : a[i] * b[i];                                    \
+        return MPI_SUCCESS;                                                                      \
+    } while (0)
+
 #define BY_KIND(M)                                                                               \
     switch (k) {                                                                                 \
     case K_CHAR: M(char);                                                                        \
@@ -233,6 +252,8 @@ int cb_reduce_local(const void *in, void *inout, int count, MPI_Datatype t, MPI_
     case K_FLOAT: ARITH(float);
     case K_DOUBLE: ARITH(double);
     case K_LDOUBLE: ARITH(long double);
+    case K_COMPLEX: COMPLEX(float _Complex);
+    case K_DCOMPLEX: COMPLEX(double _Complex);
     }
     BY_KIND(ARITH)
     return MPI_ERR_OP;

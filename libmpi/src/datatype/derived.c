@@ -12,8 +12,6 @@
 #include <string.h>
 #include "internal.h"
 
-#define CB_DERIVED 0x10000
-#define MAX_TYPES 4096 /* MPICH's datatype/tfree holds 1025 at once */
 
 /* A slot stays `used` while referenced (MPI_Type_free's semantics): by the user's handle until
  * freed, by each type built on it and by each pending request (cb_type_hold/release). */
@@ -26,12 +24,12 @@ static struct derived {
     MPI_Aint lb, ub, true_lb, true_ub;
     int explicit_lb, explicit_ub;
     size_t size;
-} types[MAX_TYPES];
+} types[CB_MAX_TYPES];
 
 static struct derived *derived(MPI_Datatype t)
 {
     int i = t - CB_DERIVED;
-    return i >= 0 && i < MAX_TYPES && types[i].used ? &types[i] : NULL;
+    return i >= 0 && i < CB_MAX_TYPES && types[i].used ? &types[i] : NULL;
 }
 
 void cb_type_hold(MPI_Datatype t)
@@ -46,6 +44,7 @@ void cb_type_release(MPI_Datatype t)
     struct derived *d = derived(t);
     if (d && --d->refs == 0) {
         d->used = 0;
+        cb_type_forget(t);
         for (int b = 0; b < d->n; b++)
             cb_type_release(d->old[b]);
         free(d->disp);
@@ -235,10 +234,10 @@ static long elements(MPI_Datatype t, size_t *bytes)
 static int new_type(const char *call, int n, const MPI_Aint *disp, const int *len, const MPI_Datatype *old, int is_struct, MPI_Datatype *out)
 {
     int i = 0;
-    while (i < MAX_TYPES && types[i].used)
+    while (i < CB_MAX_TYPES && types[i].used)
         i++;
-    if (i == MAX_TYPES)
-        return cb_fail(call, MPI_COMM_WORLD, MPI_ERR_INTERN, "more than %d derived datatypes", MAX_TYPES);
+    if (i == CB_MAX_TYPES)
+        return cb_fail(call, MPI_COMM_WORLD, MPI_ERR_INTERN, "more than %d derived datatypes", CB_MAX_TYPES);
     struct derived *d = &types[i];
     *d = (struct derived){.used = 1, .refs = 1};
     d->disp = malloc(sizeof *d->disp * (size_t)(n > 0 ? n : 1));
@@ -349,26 +348,39 @@ int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     CB_CHECK(check_count("MPI_Type_contiguous", count));
     MPI_Aint zero = 0;
-    return blocks("MPI_Type_contiguous", 1, NULL, count, &zero, oldtype, newtype);
+    CB_CHECK(blocks("MPI_Type_contiguous", 1, NULL, count, &zero, oldtype, newtype));
+    cb_type_record(*newtype, MPI_COMBINER_CONTIGUOUS, 1, &count, 0, NULL, 1, &oldtype);
+    return MPI_SUCCESS;
 }
 
 int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     CB_CHECK(check_old("MPI_Type_vector", oldtype, 0));
-    return strided("MPI_Type_vector", count, blocklength, stride * cb_type_extent(oldtype), oldtype, newtype);
+    CB_CHECK(strided("MPI_Type_vector", count, blocklength, stride * cb_type_extent(oldtype), oldtype, newtype));
+    int ints[3] = {count, blocklength, stride};
+    cb_type_record(*newtype, MPI_COMBINER_VECTOR, 3, ints, 0, NULL, 1, &oldtype);
+    return MPI_SUCCESS;
+}
+
+static int hvector(const char *call, int combiner, int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    CB_CHECK(strided(call, count, blocklength, stride, oldtype, newtype));
+    int ints[2] = {count, blocklength};
+    cb_type_record(*newtype, combiner, 2, ints, 1, &stride, 1, &oldtype);
+    return MPI_SUCCESS;
 }
 
 int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    return strided("MPI_Type_create_hvector", count, blocklength, stride, oldtype, newtype);
+    return hvector("MPI_Type_create_hvector", MPI_COMBINER_HVECTOR, count, blocklength, stride, oldtype, newtype);
 }
 
 int PMPI_Type_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    return strided("MPI_Type_hvector", count, blocklength, stride, oldtype, newtype);
+    return hvector("MPI_Type_hvector", MPI_COMBINER_HVECTOR_INTEGER, count, blocklength, stride, oldtype, newtype);
 }
 
-static int indexed(const char *call, int count, const int *lens, int len, const int *disps, MPI_Datatype old, MPI_Datatype *out)
+static int indexed(const char *call, int combiner, int count, const int *lens, int len, const int *disps, MPI_Datatype old, MPI_Datatype *out)
 {
     CB_CHECK(check_count(call, count));
     CB_CHECK(check_old(call, old, 0));
@@ -377,32 +389,41 @@ static int indexed(const char *call, int count, const int *lens, int len, const 
         disp[b] = disps[b] * ext;
     int rc = blocks(call, count, lens, len, disp, old, out);
     free(disp);
+    if (rc == MPI_SUCCESS)
+        cb_type_record_blocks(*out, combiner, count, lens, len, disps, NULL, NULL, old);
     return rc;
 }
 
 int PMPI_Type_indexed(int count, const int blocklengths[], const int displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    return indexed("MPI_Type_indexed", count, blocklengths, 0, displacements, oldtype, newtype);
+    return indexed("MPI_Type_indexed", MPI_COMBINER_INDEXED, count, blocklengths, 0, displacements, oldtype, newtype);
 }
 
 int PMPI_Type_create_indexed_block(int count, int blocklength, const int displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     if (blocklength < 0)
         return cb_fail("MPI_Type_create_indexed_block", MPI_COMM_WORLD, MPI_ERR_ARG, "block length %d is negative", blocklength);
-    return indexed("MPI_Type_create_indexed_block", count, NULL, blocklength, displacements, oldtype, newtype);
+    return indexed("MPI_Type_create_indexed_block", MPI_COMBINER_INDEXED_BLOCK, count, NULL, blocklength, displacements, oldtype, newtype);
+}
+
+static int hindexed(const char *call, int combiner, int count, const int *lens, const MPI_Aint *disps, MPI_Datatype old, MPI_Datatype *out)
+{
+    CB_CHECK(blocks(call, count, lens, 0, disps, old, out));
+    cb_type_record_blocks(*out, combiner, count, lens, 0, NULL, disps, NULL, old);
+    return MPI_SUCCESS;
 }
 
 int PMPI_Type_create_hindexed(int count, const int blocklengths[], const MPI_Aint displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    return blocks("MPI_Type_create_hindexed", count, blocklengths, 0, displacements, oldtype, newtype);
+    return hindexed("MPI_Type_create_hindexed", MPI_COMBINER_HINDEXED, count, blocklengths, displacements, oldtype, newtype);
 }
 
 int PMPI_Type_hindexed(int count, int blocklengths[], MPI_Aint displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    return blocks("MPI_Type_hindexed", count, blocklengths, 0, displacements, oldtype, newtype);
+    return hindexed("MPI_Type_hindexed", MPI_COMBINER_HINDEXED_INTEGER, count, blocklengths, displacements, oldtype, newtype);
 }
 
-static int structure(const char *call, int count, const int *lens, const MPI_Aint *disps, const MPI_Datatype *olds, MPI_Datatype *out)
+static int structure(const char *call, int combiner, int count, const int *lens, const MPI_Aint *disps, const MPI_Datatype *olds, MPI_Datatype *out)
 {
     CB_CHECK(check_count(call, count));
     for (int b = 0; b < count; b++) {
@@ -410,17 +431,19 @@ static int structure(const char *call, int count, const int *lens, const MPI_Ain
         if (lens[b] < 0)
             return cb_fail(call, MPI_COMM_WORLD, MPI_ERR_ARG, "block length %d (block %d) is negative", lens[b], b);
     }
-    return new_type(call, count, disps, lens, olds, 1, out);
+    CB_CHECK(new_type(call, count, disps, lens, olds, 1, out));
+    cb_type_record_blocks(*out, combiner, count, lens, 0, NULL, disps, olds, MPI_DATATYPE_NULL);
+    return MPI_SUCCESS;
 }
 
 int PMPI_Type_create_struct(int count, const int blocklengths[], const MPI_Aint displacements[], const MPI_Datatype types_[], MPI_Datatype *newtype)
 {
-    return structure("MPI_Type_create_struct", count, blocklengths, displacements, types_, newtype);
+    return structure("MPI_Type_create_struct", MPI_COMBINER_STRUCT, count, blocklengths, displacements, types_, newtype);
 }
 
 int PMPI_Type_struct(int count, int blocklengths[], MPI_Aint displacements[], MPI_Datatype types_[], MPI_Datatype *newtype)
 {
-    return structure("MPI_Type_struct", count, blocklengths, displacements, types_, newtype);
+    return structure("MPI_Type_struct", MPI_COMBINER_STRUCT_INTEGER, count, blocklengths, displacements, types_, newtype);
 }
 
 int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype *newtype)
@@ -430,16 +453,27 @@ int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
     MPI_Aint disp[3] = {lb, 0, lb + extent};
     int len[3] = {1, 1, 1};
     MPI_Datatype old[3] = {MPI_LB, oldtype, MPI_UB};
-    return new_type(call, 3, disp, len, old, 0, newtype);
+    CB_CHECK(new_type(call, 3, disp, len, old, 0, newtype));
+    /* Exactly these bounds (MPI-2.2 §4.1.7), also when oldtype's own markers lie outside them. */
+    struct derived *d = derived(*newtype);
+    d->lb = lb;
+    d->ub = lb + extent;
+    MPI_Aint addrs[2] = {lb, extent};
+    cb_type_record(*newtype, MPI_COMBINER_RESIZED, 0, NULL, 2, addrs, 1, &oldtype);
+    return MPI_SUCCESS;
 }
 
 int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     CB_CHECK(check_old("MPI_Type_dup", oldtype, 0));
-    CB_CHECK(PMPI_Type_create_resized(oldtype, cb_type_lb(oldtype), cb_type_extent(oldtype), newtype));
+    CB_CHECK(CB_INNER(PMPI_Type_create_resized(oldtype, cb_type_lb(oldtype), cb_type_extent(oldtype), newtype)));
     struct derived *o = derived(oldtype), *d = derived(*newtype);
     d->committed = o ? o->committed : 1;
-    return MPI_SUCCESS;
+    cb_type_record(*newtype, MPI_COMBINER_DUP, 0, NULL, 0, NULL, 1, &oldtype);
+    int rc = cb_type_copied(oldtype, *newtype);
+    if (rc != MPI_SUCCESS) /* MPI-2.2 §6.7.4: no new type when a copy function fails */
+        CB_INNER(PMPI_Type_free(newtype));
+    return rc;
 }
 
 int PMPI_Type_size(MPI_Datatype datatype, int *size)
@@ -498,7 +532,7 @@ int PMPI_Get_address(const void *location, MPI_Aint *address)
 
 int PMPI_Address(void *location, MPI_Aint *address)
 {
-    return PMPI_Get_address(location, address);
+    return CB_INNER(PMPI_Get_address(location, address));
 }
 
 int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count)
@@ -533,6 +567,7 @@ int PMPI_Type_free(MPI_Datatype *datatype)
     struct derived *d = derived(*datatype);
     if (!d || d->freed)
         return cb_fail("MPI_Type_free", MPI_COMM_WORLD, MPI_ERR_TYPE, "datatype %#x is not a derived datatype", (unsigned)*datatype);
+    CB_CHECK(cb_type_freeing(*datatype));
     d->freed = 1;
     cb_type_release(*datatype);
     *datatype = MPI_DATATYPE_NULL;

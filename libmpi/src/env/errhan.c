@@ -109,9 +109,10 @@ int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
 }
 
 /* Attributes. */
-/* A freed keyval's slot is reused once no attribute of it is left (`refs` counts them). */
+/* A freed keyval's slot is reused once no attribute of it is left (`refs` counts them). A
+ * keyval is for communicators or for datatypes (env/type_attr.c), not both (MPI-2.2 §6.7). */
 static struct keyval {
-    int used, freed, refs;
+    int used, freed, refs, types;
     MPI_Comm_copy_attr_function *copy;
     MPI_Comm_delete_attr_function *del;
     void *extra;
@@ -124,18 +125,24 @@ static struct attr {
 
 static int tag_ub = CB_TAG_UB, host = MPI_PROC_NULL, io = MPI_ANY_SOURCE, wtime_global = 1;
 /* MPI-2's: one application (mpirun starts one program), no room for more processes than
- * were started, and no error codes added past the predefined ones. */
-static int appnum = 0, universe_size, last_used_code = MPI_ERR_LASTCODE;
+ * were started; the last error code (env/errcodes.c's), read when asked. */
+static int appnum = 0, universe_size, last_used_code;
 
-int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *copy, MPI_Comm_delete_attr_function *del, int *keyval, void *extra_state)
+int cb_keyval_create(const char *call, int types, MPI_Comm_copy_attr_function *copy, MPI_Comm_delete_attr_function *del, void *extra,
+    int *keyval)
 {
     for (int k = FIRST_KEYVAL; k < MAX_KEYVALS; k++)
         if (!keyvals[k].used) {
-            keyvals[k] = (struct keyval){1, 0, 0, copy, del, extra_state};
+            keyvals[k] = (struct keyval){1, 0, 0, types, copy, del, extra};
             *keyval = k;
             return MPI_SUCCESS;
         }
-    return cb_fail("MPI_Comm_create_keyval", MPI_COMM_WORLD, MPI_ERR_INTERN, "more than %d keyvals", MAX_KEYVALS - FIRST_KEYVAL);
+    return cb_fail(call, MPI_COMM_WORLD, MPI_ERR_INTERN, "more than %d keyvals", MAX_KEYVALS - FIRST_KEYVAL);
+}
+
+int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *copy, MPI_Comm_delete_attr_function *del, int *keyval, void *extra_state)
+{
+    return cb_keyval_create("MPI_Comm_create_keyval", 0, copy, del, extra_state, keyval);
 }
 
 int PMPI_Keyval_create(MPI_Copy_function *copy, MPI_Delete_function *del, int *keyval, void *extra_state)
@@ -143,23 +150,34 @@ int PMPI_Keyval_create(MPI_Copy_function *copy, MPI_Delete_function *del, int *k
     return PMPI_Comm_create_keyval(copy, del, keyval, extra_state);
 }
 
-static struct keyval *keyval_of(const char *call, int k)
+int cb_keyval_check(const char *call, int types, int k)
 {
-    if (k >= FIRST_KEYVAL && k < MAX_KEYVALS && keyvals[k].used) /* freed too, while attributes use it */
-        return &keyvals[k];
-    cb_fail(call, MPI_COMM_WORLD, MPI_ERR_KEYVAL, "keyval %d is invalid", k);
-    return NULL;
+    if (k >= FIRST_KEYVAL && k < MAX_KEYVALS && keyvals[k].used && keyvals[k].types == types) /* freed too, while attributes use it */
+        return MPI_SUCCESS;
+    if (k >= FIRST_KEYVAL && k < MAX_KEYVALS && keyvals[k].used)
+        return cb_fail(call, MPI_COMM_WORLD, MPI_ERR_KEYVAL, "keyval %d is a %s keyval: allowed one of MPI_%s_create_keyval", k,
+            types ? "communicator" : "datatype", types ? "Type" : "Comm");
+    return cb_fail(call, MPI_COMM_WORLD, MPI_ERR_KEYVAL, "keyval %d is invalid", k);
 }
 
-int PMPI_Comm_free_keyval(int *keyval)
+static struct keyval *keyval_of(const char *call, int k)
 {
-    struct keyval *kv = keyval_of("MPI_Comm_free_keyval", *keyval);
-    if (!kv)
-        return MPI_ERR_KEYVAL;
+    return cb_keyval_check(call, 0, k) == MPI_SUCCESS ? &keyvals[k] : NULL;
+}
+
+int cb_keyval_free(const char *call, int types, int *keyval)
+{
+    CB_CHECK(cb_keyval_check(call, types, *keyval));
+    struct keyval *kv = &keyvals[*keyval];
     kv->freed = 1;
     kv->used = kv->refs > 0; /* attributes still set keep their delete function */
     *keyval = MPI_KEYVAL_INVALID;
     return MPI_SUCCESS;
+}
+
+int PMPI_Comm_free_keyval(int *keyval)
+{
+    return cb_keyval_free("MPI_Comm_free_keyval", 0, keyval);
 }
 
 int PMPI_Keyval_free(int *keyval)
@@ -167,17 +185,42 @@ int PMPI_Keyval_free(int *keyval)
     return PMPI_Comm_free_keyval(keyval);
 }
 
+/* Keyval k's delete function on `value`, the attribute of object `obj`; once it succeeds the
+ * attribute is gone (and a freed keyval with it, if it was the last). */
+int cb_attr_delete(int obj, int k, void *value)
+{
+    int rc = keyvals[k].del ? keyvals[k].del(obj, k, value, keyvals[k].extra) : MPI_SUCCESS;
+    if (rc == MPI_SUCCESS && --keyvals[k].refs == 0 && keyvals[k].freed)
+        keyvals[k].used = 0;
+    return rc;
+}
+
+/* Keyval k's copy function on the attribute `in` of `obj`, duplicated: *flag says whether the
+ * copy `*out` is set on the new object. */
+int cb_attr_copy(int obj, int k, void *in, void **out, int *flag)
+{
+    *flag = 0;
+    if (!keyvals[k].used || !keyvals[k].copy)
+        return MPI_SUCCESS;
+    int rc = keyvals[k].copy(obj, k, keyvals[k].extra, in, out, flag);
+    if (rc == MPI_SUCCESS && *flag)
+        keyvals[k].refs++;
+    return rc;
+}
+
+void cb_attr_set(int k)
+{
+    keyvals[k].refs++;
+}
+
 static int delete_attr(MPI_Comm comm, int k)
 {
     struct attr *a = &attrs[comm][k];
     if (!a->set)
         return MPI_SUCCESS;
-    int rc = keyvals[k].del ? keyvals[k].del(comm, k, a->value, keyvals[k].extra) : MPI_SUCCESS;
-    if (rc == MPI_SUCCESS) {
+    int rc = cb_attr_delete(comm, k, a->value);
+    if (rc == MPI_SUCCESS)
         a->set = 0;
-        if (--keyvals[k].refs == 0 && keyvals[k].freed)
-            keyvals[k].used = 0;
-    }
     return rc;
 }
 
@@ -203,7 +246,7 @@ int PMPI_Comm_set_attr(MPI_Comm comm, int keyval, void *attribute_val)
 {
     CB_CHECK(drop_attr("MPI_Comm_set_attr", comm, keyval));
     attrs[comm][keyval] = (struct attr){1, attribute_val};
-    keyvals[keyval].refs++;
+    cb_attr_set(keyval);
     return MPI_SUCCESS;
 }
 
@@ -217,6 +260,7 @@ int PMPI_Comm_get_attr(MPI_Comm comm, int keyval, void *attribute_val, int *flag
     const char *call = "MPI_Comm_get_attr";
     CB_CHECK(attr_comm(call, comm));
     universe_size = cb_world_size();
+    last_used_code = cb_last_used_code();
     int *predefined[] = {[MPI_TAG_UB] = &tag_ub, [MPI_HOST] = &host, [MPI_IO] = &io, [MPI_WTIME_IS_GLOBAL] = &wtime_global,
         [MPI_APPNUM] = &appnum, [MPI_UNIVERSE_SIZE] = &universe_size, [MPI_LASTUSEDCODE] = &last_used_code};
     if (keyval >= 0 && keyval < (int)(sizeof predefined / sizeof *predefined) && predefined[keyval]) {
@@ -271,8 +315,7 @@ int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
 }
 
 /* Datatype names: the predefined types' own, the program's for derived ones. */
-#define MAX_TYPE_NAMES 4096 /* datatype/derived.c's MAX_TYPES */
-static char type_names[MAX_TYPE_NAMES][MPI_MAX_OBJECT_NAME];
+static char type_names[CB_MAX_TYPES][MPI_MAX_OBJECT_NAME];
 
 static const char *predefined_name(MPI_Datatype t)
 {
@@ -285,7 +328,8 @@ static const char *predefined_name(MPI_Datatype t)
         {MPI_LONG_LONG_INT, "MPI_LONG_LONG_INT"}, {MPI_UNSIGNED_LONG_LONG, "MPI_UNSIGNED_LONG_LONG"}, {MPI_FLOAT, "MPI_FLOAT"},
         {MPI_DOUBLE, "MPI_DOUBLE"}, {MPI_LONG_DOUBLE, "MPI_LONG_DOUBLE"}, {MPI_WCHAR, "MPI_WCHAR"}, {MPI_FLOAT_INT, "MPI_FLOAT_INT"},
         {MPI_DOUBLE_INT, "MPI_DOUBLE_INT"}, {MPI_LONG_INT, "MPI_LONG_INT"}, {MPI_2INT, "MPI_2INT"}, {MPI_SHORT_INT, "MPI_SHORT_INT"},
-        {MPI_LONG_DOUBLE_INT, "MPI_LONG_DOUBLE_INT"}, {MPI_PACKED, "MPI_PACKED"}, {MPI_LB, "MPI_LB"}, {MPI_UB, "MPI_UB"}};
+        {MPI_LONG_DOUBLE_INT, "MPI_LONG_DOUBLE_INT"}, {MPI_PACKED, "MPI_PACKED"}, {MPI_LB, "MPI_LB"}, {MPI_UB, "MPI_UB"},
+        {MPI_COMPLEX, "MPI_COMPLEX"}, {MPI_DOUBLE_COMPLEX, "MPI_DOUBLE_COMPLEX"}};
     for (size_t i = 0; i < sizeof known / sizeof *known; i++)
         if (known[i].t == t)
             return known[i].name;
@@ -294,8 +338,8 @@ static const char *predefined_name(MPI_Datatype t)
 
 static char *type_name_slot(MPI_Datatype t)
 {
-    int i = t - 0x10000;
-    return i >= 0 && i < MAX_TYPE_NAMES && cb_type_valid(t) ? type_names[i] : NULL;
+    int i = t - CB_DERIVED;
+    return i >= 0 && i < CB_MAX_TYPES && cb_type_valid(t) ? type_names[i] : NULL;
 }
 
 int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
@@ -323,17 +367,15 @@ int cb_comm_copied(MPI_Comm from, MPI_Comm to)
     cb_topo_copy(from, to);
     for (int k = FIRST_KEYVAL; k < MAX_KEYVALS; k++) {
         attrs[to][k].set = 0;
-        if (!attrs[from][k].set || !keyvals[k].used || !keyvals[k].copy)
+        if (!attrs[from][k].set)
             continue;
         void *out = NULL;
-        int flag = 0;
-        int rc = keyvals[k].copy(from, k, keyvals[k].extra, attrs[from][k].value, &out, &flag);
+        int flag;
+        int rc = cb_attr_copy(from, k, attrs[from][k].value, &out, &flag);
         if (rc != MPI_SUCCESS)
             return cb_fail("MPI_Comm_dup", from, rc, "the copy function of keyval %d failed", k);
-        if (flag) {
+        if (flag)
             attrs[to][k] = (struct attr){1, out};
-            keyvals[k].refs++;
-        }
     }
     return MPI_SUCCESS;
 }

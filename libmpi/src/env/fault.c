@@ -3,9 +3,10 @@
  * - A rank dies with its launcher: PR_SET_PDEATHSIG, set before main; a launcher that died
  *   before the prctl is caught by comparing getppid() with the pid it gave (CELLBLADE_MPI_PARENT).
  * - The rank's state page (one CB_STATE_BYTES slot per rank of a file the launcher maps too,
- *   CELLBLADE_MPI_STATE_FD): the last MPI call that reached the simulator (the program's own
- *   call and its communicator, not the sends and receives a collective makes), whether the rank waits
- *   in it now, and whether it finalized or aborted (and its code). The launcher reads it when a
+ *   CELLBLADE_MPI_STATE_FD): the program's last MPI call and its communicator (not the sends
+ *   and receives a collective makes), written when the call starts, so that a crash inside it
+ *   before it reaches the simulator (packing a bad buffer) names it; whether the rank waits in
+ *   it now, and whether it finalized or aborted (and its code). The launcher reads it when a
  *   rank's process ends and when --timeout expires, without waiting for the simulator.
  * - The socket to the simulator is close-on-exec: a program the rank starts cannot keep a dead
  *   job's connection open.
@@ -36,6 +37,11 @@ struct cb_state {
 static struct cb_state *state;
 static const char *current = "none, before MPI_Init";
 static MPI_Comm current_comm = MPI_COMM_NULL; /* the communicator the user passed to it */
+static const char *current_for;                /* a wait's request: the call that made it */
+static int inner;                              /* > 0: the library calls MPI itself (CB_INNER) */
+/* What the page says now: a loop of the same cheap call (MPI_Comm_rank) does not rewrite it. */
+static const char *written_call, *written_for;
+static MPI_Comm written_comm = MPI_COMM_NULL;
 
 __attribute__((constructor)) static void cb_fault_start(void)
 {
@@ -60,37 +66,73 @@ __attribute__((constructor)) static void cb_fault_start(void)
         state = (struct cb_state *)((char *)map + r * CB_STATE_BYTES);
 }
 
-void cb_state_call(const char *call)
-{
-    current = call;
-    current_comm = MPI_COMM_NULL;
-}
-
-void cb_state_comm(const char *call, MPI_Comm comm)
-{
-    if (current_comm == MPI_COMM_NULL && strcmp(call, current) == 0) /* not a call's inner ones */
-        current_comm = comm;
-}
-
 /* "MPI_Allreduce on MPI_COMM_WORLD": the call, and its communicator by the name the program
  * gave it (MPI_Comm_set_name) or its handle. watch.py splits it at " on ". */
 static void describe_call(char *out)
 {
     const char *name = current_comm != MPI_COMM_NULL && cb_comm_get(current_comm) ? cb_comm_name(current_comm) : NULL;
+    char call[CB_CALL_BYTES];
+    snprintf(call, sizeof call, "%s%s%s", current, current_for ? " for " : "", current_for ? current_for : "");
     if (current_comm == MPI_COMM_NULL)
-        snprintf(out, CB_CALL_BYTES, "%s", current);
+        snprintf(out, CB_CALL_BYTES, "%s", call);
     else if (name && name[0])
-        snprintf(out, CB_CALL_BYTES, "%s on %s", current, name);
+        snprintf(out, CB_CALL_BYTES, "%s on %s", call, name);
     else
-        snprintf(out, CB_CALL_BYTES, "%s on communicator %d", current, current_comm);
+        snprintf(out, CB_CALL_BYTES, "%s on communicator %d", call, current_comm);
+}
+
+static void publish(void)
+{
+    if (!state || state->inside || (current == written_call && current_comm == written_comm && current_for == written_for))
+        return;
+    describe_call(state->call);
+    written_call = current, written_comm = current_comm, written_for = current_for;
+}
+
+void cb_state_inner_begin(void)
+{
+    inner++;
+}
+
+int cb_state_inner_done(int rc)
+{
+    inner--;
+    return rc;
+}
+
+void cb_state_call(const char *call)
+{
+    if (inner)
+        return;
+    current = call;
+    current_comm = MPI_COMM_NULL;
+    current_for = NULL;
+    if (call != written_call) /* the same call again: its communicator comes next (cb_state_comm) */
+        publish();
+}
+
+void cb_state_comm(const char *call, MPI_Comm comm)
+{
+    if (inner || current_comm != MPI_COMM_NULL || strcmp(call, current) != 0) /* a call's inner ones */
+        return;
+    current_comm = comm;
+    publish();
+}
+
+void cb_state_request(const char *made_by, MPI_Comm comm)
+{
+    current_for = made_by;
+    current_comm = comm;
 }
 
 void cb_state_inside(int inside)
 {
     if (!state)
         return;
-    if (inside)
+    if (inside) { /* the name the program gave the communicator may be new */
         describe_call(state->call);
+        written_call = current, written_comm = current_comm, written_for = current_for;
+    }
     __atomic_store_n(&state->inside, inside, __ATOMIC_RELEASE);
 }
 

@@ -172,9 +172,9 @@ int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
     struct info *in = info_of("MPI_Info_dup", info);
     if (!in)
         return MPI_ERR_ARG;
-    CB_CHECK(PMPI_Info_create(newinfo));
+    CB_CHECK(CB_INNER(PMPI_Info_create(newinfo)));
     for (int k = 0; k < infos[info].n; k++)
-        CB_CHECK(PMPI_Info_set(*newinfo, infos[info].keys[k], infos[info].values[k]));
+        CB_CHECK(CB_INNER(PMPI_Info_set(*newinfo, infos[info].keys[k], infos[info].values[k])));
     return MPI_SUCCESS;
 }
 

@@ -73,16 +73,6 @@ int cb_new_comm(int size, int rank, const int *world, int ctx, MPI_Errhandler eh
     return MPI_ERR_INTERN;
 }
 
-static const char *class_name(int code)
-{
-    static const char *names[] = {"MPI_SUCCESS", "MPI_ERR_BUFFER", "MPI_ERR_COUNT", "MPI_ERR_TYPE",
-        "MPI_ERR_TAG", "MPI_ERR_COMM", "MPI_ERR_RANK", "MPI_ERR_REQUEST", "MPI_ERR_ROOT",
-        "MPI_ERR_GROUP", "MPI_ERR_OP", "MPI_ERR_TOPOLOGY", "MPI_ERR_DIMS", "MPI_ERR_ARG",
-        "MPI_ERR_UNKNOWN", "MPI_ERR_TRUNCATE", "MPI_ERR_OTHER", "MPI_ERR_INTERN",
-        "MPI_ERR_IN_STATUS", "MPI_ERR_PENDING", "MPI_ERR_KEYVAL", "MPI_ERR_NO_MEM", "MPI_ERR_INFO_NOKEY"};
-    return code >= 0 && code <= MPI_ERR_LASTCODE ? names[code] : "an unknown error code";
-}
-
 void cb_die(const char *call, const char *what)
 {
     fprintf(stderr, "cellblade mpi: %s: %s\n", call, what);
@@ -107,7 +97,7 @@ int cb_fail(const char *call, MPI_Comm comm, int code, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "cellblade mpi: rank %d: %s: %s: %s (MPI_ERRORS_ARE_FATAL)\n", world_rank, call, class_name(code), what);
+    fprintf(stderr, "cellblade mpi: rank %d: %s: %s: %s (MPI_ERRORS_ARE_FATAL)\n", world_rank, call, cb_error_name(code), what);
     cb_state_phase(CB_PHASE_ABORTED, code);
     cb_channel_abort(code);
     cb_exit(code);
@@ -266,22 +256,6 @@ double PMPI_Wtick(void)
     return tick;
 }
 
-int PMPI_Error_class(int errorcode, int *errorclass)
-{
-    if (errorcode < 0 || errorcode > MPI_ERR_LASTCODE)
-        return MPI_ERR_ARG;
-    *errorclass = errorcode;
-    return MPI_SUCCESS;
-}
-
-int PMPI_Error_string(int errorcode, char *string, int *resultlen)
-{
-    if (errorcode < 0 || errorcode > MPI_ERR_LASTCODE)
-        return MPI_ERR_ARG;
-    *resultlen = snprintf(string, MPI_MAX_ERROR_STRING, "%s", class_name(errorcode));
-    return MPI_SUCCESS;
-}
-
 #pragma weak MPI_Init = PMPI_Init
 #pragma weak MPI_Init_thread = PMPI_Init_thread
 #pragma weak MPI_Initialized = PMPI_Initialized
@@ -294,5 +268,3 @@ int PMPI_Error_string(int errorcode, char *string, int *resultlen)
 #pragma weak MPI_Get_version = PMPI_Get_version
 #pragma weak MPI_Wtime = PMPI_Wtime
 #pragma weak MPI_Wtick = PMPI_Wtick
-#pragma weak MPI_Error_string = PMPI_Error_string
-#pragma weak MPI_Error_class = PMPI_Error_class

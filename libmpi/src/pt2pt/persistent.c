@@ -55,8 +55,8 @@ int PMPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 {
     MPI_Request r;
     CB_CHECK(check_room("MPI_Bsend", count, datatype, dest, comm));
-    CB_CHECK(PMPI_Isend(buf, count, datatype, dest, tag, comm, &r));
-    return PMPI_Request_free(&r);
+    CB_CHECK(CB_INNER(PMPI_Isend(buf, count, datatype, dest, tag, comm, &r)));
+    return CB_INNER(PMPI_Request_free(&r));
 }
 
 /* The request a buffered send returns is complete at once (its message is on its way), yet
@@ -69,7 +69,7 @@ int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int
 
 int PMPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    return PMPI_Isend(buf, count, datatype, dest, tag, comm, request);
+    return CB_INNER(PMPI_Isend(buf, count, datatype, dest, tag, comm, request));
 }
 
 int PMPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
@@ -125,7 +125,7 @@ static int some(int count, MPI_Request requests[], int *outcount, int indices[],
         if (requests[i] == MPI_REQUEST_NULL || cb_request_inactive(requests[i]))
             continue;
         MPI_Status st;
-        int flag, r = PMPI_Test(&requests[i], &flag, &st);
+        int flag, r = CB_INNER(PMPI_Test(&requests[i], &flag, &st));
         if (!flag && r == MPI_SUCCESS)
             continue;
         active = 1;
@@ -156,7 +156,7 @@ int PMPI_Waitsome(int incount, MPI_Request requests[], int *outcount, int indice
     cb_need_init("MPI_Waitsome");
     int index;
     MPI_Status st;
-    int rc = PMPI_Waitany(incount, requests, &index, &st);
+    int rc = CB_INNER(PMPI_Waitany(incount, requests, &index, &st));
     if (index == MPI_UNDEFINED) {
         *outcount = MPI_UNDEFINED;
         return rc;

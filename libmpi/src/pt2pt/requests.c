@@ -207,6 +207,13 @@ static int complete(uint32_t op, struct pending **qs, int n)
             cap = b > cap ? b : cap;
         }
     char *into = malloc(cap ? cap : 1);
+    /* A report names the request's own call and communicator ("MPI_Wait for MPI_Recv_init on
+     * halo"), or the one communicator of several. */
+    int one_comm = 1;
+    for (int k = 1; k < n; k++)
+        one_comm &= qs[k]->comm == qs[0]->comm;
+    if (one_comm)
+        cb_state_request(n == 1 ? qs[0]->name : NULL, qs[0]->comm);
     struct answer a = op == OP_WAITANY ? cb_answer(op, 0, 0, 0, (uint64_t)n * 4, handles, into) : cb_answer(op, qs[0]->handle, 0, 0, 0, NULL, into);
     free(handles);
     if (a.source == NO_MATCH) {
@@ -272,9 +279,10 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status)
 
 int PMPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[])
 {
+    cb_need_init("MPI_Waitall");
     int rc = MPI_SUCCESS;
     for (int i = 0; i < count; i++) {
-        int r = PMPI_Wait(&requests[i], statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i]);
+        int r = CB_INNER(PMPI_Wait(&requests[i], statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i]));
         if (r != MPI_SUCCESS)
             rc = MPI_ERR_IN_STATUS;
     }
@@ -315,7 +323,7 @@ int PMPI_Testall(int count, MPI_Request requests[], int *flag, MPI_Status status
             all = 0;
     }
     *flag = all;
-    return all ? PMPI_Waitall(count, requests, statuses) : MPI_SUCCESS;
+    return all ? CB_INNER(PMPI_Waitall(count, requests, statuses)) : MPI_SUCCESS;
 }
 
 int PMPI_Waitany(int count, MPI_Request requests[], int *index, MPI_Status *status)
@@ -354,12 +362,13 @@ int PMPI_Waitany(int count, MPI_Request requests[], int *index, MPI_Status *stat
 
 int PMPI_Testany(int count, MPI_Request requests[], int *index, int *flag, MPI_Status *status)
 {
+    cb_need_init("MPI_Testany");
     *index = MPI_UNDEFINED;
     *flag = 1;
     for (int i = 0; i < count; i++) {
         if (requests[i] == MPI_REQUEST_NULL || cb_request_inactive(requests[i]))
             continue;
-        int rc = PMPI_Test(&requests[i], flag, status);
+        int rc = CB_INNER(PMPI_Test(&requests[i], flag, status));
         if (*flag || rc != MPI_SUCCESS) {
             *index = i;
             return rc;

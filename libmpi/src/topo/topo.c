@@ -67,7 +67,7 @@ static int topo_of(const char *call, MPI_Comm comm, int kind, struct cb_comm **c
 /* The first `size` ranks of `comm`, in order, as a new communicator (MPI_COMM_NULL beyond). */
 static int first_ranks(struct cb_comm *c, MPI_Comm comm, int size, MPI_Comm *out)
 {
-    return PMPI_Comm_split(comm, c->rank < size ? 0 : MPI_UNDEFINED, c->rank, out);
+    return CB_INNER(PMPI_Comm_split(comm, c->rank < size ? 0 : MPI_UNDEFINED, c->rank, out));
 }
 
 int PMPI_Cart_create(MPI_Comm comm, int ndims, const int dims[], const int periods[], int reorder, MPI_Comm *comm_cart)
@@ -274,7 +274,7 @@ int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
             periods[n++] = t->periods[i];
         } else
             color = color * t->dims[i] + at[i];
-    int rc = PMPI_Comm_split(comm, color, key, newcomm);
+    int rc = CB_INNER(PMPI_Comm_split(comm, color, key, newcomm));
     if (rc == MPI_SUCCESS && *newcomm != MPI_COMM_NULL) {
         cb_topo_drop(*newcomm);
         topos[*newcomm] = (struct topo){MPI_CART, n, copy_ints(dims, n), copy_ints(periods, n), 0, NULL, NULL};

@@ -188,7 +188,7 @@ def mpirun(
         outcome = _simulate(procs, fds, request, chosen, pages, timeout)
         if isinstance(outcome, watch.Verdict):
             return JobResult(outcome.exit_code, outcome.message, {"outcome": "ended"})
-        return _finish(outcome, procs)
+        return _finish(outcome, procs, pages)
     except _Signalled as sig:
         _kill(procs)
         name = signal.Signals(sig.signum).name
@@ -277,7 +277,9 @@ def _simulate(
     return outcome["report"]
 
 
-def _finish(report: dict[str, Any], procs: list[subprocess.Popen]) -> JobResult:
+def _finish(
+    report: dict[str, Any], procs: list[subprocess.Popen], pages: watch.StatePages
+) -> JobResult:
     outcome = report["outcome"]
     if outcome == "finished":
         for p in procs:
@@ -302,16 +304,19 @@ def _finish(report: dict[str, Any], procs: list[subprocess.Popen]) -> JobResult:
             report,
         )
     p = procs[rank]
+    # The simulator saw the rank's last request; its state page names the program's call,
+    # also one it died in before reaching the simulator.
+    after = watch.user_call(report["after"], pages.read(rank))
     try:
         p.wait(timeout=_GRACE_S)
     except subprocess.TimeoutExpired:
         return JobResult(
             1,
-            f"rank {rank} closed its connection without MPI_Finalize (last call: {report['after']}): the other ranks were ended",
+            f"rank {rank} closed its connection without MPI_Finalize (last call: {after}): the other ranks were ended",
             report,
         )
     return JobResult(
         _exit_code(p) or 1,
-        f"rank {rank} {_ended(p)} without calling MPI_Finalize (its last call: {report['after']}): the other ranks were ended",
+        f"rank {rank} {_ended(p)} without calling MPI_Finalize (its last call: {after}): the other ranks were ended",
         report,
     )

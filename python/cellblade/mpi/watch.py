@@ -3,9 +3,9 @@
 The simulator learns of a rank only when it next serves it, which may be hours of wall time
 after the rank crashed if another rank computes meanwhile. So the launcher watches the rank
 processes itself: a pidfd per rank tells it at once when one ends, and each rank's state page
-(a shared file written by cb_fault.c) says how far the rank got: its last MPI call that reached
-the simulator, whether it waits in that call now, whether it finalized, aborted (with its code)
-or was ended because the simulator had gone.
+(a shared file written by libmpi/src/env/fault.c) says how far the rank got: the program's last
+MPI call, written when the call starts, whether it waits in that call now, whether it
+finalized, aborted (with its code) or was ended because the simulator had gone.
 """
 
 from __future__ import annotations
@@ -122,24 +122,28 @@ def _timed_out(timeout: float, pages: StatePages, procs: list[subprocess.Popen])
 
 # One rank's part of the simulator's deadlock report (mpi/tracker.rs): "rank 0 waits in X".
 _WAITS = re.compile(r"rank (\d+) waits in (.*)", re.S)
-# Where a point-to-point call the simulator saw went: "to 1, tag 5" (world ranks, user tags).
-_PEER = re.compile(r" (to|from) -?\d+, tag -?\d+$")
+# Where a point-to-point call the simulator saw went: "to 1, tag 5" (world ranks, user tags);
+# MPI_Sendrecv has both, "to 1, tag 3, from 1, tag 4".
+_PEER = re.compile(r"(,? (to|from) -?\d+, tag -?\d+)+$")
+# The simulator's words for the sends and receives a collective of its own makes
+# ("MPI_Barrier (MPI_Recv from 1, tag 1073741824)"): not the program's.
+_INNER_P2P = re.compile(r" \(MPI_I?(Send|Recv|Ssend)[^)]*\)")
 
 
-def _user_wait(rank: int, seen: str, state: RankState) -> str:
-    """What rank `rank` waits in, in the program's terms: its own call and communicator from
-    its state page, where the simulator saw the sends and receives the library made for it
-    (an MPI_Allreduce's MPI_Recv on the collective context, a blocking send's MPI_Wait)."""
+def user_call(seen: str, state: RankState) -> str:
+    """The call a rank is in, in the program's terms: its own call and communicator from its
+    state page, where the simulator saw the sends and receives the library made for it (an
+    MPI_Allreduce's MPI_Recv on the collective context, a blocking send's MPI_Wait)."""
     call, _, comm = state.call.partition(" on ")
     if seen == call or seen.startswith(call + " "):
-        detail = seen[len(call) :]  # the simulator's words for this very call
+        detail = _INNER_P2P.sub("", seen[len(call) :])  # the simulator's words for this very call
     else:
         peer = _PEER.search(seen)
         p2p = "send" in call.lower() or "recv" in call.lower()
         detail = peer.group(0) if peer and p2p else ""
     if comm not in ("", "MPI_COMM_WORLD"):  # the simulator's ranks are MPI_COMM_WORLD's
         detail = _PEER.sub("", detail)
-    return f"rank {rank} waits in {call}{detail}" + (f" on {comm}" if comm else "")
+    return f"{call}{detail}" + (f" on {comm}" if comm else "")
 
 
 def in_user_terms(report: str, pages: StatePages) -> str:
@@ -153,7 +157,7 @@ def in_user_terms(report: str, pages: StatePages) -> str:
         state = pages.read(int(m.group(1))) if m and int(m.group(1)) < pages.ranks else None
         # The call it waits in is its last one (a rank told of the end may have left it since).
         if state is not None and state.phase in (PHASE_RUNNING, PHASE_LOST):
-            part = _user_wait(int(m.group(1)), m.group(2), state)
+            part = f"rank {m.group(1)} waits in {user_call(m.group(2), state)}"
         parts.append(part)
     return head + sep + "; ".join(parts)
 
