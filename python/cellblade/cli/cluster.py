@@ -17,7 +17,7 @@ from cellblade.cli.common import (
 )
 from cellblade.cluster import CLUSTER, OPS
 from cellblade.machine import MACHINE_FLAGS
-from cellblade.units import format_size
+from cellblade.units import NS_PER, format_size, format_time
 
 # The core's request fields and the flags that set them.
 CLUSTER_FLAGS = {
@@ -79,7 +79,7 @@ def _cluster(args: argparse.Namespace) -> int:
         return 0
 
     def us(value: float | None) -> str:
-        return "-" if value is None else f"{value / 1000:.2f}"
+        return format_time(None if value is None else value / NS_PER["us"], "us")
 
     lines = [
         (

@@ -16,6 +16,7 @@ from cellblade.cli import model as cli_model
 from cellblade.cli.base import HELP
 from cellblade.cli.common import (
     COLL,
+    NAMED_PLACEMENT,
     add_algo_arg,
     add_dtype_arg,
     add_iterations_arg,
@@ -26,6 +27,7 @@ from cellblade.cli.common import (
     add_placement_arg,
     add_sizes_arg,
     add_spes_arg,
+    column_blocks,
     hidden_alias,
     machine_of,
     name_list,
@@ -55,7 +57,7 @@ COLL_FLAGS = {
 
 
 PLACEMENT_HELP = (
-    "placement of the ranks: a name (evenodd, ...) or the physical "
+    f"placement of the ranks: {NAMED_PLACEMENT} such as evenodd, or the physical "
     "SPE (0-15, 8-15 on chip 1) of each rank (default: rank i on SPE i)"
 )
 
@@ -225,13 +227,15 @@ def _coll_run(args: argparse.Namespace) -> int:
         return 0
     unit, header, rows = coll.table(results)
     print(wrapped(f"{coll.title(parameters)}: latency ({unit}) of the slowest rank"))
-    print(table(header, rows, right=set(range(len(header)))))
+    print(column_blocks(header, rows, right=set(range(len(header)))))
     print(
-        "(* best of the size; ! wrong result; [k] could not run, for reason k below; "
-        "- no such cell)"
+        wrapped(
+            "(* best of the size; ! wrong result; [k] could not run, for reason k below; "
+            "- no such cell)"
+        )
     )
     for k, reason in enumerate(coll.failures(results), 1):
-        print(f"[{k}] {reason}")
+        print(wrapped(f"[{k}] {reason}"))
     print("\n".join(f"wrote {path}" for path in paths))
     return 0
 

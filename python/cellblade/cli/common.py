@@ -200,6 +200,14 @@ def add_iterations_arg(parser, help: str, type=count_arg, **kwargs: Any) -> None
     parser.add_argument("--iterations", type=type, metavar="N", help=help, **kwargs)
 
 
+# How the core resolves a name for any rank count (coll/request.rs `placement_of`, the same for
+# cellstats and mpirun): seed 001 maps 8 ranks on a chip.
+NAMED_PLACEMENT = (
+    "a named placement (seed 001's mapping of 8 ranks, on each chip from 9 ranks; "
+    "fewer ranks take its first ones)"
+)
+
+
 def add_placement_arg(parser, help: str, **kwargs: Any) -> None:
     """`--placement`: a placement name or the physical SPE of each rank."""
     kwargs.setdefault("type", placement_arg)
@@ -289,6 +297,41 @@ def table(
     return "\n".join(lines)
 
 
+def column_blocks(
+    header: tuple[str, ...],
+    rows: list[tuple[str, ...]],
+    right: set[int],
+    keep: int = 1,
+    width: int | None = None,
+) -> str:
+    """`table`, split when too wide for the terminal into blocks of whole columns one blank line
+    apart, each repeating the first `keep` columns (the rows' keys): a table of numbers under
+    long names (a collective's algorithms) stays readable without breaking a name or a value."""
+    width = width or terminal_width()
+    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
+    fixed = sum(widths[:keep]) + 2 * keep
+    groups: list[list[int]] = [[]]
+    used = fixed
+    for i in range(keep, len(header)):
+        if groups[-1] and used + widths[i] > width:
+            groups.append([])
+            used = fixed
+        groups[-1].append(i)
+        used += widths[i] + 2
+    blocks = []
+    for group in groups:
+        columns = [*range(keep), *group]
+        blocks.append(
+            table(
+                tuple(header[i] for i in columns),
+                [tuple(row[i] for i in columns) for row in rows],
+                right={k for k, i in enumerate(columns) if i in right},
+                width=width,
+            )
+        )
+    return "\n\n".join(blocks)
+
+
 def _width(rows: list[tuple[str, ...]]) -> int:
     return sum(max(len(row[i]) for row in rows) + 2 for i in range(len(rows[0]))) - 2
 
@@ -365,7 +408,7 @@ def stage(args: argparse.Namespace, desc: str):
         if mode is True:
             print("\r\033[K", end="", file=sys.stderr, flush=True)
         elif elapsed >= parallel.LINES_AFTER_S:
-            print(f"{desc}: done, {elapsed:.1f} s", file=sys.stderr, flush=True)
+            print(f"{desc}: done, {units.format_time(elapsed, 's')} s", file=sys.stderr, flush=True)
 
 
 def only_this_operation(op: str, call):
