@@ -132,3 +132,68 @@ def test_mpirun_runs_a_named_placement_of_two_ranks_on_its_first_two_spes(build,
     named = simulated("--placement", "evenodd")
     assert named == simulated("--placement", "0,4")
     assert named != simulated()
+
+
+def test_a_narrowed_table_wraps_between_words_and_never_inside_a_name():
+    from cellblade.cli.common import table
+
+    rows = [("barrier.two_root_signal", "seed 002 §5.2", "a signal root per half, then release")]
+    text = table(("algorithm", "source", "description"), rows, right=set(), width=50)
+    assert max(map(len, text.splitlines())) <= 50, text
+    assert "barrier.two_root_signal" in text and "§5.2" in text, text
+    # Only words are wrapped: each line's pieces are whole words of the cells.
+    words = {w for row in rows for cell in row for w in cell.split()} | {
+        "algorithm",
+        "source",
+        "description",
+    }
+    assert set(text.split()) <= words, text
+
+
+def test_coll_list_reads_at_80_columns(monkeypatch):
+    import cellblade
+
+    monkeypatch.setenv("COLUMNS", "80")
+    done = run_cli("coll", "list")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert max(map(len, lines)) <= 80, done.stdout
+    # Every name whole at the start of its row, its description under it.
+    names = [line.split()[0] for line in lines[1:] if not line.startswith(" ")]
+    assert names == [a["name"] for a in cellblade.coll_list()]
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("model", "measure", "--out", "params.toml"),
+        ("coll", "allreduce", "-n", "2", "--out", "result.json"),
+    ],
+)
+def test_an_output_directory_named_like_one_of_its_files_is_refused(args, tmp_path, monkeypatch):
+    """`model measure --out params.toml` made a directory called params.toml after a 4 s run."""
+    monkeypatch.chdir(tmp_path)
+    line = usage_error(*args)
+    assert line.startswith(f"cellblade: error: --out {args[-1]}: names a file, but --out is "), line
+    assert line.rstrip().endswith("give a directory name"), line
+    assert list(tmp_path.iterdir()) == []
+    # An existing directory of that name is the user's choice, and is written into.
+    (tmp_path / "keep.json").mkdir()
+    done = run_cli("coll", "allreduce", "-n", "2", "--sizes", "16", "--out", "keep.json")
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "keep.json" / "coll-allreduce-2.json").is_file()
+
+
+def test_mpicc_help_fits_the_terminal_and_a_missing_argument_is_a_usage_error(monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")
+    done = run_cli("mpicc", "--help")
+    assert done.returncode == 0 and done.stdout.startswith("usage: cellblade mpicc")
+    assert max(map(len, done.stdout.splitlines())) <= 80, done.stdout
+    assert "--show" in done.stdout and "cellblade mpirun -n 4 ./ring" in done.stdout
+    line = usage_error("mpicc")
+    assert line.startswith("cellblade: error: COMPILER-ARGUMENTS: none given"), line
+
+
+def test_an_spe_count_out_of_range_says_what_is_allowed_in_one_form():
+    for args in (("coll", "allreduce", "-n", "17"), ("stats", "-f", "dmaget", "-n", "0")):
+        assert "allowed 1 to 16 SPEs" in usage_error(*args)

@@ -83,7 +83,7 @@ def add_commands(commands) -> None:
             reduce_op=None,
             flags=COLL_FLAGS,
         )
-        spes_help = f"SPEs, 1..{COLL['max_spes']} (default: {COLL['default_spes']})"
+        spes_help = f"SPEs, 1 to {COLL['max_spes']} (default: {COLL['default_spes']})"
         add_spes_arg(run, COLL["default_spes"], spes_help)
         if op != "barrier":
             add_sizes_arg(run, "16:8k", default=coll.parse_sizes("16:8k"))
@@ -137,7 +137,7 @@ def add_commands(commands) -> None:
         add_spes_arg(
             command,
             COLL["default_spes"],
-            f"SPEs, 1..{COLL['max_spes']} (default: {COLL['default_spes']})",
+            f"SPEs, 1 to {COLL['max_spes']} (default: {COLL['default_spes']})",
         )
         command.set_defaults(flags=COLL_FLAGS)
         command.add_argument(
@@ -242,7 +242,7 @@ def _coll_run(args: argparse.Namespace) -> int:
 
 def _coll_list(args: argparse.Namespace) -> int:
     rows = [(a["name"], a["spes"], a["source"], a["description"]) for a in cellblade.coll_list()]
-    print(table(("algorithm", "SPEs", "source", "description"), rows, right=set()))
+    print(table(("algorithm", "SPEs", "source", "description"), rows, right=set(), notes=True))
     return 0
 
 

@@ -68,7 +68,7 @@ def hidden_alias(parser, old: str, new: str, **kwargs: Any) -> None:
 
 def spe_count(text: str) -> int:
     if not text.isdecimal() or not 1 <= int(text) <= MAX_SPES:
-        raise argparse.ArgumentTypeError(f"invalid value {text!r}: allowed 1..{MAX_SPES} SPEs")
+        raise argparse.ArgumentTypeError(f"invalid value {text!r}: allowed 1 to {MAX_SPES} SPEs")
     return int(text)
 
 
@@ -284,8 +284,8 @@ def table(
 ) -> str:
     """Columns two spaces apart; columns in `right` are right-aligned. When the table is wider
     than the terminal (`width`; $COLUMNS or 100 when not a terminal), a last column of `notes`
-    goes under its row, and the widest columns are narrowed, down to MIN_COLUMN, with their
-    cells wrapped onto more lines."""
+    goes under its row, and the widest columns are narrowed, down to MIN_COLUMN or their longest
+    word, with their cells wrapped onto more lines."""
     width = width or terminal_width()
     every = [header, *rows]
     below = notes and _width(every) > width
@@ -339,13 +339,19 @@ def _width(rows: list[tuple[str, ...]]) -> int:
 def _blocks(rows: list[tuple[str, ...]], right: set[int], width: int) -> list[list[str]]:
     """The lines of each row, its columns fitted to `width` as `table` says."""
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    # A column wraps between words, never inside one: a name such as
+    # "barrier.two_root_signal" or a number is read whole.
+    floors = [
+        min(width, max(MIN_COLUMN, *(len(w) for row in rows for w in row[i].split())))
+        for i, width in enumerate(widths)
+    ]
     gaps = 2 * (len(widths) - 1)
     # One character at a time from the widest column: the wide ones end up equally wide.
     while sum(widths) + gaps > width:
-        widest = max(range(len(widths)), key=widths.__getitem__)
-        if widths[widest] <= MIN_COLUMN:
+        narrower = [i for i, w in enumerate(widths) if w > floors[i]]
+        if not narrower:
             break
-        widths[widest] -= 1
+        widths[max(narrower, key=widths.__getitem__)] -= 1
     blocks = []
     for row in rows:
         cells = [textwrap.wrap(c, w) or [""] if len(c) > w else [c] for c, w in zip(row, widths)]

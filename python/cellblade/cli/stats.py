@@ -70,7 +70,7 @@ def add_stats_args(parser: argparse.ArgumentParser) -> None:
         type=spe_count,
         dest="shared_spes",
         metavar="NSPE",
-        help=f"NSPE SPEs (1..{MAX_SPES}) on one shared buffer "
+        help=f"NSPE SPEs (1 to {MAX_SPES}) on one shared buffer "
         f"(default: -n {CATALOG['stats']['defaults']['spes']})",
     )
     spes.add_argument(
@@ -78,7 +78,7 @@ def add_stats_args(parser: argparse.ArgumentParser) -> None:
         type=spe_count,
         dest="private_spes",
         metavar="NSPE",
-        help=f"NSPE SPEs (1..{MAX_SPES}), each on its own private buffer",
+        help=f"NSPE SPEs (1 to {MAX_SPES}), each on its own private buffer",
     )
     parser.add_argument(
         "-c",
