@@ -197,3 +197,22 @@ def test_mpicc_help_fits_the_terminal_and_a_missing_argument_is_a_usage_error(mo
 def test_an_spe_count_out_of_range_says_what_is_allowed_in_one_form():
     for args in (("coll", "allreduce", "-n", "17"), ("stats", "-f", "dmaget", "-n", "0")):
         assert "allowed 1 to 16 SPEs" in usage_error(*args)
+
+
+def test_every_command_of_the_main_help_has_its_line_beside_it(monkeypatch):
+    """argparse measured the command names one indent short: `calibrate` and `reproduce` sat
+    on lines of their own, their help under them."""
+    from cellblade.cli.base import COMMANDS
+
+    monkeypatch.setenv("COLUMNS", "80")
+    lines = run_cli("--help").stdout.splitlines()
+    for name, (_, help_line) in COMMANDS.items():
+        row = next(line for line in lines if line.split()[:1] == [name])
+        assert row.split(None, 1)[1].startswith(help_line.split()[0]), row
+
+
+def test_a_placement_list_is_named_as_the_user_typed_it():
+    line = usage_error("coll", "allreduce", "-n", "8", "--placement", "0,0")
+    assert line.startswith("cellblade: error: --placement 0,0 is not allowed: one SPE per rank"), (
+        line
+    )
