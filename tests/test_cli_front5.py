@@ -216,3 +216,20 @@ def test_a_placement_list_is_named_as_the_user_typed_it():
     assert line.startswith("cellblade: error: --placement 0,0 is not allowed: one SPE per rank"), (
         line
     )
+
+
+def test_a_parameter_file_error_names_the_file_in_cluster_as_in_model(tmp_path):
+    bad = tmp_path / "params.toml"
+    bad.write_text("not toml\n")
+    for args in (("cluster", "barrier"), ("model", "predict", "barrier", "-n", "8")):
+        line = usage_error(*args, "--params", str(bad))
+        assert line.startswith(f"cellblade: error: --params {bad}: model parameters: "), line
+
+
+@pytest.mark.parametrize("action", ["show", "draw"])
+def test_a_generator_file_without_its_function_says_how_to_name_one(action):
+    line = usage_error("coll", action, "mine.py", "-n", "4")
+    assert line == (
+        "cellblade: error: NAME mine.py: a schedule generator is named FILE.py:FUNCTION, "
+        "such as mine.py:ring\n"
+    )

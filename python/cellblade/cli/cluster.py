@@ -13,6 +13,7 @@ from cellblade.cli.common import (
     add_params_arg,
     add_sizes_arg,
     add_spes_arg,
+    params_of,
     table,
 )
 from cellblade.cluster import CLUSTER, OPS
@@ -67,12 +68,8 @@ def add_commands(commands) -> None:
 
 
 def _cluster(args: argparse.Namespace) -> int:
-    from cellblade import model
-
     machine = args.machine or args.preset
-    params = None
-    if args.predict or args.params is not None:
-        params = model.params_for(machine, args.overrides, args.params)
+    params = params_of(args) if args.predict or args.params is not None else None
     rows = cluster.run(args.op, args.blades, args.spes, args.sizes, params, machine, args.overrides)
     if args.json:
         print(json.dumps(rows))

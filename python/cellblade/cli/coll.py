@@ -17,6 +17,7 @@ from cellblade.cli.base import HELP
 from cellblade.cli.common import (
     COLL,
     NAMED_PLACEMENT,
+    UsageError,
     add_algo_arg,
     add_dtype_arg,
     add_iterations_arg,
@@ -247,6 +248,11 @@ def _coll_list(args: argparse.Namespace) -> int:
 
 
 def _schedule(args: argparse.Namespace) -> dict[str, Any]:
+    if args.name.endswith(".py"):  # a file without its function: not a registry name either
+        raise UsageError(
+            f"NAME {args.name}: a schedule generator is named FILE.py:FUNCTION, "
+            f"such as {args.name}:ring"
+        )
     algorithm = schedule.load(args.name) if ".py:" in args.name else args.name
     return cellblade.coll_schedule(
         algorithm, spes=args.spes, size=args.size, root=args.root, placement=args.placement

@@ -137,6 +137,17 @@ def machine_of(args: argparse.Namespace) -> dict[str, Any]:
     return {"machine": args.machine or args.preset, "overrides": args.overrides}
 
 
+def params_of(args: argparse.Namespace) -> str:
+    """The model's parameters for a command with `--params` and the machine flags: the file,
+    or this machine's measurement (cached)."""
+    from cellblade import model
+
+    if args.params is not None:
+        # An error in the file names the file beside the flag.
+        args.flags = {**args.flags, "params_toml": f"--params {args.params}"}
+    return model.params_for(**machine_of(args), params_file=args.params)
+
+
 def add_parallel_args(parser: argparse.ArgumentParser, what: str = "the simulations") -> None:
     group = parser.add_argument_group("parallel runs (see cellblade.parallel)")
     where = group.add_mutually_exclusive_group()

@@ -27,6 +27,7 @@ from cellblade.cli.common import (
     only_this_operation,
     out_dir,
     parallel_of,
+    params_of,
     positive,
     stage,
     table,
@@ -170,13 +171,6 @@ def _measure(args: argparse.Namespace) -> int:
     return 0
 
 
-def _params(args: argparse.Namespace) -> str:
-    if args.params is not None:
-        # An error in the file names the file beside the flag.
-        args.flags = {**args.flags, "params_toml": f"--params {args.params}"}
-    return model.params_for(**machine_of(args), params_file=args.params)
-
-
 def _pct(value: float | None) -> str:
     return "-" if value is None else f"{value:+.1f}%"
 
@@ -197,7 +191,7 @@ def _predict(args: argparse.Namespace) -> int:
     with stage(args, f"model predict {args.op}" + (", simulating" if args.simulate else "")):
         result = only_this_operation(args.op, model.predict)(
             args.op,
-            _params(args),
+            params_of(args),
             algorithms=algorithms,
             spes=args.spes,
             sizes=args.sizes,
@@ -245,7 +239,7 @@ def _predict(args: argparse.Namespace) -> int:
 def _validate(args: argparse.Namespace) -> int:
     out, force = out_dir(args, OUT, VALIDATE_FILES)
     report = model.validate(
-        _params(args),
+        params_of(args),
         **machine_of(args),
         iterations=args.iterations,
         **parallel_of(args),
