@@ -116,7 +116,7 @@ def test_mpirun_coll_auto_says_it_measures_and_passes_the_parameters(monkeypatch
     assert cli.main(["mpirun", "-n", "2", "--coll", "bcast=auto", "/bin/true"]) == 0
     assert given["params_toml"] == "measured = 1\n" and given["coll"] == "bcast=auto"
     assert capsys.readouterr().err == (
-        "mpirun: measuring the model's parameters for --coll auto: done, 6.5 s\n"
+        "mpirun: measuring the model's parameters for --coll auto: done, 6.500 s\n"
     )
     assert cli.main(["mpirun", "-n", "2", "--coll", "library", "/bin/true"]) == 0
     assert given["params_toml"] is None and capsys.readouterr().err == ""
@@ -223,7 +223,7 @@ def test_a_long_run_in_a_log_prints_a_line_per_finished_stage(monkeypatch, capsy
     lines.update()
     lines.update()
     assert capsys.readouterr().err == (
-        "reproducing claims: 2/3 done, 3.0 s\nreproducing claims: 3/3 done, 4.0 s\n"
+        "reproducing claims: 2/3 done, 3.000 s\nreproducing claims: 3/3 done, 4.000 s\n"
     )
 
 
@@ -236,9 +236,9 @@ def test_a_sweep_of_many_short_calls_in_a_log_prints_a_line_every_few_seconds(mo
     for _ in range(100):
         lines.update()
     assert capsys.readouterr().err == (
-        "allreduce on 16 SPEs: 20/100 done, 2.0 s\n"
-        "allreduce on 16 SPEs: 70/100 done, 7.0 s\n"
-        "allreduce on 16 SPEs: 100/100 done, 10.0 s\n"
+        "allreduce on 16 SPEs: 20/100 done, 2.000 s\n"
+        "allreduce on 16 SPEs: 70/100 done, 7.000 s\n"
+        "allreduce on 16 SPEs: 100/100 done, 10.000 s\n"
     )
 
 

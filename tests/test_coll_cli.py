@@ -20,8 +20,8 @@ RESULT_KEYS = {"op", "algorithm", "spes", "size_bytes", "latency_ns", "verified"
 @pytest.mark.parametrize(
     "args, named",
     [
-        (["allgather", "--spes", "0"], ["--spes", "'0'", "1..16"]),
-        (["allgather", "--spes", "17"], ["--spes", "'17'", "1..16"]),
+        (["allgather", "--spes", "0"], ["--spes", "'0'", "1 to 16"]),
+        (["allgather", "--spes", "17"], ["--spes", "'17'", "1 to 16"]),
         (["allgather", "--sizes", "32:16"], ["--sizes", "'32:16'", "0 < A <= B"]),
         (["allgather", "--sizes", "1.5k"], ["--sizes", "'1.5k'", "k=1024"]),
         (["allgather", "--algos", ","], ["--algos", "NAME,NAME"]),

@@ -207,3 +207,23 @@ def guide_figures() -> set[str]:
         for m in hooks().MARKER.finditer(page.read_text())
         if m.group(1) == "figure"
     }
+
+
+def test_the_collectives_guide_lists_every_algorithm_the_registry_has():
+    """The guide's list of algorithms is prose (each with a note), so it is kept in step by this
+    test rather than generated: the count, and every registry name under its operation."""
+    import cellblade
+
+    text = (ROOT / "docs" / "guide" / "collectives.md").read_text()
+    registry = [a["name"] for a in cellblade.coll_list()]
+    count = re.search(r"There are (\d+) algorithms \(`cellblade coll list`[^)]*\):\n", text)
+    assert count and int(count[1]) == len(registry), (count, len(registry))
+    listed = text[count.end() : text.index("\n\n", count.end())]
+    for bullet in re.split(r"\n(?=- \*\*)", listed):
+        op, names = re.fullmatch(r"- \*\*([a-z-]+)\*\*: (.*)", " ".join(bullet.split())).groups()
+        words = set(re.findall(r"\w+", names))
+        pairs = re.findall(r"(\d+)-(\d+)", (re.search(r"for x-y in ([\d, -]+)", names) or [""])[0])
+        for stem in re.findall(r"(\w+)_x_y", names):
+            words |= {f"{stem}_{x}_{y}" for x, y in pairs}
+        mine = [n.split(".", 1)[1] for n in registry if n.startswith(op.replace("-", "") + ".")]
+        assert mine and not set(mine) - words, (op, sorted(set(mine) - words))

@@ -257,7 +257,7 @@ def test_placement_puts_ranks_on_the_named_spes(build):
     done = run_cli("mpirun", "-n", "3", "--placement", "0,1", build("sendrecv_basic"))
     assert (done.returncode, done.stderr) == (
         2,
-        "cellblade: error: --placement [0, 1] is not allowed: one SPE per rank: it names 2, the run has 3\n",
+        "cellblade: error: --placement 0,1 is not allowed: one SPE per rank: it names 2, the run has 3\n",
     )
 
 

@@ -107,3 +107,20 @@ def test_every_command_the_prose_names_parses():
             parser.parse_args(words[1:])
         except SystemExit as done:  # -h prints the help and exits 0; a bad command exits 2
             assert done.code == 0, command
+
+
+SED = re.compile(r"^sed -i 's/([^/]+)/([^/]*)/' (\S+)$", re.M)
+
+
+def test_every_edit_of_the_machine_file_changes_one_line():
+    """`sed` succeeds when its pattern matches nothing, so the block running proves nothing: the
+    README's edit of the machine file must match exactly one line of what `machine --toml`
+    prints, whatever the value it replaces is today."""
+    from cellblade.machine import machine_file
+
+    edits = SED.findall(README.read_text())
+    assert edits, "README.md no longer edits a machine file"
+    text = machine_file("qs20", [])
+    for pattern, replacement, _ in edits:
+        assert len(re.findall(pattern, text, flags=re.M)) == 1, pattern
+        assert re.sub(pattern, replacement, text, flags=re.M) != text, pattern

@@ -14,7 +14,7 @@ from typing import Any
 
 import cellblade
 from cellblade.schedule import SPES_PER_CHIP, crosses_bif, short
-from cellblade.units import format_size, parse_size
+from cellblade.units import NS_PER, format_size, format_time, parse_size
 
 __all__ = [
     "SPES_PER_CHIP",
@@ -81,7 +81,7 @@ def table(results: list[dict[str, Any]]) -> tuple[str, tuple[str, ...], list[tup
     reasons = failures(results)
     results = [r for r in results if not r.get("error")]
     large = max((r["latency_ns"] for r in results), default=0) >= US_FROM_NS
-    unit, scale, digits = ("us", 1000, 2) if large else ("ns", 1, 1)
+    unit = "us" if large else "ns"
     rows = []
     for size in sizes:
         line = [
@@ -100,7 +100,7 @@ def table(results: list[dict[str, Any]]) -> tuple[str, tuple[str, ...], list[tup
                 row.append(f"[{reasons.index(r['error']) + 1}]")
                 continue
             mark = "!" if not r["verified"] else "*" if r["latency_ns"] == best else " "
-            row.append(f"{r['latency_ns'] / scale:.{digits}f}{mark}")
+            row.append(f"{format_time(r['latency_ns'] / NS_PER[unit], unit)}{mark}")
         rows.append(tuple(row))
     return unit, ("size", *map(short, algorithms)), rows
 

@@ -78,6 +78,13 @@ def check_dir(flag: str, path: Path, names: Sequence[str], *, force: bool) -> No
         )
     if path.exists() and not path.is_dir():
         raise OutputError(f"{flag} {path}: is a file, expected a directory")
+    # "--out params.toml" would make a directory of that name: the user meant a file.
+    suffixes = {Path(name).suffix.lower() for name in names} - {""}
+    if not path.exists() and path.suffix.lower() in suffixes:
+        raise OutputError(
+            f"{flag} {path}: names a file, but {flag} is the directory that receives "
+            f"{', '.join(names)}: give a directory name"
+        )
     _check_parent(flag, path)
     if not force:
         for name in names:

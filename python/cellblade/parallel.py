@@ -47,6 +47,7 @@ if TYPE_CHECKING:
     from tqdm import tqdm
 
 import cellblade
+from cellblade.units import format_time
 
 SCHEDULER_VARIABLE = "CELLBLADE_SCHEDULER"
 REFRESH_S = 0.25  # how often a progress bar's clock moves while nothing finishes
@@ -179,7 +180,7 @@ class StageLines:
         if n and elapsed >= LINES_AFTER_S and due:
             self.said = elapsed
             print(
-                f"{self.desc}: {self.done}/{self.total} done, {elapsed:.1f} s",
+                f"{self.desc}: {self.done}/{self.total} done, {format_time(elapsed, 's')} s",
                 file=sys.stderr,
                 flush=True,
             )

@@ -7,7 +7,8 @@ while ``-b 1k`` is a 1024-byte buffer and ``-t 2k`` a 2048-byte stride. So:
 - sizes (bytes: ``-b``, ``-t``): k = 1024, m = 1024**2;
 - counts (``-i``, ``-w``, ``-l``): k = 1000, m = 1000**2.
 
-Either case is accepted ("16K" == "16k"). ``format_size`` writes sizes back for titles.
+Either case is accepted ("16K" == "16k"). ``format_size`` writes sizes back for titles, and
+``format_time`` writes every time a command prints, with one number of decimals per unit.
 """
 
 from __future__ import annotations
@@ -60,3 +61,18 @@ def format_size(size: int) -> str:
         if size >= factor and size % factor == 0:
             return f"{size // factor} {unit}"
     return f"{size} B"
+
+
+# One rule for times, whatever the command: a unit always has the same decimals, so that the
+# same latency reads the same in cellstats, coll, cluster and pingpong. ns keep the tenth the
+# simulator resolves; us keep 10 ns, finer than any claim the seeds make in us; s (wall times)
+# keep the ms a short run takes.
+TIME_DECIMALS = {"ns": 1, "us": 2, "s": 3}
+NS_PER = {"ns": 1, "us": 1000, "s": 1_000_000_000}
+
+
+def format_time(value: float | None, unit: str) -> str:
+    """A time already in `unit` ("ns", "us" or "s"), with that unit's decimals; "-" for None."""
+    if value is None:
+        return "-"
+    return f"{value:.{TIME_DECIMALS[unit]}f}"

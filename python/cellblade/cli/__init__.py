@@ -144,6 +144,11 @@ def _describe(
     if isinstance(error, cellblade.CellbladeError):
         field, message = error.field, str(error)
         if field in flags and message.startswith(field):
+            given = getattr(args, field, None)
+            if isinstance(given, list):  # the core writes a list as [0, 0]; the user typed 0,0
+                message = message.replace(
+                    f"{field} {given}", f"{field} {','.join(map(str, given))}", 1
+                )
             return flags[field] + message[len(field) :]
         return _named_flag(message, args) + message
     if isinstance(error, (UsageError, outputs.OutputError)):

@@ -166,7 +166,7 @@ def _affinity_run(args: argparse.Namespace) -> int:
             f"{r['min_bandwidth_gbps']:.2f}",
             f"{r['mean_bandwidth_gbps']:.2f}",
             f"{r['stddev_gbps']:.2f}",
-            f"{r['latency_us']:.2f}",
+            units.format_time(r["latency_us"], "us"),
             "best" if r["min_bandwidth_gbps"] == best else "",
         )
         for r in results
@@ -221,7 +221,7 @@ def _affinity_search(args: argparse.Namespace) -> int:
     print(table(("", "placement", "value"), rows, right=set()))
     print(
         wrapped(
-            f"evaluated {result['evaluated']} placements in {result['wall_s']:.2f} s; "
+            f"evaluated {result['evaluated']} placements in {units.format_time(result['wall_s'], 's')} s; "
             f"symmetries: {', '.join(result['symmetries']) or 'none'}"
         )
     )

@@ -34,8 +34,25 @@ class UsageError(Exception):
     """A combination of flags that argparse cannot express; exits with 2."""
 
 
+class _Formatter(argparse.HelpFormatter):
+    """argparse's, with the help of a command named in a subcommand list beside its name:
+    argparse measures the names one indent short, so `calibrate` went on a line of its own."""
+
+    def add_argument(self, action: argparse.Action) -> None:
+        super().add_argument(action)
+        if isinstance(action, argparse._SubParsersAction):
+            longest = max((len(name) for name in action.choices), default=0)
+            self._action_max_length = max(
+                self._action_max_length, longest + self._current_indent + self._indent_increment
+            )
+
+
 class Parser(argparse.ArgumentParser):
     """Reports bad usage in one line, without the usage block."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        kwargs.setdefault("formatter_class", _Formatter)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> None:  # type: ignore[override]
         self.exit(2, f"{self.prog.split()[0]}: error: {message}\n")

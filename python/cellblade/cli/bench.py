@@ -14,7 +14,7 @@ from cellblade.cli.common import (
     table,
     with_progress,
 )
-from cellblade.units import format_number
+from cellblade.units import NS_PER, format_number, format_time
 
 
 def add_commands(commands) -> None:
@@ -44,7 +44,12 @@ def _bench(args: argparse.Namespace) -> int:
         print(json.dumps(result))
         return 0
     rows = [
-        (w["name"], f"{w['wall_s']:.3f}", f"{w['simulated_ns'] / 1000:.1f}", str(w["packets"]))
+        (
+            w["name"],
+            format_time(w["wall_s"], "s"),
+            format_time(w["simulated_ns"] / NS_PER["us"], "us"),
+            str(w["packets"]),
+        )
         for w in result["workloads"]
     ]
     print(table(("workload", "wall (s)", "simulated (us)", "packets"), rows, right={1, 2, 3}))
@@ -56,7 +61,7 @@ def _bench(args: argparse.Namespace) -> int:
         (
             w["name"],
             format_number(w["events"]),
-            f"{w['simulated_us']:.1f}",
+            format_time(w["simulated_us"], "us"),
             f"{w['events_per_simulated_us']:.0f}",
             f"{w['cpu_us_per_simulated_us']:.1f}",
             f"{w['peak_rss_kib'] / 1024:.0f}",
@@ -75,31 +80,31 @@ def _bench(args: argparse.Namespace) -> int:
     search = result["affinity_search"]
     print(
         f"exhaustive one-chip placement search, {search['pattern']} pattern: "
-        f"{search['evaluated']} placements in {search['wall_s']:.1f} s (target: under 60 s)"
+        f"{search['evaluated']} placements in {format_time(search['wall_s'], 's')} s (target: under 60 s)"
     )
     for p in result["placement_pruning"]:
         print(
             f"two-chip placement search, {p['pattern']} pattern (16 SPEs, 16 KB), medians of "
-            f"{p['runs']} interleaved: hill climb {p['unpruned_s']:.2f} s "
+            f"{p['runs']} interleaved: hill climb {format_time(p['unpruned_s'], 's')} s "
             f"({p['unpruned_evaluated']} simulated, best {p['unpruned_best_gbps']:.2f} GB/s), "
-            f"pruned by the ring/BIF ranking {p['pruned_s']:.2f} s ({p['pruned_evaluated']} "
+            f"pruned by the ring/BIF ranking {format_time(p['pruned_s'], 's')} s ({p['pruned_evaluated']} "
             f"simulated, best {p['pruned_best_gbps']:.2f} GB/s): {p['speedup']:.1f}x"
         )
     reproduce = result["reproduce"]
     print(
         f"cellblade reproduce{' --quick' if reproduce['quick'] else ''}: {reproduce['claims']} "
-        f"claims ({reproduce['holding']} hold) in {reproduce['wall_s']:.1f} s "
+        f"claims ({reproduce['holding']} hold) in {format_time(reproduce['wall_s'], 's')} s "
         "(target for the full form: under 300 s)"
     )
     side = result["reproduce_parallel"]
     medians = "" if side["repeats"] == 1 else f", medians of {side['repeats']}"
     print(
         f"the same, split into {side['groups']} claim groups{medians}: "
-        f"{side['one_core_s']:.1f} s on one "
-        f"core, {side['all_cores_s']:.1f} s on {side['cores']} cores "
+        f"{format_time(side['one_core_s'], 's')} s on one "
+        f"core, {format_time(side['all_cores_s'], 's')} s on {side['cores']} cores "
         f"({side['all_cores_speedup']:.2f}x; target on 2 cores: 1.7x), "
         + (
-            f"{side['dask_s']:.1f} s on 2 local Dask workers ({side['dask_speedup']:.2f}x)"
+            f"{format_time(side['dask_s'], 's')} s on 2 local Dask workers ({side['dask_speedup']:.2f}x)"
             if side["dask_s"] is not None
             else "Dask not installed"
         )

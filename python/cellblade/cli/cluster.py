@@ -13,11 +13,12 @@ from cellblade.cli.common import (
     add_params_arg,
     add_sizes_arg,
     add_spes_arg,
+    params_of,
     table,
 )
 from cellblade.cluster import CLUSTER, OPS
 from cellblade.machine import MACHINE_FLAGS
-from cellblade.units import format_size
+from cellblade.units import NS_PER, format_size, format_time
 
 # The core's request fields and the flags that set them.
 CLUSTER_FLAGS = {
@@ -67,19 +68,15 @@ def add_commands(commands) -> None:
 
 
 def _cluster(args: argparse.Namespace) -> int:
-    from cellblade import model
-
     machine = args.machine or args.preset
-    params = None
-    if args.predict or args.params is not None:
-        params = model.params_for(machine, args.overrides, args.params)
+    params = params_of(args) if args.predict or args.params is not None else None
     rows = cluster.run(args.op, args.blades, args.spes, args.sizes, params, machine, args.overrides)
     if args.json:
         print(json.dumps(rows))
         return 0
 
     def us(value: float | None) -> str:
-        return "-" if value is None else f"{value / 1000:.2f}"
+        return format_time(None if value is None else value / NS_PER["us"], "us")
 
     lines = [
         (

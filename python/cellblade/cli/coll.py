@@ -16,6 +16,8 @@ from cellblade.cli import model as cli_model
 from cellblade.cli.base import HELP
 from cellblade.cli.common import (
     COLL,
+    NAMED_PLACEMENT,
+    UsageError,
     add_algo_arg,
     add_dtype_arg,
     add_iterations_arg,
@@ -26,6 +28,7 @@ from cellblade.cli.common import (
     add_placement_arg,
     add_sizes_arg,
     add_spes_arg,
+    column_blocks,
     hidden_alias,
     machine_of,
     name_list,
@@ -55,7 +58,7 @@ COLL_FLAGS = {
 
 
 PLACEMENT_HELP = (
-    "placement of the ranks: a name (evenodd, ...) or the physical "
+    f"placement of the ranks: {NAMED_PLACEMENT} such as evenodd, or the physical "
     "SPE (0-15, 8-15 on chip 1) of each rank (default: rank i on SPE i)"
 )
 
@@ -81,7 +84,7 @@ def add_commands(commands) -> None:
             reduce_op=None,
             flags=COLL_FLAGS,
         )
-        spes_help = f"SPEs, 1..{COLL['max_spes']} (default: {COLL['default_spes']})"
+        spes_help = f"SPEs, 1 to {COLL['max_spes']} (default: {COLL['default_spes']})"
         add_spes_arg(run, COLL["default_spes"], spes_help)
         if op != "barrier":
             add_sizes_arg(run, "16:8k", default=coll.parse_sizes("16:8k"))
@@ -135,7 +138,7 @@ def add_commands(commands) -> None:
         add_spes_arg(
             command,
             COLL["default_spes"],
-            f"SPEs, 1..{COLL['max_spes']} (default: {COLL['default_spes']})",
+            f"SPEs, 1 to {COLL['max_spes']} (default: {COLL['default_spes']})",
         )
         command.set_defaults(flags=COLL_FLAGS)
         command.add_argument(
@@ -225,24 +228,31 @@ def _coll_run(args: argparse.Namespace) -> int:
         return 0
     unit, header, rows = coll.table(results)
     print(wrapped(f"{coll.title(parameters)}: latency ({unit}) of the slowest rank"))
-    print(table(header, rows, right=set(range(len(header)))))
+    print(column_blocks(header, rows, right=set(range(len(header)))))
     print(
-        "(* best of the size; ! wrong result; [k] could not run, for reason k below; "
-        "- no such cell)"
+        wrapped(
+            "(* best of the size; ! wrong result; [k] could not run, for reason k below; "
+            "- no such cell)"
+        )
     )
     for k, reason in enumerate(coll.failures(results), 1):
-        print(f"[{k}] {reason}")
+        print(wrapped(f"[{k}] {reason}"))
     print("\n".join(f"wrote {path}" for path in paths))
     return 0
 
 
 def _coll_list(args: argparse.Namespace) -> int:
     rows = [(a["name"], a["spes"], a["source"], a["description"]) for a in cellblade.coll_list()]
-    print(table(("algorithm", "SPEs", "source", "description"), rows, right=set()))
+    print(table(("algorithm", "SPEs", "source", "description"), rows, right=set(), notes=True))
     return 0
 
 
 def _schedule(args: argparse.Namespace) -> dict[str, Any]:
+    if args.name.endswith(".py"):  # a file without its function: not a registry name either
+        raise UsageError(
+            f"NAME {args.name}: a schedule generator is named FILE.py:FUNCTION, "
+            f"such as {args.name}:ring"
+        )
     algorithm = schedule.load(args.name) if ".py:" in args.name else args.name
     return cellblade.coll_schedule(
         algorithm, spes=args.spes, size=args.size, root=args.root, placement=args.placement

@@ -68,7 +68,7 @@ def hidden_alias(parser, old: str, new: str, **kwargs: Any) -> None:
 
 def spe_count(text: str) -> int:
     if not text.isdecimal() or not 1 <= int(text) <= MAX_SPES:
-        raise argparse.ArgumentTypeError(f"invalid value {text!r}: allowed 1..{MAX_SPES} SPEs")
+        raise argparse.ArgumentTypeError(f"invalid value {text!r}: allowed 1 to {MAX_SPES} SPEs")
     return int(text)
 
 
@@ -137,6 +137,17 @@ def machine_of(args: argparse.Namespace) -> dict[str, Any]:
     return {"machine": args.machine or args.preset, "overrides": args.overrides}
 
 
+def params_of(args: argparse.Namespace) -> str:
+    """The model's parameters for a command with `--params` and the machine flags: the file,
+    or this machine's measurement (cached)."""
+    from cellblade import model
+
+    if args.params is not None:
+        # An error in the file names the file beside the flag.
+        args.flags = {**args.flags, "params_toml": f"--params {args.params}"}
+    return model.params_for(**machine_of(args), params_file=args.params)
+
+
 def add_parallel_args(parser: argparse.ArgumentParser, what: str = "the simulations") -> None:
     group = parser.add_argument_group("parallel runs (see cellblade.parallel)")
     where = group.add_mutually_exclusive_group()
@@ -198,6 +209,14 @@ def add_sizes_arg(parser, default_text: str, what: str = "message sizes", **kwar
 def add_iterations_arg(parser, help: str, type=count_arg, **kwargs: Any) -> None:
     """`--iterations`: timed repetitions (`cellstats -i` is the same flag)."""
     parser.add_argument("--iterations", type=type, metavar="N", help=help, **kwargs)
+
+
+# How the core resolves a name for any rank count (coll/request.rs `placement_of`, the same for
+# cellstats and mpirun): seed 001 maps 8 ranks on a chip.
+NAMED_PLACEMENT = (
+    "a named placement (seed 001's mapping of 8 ranks, on each chip from 9 ranks; "
+    "fewer ranks take its first ones)"
+)
 
 
 def add_placement_arg(parser, help: str, **kwargs: Any) -> None:
@@ -276,8 +295,8 @@ def table(
 ) -> str:
     """Columns two spaces apart; columns in `right` are right-aligned. When the table is wider
     than the terminal (`width`; $COLUMNS or 100 when not a terminal), a last column of `notes`
-    goes under its row, and the widest columns are narrowed, down to MIN_COLUMN, with their
-    cells wrapped onto more lines."""
+    goes under its row, and the widest columns are narrowed, down to MIN_COLUMN or their longest
+    word, with their cells wrapped onto more lines."""
     width = width or terminal_width()
     every = [header, *rows]
     below = notes and _width(every) > width
@@ -289,6 +308,41 @@ def table(
     return "\n".join(lines)
 
 
+def column_blocks(
+    header: tuple[str, ...],
+    rows: list[tuple[str, ...]],
+    right: set[int],
+    keep: int = 1,
+    width: int | None = None,
+) -> str:
+    """`table`, split when too wide for the terminal into blocks of whole columns one blank line
+    apart, each repeating the first `keep` columns (the rows' keys): a table of numbers under
+    long names (a collective's algorithms) stays readable without breaking a name or a value."""
+    width = width or terminal_width()
+    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
+    fixed = sum(widths[:keep]) + 2 * keep
+    groups: list[list[int]] = [[]]
+    used = fixed
+    for i in range(keep, len(header)):
+        if groups[-1] and used + widths[i] > width:
+            groups.append([])
+            used = fixed
+        groups[-1].append(i)
+        used += widths[i] + 2
+    blocks = []
+    for group in groups:
+        columns = [*range(keep), *group]
+        blocks.append(
+            table(
+                tuple(header[i] for i in columns),
+                [tuple(row[i] for i in columns) for row in rows],
+                right={k for k, i in enumerate(columns) if i in right},
+                width=width,
+            )
+        )
+    return "\n\n".join(blocks)
+
+
 def _width(rows: list[tuple[str, ...]]) -> int:
     return sum(max(len(row[i]) for row in rows) + 2 for i in range(len(rows[0]))) - 2
 
@@ -296,13 +350,19 @@ def _width(rows: list[tuple[str, ...]]) -> int:
 def _blocks(rows: list[tuple[str, ...]], right: set[int], width: int) -> list[list[str]]:
     """The lines of each row, its columns fitted to `width` as `table` says."""
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    # A column wraps between words, never inside one: a name such as
+    # "barrier.two_root_signal" or a number is read whole.
+    floors = [
+        min(width, max(MIN_COLUMN, *(len(w) for row in rows for w in row[i].split())))
+        for i, width in enumerate(widths)
+    ]
     gaps = 2 * (len(widths) - 1)
     # One character at a time from the widest column: the wide ones end up equally wide.
     while sum(widths) + gaps > width:
-        widest = max(range(len(widths)), key=widths.__getitem__)
-        if widths[widest] <= MIN_COLUMN:
+        narrower = [i for i, w in enumerate(widths) if w > floors[i]]
+        if not narrower:
             break
-        widths[widest] -= 1
+        widths[max(narrower, key=widths.__getitem__)] -= 1
     blocks = []
     for row in rows:
         cells = [textwrap.wrap(c, w) or [""] if len(c) > w else [c] for c, w in zip(row, widths)]
@@ -365,7 +425,7 @@ def stage(args: argparse.Namespace, desc: str):
         if mode is True:
             print("\r\033[K", end="", file=sys.stderr, flush=True)
         elif elapsed >= parallel.LINES_AFTER_S:
-            print(f"{desc}: done, {elapsed:.1f} s", file=sys.stderr, flush=True)
+            print(f"{desc}: done, {units.format_time(elapsed, 's')} s", file=sys.stderr, flush=True)
 
 
 def only_this_operation(op: str, call):

@@ -27,13 +27,14 @@ from cellblade.cli.common import (
     only_this_operation,
     out_dir,
     parallel_of,
+    params_of,
     positive,
     stage,
     table,
     wrapped,
 )
 from cellblade.machine import MACHINE_FLAGS
-from cellblade.units import format_size
+from cellblade.units import format_size, format_time
 
 OUT = Path("out") / "model"
 # Defaults and limits of the model's requests are the core's.
@@ -152,9 +153,9 @@ def _measure(args: argparse.Namespace) -> int:
         return 0
     print(
         wrapped(
-            f"L1(1) {params['l1_ack_ns']:.1f} ns, L2(1) {params['l2_ack_ns']:.1f} ns "
-            f"(figure 3(a)); g_Ack {params['g_ack_ns']:.1f}, g1_Ack {params['g1_ack_ns']:.1f}, "
-            f"g2_Ack {params['g2_ack_ns']:.1f} ns"
+            f"L1(1) {format_time(params['l1_ack_ns'], 'ns')} ns, L2(1) {format_time(params['l2_ack_ns'], 'ns')} ns "
+            f"(figure 3(a)); g_Ack {format_time(params['g_ack_ns'], 'ns')}, g1_Ack {format_time(params['g1_ack_ns'], 'ns')}, "
+            f"g2_Ack {format_time(params['g2_ack_ns'], 'ns')} ns"
         )
     )
     print("size      L1(m)     L2(m)       g(m)     g1(m)     g2(m)  Kielmann g  (ns)")
@@ -162,19 +163,12 @@ def _measure(args: argparse.Namespace) -> int:
         print(
             f"{format_size(size):>5} "
             + " ".join(
-                f"{params[k][i]:9.1f}"
+                f"{format_time(params[k][i], 'ns'):>9}"
                 for k in ("l1_ns", "l2_ns", "g_ns", "g1_ns", "g2_ns", "g_kielmann_ns")
             )
         )
     print("\n".join(f"wrote {path}" for path in paths))
     return 0
-
-
-def _params(args: argparse.Namespace) -> str:
-    if args.params is not None:
-        # An error in the file names the file beside the flag.
-        args.flags = {**args.flags, "params_toml": f"--params {args.params}"}
-    return model.params_for(**machine_of(args), params_file=args.params)
 
 
 def _pct(value: float | None) -> str:
@@ -197,7 +191,7 @@ def _predict(args: argparse.Namespace) -> int:
     with stage(args, f"model predict {args.op}" + (", simulating" if args.simulate else "")):
         result = only_this_operation(args.op, model.predict)(
             args.op,
-            _params(args),
+            params_of(args),
             algorithms=algorithms,
             spes=args.spes,
             sizes=args.sizes,
@@ -214,15 +208,15 @@ def _predict(args: argparse.Namespace) -> int:
         print(f"warning: {warning}", file=sys.stderr)
     rows = []
     for r in result["rows"]:
-        seed = "-" if r["seed_ns"] is None else f"{r['seed_ns']:.1f}"
-        sim = "-" if r["simulated_ns"] is None else f"{r['simulated_ns']:.1f}"
+        seed = format_time(r["seed_ns"], "ns")
+        sim = format_time(r["simulated_ns"], "ns")
         rows.append(
             (
                 r["algorithm"],
                 format_size(r["size_bytes"]) if r["size_bytes"] else "-",
                 seed,
                 _pct(r["seed_error_pct"]),
-                f"{r['schedule_ns']:.1f}",
+                format_time(r["schedule_ns"], "ns"),
                 _pct(r["schedule_error_pct"]),
                 sim,
             )
@@ -245,7 +239,7 @@ def _predict(args: argparse.Namespace) -> int:
 def _validate(args: argparse.Namespace) -> int:
     out, force = out_dir(args, OUT, VALIDATE_FILES)
     report = model.validate(
-        _params(args),
+        params_of(args),
         **machine_of(args),
         iterations=args.iterations,
         **parallel_of(args),
@@ -305,7 +299,7 @@ def _validate(args: argparse.Namespace) -> int:
         f"mean {report['auto_regret_mean_pct']:.2f}%"
     )
     print(
-        f"predicting the {n} points with every model took {report['predict_s'] * 1000:.1f} ms "
+        f"predicting the {n} points with every model took {format_time(report['predict_s'], 's')} s "
         "(the simulations took the rest)"
     )
     print(f"wrote {out / 'validate.json'} and the figures model-errors*.png")
@@ -349,7 +343,7 @@ def coll_auto(args: argparse.Namespace) -> int:
             )
         print(
             f"auto: {format_size(size) if size else args.op} -> {choice['algorithm']} "
-            f"(predicted {choice['predicted_ns']:.1f} ns)"
+            f"(predicted {format_time(choice['predicted_ns'], 'ns')} ns)"
         )
     results = []
     for name, chosen_sizes in picks.items():
@@ -373,7 +367,7 @@ def coll_auto(args: argparse.Namespace) -> int:
         (
             r["algorithm"],
             format_size(r["size_bytes"]) if r["size_bytes"] else "-",
-            f"{r['latency_ns']:.1f}",
+            format_time(r["latency_ns"], "ns"),
             "yes" if r["verified"] else "NO",
         )
         for r in results
@@ -387,5 +381,5 @@ def bench_line() -> str:
     timing = model.time_grid(model.params_for())
     return (
         f"model: predicting the {timing['points']}-point validation grid with every model "
-        f"took {timing['predict_s'] * 1000:.0f} ms (target: under 1 s)"
+        f"took {format_time(timing['predict_s'], 's')} s (target: under 1 s)"
     )

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
-from cellblade.cli.base import HELP
+from cellblade.cli.base import HELP, UsageError
 
 
 def add_commands(commands: argparse._SubParsersAction) -> None:
@@ -21,24 +20,42 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     # No options of its own: every argument, dashes included, is the compiler's ("--show" aside).
     cc.add_argument("args", nargs=argparse.REMAINDER, help="compiler arguments, or --show ARGS")
     cc.set_defaults(handler=_mpicc)
-    cc.format_help = lambda: MPICC_HELP  # the docs' command reference prints what --help does
+    cc.format_help = mpicc_help  # the docs' command reference prints what --help does
 
 
-MPICC_HELP = """usage: cellblade mpicc [--show] COMPILER-ARGUMENTS...
+def mpicc_help() -> str:
+    """What `cellblade mpicc --help` prints, wrapped to the terminal as argparse's help is."""
+    import shutil
+    import textwrap
 
-Compile an MPI C program for the simulated blade: the system C compiler (CC, default cc) with
-the project's mpi.h and rank library, as mpicc does. Every argument but these is the compiler's:
-
-  --show       print the compiler command instead of running it (mpicc -show)
-  -h, --help   print this help (for the compiler's own, run the command --show prints)
-
-example: cellblade mpicc -O2 ring.c -o ring && cellblade mpirun -n 4 ./ring
-"""
+    width = shutil.get_terminal_size((100, 24)).columns - 2  # argparse's margin
+    about = (
+        "Compile an MPI C program for the simulated blade: the system C compiler (CC, default "
+        "cc) with the project's mpi.h and rank library, as mpicc does. Every argument but these "
+        "is the compiler's:"
+    )
+    options = [
+        ("--show", "print the compiler command instead of running it (mpicc -show)"),
+        ("-h, --help", "print this help (for the compiler's own, run the command --show prints)"),
+    ]
+    lines = [
+        "usage: cellblade mpicc [--show] COMPILER-ARGUMENTS...",
+        "",
+        textwrap.fill(about, width),
+        "",
+    ]
+    for flag, text in options:
+        lines += textwrap.wrap(
+            text, width, initial_indent=f"  {flag:<12}", subsequent_indent=" " * 14
+        )
+    example = "example: cellblade mpicc -O2 ring.c -o ring && cellblade mpirun -n 4 ./ring"
+    lines += ["", textwrap.fill(example, width, break_on_hyphens=False)]
+    return "\n".join(lines) + "\n"
 
 
 def _mpicc(args: argparse.Namespace) -> int:
     if args.args in (["-h"], ["--help"]):
-        print(MPICC_HELP, end="")
+        print(mpicc_help(), end="")
         return 0
     from cellblade.mpi import compiler
 
@@ -47,9 +64,7 @@ def _mpicc(args: argparse.Namespace) -> int:
         print(" ".join(compiler.mpicc_command(rest)))
         return 0
     if not rest:
-        print(
-            "cellblade mpicc: error: no input files (give the compiler's arguments)",
-            file=sys.stderr,
+        raise UsageError(
+            "COMPILER-ARGUMENTS: none given; allowed the compiler's, such as prog.c -o prog"
         )
-        return 2
     return compiler.mpicc(rest)

@@ -12,6 +12,7 @@ from cellblade import outputs
 from cellblade.cli.base import HELP
 from cellblade.cli.common import (
     MPI,
+    NAMED_PLACEMENT,
     UsageError,
     add_machine_args,
     add_out_arg,
@@ -78,7 +79,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     where = run.add_mutually_exclusive_group()
     add_placement_arg(
         where,
-        "each rank's SPE: a named placement (8 or 16 ranks) or SPE ids in rank "
+        f"each rank's SPE: {NAMED_PLACEMENT} or SPE ids in rank "
         "order such as 0,8,1,9 (default: rank i on SPE i)",
         metavar="NAME|IDS",
     )

@@ -16,12 +16,13 @@ from cellblade.cli.common import (
     add_machine_args,
     add_sizes_arg,
     add_transport_args,
+    gbps,
     hidden_alias,
     positive_count,
     stage,
 )
 from cellblade.machine import MACHINE_FLAGS, choice
-from cellblade.units import format_size
+from cellblade.units import format_size, format_time
 
 PINGPONG_FLAGS = {
     **MACHINE_FLAGS,
@@ -99,8 +100,8 @@ def _pingpong(args: argparse.Namespace) -> int:
     print(f"{'size':>10} {'iterations':>10} {'latency (us)':>13} {'throughput (GB/s)':>18}")
     for r in rows:
         print(
-            f"{format_size(r['bytes']):>10} {r['reps']:>10} {r['latency_us']:>13.3f} "
-            f"{r['throughput_gbps']:>18.3f}"
+            f"{format_size(r['bytes']):>10} {r['reps']:>10} {format_time(r['latency_us'], 'us'):>13} "
+            f"{gbps(r['throughput_gbps']):>18}"
         )
     return 0
 

@@ -34,7 +34,7 @@ from cellblade.cli.common import (
     write_json,
 )
 from cellblade.machine import MACHINE_FLAGS
-from cellblade.units import format_number, format_size
+from cellblade.units import NS_PER, format_number, format_size, format_time
 
 # The flag of each request field, per command: the core's errors name the field, the CLI the
 # flag the user typed.
@@ -70,7 +70,7 @@ def add_stats_args(parser: argparse.ArgumentParser) -> None:
         type=spe_count,
         dest="shared_spes",
         metavar="NSPE",
-        help=f"NSPE SPEs (1..{MAX_SPES}) on one shared buffer "
+        help=f"NSPE SPEs (1 to {MAX_SPES}) on one shared buffer "
         f"(default: -n {CATALOG['stats']['defaults']['spes']})",
     )
     spes.add_argument(
@@ -78,7 +78,7 @@ def add_stats_args(parser: argparse.ArgumentParser) -> None:
         type=spe_count,
         dest="private_spes",
         metavar="NSPE",
-        help=f"NSPE SPEs (1..{MAX_SPES}), each on its own private buffer",
+        help=f"NSPE SPEs (1 to {MAX_SPES}), each on its own private buffer",
     )
     parser.add_argument(
         "-c",
@@ -301,14 +301,16 @@ def _print_stats(summary: dict[str, Any]) -> None:
         f"{summary['iterations']} iterations"
     )
     rows = [
-        (str(spe["spe"]), f"{spe['latency_ns']:.1f}", gbps(spe["bandwidth_gbps"]))
+        (str(spe["spe"]), format_time(spe["latency_ns"], "ns"), gbps(spe["bandwidth_gbps"]))
         for spe in summary["per_spe"]
     ]
-    rows.append(("all", f"{summary['latency_ns']:.1f}", gbps(summary["aggregate_bandwidth_gbps"])))
+    rows.append(
+        ("all", format_time(summary["latency_ns"], "ns"), gbps(summary["aggregate_bandwidth_gbps"]))
+    )
     print(table(("SPE", "latency (ns)", "bandwidth (GB/s)"), rows, right={0, 1, 2}))
     print("(all: mean latency, aggregate bandwidth)")
     sim = summary["sim"]
     print(
-        f"sim: simulated {sim['simulated_ns'] / 1000:.1f} us, {format_number(sim['events'])} events, "
-        f"{format_number(sim['events_per_second'])} events/s, wall {sim['wall_s']:.3f} s"
+        f"sim: simulated {format_time(sim['simulated_ns'] / NS_PER['us'], 'us')} us, {format_number(sim['events'])} events, "
+        f"{format_number(sim['events_per_second'])} events/s, wall {format_time(sim['wall_s'], 's')} s"
     )

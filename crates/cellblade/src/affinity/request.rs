@@ -6,7 +6,7 @@ use serde::Deserialize;
 use super::placement::{self, Placement};
 use super::search::{search, Objective, SearchResult};
 use super::{pattern, run, Choice, PlacementResult, REPS};
-use crate::error::{config_err, field_err, Result};
+use crate::error::{config_err, field_err, field_msg, Result};
 use crate::machine::config::MachineFile;
 use crate::request::{within, NameList, Request};
 
@@ -57,11 +57,19 @@ fn pattern_of(name: &str, spes: usize, size: Option<u32>) -> Result<pattern::Pat
     if size == Some(0) {
         return Err(field_err("size", 0, "at least 1 byte"));
     }
-    let size = match size {
-        Some(s) => s,
-        None => pattern::default_size(name).map_err(|e| within("pattern", name, e))?,
+    let Some(given) = size else {
+        let size = pattern::default_size(name).map_err(|e| within("pattern", name, e))?;
+        return pattern::build(name, spes, size).map_err(|e| within("pattern", name, e));
     };
-    pattern::build(name, spes, size).map_err(|e| within("pattern", name, e))
+    pattern::build(name, spes, given).map_err(|e| {
+        // A pattern that builds at its own size but not at the one asked for: the size's fault,
+        // so the error names `size` (and the CLI its flag), with the pattern's reason.
+        let own = pattern::default_size(name).and_then(|s| pattern::build(name, spes, s));
+        match own {
+            Ok(_) => field_msg("size", format!("size {given} is not allowed: {}", e.message())),
+            Err(_) => within("pattern", name, e),
+        }
+    })
 }
 
 /// Run a pattern under several placements (seed 001 §5's experiments).
@@ -200,5 +208,19 @@ mod tests {
         let e = err::<RunRequest>(json!({"pattern": "ring", "placements": ["nope"]}));
         assert_eq!(e.field(), Some("placements"));
         assert!(e.message().starts_with("placements nope is not allowed: one of identity"), "{}", e.message());
+    }
+
+    #[test]
+    fn a_size_the_pattern_cannot_send_is_the_size_s_fault() {
+        for r in [err::<RunRequest>(json!({"pattern": "ring", "size": 3})), err::<SearchRequest>(json!({"pattern": "ring", "size": 3}))] {
+            assert_eq!(r.field(), Some("size"));
+            assert_eq!(
+                r.message(),
+                "size 3 is not allowed: pattern ring with size 3 gives a 3-byte message: sizes must be multiples of 16"
+            );
+        }
+        // A pattern that cannot run at any size stays the pattern's fault.
+        let e = err::<RunRequest>(json!({"pattern": "nope", "size": 16}));
+        assert_eq!(e.field(), Some("pattern"));
     }
 }
