@@ -319,8 +319,7 @@ pub fn load(text: &str, overrides: &[String]) -> Result<MachineFile> {
 }
 
 /// " at line N" of an error in `text`, or nothing if it has no position.
-/// " at line N" for a TOML error in `text`, or nothing when the error has no place.
-pub(crate) fn at_line(text: &str, e: &toml::de::Error) -> String {
+fn at_line(text: &str, e: &toml::de::Error) -> String {
     e.span().map_or(String::new(), |span| format!(" at line {}", text[..span.start.min(text.len())].matches('\n').count() + 1))
 }
 

@@ -102,8 +102,7 @@ impl ModelParams {
 
     /// Parse and check a parameter file.
     pub fn from_toml(text: &str) -> Result<ModelParams> {
-        let p: ModelParams = toml::from_str(text)
-            .map_err(|e| config_err(format!("model parameters{}: {}", crate::machine::config::at_line(text, &e), e.message())))?;
+        let p: ModelParams = toml::from_str(text).map_err(|e| config_err(format!("model parameters: {}", e.message())))?;
         p.check()?;
         Ok(p)
     }
@@ -251,11 +250,5 @@ mod tests {
         assert_eq!(interpolate(&s, &v, 96), Lookup { ns: 15.0, extrapolated: false });
         assert_eq!(interpolate(&s, &v, 256), Lookup { ns: 40.0, extrapolated: false });
         assert_eq!(interpolate(&s, &v, 512), Lookup { ns: 80.0, extrapolated: true });
-    }
-
-    #[test]
-    fn a_file_that_does_not_parse_is_refused_with_its_line() {
-        let e = ModelParams::from_toml("sizes_bytes = [128]\nL_ns = [1.0\nfoo bar\n").unwrap_err();
-        assert!(e.message().starts_with("model parameters at line "), "{}", e.message());
     }
 }
