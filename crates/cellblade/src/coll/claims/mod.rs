@@ -14,9 +14,7 @@ mod reductions;
 
 pub use barriers::claims as barriers;
 pub use broadcasts::claims as broadcasts;
-pub use reductions::{
-    claims as reductions, claims_of as reductions_of, part as reduction_part, Part as ReductionPart, PARTS as REDUCTION_PARTS,
-};
+pub use reductions::{claims_of as reductions_of, part as reduction_part, PARTS as REDUCTION_PARTS};
 
 use std::collections::BTreeMap;
 
@@ -74,11 +72,12 @@ fn sweep_once(file: &MachineFile, p: usize, names: &[&str], sizes: &[u32], itera
         for &size in sizes {
             let fits = |s: &crate::coll::schedule::Schedule| crate::coll::lower::Layout::footprint(s) <= u64::from(file.spu.ls_bytes);
             if alg.schedule(p, 0, size).is_ok_and(|s| fits(&s)) {
-                let (latency_ns, verified) = match runs.0.get(&(p, name.to_string(), size)) {
+                let key = (p, name.to_string(), size);
+                let (latency_ns, verified) = match runs.0.get(&key) {
                     Some(&run) => run,
                     None => {
                         let r = measure(file, alg, size, &setup)?;
-                        *runs.0.entry((p, name.to_string(), size)).or_insert((r.latency_ns, r.verified))
+                        *runs.0.entry(key).or_insert((r.latency_ns, r.verified))
                     }
                 };
                 if !verified {
