@@ -71,7 +71,7 @@ pub struct EibCfg {
     #[serde(default = "contended")]
     pub contention: bool,
     /// The share of the data arbiter's ring assignments made by path alone (see
-    /// [`Params::blind_share`]).
+    /// [`Params::blind_below`]).
     #[serde(default)]
     pub blind_share: f64,
     /// Salt of the blind arbiter's draws (see [`Params::draw_seed`]).
