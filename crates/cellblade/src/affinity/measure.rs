@@ -48,8 +48,11 @@ const MAX_DMA: u32 = 16384;
 /// Phases a pattern may have (log2 of 16 ranks).
 const MAX_PHASES: usize = 4;
 
-/// One-to-all barrier over `spes` (rank order) through signal register 2 in OR mode.
+/// One-to-all barrier over `spes` (rank order) through signal register 2 in OR mode; its
+/// control code costs what the collective library's signal barrier's does
+/// (`spu.signal_call_core_cycles`).
 async fn barrier(spu: &Spu, rank: usize, spes: &[usize], scratch: u32) -> Result<()> {
+    spu.compute(spu.with_machine(|m| m.file.spu.signal_call_core_cycles)).await;
     if rank == 0 {
         let all: u32 = (1..spes.len()).fold(0, |m, r| m | 1 << r);
         let mut seen = 0;

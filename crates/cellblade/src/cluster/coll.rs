@@ -32,7 +32,7 @@ use crate::coll::data::{inputs, Dtype, ReduceOp};
 use crate::coll::lower::{Costs, Layout, Rank};
 use crate::coll::schedule::{Op, Schedule};
 use crate::error::{field_err, program_err, Result};
-use crate::machine::config::{MachineFile, Params};
+use crate::machine::config::MachineFile;
 use crate::machine::topology::SPES;
 use crate::ppe::Access;
 use crate::sim::Time;
@@ -93,8 +93,7 @@ struct Common {
 fn common(file: &MachineFile, name: &str, p: usize, size: u32) -> Result<Rc<Common>> {
     let sched = algorithms::find(name)?.schedule(p, 0, size)?;
     crate::coll::check_fits(&sched, file.spu.ls_bytes)?;
-    let params = Params::resolve(file);
-    let costs = Costs { reduce_cycles: params.reduce_cycles_per_quadword, copy_cycles: params.copy_cycles_per_quadword };
+    let costs = Costs::of(file, crate::coll::data::Dtype::Int32);
     Ok(Rc::new(Common {
         sched,
         costs,

@@ -105,6 +105,18 @@ pub struct Costs {
     pub reduce_cycles: u64,
     /// Core cycles to copy one quadword within the local store.
     pub copy_cycles: u64,
+    /// Core cycles of control code a call that notifies through signal registers runs once.
+    pub signal_call_cycles: u64,
+}
+
+impl Costs {
+    /// The costs the machine file gives for reductions of `dtype`.
+    pub fn of(file: &crate::machine::config::MachineFile, dtype: Dtype) -> Costs {
+        let spu = &file.spu;
+        let reduce_cycles =
+            if dtype == Dtype::Float64 { spu.reduce_dp_core_cycles_per_quadword } else { spu.reduce_core_cycles_per_quadword };
+        Costs { reduce_cycles, copy_cycles: spu.copy_core_cycles_per_quadword, signal_call_cycles: spu.signal_call_core_cycles }
+    }
 }
 
 /// A wait a [`Watch`] does for the library.
@@ -360,6 +372,9 @@ impl Rank {
     /// Run one call of the collective `s`.
     pub async fn run(&mut self, s: &Schedule) -> Result<()> {
         let me = self.rank;
+        if s.uses(Via::Signal) {
+            self.spu.compute(self.costs.signal_call_cycles).await;
+        }
         let last_recv = s.rounds.iter().rposition(|r| r.iter().any(|x| x.dst == me && !x.is_local()));
         let mut announced_through = None::<usize>;
         let mut acked = vec![false; s.rounds.len()];

@@ -96,12 +96,7 @@ pub fn measure_schedule(file: &MachineFile, sched: &Schedule, setup: &Setup) -> 
     let barrier = algorithms::find("barrier.rdb")?.schedule(p, 0, 0)?;
     let inputs = inputs(sched.op, p, sched.root, sched.size, setup.dtype);
     let want = expected(sched.op, p, sched.root, sched.size, setup.dtype, setup.rop);
-    let costs = {
-        let params = crate::machine::config::Params::resolve(file);
-        let reduce_cycles =
-            if setup.dtype == Dtype::Float64 { params.reduce_dp_cycles_per_quadword } else { params.reduce_cycles_per_quadword };
-        Costs { reduce_cycles, copy_cycles: params.copy_cycles_per_quadword }
-    };
+    let costs = Costs::of(file, setup.dtype);
     let mut blade = Blade::new(file.clone(), false);
     // Atomic notification counters: one line per rank at the start of XDRAM0.
     let counters = blade.machine().mem.xdram_ea(0, 0);

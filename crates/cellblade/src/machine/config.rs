@@ -161,6 +161,10 @@ pub struct SpuCfg {
     pub reduce_core_cycles_per_quadword: u64,
     pub reduce_dp_core_cycles_per_quadword: u64,
     pub copy_core_cycles_per_quadword: u64,
+    /// The control code a collective call that notifies through signal registers runs once
+    /// (0 in machine files that predate it).
+    #[serde(default)]
+    pub signal_call_core_cycles: u64,
 }
 
 impl SpuCfg {
@@ -171,6 +175,7 @@ impl SpuCfg {
         ("reduce_core_cycles_per_quadword", 1.0, 1000.0),
         ("reduce_dp_core_cycles_per_quadword", 1.0, 1000.0),
         ("copy_core_cycles_per_quadword", 1.0, 1000.0),
+        ("signal_call_core_cycles", 0.0, 1_000_000.0),
     ];
 }
 
@@ -496,6 +501,7 @@ pub struct Params {
     pub reduce_cycles_per_quadword: u64,
     pub reduce_dp_cycles_per_quadword: u64,
     pub copy_cycles_per_quadword: u64,
+    pub signal_call: Time,
     pub atomic_hit: Time,
     pub atomic_guard: Time,
     pub ppe_mmio: Time,
@@ -558,6 +564,7 @@ impl Params {
             reduce_cycles_per_quadword: f.spu.reduce_core_cycles_per_quadword,
             reduce_dp_cycles_per_quadword: f.spu.reduce_dp_core_cycles_per_quadword,
             copy_cycles_per_quadword: f.spu.copy_core_cycles_per_quadword,
+            signal_call: Time(core_cycle.0 * f.spu.signal_call_core_cycles),
             atomic_hit: Time(core_cycle.0 * f.atomic.hit_core_cycles),
             atomic_guard: Time(core_cycle.0 * f.atomic.guard_core_cycles),
             ppe_mmio: Time::from_ns(f.ppe.mmio_ns),

@@ -330,9 +330,7 @@ impl Library {
             let arrays = base + 2 * BUFFER_BYTES;
             let layout =
                 Layout { buf: base, tmp: base + BUFFER_BYTES, addr: arrays, ack: arrays + 256, out: arrays + 512, line: arrays + 512 };
-            let costs = r
-                .spu()
-                .with_machine(|m| Costs { reduce_cycles: m.p.reduce_cycles_per_quadword, copy_cycles: m.p.copy_cycles_per_quadword });
+            let costs = r.spu().with_machine(|m| Costs::of(&m.file, Dtype::Int32));
             let mut state = lower::Rank::new(r.spu().clone(), r.rank(), r.spes().to_vec(), layout, Dtype::Int32, ReduceOp::Sum, costs, 0);
             state.watch = Some(Rc::new(Watcher { rank: r.clone() }));
             Some(state)
