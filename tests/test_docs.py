@@ -250,3 +250,15 @@ def test_no_host_measurement_is_quoted(page):
     them: dated ones ("at 03:26 UTC", "load average 9.5") belong in the changelog."""
     found = re.findall(r"\b\d\d:\d\d UTC\b|\bload average\b", page.read_text())
     assert found == [], f"{page.name}: host measurements: {found}"
+
+
+def test_the_running_guide_quotes_the_progress_intervals_the_code_has():
+    from cellblade import parallel
+
+    text = " ".join((ROOT / "docs" / "guide" / "running.md").read_text().split())
+    for phrase in (
+        f"Runs longer than {parallel.LINES_AFTER_S:g} seconds report progress",
+        f"at most one every {parallel.LINES_EVERY_S:g} seconds",
+        f"the same line every {parallel.LINES_STILL_S:g} seconds",
+    ):
+        assert phrase in text, phrase
