@@ -97,8 +97,10 @@ def coll_figure(results: list[dict[str, Any]], path: Path, *, title: str) -> Non
             label.set_horizontalalignment("right")
         axes.set_xlabel("algorithm")
         axes.set_ylabel("latency (ns)")
-        # Log: the atomic barrier's microseconds would flatten the others' differences.
-        axes.set_yscale("log")
+        # Log: the atomic barrier's microseconds would flatten the others' differences (a
+        # log axis cannot show a 0 ns bar, which only a stand-in core gives).
+        if all(r["latency_ns"] > 0 for r in results):
+            axes.set_yscale("log")
         axes.grid(True, axis="y", which="both", alpha=0.3)
     else:
         report_figures.legend_outside(axes, report_figures.latency_curves(axes, cells))
