@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import time
 
 import pytest
 from conftest import run_cli, usage_error
@@ -239,6 +240,40 @@ def test_a_sweep_of_many_short_calls_in_a_log_prints_a_line_every_few_seconds(mo
         "allreduce on 16 SPEs: 20/100 done, 2.000 s\n"
         "allreduce on 16 SPEs: 70/100 done, 7.000 s\n"
         "allreduce on 16 SPEs: 100/100 done, 10.000 s\n"
+    )
+
+
+def test_one_long_call_in_a_log_says_it_is_still_running(monkeypatch, capsys):
+    # `reproduce` is one call of 80 s: the bar's clock refreshes every REFRESH_S while it runs;
+    # in a log that is a line each LINES_STILL_S (the first 10 s in, LINES_EVERY_S having passed
+    # since the start), then the line of its end.
+    clock = iter([0.0, 1.0, 9.9, 10.0, 20.0, 25.0, 26.0])
+    monkeypatch.setattr(parallel.time, "monotonic", lambda: next(clock))
+    lines = parallel.StageLines(1, "reproducing claims")
+    for _ in range(5):
+        lines.refresh()
+    lines.update()
+    assert capsys.readouterr().err == (
+        "reproducing claims: 0/1 done, 10.000 s\n"
+        "reproducing claims: 0/1 done, 25.000 s\n"
+        "reproducing claims: 1/1 done, 26.000 s\n"
+    )
+
+
+def test_one_long_step_in_a_log_says_it_is_still_running(monkeypatch, capsys):
+    monkeypatch.setattr(parallel, "LINES_STILL_S", 0.2)
+    monkeypatch.setattr(parallel, "LINES_AFTER_S", 0.1)
+    monkeypatch.setattr(common.sys.stderr, "isatty", lambda: False, raising=False)
+    with common.stage(argparse.Namespace(json=False), "model predict allreduce, simulating"):
+        time.sleep(0.5)
+    lines = capsys.readouterr().err.splitlines()
+    # At 0.2 and 0.4 s (the second may miss on a loaded host), then the end.
+    assert 2 <= len(lines) <= 3, lines
+    assert all(
+        line.startswith("model predict allreduce, simulating: running, ") for line in lines[:-1]
+    )
+    assert re.fullmatch(r"model predict allreduce, simulating: done, 0\.[0-9]{3} s", lines[2]), (
+        lines
     )
 
 

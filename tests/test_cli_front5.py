@@ -223,7 +223,9 @@ def test_a_parameter_file_error_names_the_file_in_cluster_as_in_model(tmp_path):
     bad.write_text("not toml\n")
     for args in (("cluster", "barrier"), ("model", "predict", "barrier", "-n", "8")):
         line = usage_error(*args, "--params", str(bad))
-        assert line.startswith(f"cellblade: error: --params {bad}: model parameters: "), line
+        assert line.startswith(
+            f"cellblade: error: --params {bad}: model parameters do not parse at line 1: "
+        ), line
 
 
 @pytest.mark.parametrize("action", ["show", "draw"])

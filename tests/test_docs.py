@@ -227,3 +227,38 @@ def test_the_collectives_guide_lists_every_algorithm_the_registry_has():
             words |= {f"{stem}_{x}_{y}" for x, y in pairs}
         mine = [n.split(".", 1)[1] for n in registry if n.startswith(op.replace("-", "") + ".")]
         assert mine and not set(mine) - words, (op, sorted(set(mine) - words))
+
+
+def test_the_model_guide_quotes_the_search_constants_the_core_has():
+    """The guide's sentence on the pruned two-chip search is prose: this test keeps its three
+    constants in step with the core's (`affinity/search.rs`, through the catalog)."""
+    import cellblade
+
+    search = cellblade.CATALOG["affinity"]["search"]
+    text = " ".join((ROOT / "docs" / "guide" / "model.md").read_text().split())
+    for phrase in (
+        f"the best it ranks of {search['ranked_starts']} random placements",
+        f"simulates only the {search['pruned_keep']} swaps it ranks first",
+        f"an unpruned climb of {search['polish_budget']} simulations",
+    ):
+        assert phrase in text, phrase
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_host_measurement_is_quoted(page):
+    """Wall-clock figures depend on the host's load and no build of the site can re-measure
+    them: dated ones ("at 03:26 UTC", "load average 9.5") belong in the changelog."""
+    found = re.findall(r"\b\d\d:\d\d UTC\b|\bload average\b", page.read_text())
+    assert found == [], f"{page.name}: host measurements: {found}"
+
+
+def test_the_running_guide_quotes_the_progress_intervals_the_code_has():
+    from cellblade import parallel
+
+    text = " ".join((ROOT / "docs" / "guide" / "running.md").read_text().split())
+    for phrase in (
+        f"Runs longer than {parallel.LINES_AFTER_S:g} seconds report progress",
+        f"at most one every {parallel.LINES_EVERY_S:g} seconds",
+        f"the same line every {parallel.LINES_STILL_S:g} seconds",
+    ):
+        assert phrase in text, phrase

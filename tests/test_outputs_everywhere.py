@@ -45,6 +45,16 @@ def test_pingpong_plot_is_checked_before_the_run(tmp_path):
     assert earlier.read_bytes() == b"mine"
 
 
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs Linux's /proc")
+def test_a_place_no_file_can_be_made_is_refused_before_the_run_even_as_root():
+    """/proc's permission bits let root write, but no file can be created there: found out by
+    trying before the run (a full `report` ran for minutes and then failed)."""
+    done = run_cli("report", "--quick", "--out", "/proc/cellblade-report.html")
+    refused(done, "--out /proc/cellblade-report.html: /proc is not writable")
+    done = run_cli("coll", "barrier", "-n", "4", "--out", "/proc/cellblade-out")
+    refused(done, "--out /proc/cellblade-out: /proc is not writable")
+
+
 def test_pingpong_plot_says_what_it_wrote(tmp_path):
     figure = tmp_path / "fig.png"
     done = run_cli("pingpong", "--sizes", "1k", "--iterations", "2", "--plot", str(figure))

@@ -51,7 +51,7 @@ def check_file(flag: str, path: Path, *, suffix: str | None = None, force: bool 
                 f"{flag} {path}: is a symbolic link: pass --force to replace the link "
                 "with the file (its target is left alone)"
             )
-        _check_parent(flag, path.parent)
+        _check_parent(flag, path, path.parent)
         return
     if path.is_dir():
         raise OutputError(f"{flag} {path}: is a directory, expected a file")
@@ -64,7 +64,7 @@ def check_file(flag: str, path: Path, *, suffix: str | None = None, force: bool 
             f"{flag} {path}: exists from an earlier run: pass --force to replace it, "
             "or choose another name"
         )
-    _check_parent(flag, path.parent)
+    _check_parent(flag, path, path.parent)
 
 
 def check_dir(flag: str, path: Path, names: Sequence[str], *, force: bool) -> None:
@@ -85,7 +85,7 @@ def check_dir(flag: str, path: Path, names: Sequence[str], *, force: bool) -> No
             f"{flag} {path}: names a file, but {flag} is the directory that receives "
             f"{', '.join(names)}: give a directory name"
         )
-    _check_parent(flag, path)
+    _check_parent(flag, path, path)
     if not force:
         for name in names:
             if (path / name).exists():
@@ -95,15 +95,24 @@ def check_dir(flag: str, path: Path, names: Sequence[str], *, force: bool) -> No
                 )
 
 
-def _check_parent(flag: str, directory: Path) -> None:
-    """The nearest existing ancestor of `directory` must be a writable directory."""
+def _check_parent(flag: str, path: Path, directory: Path) -> None:
+    """The nearest existing ancestor of `directory` (where `path` goes) must be a writable
+    directory; errors name `path`, as the user typed it."""
     existing = directory.absolute()
     while not existing.exists():
         existing = existing.parent
     if not existing.is_dir():
-        raise OutputError(f"{flag} {directory}: {existing} is a file, expected a directory")
+        raise OutputError(f"{flag} {path}: {existing} is a file, expected a directory")
     if not os.access(existing, os.W_OK | os.X_OK):
-        raise OutputError(f"{flag} {directory}: {existing} is not writable")
+        raise OutputError(f"{flag} {path}: {existing} is not writable")
+    # Permission bits do not tell everything (root in /proc, a read-only mount): creating a
+    # file there does, before a run that could take minutes.
+    try:
+        with tempfile.NamedTemporaryFile(dir=existing, prefix=".cellblade-probe."):
+            pass
+    except OSError as error:
+        reason = (error.strerror or str(error)).lower()
+        raise OutputError(f"{flag} {path}: {existing} is not writable: {reason}") from None
 
 
 def write_file(flag: str, path: Path, write: Callable[[Path], None]) -> Path:

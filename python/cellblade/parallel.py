@@ -156,12 +156,14 @@ def run(
 
 LINES_AFTER_S = 2.0  # a run shorter than this says nothing on stderr
 LINES_EVERY_S = 5.0  # a sweep of many short calls says where it is this often, not per call
+LINES_STILL_S = 15.0  # a call that runs long (reproduce is one call) says so this often
 
 
 class StageLines:
     """A progress report for a log: `desc: k/N done, T s` on stderr as calls finish, once the
     run has lasted LINES_AFTER_S: at most one line each LINES_EVERY_S, and always the last (a
-    sweep of 143 cells in a log is a few lines, not 143). The part of tqdm's interface `run`
+    sweep of 143 cells in a log is a few lines, not 143); while nothing finishes, the same line
+    each LINES_STILL_S, so a log shows the run is alive. The part of tqdm's interface `run`
     uses."""
 
     def __init__(self, total: int, desc: str) -> None:
@@ -178,15 +180,20 @@ class StageLines:
         elapsed = time.monotonic() - self.start
         due = elapsed - self.said >= LINES_EVERY_S or self.done >= self.total
         if n and elapsed >= LINES_AFTER_S and due:
-            self.said = elapsed
-            print(
-                f"{self.desc}: {self.done}/{self.total} done, {format_time(elapsed, 's')} s",
-                file=sys.stderr,
-                flush=True,
-            )
+            self._say(elapsed)
 
     def refresh(self) -> None:
-        pass
+        elapsed = time.monotonic() - self.start
+        if elapsed >= LINES_AFTER_S and elapsed - self.said >= LINES_STILL_S:
+            self._say(elapsed)
+
+    def _say(self, elapsed: float) -> None:
+        self.said = elapsed
+        print(
+            f"{self.desc}: {self.done}/{self.total} done, {format_time(elapsed, 's')} s",
+            file=sys.stderr,
+            flush=True,
+        )
 
     def close(self) -> None:
         pass

@@ -20,15 +20,16 @@ def sweep_figure(rows: list[dict[str, Any]], path: Path, *, title: str, xlabel: 
     figure = Figure(figsize=(11, 4.5), layout="constrained")
     latency, bandwidth = figure.subplots(1, 2)
     sizes = sorted({row["size_bytes"] for row in rows})
-    for spes in sorted({row["spes"] for row in rows}):
+    for i, spes in enumerate(sorted({row["spes"] for row in rows})):
         line = sorted(
             (r for r in rows if r["spes"] == spes and not r.get("error")),
             key=lambda r: r["size_bytes"],
         )
         x = [r["size_bytes"] for r in line]
         label = f"{spes} SPE" if spes == 1 else f"{spes} SPEs"
-        latency.plot(x, [r["latency_ns"] for r in line], marker="o", label=label)
-        bandwidth.plot(x, [r["aggregate_bandwidth_gbps"] for r in line], marker="o", label=label)
+        style = report_figures.style(i)  # the report's rule: distinct past ten colours
+        latency.plot(x, [r["latency_ns"] for r in line], label=label, **style)
+        bandwidth.plot(x, [r["aggregate_bandwidth_gbps"] for r in line], label=label, **style)
     for axes in (latency, bandwidth):
         axes.set_xscale("log", base=2)
         axes.set_xticks(sizes, [report_figures.size_label(size) for size in sizes], rotation=45)
@@ -96,8 +97,10 @@ def coll_figure(results: list[dict[str, Any]], path: Path, *, title: str) -> Non
             label.set_horizontalalignment("right")
         axes.set_xlabel("algorithm")
         axes.set_ylabel("latency (ns)")
-        # Log: the atomic barrier's microseconds would flatten the others' differences.
-        axes.set_yscale("log")
+        # Log: the atomic barrier's microseconds would flatten the others' differences (a
+        # log axis cannot show a 0 ns bar, which only a stand-in core gives).
+        if all(r["latency_ns"] > 0 for r in results):
+            axes.set_yscale("log")
         axes.grid(True, axis="y", which="both", alpha=0.3)
     else:
         report_figures.legend_outside(axes, report_figures.latency_curves(axes, cells))

@@ -162,6 +162,18 @@ pub struct AffinityLimits {
     pub default_placement: &'static str,
     /// Bytes per rank of a collective algorithm run as a pattern.
     pub collective_default_size: u32,
+    /// The two-chip search's pruning constants, which the model guide quotes.
+    pub search: SearchLimits,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SearchLimits {
+    /// Random placements the ranking scores to pick the pruned climb's starts.
+    pub ranked_starts: usize,
+    /// Swaps the pruned climb simulates per step.
+    pub pruned_keep: usize,
+    /// Simulations of the unpruned climb that polishes the result.
+    pub polish_budget: usize,
 }
 
 pub fn catalog() -> Catalog {
@@ -194,6 +206,11 @@ pub fn catalog() -> Catalog {
             placements: affinity::placement::named().collect(),
             default_placement: a::DEFAULT_PLACEMENT,
             collective_default_size: affinity::pattern::COLLECTIVE_DEFAULT_SIZE,
+            search: SearchLimits {
+                ranked_starts: affinity::search::RANKED_STARTS,
+                pruned_keep: affinity::search::PRUNED_KEEP,
+                polish_budget: affinity::search::POLISH_BUDGET,
+            },
         },
         model: crate::model::request::catalog(),
         mpi: crate::mpi::request::catalog(),

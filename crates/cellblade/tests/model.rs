@@ -130,6 +130,18 @@ fn a_parameter_file_with_missing_or_negative_values_is_refused() {
 }
 
 #[test]
+fn a_parameter_file_that_does_not_parse_or_has_a_wrong_type_names_its_line() {
+    let text = synthetic().to_toml();
+    let line = text.lines().position(|l| l.starts_with("l1_ack_ns")).unwrap() + 1;
+    let broken = text.replace("l1_ack_ns = 80.0", "l1_ack_ns = [80.0");
+    let e = ModelParams::from_toml(&broken).unwrap_err().to_string();
+    assert_eq!(e, format!("model parameters do not parse at line {}: invalid array: expected `]`", line + 1));
+    let typed = text.replace("l1_ack_ns = 80.0", "l1_ack_ns = \"fast\"");
+    let e = ModelParams::from_toml(&typed).unwrap_err().to_string();
+    assert_eq!(e, format!("model parameters key 'l1_ack_ns' at line {line}: invalid type: string \"fast\", expected f64"));
+}
+
+#[test]
 fn sizes_beyond_the_measured_ones_are_extrapolated_with_a_warning() {
     let r = predict(&qs20(), &synthetic(), &request("allreduce", &["allreduce.rdb"], 8, &[1024, 65536])).unwrap();
     assert!(!r.rows[0].extrapolated);

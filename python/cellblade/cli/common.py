@@ -9,6 +9,7 @@ import json
 import shutil
 import sys
 import textwrap
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -413,14 +414,26 @@ def write_json(path: Path, value: Any) -> None:
 @contextlib.contextmanager
 def stage(args: argparse.Namespace, desc: str):
     """One long step that is not a sweep (`model predict --simulate`, `model measure`): its
-    name on a terminal while it runs, or a line when it ends after two seconds in a log."""
+    name on a terminal while it runs; in a log, a line each LINES_STILL_S while it runs (the
+    core releases the interpreter, so a thread can say so) and one when it ends after two
+    seconds."""
     mode = progress(args)
     start = time.monotonic()
+    ended = threading.Event()
+
+    def still_running() -> None:
+        while not ended.wait(parallel.LINES_STILL_S):
+            elapsed = units.format_time(time.monotonic() - start, "s")
+            print(f"{desc}: running, {elapsed} s", file=sys.stderr, flush=True)
+
     if mode is True:
         print(f"{desc} ...", end="\r", file=sys.stderr, flush=True)
+    else:
+        threading.Thread(target=still_running, daemon=True).start()
     try:
         yield
     finally:
+        ended.set()
         elapsed = time.monotonic() - start
         if mode is True:
             print("\r\033[K", end="", file=sys.stderr, flush=True)

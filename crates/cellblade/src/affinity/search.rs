@@ -44,12 +44,12 @@ const RESTARTS: usize = 3;
 /// Swaps the pruned climb simulates per step: those the ranking puts first. A step of the
 /// unpruned climb tries swaps in random order until one improves (on the seed patterns, often
 /// dozens); the model's first few hold the improving ones when there are any.
-const PRUNED_KEEP: usize = 6;
+pub(crate) const PRUNED_KEEP: usize = 6;
 /// Random placements the ranking scores to pick the pruned climb's random starts.
-const RANKED_STARTS: usize = 256;
+pub(crate) const RANKED_STARTS: usize = 256;
 /// Evaluations of the unpruned climb that polishes the pruned climb's best (on the seed
 /// patterns it moved bruck2 from 20.2 to 21.3 GB/s; 100 gained no more than 0.1% on any).
-const POLISH_BUDGET: usize = 40;
+pub(crate) const POLISH_BUDGET: usize = 40;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Objective {

@@ -310,7 +310,7 @@ impl MachineFile {
 pub fn load(text: &str, overrides: &[String]) -> Result<MachineFile> {
     let mut table: toml::Table = text
         .parse()
-        .map_err(|e: toml::de::Error| config_err(format!("machine file does not parse{}: {}", at_line(text, &e), e.message())))?;
+        .map_err(|e: toml::de::Error| config_err(format!("machine file does not parse{}: {}", at_line(text, &e), one_line(&e))))?;
     // The file's own keys first, from its text, so an error can give the key's line.
     serde_path_to_error::deserialize::<_, MachineFile>(toml::Deserializer::new(text))
         .map_err(|e| config_err(format!("machine file key '{}'{}: {}", e.path(), at_line(text, e.inner()), e.inner().message())))?;
@@ -324,8 +324,14 @@ pub fn load(text: &str, overrides: &[String]) -> Result<MachineFile> {
 }
 
 /// " at line N" of an error in `text`, or nothing if it has no position.
-fn at_line(text: &str, e: &toml::de::Error) -> String {
+pub(crate) fn at_line(text: &str, e: &toml::de::Error) -> String {
     e.span().map_or(String::new(), |span| format!(" at line {}", text[..span.start.min(text.len())].matches('\n').count() + 1))
+}
+
+/// A TOML syntax error's message on one line ("invalid array: expected `]`"): the parser puts
+/// its expectation on a line of its own, which would break the CLI's one-line error.
+pub(crate) fn one_line(e: &toml::de::Error) -> String {
+    e.message().trim().lines().collect::<Vec<_>>().join(": ")
 }
 
 fn apply_override(table: &mut toml::Table, ov: &str) -> Result<()> {
@@ -623,6 +629,7 @@ mod tests {
         assert_eq!(e, format!("machine file key 'bif.data_gbps' at line {line}: invalid type: string \"fast\", expected f64"));
         let e = load(&QS20.replacen("data_gbps = 13.6", "data_gbps = ", 1), &[]).unwrap_err().to_string();
         assert!(e.starts_with(&format!("machine file does not parse at line {line}: ")), "{e}");
+        assert!(!e.contains('\n'), "one line for the command line's error: {e}");
         let e = load(&QS20.replacen("data_gbps = 13.6", "data_gbps = 13.6\nspeed = 1", 1), &[]).unwrap_err().to_string();
         assert!(e.starts_with(&format!("machine file key 'bif.speed' at line {}: unknown field `speed`", line + 1)), "{e}");
     }

@@ -13,6 +13,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::{config_err, Result};
+use crate::machine::config::{at_line, one_line};
 
 /// One point of the BIF-n butterfly micro-benchmark (seed 003 §3.3, figure 8).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -102,7 +103,18 @@ impl ModelParams {
 
     /// Parse and check a parameter file.
     pub fn from_toml(text: &str) -> Result<ModelParams> {
-        let p: ModelParams = toml::from_str(text).map_err(|e| config_err(format!("model parameters: {}", e.message())))?;
+        // Syntax first, then the keys, as a machine file is read: each error gives its line.
+        let _: toml::Table = text
+            .parse()
+            .map_err(|e: toml::de::Error| config_err(format!("model parameters do not parse{}: {}", at_line(text, &e), one_line(&e))))?;
+        let p: ModelParams = serde_path_to_error::deserialize(toml::Deserializer::new(text)).map_err(|e| {
+            // An error of the whole file (a missing key) has no line worth naming.
+            let place = match e.path().to_string() {
+                root if root == "." => String::new(),
+                key => format!(" key '{key}'{}", at_line(text, e.inner())),
+            };
+            config_err(format!("model parameters{place}: {}", e.inner().message()))
+        })?;
         p.check()?;
         Ok(p)
     }

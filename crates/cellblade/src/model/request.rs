@@ -380,6 +380,6 @@ mod tests {
         assert!(e.message().starts_with("points allreduce.nope is not allowed: one of "), "{}", e.message());
         let e = GridRequest { params_toml: "x = 1".into() }.run(&qs20()).unwrap_err();
         assert_eq!(e.field(), Some("params_toml"));
-        assert!(e.message().starts_with("params_toml: model parameters: "), "{}", e.message());
+        assert!(e.message().starts_with("params_toml: model parameters key 'x' at line 1: unknown field `x`"), "{}", e.message());
     }
 }
