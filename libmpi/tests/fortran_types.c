@@ -2,7 +2,7 @@
  * (MPI-2.2 §16.2.5): each type's name and size, a reduction on each kind of them (INTEGER
  * sum, REAL max, DOUBLE PRECISION product, LOGICAL and, the 2REAL and 2INTEGER pairs' MINLOC
  * and MAXLOC), a message of REAL8, and the sized type match_size gives; a class or size no
- * type has is an error naming it. */
+ * type has is an error naming it. A predefined type takes the name the program gives it. */
 #include <string.h>
 #include "mtest.h"
 
@@ -40,6 +40,10 @@ int main(int argc, char **argv)
     check_name(MPI_INTEGER1, "MPI_INTEGER1", 1);
     check_name(MPI_COMPLEX16, "MPI_COMPLEX16", 16);
     CHECK_MSG(MPI_REAL16 == MPI_DATATYPE_NULL, "REAL16 has no C twin here: MPI_DATATYPE_NULL");
+    check_name(MPI_LONG_LONG_INT, "MPI_LONG_LONG", 8); /* one handle: the MPI-2 name */
+    MPI_Type_set_name(MPI_INT, "int"); /* a predefined type may be renamed too (MPI-2.2 §6.8) */
+    check_name(MPI_INT, "int", 4);
+    check_name(MPI_INTEGER, "MPI_INTEGER", 4);
 
     int n = rank + 1, isum = 0, land = 1, all = 0;
     float rmax = 0;
