@@ -13,6 +13,7 @@ from conftest import run_cli
 import cellblade
 
 pytestmark = pytest.mark.skipif(shutil.which("cc") is None, reason="needs a C compiler")
+MPI_ERR_REQUEST = 7  # mpi.h: a fatal error's exit code is its error class
 
 
 @pytest.mark.parametrize(
@@ -46,6 +47,10 @@ pytestmark = pytest.mark.skipif(shutil.which("cc") is None, reason="needs a C co
         ("type_attr_errcodes", 3),
         ("datatypes_mpi2", 1),
         ("datatypes_mpi2", 4),
+        ("fortran_types", 1),
+        ("fortran_types", 3),
+        ("grequest", 1),
+        ("grequest", 3),
     ],
 )
 def test_program_passes(build, name, ranks):
@@ -53,6 +58,16 @@ def test_program_passes(build, name, ranks):
     assert done.returncode == 0, done.stderr
     assert done.stdout == "No Errors\n"
     assert done.stderr == ""
+
+
+def test_a_wait_on_a_generalized_request_nobody_completed_is_an_error_not_a_hang(build):
+    done = run_cli("mpirun", "-n", "1", build("grequest"), "never")
+    assert done.returncode == MPI_ERR_REQUEST, done.stderr
+    assert (
+        "cellblade mpi: rank 0: MPI_Wait: MPI_ERR_REQUEST: generalized request 1 is not complete, "
+        "and nothing can complete it while the rank waits (one thread per rank): call "
+        "MPI_Grequest_complete first (MPI_ERRORS_ARE_FATAL)\n" in done.stderr
+    ), done.stderr
 
 
 def test_ls_mode_and_qs22_pass(build):

@@ -47,6 +47,17 @@ def test_a_deadlock_names_the_users_call_and_communicator(build, how, ranks_wait
     assert "tag 1073741824" not in done.stderr and "MPI_Wait for" not in done.stderr
 
 
+def test_a_crash_after_a_wait_on_a_null_request_names_that_wait_alone(build):
+    """The wait before it had a request (MPI_Isend on MPI_COMM_WORLD); the null one has none,
+    and the report must not lend it the previous one's."""
+    done = run_cli("mpirun", "-n", "2", build("fault_report_calls"), "nullwait")
+    assert done.returncode == 128 + 11 and done.stdout == ""
+    assert done.stderr == (
+        "cellblade mpirun: rank 0 was killed by SIGSEGV without calling MPI_Finalize "
+        "(its last call: MPI_Wait): the other ranks were ended\n"
+    ), done.stderr
+
+
 def test_a_crash_inside_a_call_names_that_call_not_the_last_one_the_simulator_saw(build):
     """A rank killed while MPI_Bcast packs its bad buffer, before the call reaches the
     simulator (whose last request from it was MPI_Comm_dup's inner message)."""

@@ -70,6 +70,28 @@ def test_both_channels_give_the_same_simulated_times(build, tmp_path):
     assert strip(a) == strip(b)
 
 
+def test_wtime_answered_by_the_rank_gives_what_a_round_trip_per_call_gives(build):
+    """Between two other calls the rank library answers MPI_Wtime itself (the channel); over
+    the socket alone every call is a round trip: the same values, calls and simulated times."""
+    exe = build("wtime_local")
+    shared = run_cli("mpirun", "-n", "3", exe)
+    socket = _mpirun_socket_only("-n", "3", exe)
+    assert shared.returncode == socket.returncode == 0, shared.stderr + socket.stderr
+    assert shared.stdout == socket.stdout
+    # 20 core cycles (6.25 ns) a call: about 480 calls in 3 us, 320 in 2 us, ending on the
+    # decrementer's 70 ns steps.
+    assert shared.stdout.startswith("rank 0: 799 calls, 0.000003003 0.000005029 "), shared.stdout
+
+
+def test_a_long_wtime_spin_ends_with_the_clock(build):
+    """MPICH's bsendpending spins 2 s; half a second here: 80 million calls, each answered by
+    the rank library in nanoseconds, where a round trip each took microseconds."""
+    done = run_cli("mpirun", "-n", "2", build("wtime_local"), "0.5")
+    assert done.returncode == 0, done.stderr
+    # 0.5 s at 6.25 ns a call, the first call's being the start.
+    assert done.stdout.splitlines()[-1] == "spun 0.500000000 s in 79999999 calls", done.stdout
+
+
 def test_compute_zero_is_free_and_deterministic_cpu_charges_the_burst(build):
     exe = build("compute_burst")
     runs = [run_cli("mpirun", "-n", "2", exe, "20") for _ in range(2)]

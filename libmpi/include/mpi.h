@@ -140,6 +140,37 @@ enum {
 /* Fortran's COMPLEX and DOUBLE COMPLEX (MPI-1.3 §3.2.2), in C two floats or two doubles. */
 #define MPI_COMPLEX ((MPI_Datatype)0x1a08)
 #define MPI_DOUBLE_COMPLEX ((MPI_Datatype)0x1b10)
+/* Fortran's other named datatypes (MPI-1.3 §3.2.2, §4.9.3), which a C program may name too:
+ * each is the C type of its size (LOGICAL and INTEGER an int, REAL a float, DOUBLE PRECISION a
+ * double, CHARACTER a char); the pairs for MPI_MAXLOC and MPI_MINLOC hold two of their type
+ * (the index of the same type as the value). The optional sized types (MPI-2.2 §3.2.5) with no
+ * C twin of that size, REAL16, COMPLEX32 and INTEGER16, are MPI_DATATYPE_NULL, as the standard
+ * allows. */
+#define MPI_LOGICAL ((MPI_Datatype)0x1c04)
+#define MPI_INTEGER ((MPI_Datatype)0x1d04)
+#define MPI_REAL ((MPI_Datatype)0x1e04)
+#define MPI_DOUBLE_PRECISION ((MPI_Datatype)0x1f08)
+#define MPI_CHARACTER ((MPI_Datatype)0x2001)
+#define MPI_2INTEGER ((MPI_Datatype)0x2108)
+#define MPI_2REAL ((MPI_Datatype)0x2208)
+#define MPI_2DOUBLE_PRECISION ((MPI_Datatype)0x2310)
+#define MPI_2COMPLEX ((MPI_Datatype)0x2410)
+#define MPI_2DOUBLE_COMPLEX ((MPI_Datatype)0x2520)
+#define MPI_REAL4 ((MPI_Datatype)0x2604)
+#define MPI_REAL8 ((MPI_Datatype)0x2708)
+#define MPI_COMPLEX8 ((MPI_Datatype)0x2808)
+#define MPI_COMPLEX16 ((MPI_Datatype)0x2910)
+#define MPI_INTEGER1 ((MPI_Datatype)0x2a01)
+#define MPI_INTEGER2 ((MPI_Datatype)0x2b02)
+#define MPI_INTEGER4 ((MPI_Datatype)0x2c04)
+#define MPI_INTEGER8 ((MPI_Datatype)0x2d08)
+#define MPI_REAL16 MPI_DATATYPE_NULL
+#define MPI_COMPLEX32 MPI_DATATYPE_NULL
+#define MPI_INTEGER16 MPI_DATATYPE_NULL
+/* MPI_Type_match_size's type classes (MPI-2.2 §16.2.5). */
+#define MPI_TYPECLASS_REAL 1
+#define MPI_TYPECLASS_INTEGER 2
+#define MPI_TYPECLASS_COMPLEX 3
 
 /* Predefined reduction operations. */
 #define MPI_OP_NULL ((MPI_Op)0)
@@ -269,6 +300,7 @@ CB_DECLARE(int, Type_set_attr, (MPI_Datatype datatype, int keyval, void *attribu
 CB_DECLARE(int, Type_get_attr, (MPI_Datatype datatype, int keyval, void *attribute_val, int *flag))
 CB_DECLARE(int, Type_delete_attr, (MPI_Datatype datatype, int keyval))
 CB_DECLARE(int, Type_get_name, (MPI_Datatype datatype, char *type_name, int *resultlen))
+CB_DECLARE(int, Type_match_size, (int typeclass, int size, MPI_Datatype *datatype))
 CB_DECLARE(int, Type_size, (MPI_Datatype datatype, int *size))
 CB_DECLARE(int, Send, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm))
 CB_DECLARE(int, Ssend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm))
@@ -307,6 +339,16 @@ CB_DECLARE(int, Request_free, (MPI_Request *request))
 CB_DECLARE(int, Cancel, (MPI_Request *request))
 CB_DECLARE(int, Test_cancelled, (const MPI_Status *status, int *flag))
 CB_DECLARE(int, Request_get_status, (MPI_Request request, int *flag, MPI_Status *status))
+/* Generalized requests (MPI-2.2 §12.2): the program completes them; a wait calls its query
+ * function for the status, then its free function. */
+typedef int MPI_Grequest_query_function(void *extra_state, MPI_Status *status);
+typedef int MPI_Grequest_free_function(void *extra_state);
+typedef int MPI_Grequest_cancel_function(void *extra_state, int complete);
+CB_DECLARE(int, Grequest_start, (MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn,
+    MPI_Grequest_cancel_function *cancel_fn, void *extra_state, MPI_Request *request))
+CB_DECLARE(int, Grequest_complete, (MPI_Request request))
+CB_DECLARE(int, Status_set_elements, (MPI_Status *status, MPI_Datatype datatype, int count))
+CB_DECLARE(int, Status_set_cancelled, (MPI_Status *status, int flag))
 CB_DECLARE(int, Probe, (int source, int tag, MPI_Comm comm, MPI_Status *status))
 CB_DECLARE(int, Iprobe, (int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status))
 CB_DECLARE(int, Sendrecv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,

@@ -66,17 +66,12 @@ CB_MISSING(File_get_size)
 CB_MISSING(File_create_errhandler)
 CB_MISSING(File_set_errhandler)
 CB_MISSING(File_get_errhandler)
-CB_MISSING(Type_match_size)
 CB_MISSING(Type_create_f90_integer)
 CB_MISSING(Type_create_f90_real)
 CB_MISSING(Type_create_f90_complex)
 CB_MISSING(Type_size_x)
 CB_MISSING(Type_get_extent_x)
 CB_MISSING(Get_elements_x)
-CB_MISSING(Grequest_start)
-CB_MISSING(Grequest_complete)
-CB_MISSING(Status_set_elements)
-CB_MISSING(Status_set_cancelled)
 CB_MISSING(Comm_create_group)
 CB_MISSING(Comm_split_type)
 CB_MISSING(Comm_idup)
@@ -114,26 +109,6 @@ CB_MISSING(Mprobe)
 CB_MISSING(Improbe)
 CB_MISSING(Mrecv)
 CB_MISSING(Imrecv)
-
-/* Constants of what the library lacks: Fortran's datatypes. Unavailable objects, so a program
- * naming one fails to compile saying so. */
-#if defined(__has_attribute)
-#if __has_attribute(unavailable)
-#define CB_MISSING_CONST(type, name) extern const type name CB_MISSING_ATTR(#name);
-#endif
-#endif
-#ifndef CB_MISSING_CONST /* a compiler without `unavailable`: left undeclared */
-#define CB_MISSING_CONST(type, name)
-#endif
-#define CB_MISSING_TYPES(X) X(MPI_LOGICAL) X(MPI_REAL) X(MPI_DOUBLE_PRECISION) \
-    X(MPI_INTEGER) X(MPI_2INTEGER) X(MPI_2REAL) X(MPI_2DOUBLE_PRECISION) X(MPI_2COMPLEX) X(MPI_2DOUBLE_COMPLEX) \
-    X(MPI_CHARACTER) X(MPI_REAL4) X(MPI_REAL8) X(MPI_REAL16) X(MPI_COMPLEX8) X(MPI_COMPLEX16) X(MPI_COMPLEX32) \
-    X(MPI_INTEGER1) X(MPI_INTEGER2) X(MPI_INTEGER4) X(MPI_INTEGER8) X(MPI_INTEGER16)
-#define CB_MISSING_TYPE(name) CB_MISSING_CONST(MPI_Datatype, name)
-CB_MISSING_TYPES(CB_MISSING_TYPE)
-#undef CB_MISSING_TYPE
-#undef CB_MISSING_TYPES
-#undef CB_MISSING_CONST
 
 #undef CB_MISSING
 #endif

@@ -35,6 +35,9 @@ struct answer cb_channel_call(uint32_t op, int a, int b, int c, uint64_t len, co
 /* Tell the simulator the job aborts with `code` (no answer is awaited); a no-op before init. */
 void cb_channel_abort(int code);
 void cb_channel_close(void);
+/* MPI_Wtime: answered here (1, *value set) while no other call has been made since an
+ * OP_WTIME answer brought the simulator's clock. */
+int cb_wtime_local(double *value);
 /* pt2pt/requests.c: one call to the simulator, delivering the freed receives it completed; and
  * at MPI_Finalize, every freed receive's bytes. */
 struct answer cb_answer(uint32_t op, int a, int b, int c, uint64_t len, const void *payload, void *into);

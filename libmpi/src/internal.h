@@ -50,6 +50,7 @@ void cb_type_record_blocks(MPI_Datatype t, int combiner, int count, const int *l
     const MPI_Datatype *olds, MPI_Datatype old);
 void cb_type_forget(MPI_Datatype t);
 size_t cb_type_size(MPI_Datatype t);
+size_t cb_type_element_bytes(MPI_Datatype t, int count); /* MPI_Status_set_elements */
 int cb_type_direct(MPI_Datatype t); /* its bytes in memory are its message: no packing (not a pair type) */
 /* The predefined type every element of `t` is made of; *n = elements of it in `count` of `t`. */
 MPI_Datatype cb_type_base(MPI_Datatype t, int count, int *n);

@@ -11,7 +11,11 @@
  *   barrier    MPI_Barrier on MPI_COMM_WORLD (the simulator's, of sends and receives);
  *   persistent MPI_Waitall on an MPI_Recv_init request on "halo", started;
  *   sendrecv   MPI_Sendrecv on "halo";
- *   crash      MPI_Bcast on "halo" from a bad buffer: killed before it reaches the simulator. */
+ *   crash      MPI_Bcast on "halo" from a bad buffer: killed before it reaches the simulator;
+ *   nullwait   an MPI_Isend rank 1 receives and its MPI_Wait, then an MPI_Wait on the null
+ *              request left, then a crash: the report names that wait, not the previous one's
+ *              request. */
+#include <signal.h>
 #include <string.h>
 #include "mpi.h"
 
@@ -48,6 +52,11 @@ static void waits_in(const char *how, MPI_Comm halo)
         MPI_Sendrecv(&x, 1, MPI_INT, 1, 3, y, 1, MPI_INT, 1, 4, halo, MPI_STATUS_IGNORE);
     } else if (strcmp(how, "crash") == 0) {
         MPI_Bcast((void *)8, 4, MPI_INT, 0, halo);
+    } else if (strcmp(how, "nullwait") == 0) {
+        MPI_Isend(&x, 1, MPI_INT, 1, 5, MPI_COMM_WORLD, &r);
+        MPI_Wait(&r, MPI_STATUS_IGNORE);
+        MPI_Wait(&r, MPI_STATUS_IGNORE); /* r is MPI_REQUEST_NULL now */
+        raise(SIGSEGV);
     }
 }
 

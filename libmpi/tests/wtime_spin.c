@@ -1,7 +1,7 @@
-/* A spin on MPI_Wtime waits out the simulated delay it asks for: each call costs one
- * decrementer read (crates/cellblade/src/mpi/external.rs), so the clock advances by a read per
- * call and the spin ends within a read of its target. Every rank spins 20 us (about ten
- * thousand calls), then they meet in a barrier. */
+/* A spin on MPI_Wtime waits out the simulated delay it asks for: each call costs what it
+ * would on the SPU (20 cycles, crates/cellblade/src/mpi/external.rs), so the clock advances
+ * by a call's cost per call and the spin ends within a call of its target. Every rank spins
+ * 20 us (3200 calls), then they meet in a barrier. */
 #include "mtest.h"
 
 int main(int argc, char **argv)

@@ -18,13 +18,41 @@ enum {
     K_FLOAT, K_DOUBLE, K_LDOUBLE, K_WCHAR, K_FLOAT_INT, K_DOUBLE_INT, K_LONG_INT, K_2INT, K_SHORT_INT, K_LDOUBLE_INT,
     K_PACKED, /* mpi.h's MPI_PACKED */
     K_LB, K_UB, /* size 0: markers, not data */
-    K_COMPLEX, K_DCOMPLEX /* Fortran's COMPLEX and DOUBLE COMPLEX: C's float and double _Complex */
+    K_COMPLEX, K_DCOMPLEX, /* Fortran's COMPLEX and DOUBLE COMPLEX: C's float and double _Complex */
+    /* Fortran's other named types (mpi.h), each computed as its C twin (twin()) */
+    K_LOGICAL, K_INTEGER, K_REAL, K_DPREC, K_CHARACTER, K_2INTEGER, K_2REAL, K_2DPREC, K_2COMPLEX, K_2DCOMPLEX,
+    K_REAL4, K_REAL8, K_COMPLEX8, K_COMPLEX16, K_INTEGER1, K_INTEGER2, K_INTEGER4, K_INTEGER8,
+    K_LAST = K_INTEGER8
 };
 
 static struct user_op {
     int used, commute;
     MPI_User_function *fn;
 } ops[MAX_OPS];
+
+/* A Fortran type's C twin of the same size and arithmetic (a pair's: of its value); the C
+ * types are their own. LOGICAL is an int on which only the logical operations are defined. */
+static int twin(int k)
+{
+    switch (k) {
+    case K_LOGICAL: case K_INTEGER: case K_INTEGER4: case K_2INTEGER: return K_INT;
+    case K_REAL: case K_REAL4: case K_2REAL: return K_FLOAT;
+    case K_DPREC: case K_REAL8: case K_2DPREC: return K_DOUBLE;
+    case K_CHARACTER: return K_CHAR;
+    case K_COMPLEX8: case K_2COMPLEX: return K_COMPLEX;
+    case K_COMPLEX16: case K_2DCOMPLEX: return K_DCOMPLEX;
+    case K_INTEGER1: return K_SCHAR;
+    case K_INTEGER2: return K_SHORT;
+    case K_INTEGER8: return K_LLONG;
+    default: return k;
+    }
+}
+
+/* Fortran's pairs for MAXLOC and MINLOC: two values of one type. */
+static int fortran_pair(int k)
+{
+    return k >= K_2INTEGER && k <= K_2DCOMPLEX;
+}
 
 static int kind(MPI_Datatype t)
 {
@@ -34,7 +62,7 @@ static int kind(MPI_Datatype t)
 int cb_predefined(MPI_Datatype t)
 {
     int k = kind(t);
-    return ((k >= K_CHAR && k <= K_PACKED) || k == K_COMPLEX || k == K_DCOMPLEX) && (t & 0xff) != 0;
+    return ((k >= K_CHAR && k <= K_PACKED) || (k >= K_COMPLEX && k <= K_LAST)) && (t & 0xff) != 0;
 }
 
 #define ALIGN(T) __alignof__(T)
@@ -42,7 +70,7 @@ int cb_predefined(MPI_Datatype t)
 
 MPI_Aint cb_basic_align(MPI_Datatype t)
 {
-    switch (kind(t)) {
+    switch (twin(kind(t))) {
     case K_SHORT: case K_USHORT: return ALIGN(short);
     case K_INT: case K_UNSIGNED: return ALIGN(int);
     case K_LONG: case K_ULONG: return ALIGN(long);
@@ -143,15 +171,21 @@ int cb_check_op(const char *call, MPI_Comm comm, MPI_Op op, MPI_Datatype t)
 {
     if (user_op(op))
         return MPI_SUCCESS;
-    int k = kind(t), ok;
-    switch (op) {
+    int f = kind(t), k = twin(f), ok;
+    if (op < MPI_MAX || op > MPI_MINLOC)
+        return cb_fail(call, comm, MPI_ERR_OP, "operation %d is invalid", op);
+    if (f == K_LOGICAL || f == K_CHARACTER || f == K_2COMPLEX || f == K_2DCOMPLEX)
+        ok = f == K_LOGICAL && (op == MPI_LAND || op == MPI_LOR || op == MPI_LXOR);
+    else if (fortran_pair(f))
+        ok = op == MPI_MAXLOC || op == MPI_MINLOC;
+    else switch (op) {
     case MPI_MAX: case MPI_MIN: ok = integer(k) || floating(k); break;
     case MPI_SUM: case MPI_PROD: ok = integer(k) || floating(k) || complex(k); break;
     /* Logical operations on floating types too, as MPICH has them (0 is false). */
     case MPI_LAND: case MPI_LOR: case MPI_LXOR: ok = integer(k) || floating(k); break;
     case MPI_BAND: case MPI_BOR: case MPI_BXOR: ok = integer(k) || k == K_BYTE; break;
     case MPI_MAXLOC: case MPI_MINLOC: ok = k >= K_FLOAT_INT && k <= K_LDOUBLE_INT; break;
-    default: return cb_fail(call, comm, MPI_ERR_OP, "operation %d is invalid", op);
+    default: ok = 0;
     }
     if (!ok)
         return cb_fail(call, comm, MPI_ERR_OP, "operation %d is not defined on datatype %#x", op, (unsigned)t);
@@ -201,6 +235,19 @@ int cb_check_op(const char *call, MPI_Comm comm, MPI_Op op, MPI_Datatype t)
         return MPI_SUCCESS;                                                                      \
     } while (0)
 
+/* Fortran's MAXLOC/MINLOC pairs: the index is of the value's type. */
+#define LOC2(V)                                                                                  \
+    do {                                                                                         \
+        const V *a = in;                                                                         \
+        V *b = inout;                                                                            \
+        for (int i = 0; i < 2 * n; i += 2) {                                                     \
+            int better = op == MPI_MAXLOC ? a[i] > b[i] : a[i] < b[i];                           \
+            if (better || (a[i] == b[i] && a[i + 1] < b[i + 1]))                                 \
+                b[i] = a[i], b[i + 1] = a[i + 1];                                                \
+        }                                                                                        \
+        return MPI_SUCCESS;                                                                      \
+    } while (0)
+
 /* Complex numbers have only the sum and the product (MPI-1.3 §4.9.2). */
 #define COMPLEX(T)                                                                               \
     do {                                                                                         \
@@ -230,10 +277,17 @@ int cb_check_op(const char *call, MPI_Comm comm, MPI_Op op, MPI_Datatype t)
 int cb_reduce_local(const void *in, void *inout, int count, MPI_Datatype t, MPI_Op op)
 {
     struct user_op *u = user_op(op);
-    int n = count, k = kind(t);
+    int n = count, f = kind(t), k = twin(f);
     if (u) {
         u->fn((void *)in, inout, &n, &t);
         return MPI_SUCCESS;
+    }
+    if (fortran_pair(f) && (op == MPI_MAXLOC || op == MPI_MINLOC)) {
+        switch (k) {
+        case K_INT: LOC2(int);
+        case K_FLOAT: LOC2(float);
+        case K_DOUBLE: LOC2(double);
+        }
     }
     if (op >= MPI_BAND && op <= MPI_BXOR && (op == MPI_BAND || op == MPI_BOR || op == MPI_BXOR)) {
         BY_KIND(BITS)
@@ -259,5 +313,28 @@ int cb_reduce_local(const void *in, void *inout, int count, MPI_Datatype t, MPI_
     return MPI_ERR_OP;
 }
 
+/* MPI_Type_match_size (MPI-2.2 §16.2.5): a named type of the class and size, the sized ones
+ * first (MPICH gives those too), then C's (long double for a real of its size). */
+int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype)
+{
+    static const MPI_Datatype reals[] = {MPI_REAL4, MPI_REAL8, MPI_LONG_DOUBLE},
+                              integers[] = {MPI_INTEGER1, MPI_INTEGER2, MPI_INTEGER4, MPI_INTEGER8},
+                              complexes[] = {MPI_COMPLEX8, MPI_COMPLEX16};
+    const MPI_Datatype *from = typeclass == MPI_TYPECLASS_REAL ? reals : typeclass == MPI_TYPECLASS_INTEGER ? integers
+                             : typeclass == MPI_TYPECLASS_COMPLEX ? complexes : NULL;
+    size_t n = typeclass == MPI_TYPECLASS_REAL ? 3 : typeclass == MPI_TYPECLASS_INTEGER ? 4 : 2;
+    if (!from)
+        return cb_fail("MPI_Type_match_size", MPI_COMM_WORLD, MPI_ERR_ARG,
+            "type class %d is invalid: allowed MPI_TYPECLASS_REAL, _INTEGER or _COMPLEX", typeclass);
+    for (size_t i = 0; i < n; i++)
+        if ((int)cb_basic_size(from[i]) == size) {
+            *datatype = from[i];
+            return MPI_SUCCESS;
+        }
+    return cb_fail("MPI_Type_match_size", MPI_COMM_WORLD, MPI_ERR_ARG, "no %s type has %d bytes",
+        typeclass == MPI_TYPECLASS_REAL ? "real" : typeclass == MPI_TYPECLASS_INTEGER ? "integer" : "complex", size);
+}
+
+#pragma weak MPI_Type_match_size = PMPI_Type_match_size
 #pragma weak MPI_Op_create = PMPI_Op_create
 #pragma weak MPI_Op_free = PMPI_Op_free

@@ -535,6 +535,24 @@ int PMPI_Address(void *location, MPI_Aint *address)
     return CB_INNER(PMPI_Get_address(location, address));
 }
 
+/* The bytes of `count` basic elements of `t` (whole elements of t, then the first basic
+ * elements of one more); MPI_Get_elements counts them back. */
+size_t cb_type_element_bytes(MPI_Datatype t, int count)
+{
+    size_t size = cb_type_size(t), one = size;
+    long per = size ? elements(t, &one) : 0;
+    if (per <= 0)
+        return 0;
+    size_t bytes = (size_t)(count / per) * size;
+    long more = count % per;
+    for (size_t b = 0; more > 0 && b < size; b++) { /* the shortest prefix holding `more` elements */
+        size_t left = b + 1;
+        if (elements(t, &left) >= more && left == 0)
+            return bytes + b + 1;
+    }
+    return bytes;
+}
+
 int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count)
 {
     if (!cb_type_valid(datatype))

@@ -2,18 +2,23 @@
  * MPI_Init creates a memory file, sends it with its first request over the socket named by
  * CELLBLADE_MPI_FD, and every later call goes through it: the request in its slot, the
  * request sequence number raised, then a wait for the answer's sequence number. A waiting
- * side yields the core up to YIELDS times (a wake-up across cores is a hypervisor interrupt,
- * about 160 us on the development host), then sleeps on the futex; the publisher wakes it
- * only if it sleeps. The socket carries the first call, payloads larger than the data area,
- * and tells a waiting rank that the simulator is gone (POLLHUP). Without memfd, every call
- * goes over the socket (so does every call with CELLBLADE_MPI_CHANNEL=socket). */
+ * rank sleeps on the futex at once when the job's ranks and the simulator outnumber the
+ * host's cores, and otherwise spins on the number for up to SPIN_NS of wall time first (a
+ * short call's answer comes within a few microseconds when both sides have a core); the
+ * publisher wakes it only if it sleeps. It never yields the core: on a host with more runnable
+ * processes than cores, sched_yield gives the core to another process for the rest of a time
+ * slice, milliseconds, and a job whose every call waits for such a turn starves (MPICH's
+ * ctxsplit on 4 ranks: 0.2 s of CPU in 4 minutes); a spinning rank holds a core the rank or
+ * the simulator it waits for needs (ctxalloc, 2 ranks on 2 cores: 55 s spinning 20 us, 19 s
+ * sleeping at once); a sleeper woken on the futex runs at once. The socket carries the first call, payloads larger than the data area, and tells a waiting rank that
+ * the simulator is gone (POLLHUP). Without memfd, every call goes over the socket (so does
+ * every call with CELLBLADE_MPI_CHANNEL=socket). */
 #define _GNU_SOURCE
 #include "channel.h"
 
 #include <errno.h>
 #include <linux/futex.h>
 #include <poll.h>
-#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,7 +32,7 @@
 enum { REQ_SEQ = 0, SIM_SLEEPS = 4, ANS_SEQ = 64, RANK_SLEEPS = 68, REQ_AT = 128, ANS_AT = 192, DATA_AT = 4096 };
 #define DATA_BYTES (1u << 20)
 #define CHANNEL_BYTES (DATA_AT + DATA_BYTES)
-#define YIELDS 50
+#define SPIN_NS 20000L
 #define SLEEP_NS 100000000L
 
 struct request {
@@ -39,8 +44,20 @@ struct request {
 static int fd = -1;
 static char *shm;
 static uint32_t seq;
+static long spin_ns; /* SPIN_NS, or 0 when ranks and simulator outnumber the cores (cb_channel_init) */
 static int cpu_time;
 static struct timespec cpu_mark;
+/* MPI_Wtime between two other calls, answered here (cb_wtime_local): the simulator's clock
+ * from the last OP_WTIME answer and what a call costs; each local call is counted and
+ * reported with the next request, which the simulator charges them before (external.rs).
+ * Simulated time passes for this rank only in its calls, so the values are the ones a round
+ * trip per call would give. `dec` is the decrementer count at `now`, `next` the tick where it
+ * steps: the division happens once a step, not once a call. */
+static struct {
+    int valid;
+    uint64_t now, cost, hz, tps, dec, next;
+} clk;
+static uint64_t wtimes;
 
 #define WORD(at) ((_Atomic uint32_t *)(shm + (at)))
 
@@ -109,14 +126,44 @@ static int simulator_gone(void)
     return poll(&p, 1, 0) > 0 && (p.revents & (POLLHUP | POLLRDHUP | POLLERR));
 }
 
+static int64_t now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+/* Spin until *word == want or spin_ns pass: whether it came. The clock is read every 64 looks
+ * (a look is a few nanoseconds, a clock read some twenty). */
+static int spin_for(_Atomic uint32_t *word, uint32_t want)
+{
+    if (spin_ns == 0)
+        return atomic_load_explicit(word, memory_order_acquire) == want;
+    int64_t end = now_ns() + spin_ns;
+    for (unsigned i = 1;; i++) {
+        if (atomic_load_explicit(word, memory_order_acquire) == want)
+            return 1;
+        cpu_relax();
+        if (i % 64 == 0 && now_ns() > end)
+            return 0;
+    }
+}
+
 static void wait_answer(void)
 {
     _Atomic uint32_t *ans = WORD(ANS_SEQ), *sleeps = WORD(RANK_SLEEPS);
-    for (int i = 0; atomic_load_explicit(ans, memory_order_acquire) != seq; i++) {
-        if (i < YIELDS) {
-            sched_yield();
-            continue;
-        }
+    if (spin_for(ans, seq))
+        return;
+    while (atomic_load_explicit(ans, memory_order_acquire) != seq) {
         atomic_store(sleeps, 1);
         if (atomic_load(ans) != seq) {
             struct timespec t = {0, SLEEP_NS};
@@ -151,6 +198,9 @@ static void publish(uint32_t op, int a, int b, int c, uint64_t len, const void *
     uint64_t cpu_ns = cpu_since_mark();
     memcpy(shm + REQ_AT, &r, sizeof r);
     memcpy(shm + REQ_AT + sizeof r, &cpu_ns, sizeof cpu_ns);
+    memcpy(shm + REQ_AT + sizeof r + 8, &wtimes, sizeof wtimes);
+    wtimes = 0;
+    clk.valid = 0; /* the call takes simulated time: the next MPI_Wtime asks */
     int big = len > DATA_BYTES;
     if (payload && len && !big)
         memcpy(shm + DATA_AT, payload, len);
@@ -159,6 +209,36 @@ static void publish(uint32_t op, int a, int b, int c, uint64_t len, const void *
         syscall(SYS_futex, WORD(REQ_SEQ), FUTEX_WAKE, 1, NULL, NULL, 0);
     if (payload && len && big)
         put_all(payload, len);
+}
+
+static void clock_step(void)
+{
+    clk.dec = (uint64_t)((unsigned __int128)clk.now * clk.hz / clk.tps);
+    /* the first tick of the next count: ceil((dec + 1) * tps / hz) */
+    clk.next = (uint64_t)(((unsigned __int128)(clk.dec + 1) * clk.tps + clk.hz - 1) / clk.hz);
+}
+
+int cb_wtime_local(double *value)
+{
+    if (!clk.valid)
+        return 0;
+    clk.now += clk.cost;
+    if (clk.now >= clk.next)
+        clock_step();
+    wtimes++;
+    *value = (double)clk.dec / (double)clk.hz; /* as rank.rs's wtime() */
+    return 1;
+}
+
+/* An OP_WTIME answer's payload: {now, cost of a call (both in simulator ticks), decrementer
+ * hz, ticks per second}. With measured CPU time charged between calls, every call asks. */
+static void wtime_learn(const uint64_t clock[4])
+{
+    if (cpu_time || !clock[2] || !clock[3])
+        return;
+    clk.now = clock[0], clk.cost = clock[1], clk.hz = clock[2], clk.tps = clock[3];
+    clock_step();
+    clk.valid = 1;
 }
 
 struct answer cb_channel_call(uint32_t op, int a, int b, int c, uint64_t len, const void *payload, void *into)
@@ -173,6 +253,8 @@ struct answer cb_channel_call(uint32_t op, int a, int b, int c, uint64_t len, co
         get_all(into, ans.count);
     else if (ans.count)
         memcpy(into, shm + DATA_AT, ans.count);
+    if (op == OP_WTIME && ans.count == 4 * sizeof(uint64_t))
+        wtime_learn(into);
     mark_cpu();
     return ans;
 }
@@ -214,6 +296,8 @@ struct answer cb_channel_init(int sock)
     struct answer ans;
     get_all(&ans, sizeof ans);
     cpu_time = (ans.flags & FLAG_CPU_TIME) != 0;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    spin_ns = ans.tag + 1 > cores ? 0 : SPIN_NS; /* the answer's tag is the job's size */
     mark_cpu();
     return ans;
 }

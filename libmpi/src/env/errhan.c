@@ -314,8 +314,11 @@ int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
     return MPI_SUCCESS;
 }
 
-/* Datatype names: the predefined types' own, the program's for derived ones. */
+/* Datatype names: the predefined types' own until the program names them (MPI-2.2 §6.8 lets
+ * it name any datatype), the program's for derived ones. MPI_LONG_LONG_INT and MPI_LONG_LONG
+ * are one handle, named by the shorter (MPICH's suite accepts it as a prefix of the longer). */
 static char type_names[CB_MAX_TYPES][MPI_MAX_OBJECT_NAME];
+static char renamed[256][MPI_MAX_OBJECT_NAME]; /* predefined types, by kind (datatype/basic.c) */
 
 static const char *predefined_name(MPI_Datatype t)
 {
@@ -325,11 +328,17 @@ static const char *predefined_name(MPI_Datatype t)
     } known[] = {{MPI_CHAR, "MPI_CHAR"}, {MPI_SIGNED_CHAR, "MPI_SIGNED_CHAR"}, {MPI_UNSIGNED_CHAR, "MPI_UNSIGNED_CHAR"},
         {MPI_BYTE, "MPI_BYTE"}, {MPI_SHORT, "MPI_SHORT"}, {MPI_UNSIGNED_SHORT, "MPI_UNSIGNED_SHORT"}, {MPI_INT, "MPI_INT"},
         {MPI_UNSIGNED, "MPI_UNSIGNED"}, {MPI_LONG, "MPI_LONG"}, {MPI_UNSIGNED_LONG, "MPI_UNSIGNED_LONG"},
-        {MPI_LONG_LONG_INT, "MPI_LONG_LONG_INT"}, {MPI_UNSIGNED_LONG_LONG, "MPI_UNSIGNED_LONG_LONG"}, {MPI_FLOAT, "MPI_FLOAT"},
+        {MPI_LONG_LONG, "MPI_LONG_LONG"}, {MPI_UNSIGNED_LONG_LONG, "MPI_UNSIGNED_LONG_LONG"}, {MPI_FLOAT, "MPI_FLOAT"},
         {MPI_DOUBLE, "MPI_DOUBLE"}, {MPI_LONG_DOUBLE, "MPI_LONG_DOUBLE"}, {MPI_WCHAR, "MPI_WCHAR"}, {MPI_FLOAT_INT, "MPI_FLOAT_INT"},
         {MPI_DOUBLE_INT, "MPI_DOUBLE_INT"}, {MPI_LONG_INT, "MPI_LONG_INT"}, {MPI_2INT, "MPI_2INT"}, {MPI_SHORT_INT, "MPI_SHORT_INT"},
         {MPI_LONG_DOUBLE_INT, "MPI_LONG_DOUBLE_INT"}, {MPI_PACKED, "MPI_PACKED"}, {MPI_LB, "MPI_LB"}, {MPI_UB, "MPI_UB"},
-        {MPI_COMPLEX, "MPI_COMPLEX"}, {MPI_DOUBLE_COMPLEX, "MPI_DOUBLE_COMPLEX"}};
+        {MPI_COMPLEX, "MPI_COMPLEX"}, {MPI_DOUBLE_COMPLEX, "MPI_DOUBLE_COMPLEX"}, {MPI_LOGICAL, "MPI_LOGICAL"},
+        {MPI_INTEGER, "MPI_INTEGER"}, {MPI_REAL, "MPI_REAL"}, {MPI_DOUBLE_PRECISION, "MPI_DOUBLE_PRECISION"},
+        {MPI_CHARACTER, "MPI_CHARACTER"}, {MPI_2INTEGER, "MPI_2INTEGER"}, {MPI_2REAL, "MPI_2REAL"},
+        {MPI_2DOUBLE_PRECISION, "MPI_2DOUBLE_PRECISION"}, {MPI_2COMPLEX, "MPI_2COMPLEX"},
+        {MPI_2DOUBLE_COMPLEX, "MPI_2DOUBLE_COMPLEX"}, {MPI_REAL4, "MPI_REAL4"}, {MPI_REAL8, "MPI_REAL8"},
+        {MPI_COMPLEX8, "MPI_COMPLEX8"}, {MPI_COMPLEX16, "MPI_COMPLEX16"}, {MPI_INTEGER1, "MPI_INTEGER1"},
+        {MPI_INTEGER2, "MPI_INTEGER2"}, {MPI_INTEGER4, "MPI_INTEGER4"}, {MPI_INTEGER8, "MPI_INTEGER8"}};
     for (size_t i = 0; i < sizeof known / sizeof *known; i++)
         if (known[i].t == t)
             return known[i].name;
@@ -338,6 +347,8 @@ static const char *predefined_name(MPI_Datatype t)
 
 static char *type_name_slot(MPI_Datatype t)
 {
+    if (predefined_name(t))
+        return renamed[(t >> 8) & 0xff];
     int i = t - CB_DERIVED;
     return i >= 0 && i < CB_MAX_TYPES && cb_type_valid(t) ? type_names[i] : NULL;
 }
@@ -346,7 +357,7 @@ int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
 {
     char *slot = type_name_slot(datatype);
     if (!slot)
-        return cb_fail("MPI_Type_set_name", MPI_COMM_WORLD, MPI_ERR_TYPE, "datatype %#x is not a derived datatype", (unsigned)datatype);
+        return cb_fail("MPI_Type_set_name", MPI_COMM_WORLD, MPI_ERR_TYPE, "datatype %#x is invalid", (unsigned)datatype);
     snprintf(slot, MPI_MAX_OBJECT_NAME, "%s", type_name);
     return MPI_SUCCESS;
 }
@@ -354,10 +365,10 @@ int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
 int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
 {
     const char *name = predefined_name(datatype);
-    char *slot = name ? NULL : type_name_slot(datatype);
-    if (!name && !slot)
+    char *slot = type_name_slot(datatype);
+    if (!slot)
         return cb_fail("MPI_Type_get_name", MPI_COMM_WORLD, MPI_ERR_TYPE, "datatype %#x is invalid", (unsigned)datatype);
-    *resultlen = snprintf(type_name, MPI_MAX_OBJECT_NAME, "%s", name ? name : slot);
+    *resultlen = snprintf(type_name, MPI_MAX_OBJECT_NAME, "%s", slot[0] || !name ? slot : name);
     return MPI_SUCCESS;
 }
 

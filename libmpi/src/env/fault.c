@@ -107,7 +107,9 @@ void cb_state_call(const char *call)
     current = call;
     current_comm = MPI_COMM_NULL;
     current_for = NULL;
-    if (call != written_call) /* the same call again: its communicator comes next (cb_state_comm) */
+    /* The same call again: its communicator comes next (cb_state_comm). Not a wait's request:
+     * the next wait may have none (MPI_REQUEST_NULL), so it must not inherit it. */
+    if (call != written_call || written_for)
         publish();
 }
 

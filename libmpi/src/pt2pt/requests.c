@@ -55,19 +55,19 @@ static struct pending {
     int persistent, active; /* MPI_Send_init ...: the slot outlives each completion (pt2pt/persistent.c) */
     int cancelled; /* MPI_Cancel retracted it: its status says so */
     int buffered; /* an Ibsend, done for the program: the simulator's send goes on until released */
+    /* A generalized request (MPI_Grequest_start): no simulator handle; done when the program
+     * says so; `gfreed` once MPI_Request_free let go of it before that. */
+    int greq, gfreed;
+    MPI_Grequest_query_function *query;
+    MPI_Grequest_free_function *gfree;
+    MPI_Grequest_cancel_function *gcancel;
+    void *extra;
 } *pending; /* grown on demand: a program may keep any number of requests pending */
 static int pending_cap;
 
-/* A request of `op` (OP_ISEND, OP_ISSEND: never buffered, or OP_IRECV), checked and in its
- * slot but not started. */
-static int make(const char *name, uint32_t op, const void *buf, int count, MPI_Datatype t, int peer, int tag, MPI_Comm comm, MPI_Request *request)
+/* A free slot (the table grows on demand), as *request and *q. */
+static int new_slot(const char *name, MPI_Comm comm, MPI_Request *request, struct pending **q)
 {
-    int is_send = op != OP_IRECV;
-    struct cb_comm *c = NULL;
-    if (is_send)
-        CB_CHECK(p2p_check_send(name, buf, count, t, peer, tag, comm, &c));
-    else
-        CB_CHECK(p2p_check_recv(name, count, t, peer, tag, comm, &c));
     int i = 0;
     while (i < pending_cap && pending[i].used)
         i++;
@@ -80,9 +80,24 @@ static int make(const char *name, uint32_t op, const void *buf, int count, MPI_D
         pending = grown;
         pending_cap = cap;
     }
-    struct pending *q = &pending[i];
-    *q = (struct pending){1, is_send, 0, MPI_SUCCESS, 0, -1, name, (void *)buf, count, peer, tag, t, comm, {0, 0, 0, 0}, op, 0, 0, 0, 0};
     *request = i + 1;
+    *q = &pending[i];
+    return MPI_SUCCESS;
+}
+
+/* A request of `op` (OP_ISEND, OP_ISSEND: never buffered, or OP_IRECV), checked and in its
+ * slot but not started. */
+static int make(const char *name, uint32_t op, const void *buf, int count, MPI_Datatype t, int peer, int tag, MPI_Comm comm, MPI_Request *request)
+{
+    int is_send = op != OP_IRECV;
+    struct cb_comm *c = NULL;
+    if (is_send)
+        CB_CHECK(p2p_check_send(name, buf, count, t, peer, tag, comm, &c));
+    else
+        CB_CHECK(p2p_check_recv(name, count, t, peer, tag, comm, &c));
+    struct pending *q;
+    CB_CHECK(new_slot(name, comm, request, &q));
+    *q = (struct pending){1, is_send, 0, MPI_SUCCESS, 0, -1, name, (void *)buf, count, peer, tag, t, comm, {0, 0, 0, 0, 0}, op, 0, 0, 0, 0};
     cb_type_hold(t); /* a request keeps its datatype and communicator alive */
     cb_comm_hold(comm);
     return MPI_SUCCESS;
@@ -242,9 +257,77 @@ static int complete(uint32_t op, struct pending **qs, int n)
     return k;
 }
 
+/* A done generalized request: its status from the query function, then the free function; the
+ * first error either returns is the wait's (MPI-2.2 §12.2). */
+static int greq_release(struct pending *q, MPI_Request *request, MPI_Status *status)
+{
+    MPI_Status st = {MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0, 0};
+    int rc = q->query(q->extra, &st);
+    int freed = q->gfree(q->extra);
+    rc = rc != MPI_SUCCESS ? rc : freed;
+    st.MPI_ERROR = rc;
+    if (status != MPI_STATUS_IGNORE)
+        *status = st;
+    q->used = 0;
+    *request = MPI_REQUEST_NULL;
+    return rc;
+}
+
+/* A generalized request nobody completed: with one thread per rank, a wait would never end. */
+static int greq_never(const char *name, MPI_Request r)
+{
+    return cb_fail(name, MPI_COMM_WORLD, MPI_ERR_REQUEST,
+        "generalized request %d is not complete, and nothing can complete it while the rank waits (one thread per "
+        "rank): call MPI_Grequest_complete first", r);
+}
+
+int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn,
+    MPI_Grequest_cancel_function *cancel_fn, void *extra_state, MPI_Request *request)
+{
+    cb_need_init("MPI_Grequest_start");
+    struct pending *q;
+    CB_CHECK(new_slot("MPI_Grequest_start", MPI_COMM_WORLD, request, &q));
+    *q = (struct pending){.used = 1, .handle = -1, .name = "MPI_Grequest_start", .comm = MPI_COMM_WORLD, .greq = 1,
+        .query = query_fn, .gfree = free_fn, .gcancel = cancel_fn, .extra = extra_state};
+    return MPI_SUCCESS;
+}
+
+int PMPI_Grequest_complete(MPI_Request request)
+{
+    struct pending *q = request < 1 || request > pending_cap ? NULL : &pending[request - 1];
+    if (!q || !q->used || !q->greq || q->done)
+        return cb_fail("MPI_Grequest_complete", MPI_COMM_WORLD, MPI_ERR_REQUEST,
+            "request %d is not a pending generalized request", request);
+    q->done = 1;
+    if (q->gfreed) { /* MPI_Request_free let it go: nobody waits for its status */
+        q->gfree(q->extra);
+        q->used = 0;
+    }
+    return MPI_SUCCESS;
+}
+
+int PMPI_Status_set_cancelled(MPI_Status *status, int flag)
+{
+    status->cancelled = flag != 0;
+    return MPI_SUCCESS;
+}
+
+/* The bytes of `count` basic elements of `datatype`, as MPI_Get_elements reads them back. */
+int PMPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int count)
+{
+    if (!cb_type_valid(datatype))
+        return cb_fail("MPI_Status_set_elements", MPI_COMM_WORLD, MPI_ERR_TYPE, "datatype %#x is invalid", (unsigned)datatype);
+    if (count < 0)
+        return cb_fail("MPI_Status_set_elements", MPI_COMM_WORLD, MPI_ERR_COUNT, "count %d is negative", count);
+    status->count = (int)cb_type_element_bytes(datatype, count);
+    return MPI_SUCCESS;
+}
+
 /* Hand back a done request's status and code, and free it. */
 static int release(struct pending *q, MPI_Request *request, MPI_Status *status)
 {
+    if (q->greq)
+        return greq_release(q, request, status);
     if (status != MPI_STATUS_IGNORE)
         *status = q->status;
     if (q->buffered) { /* the message (or its cancellation) finishes in the background */
@@ -272,6 +355,8 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status)
     struct pending *q = request_of("MPI_Wait", *request);
     if (!q)
         return MPI_ERR_REQUEST;
+    if (q->greq && !q->done)
+        return greq_never("MPI_Wait", *request);
     if (!q->done)
         complete(OP_WAIT, &q, 1);
     return release(q, request, status);
@@ -297,7 +382,7 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
     struct pending *q = none ? NULL : request_of("MPI_Test", *request);
     if (!none && !q)
         return MPI_ERR_REQUEST;
-    *flag = !q || q->done || complete(OP_TEST, &q, 1) == 0;
+    *flag = !q || q->done || (!q->greq && complete(OP_TEST, &q, 1) == 0);
     if (!*flag)
         return MPI_SUCCESS;
     if (!q) {
@@ -319,7 +404,7 @@ int PMPI_Testall(int count, MPI_Request requests[], int *flag, MPI_Status status
         struct pending *q = request_of("MPI_Testall", requests[i]);
         if (!q)
             return MPI_ERR_REQUEST;
-        if (!q->done && complete(OP_TEST, &q, 1) != 0)
+        if (!q->done && (q->greq || complete(OP_TEST, &q, 1) != 0))
             all = 0;
     }
     *flag = all;
@@ -331,7 +416,7 @@ int PMPI_Waitany(int count, MPI_Request requests[], int *index, MPI_Status *stat
     cb_need_init("MPI_Waitany");
     /* Heap arrays: a program may pass any number of entries. */
     struct pending **qs = malloc(sizeof *qs * (size_t)(count > 0 ? count : 1));
-    int *at = malloc(sizeof *at * (size_t)(count > 0 ? count : 1)), n = 0, rc = MPI_SUCCESS, done = -1;
+    int *at = malloc(sizeof *at * (size_t)(count > 0 ? count : 1)), n = 0, rc = MPI_SUCCESS, done = -1, greqs = 0;
     for (int i = 0; i < count && done < 0 && rc == MPI_SUCCESS; i++) {
         if (requests[i] == MPI_REQUEST_NULL || cb_request_inactive(requests[i]))
             continue;
@@ -340,6 +425,8 @@ int PMPI_Waitany(int count, MPI_Request requests[], int *index, MPI_Status *stat
             rc = MPI_ERR_REQUEST;
         else if (q->done)
             done = i;
+        else if (q->greq)
+            greqs++; /* only the program completes it, and it is waiting here */
         else {
             qs[n] = q;
             at[n++] = i;
@@ -347,6 +434,8 @@ int PMPI_Waitany(int count, MPI_Request requests[], int *index, MPI_Status *stat
     }
     if (rc == MPI_SUCCESS && done < 0 && n > 0)
         done = at[complete(OP_WAITANY, qs, n)];
+    else if (rc == MPI_SUCCESS && done < 0 && greqs)
+        rc = greq_never("MPI_Waitany", MPI_REQUEST_NULL);
     free(qs);
     free(at);
     if (rc != MPI_SUCCESS)
@@ -390,6 +479,13 @@ int PMPI_Request_free(MPI_Request *request)
     struct pending *q = request_of("MPI_Request_free", *request);
     if (!q)
         return MPI_ERR_REQUEST;
+    if (q->greq && !q->done) { /* its free function runs when the program completes it */
+        q->gfreed = 1;
+        *request = MPI_REQUEST_NULL;
+        return MPI_SUCCESS;
+    }
+    if (q->greq)
+        return release(q, request, MPI_STATUS_IGNORE);
     if (q->persistent && !q->active)
         q->done = 1; /* nothing in flight: free the slot now */
     q->persistent = 0;
@@ -415,6 +511,8 @@ int PMPI_Cancel(MPI_Request *request)
     struct pending *q = request_of("MPI_Cancel", *request);
     if (!q)
         return MPI_ERR_REQUEST;
+    if (q->greq)
+        return q->gcancel(q->extra, q->done);
     if ((!q->done || q->buffered) && q->active + !q->persistent && q->peer != MPI_PROC_NULL)
         q->cancelled = cb_answer(OP_CANCEL, q->handle, 0, 0, 0, NULL, NULL).value != 0;
     if (q->buffered)
@@ -482,8 +580,10 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
     struct pending *q = request_of("MPI_Request_get_status", request);
     if (!q)
         return MPI_ERR_REQUEST;
-    *flag = q->done || complete(OP_TEST, &q, 1) == 0;
-    if (*flag && status != MPI_STATUS_IGNORE)
+    *flag = q->done || (!q->greq && complete(OP_TEST, &q, 1) == 0);
+    if (*flag && q->greq && status != MPI_STATUS_IGNORE) /* its query function says, without freeing it */
+        q->query(q->extra, status);
+    else if (*flag && status != MPI_STATUS_IGNORE)
         *status = q->status;
     return MPI_SUCCESS;
 }
@@ -502,3 +602,7 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 #pragma weak MPI_Cancel = PMPI_Cancel
 #pragma weak MPI_Test_cancelled = PMPI_Test_cancelled
 #pragma weak MPI_Request_get_status = PMPI_Request_get_status
+#pragma weak MPI_Grequest_start = PMPI_Grequest_start
+#pragma weak MPI_Grequest_complete = PMPI_Grequest_complete
+#pragma weak MPI_Status_set_cancelled = PMPI_Status_set_cancelled
+#pragma weak MPI_Status_set_elements = PMPI_Status_set_elements

@@ -4,8 +4,8 @@ examples/mpi/latency.c, an osu_latency-like ping-pong written for this project, 
 mpicc and run as 2 rank processes through the launcher: the job's wall time and the simulated
 packets per second of the simulator serving it.
 
-examples/mpi/calls.c, one rank making many MPI_Wtime calls (each answered at once, with no
-simulated work): the wall-clock cost of one call's round trip between a rank process and the
+examples/mpi/calls.c, one rank making many `MPIX_Compute_cycles(0)` calls (each answered at
+once, with no simulated work): the wall-clock cost of one call's round trip between a rank process and the
 simulator (issue 15's target: under 5 us), as the program times it, and the part of it that is
 the simulator's own work (its wall time less the time it waited for requests). Runs alternate
 between the shared-memory channel and the socket alone (CELLBLADE_MPI_CHANNEL=socket, the
@@ -157,7 +157,7 @@ def describe(r: dict[str, Any]) -> str:
         f"{format_number(r['packets_per_second'])} simulated packets/s\n"
         f"  simulated latency (us): {shown}\n"
         f"  one MPI call's round trip, rank process to simulator ({r['roundtrip_program']}, median of "
-        f"{runs} runs of {r['roundtrip_calls']} MPI_Wtime calls): {r['roundtrip_us']:.2f} us of wall time "
+        f"{runs} runs of {r['roundtrip_calls']} MPIX_Compute_cycles(0) calls): {r['roundtrip_us']:.2f} us of wall time "
         f"({min(r['roundtrip_runs_us']):.2f} to {max(r['roundtrip_runs_us']):.2f}; "
         f"target under {r['target_roundtrip_us']:g} us), of which the simulator's own work "
         f"{r['simulator_us_per_call']:.2f} us and the channel {r['channel_us']:.2f} us\n"

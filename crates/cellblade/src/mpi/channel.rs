@@ -1,16 +1,20 @@
 //! The shared-memory call channel between a rank process and the simulator: a memory file the
 //! rank creates in `MPI_Init` and hands over with its first request (`SCM_RIGHTS` on the
 //! socket), holding one request slot, one answer slot and a data area, each slot published by
-//! a sequence number. A waiting side yields the core a bounded number of times (a wake-up
-//! across cores costs a hypervisor interrupt, about 160 us on the development host, a yield
-//! about 0.3 us), then sleeps on the sequence number's futex; the publishing side wakes it only
-//! if it sleeps. The socket stays, to notice a rank whose process ended (`POLLHUP`) and to
+//! a sequence number. The simulator, waiting for a request, spins on the number for up to
+//! [`SPIN`] of wall time, then sleeps on its futex (a rank waiting for its answer sleeps at
+//! once when the job outnumbers the cores: `libmpi/src/env/channel.c`); the publishing side
+//! wakes it only if it sleeps. Neither yields the core: where runnable processes outnumber the
+//! cores (more ranks than cores, or other work on the host), `sched_yield` hands the core to
+//! another process for the rest of its time slice, milliseconds, so a job whose every call
+//! waits for such a turn starves, while a sleeper woken on the futex runs at once. The socket stays, to notice a rank whose process ended (`POLLHUP`) and to
 //! carry payloads larger than the data area.
 //!
 //! ```text
 //! 0     u32 request sequence (the rank increments it)    4   u32 simulator sleeps on it
 //! 64    u32 answer sequence (the simulator increments it) 68  u32 rank sleeps on it
-//! 128   request: u32 op, i32 a, i32 b, i32 c, u64 len, u64 cpu_ns (the rank's CPU time since its last call returned)
+//! 128   request: u32 op, i32 a, i32 b, i32 c, u64 len, u64 cpu_ns (the rank's CPU time since its last call returned),
+//!       u64 wtimes (the MPI_Wtime calls the rank answered itself since its last request)
 //! 192   answer: as wire::ANSWER_BYTES
 //! 4096  data area, DATA_BYTES: a request's or an answer's payload when it fits
 //! ```
@@ -20,6 +24,7 @@ use std::io::{self, Read, Write};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::net::UnixStream;
 use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::{Duration, Instant};
 
 use super::wire::{Answer, Request, ANSWER_BYTES, REQUEST_BYTES};
 
@@ -33,11 +38,21 @@ pub const DATA_AT: usize = 4096;
 /// The largest payload carried in shared memory; a larger one goes over the socket.
 pub const DATA_BYTES: usize = 1 << 20;
 pub const CHANNEL_BYTES: usize = DATA_AT + DATA_BYTES;
-/// Yields before sleeping: about 15 us of waiting at 0.3 us a yield, far below a cross-core
-/// wake-up, and it hands the core over at once when the other side waits for it.
-pub const YIELDS: u32 = 50;
+/// How long a waiting side spins before it sleeps: a short call's round trip takes a few
+/// microseconds when both sides have a core, a futex wake-up tens to hundreds.
+pub const SPIN: Duration = Duration::from_micros(20);
 /// How long a sleep lasts before the waiting side looks whether the other end is gone.
 const SLEEP_NS: i64 = 20_000_000;
+
+/// What a rank reports beside a request on the channel.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Reported {
+    /// Its CPU time since its last call returned (measured only with `--compute cpu`).
+    pub cpu_ns: u64,
+    /// The `MPI_Wtime` calls it answered itself since its last request, each to be charged
+    /// before this one (external.rs, OP_WTIME).
+    pub wtimes: u64,
+}
 
 /// A rank's mapped channel, simulator side.
 pub struct Channel {
@@ -111,6 +126,21 @@ fn futex(word: &AtomicU32, op: i32, val: u32, timeout: Option<&libc::timespec>) 
     unsafe { libc::syscall(libc::SYS_futex, word.as_ptr(), op, val, t, std::ptr::null::<u32>(), 0) };
 }
 
+/// Spin until `done` or [`SPIN`] passes: whether it came. The clock is read every 64 looks.
+fn spin_for(done: impl Fn() -> bool) -> bool {
+    let end = Instant::now() + SPIN;
+    for i in 1u32.. {
+        if done() {
+            return true;
+        }
+        std::hint::spin_loop();
+        if i % 64 == 0 && Instant::now() > end {
+            return false;
+        }
+    }
+    unreachable!("the loop returns")
+}
+
 /// Whether the process at the other end of `sock` has gone (closed its end, exited, was killed).
 pub fn peer_gone(sock: &UnixStream) -> bool {
     let mut p = libc::pollfd { fd: sock.as_raw_fd(), events: libc::POLLRDHUP, revents: 0 };
@@ -163,17 +193,25 @@ impl Channel {
         unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), self.base.add(at), data.len()) };
     }
 
-    /// Wait for the rank's next request and the CPU time it reports: `None` if its process ended first.
-    pub fn next_request(&mut self, sock: &UnixStream) -> Option<(Request, u64)> {
+    /// Wait for the rank's next request and what it reports beside it: `None` if its process ended first.
+    pub fn next_request(&mut self, sock: &UnixStream) -> Option<(Request, Reported)> {
         let seq = self.word(REQ_SEQ);
         let ready = |last: u32| seq.load(Ordering::Acquire) != last;
-        let mut waited = 0;
+        if !spin_for(|| ready(self.last)) {
+            self.sleep_for_request(sock)?;
+        }
+        self.last = self.last.wrapping_add(1);
+        let r = self.bytes(REQ_AT, 40);
+        let word = |at: usize| u64::from_ne_bytes(r[at..at + 8].try_into().expect("8 bytes"));
+        let reported = Reported { cpu_ns: word(24), wtimes: word(32) };
+        Some((super::wire::decode_request(r[..REQUEST_BYTES].try_into().expect("24 bytes")), reported))
+    }
+
+    /// Sleep on the request sequence's futex until a request comes: `None` if the rank's process ended first.
+    fn sleep_for_request(&self, sock: &UnixStream) -> Option<()> {
+        let seq = self.word(REQ_SEQ);
+        let ready = |last: u32| seq.load(Ordering::Acquire) != last;
         while !ready(self.last) {
-            if waited < YIELDS {
-                waited += 1;
-                std::thread::yield_now();
-                continue;
-            }
             let sleeps = self.word(SIM_SLEEPS);
             sleeps.store(1, Ordering::SeqCst);
             if seq.load(Ordering::SeqCst) == self.last {
@@ -185,10 +223,7 @@ impl Channel {
                 return None;
             }
         }
-        self.last = self.last.wrapping_add(1);
-        let r = self.bytes(REQ_AT, 32);
-        let cpu_ns = u64::from_ne_bytes(r[24..32].try_into().expect("8 bytes"));
-        Some((super::wire::decode_request(r[..REQUEST_BYTES].try_into().expect("24 bytes")), cpu_ns))
+        Some(())
     }
 
     /// The current request's payload: from the data area, or from the socket when larger.
@@ -256,12 +291,13 @@ mod tests {
             for seq in 1..=3u32 {
                 // Late enough that the simulator has gone to sleep on the futex.
                 std::thread::sleep(std::time::Duration::from_millis(30));
-                let mut r = [0u8; 32];
+                let mut r = [0u8; 40];
                 r[0..4].copy_from_slice(&OP_SEND.to_ne_bytes());
                 r[4..8].copy_from_slice(&(seq as i32).to_ne_bytes());
                 r[16..24].copy_from_slice(&5u64.to_ne_bytes());
                 r[24..32].copy_from_slice(&(1000 * seq as u64).to_ne_bytes());
-                unsafe { std::ptr::copy_nonoverlapping(r.as_ptr(), (base + REQ_AT) as *mut u8, 32) };
+                r[32..40].copy_from_slice(&(seq as u64 + 6).to_ne_bytes());
+                unsafe { std::ptr::copy_nonoverlapping(r.as_ptr(), (base + REQ_AT) as *mut u8, 40) };
                 unsafe { std::ptr::copy_nonoverlapping(b"hello".as_ptr(), (base + DATA_AT) as *mut u8, 5) };
                 at(REQ_SEQ).store(seq, Ordering::SeqCst);
                 if at(SIM_SLEEPS).load(Ordering::SeqCst) != 0 {
@@ -276,8 +312,9 @@ mod tests {
             drop(rank_sock);
         });
         for seq in 1..=3u32 {
-            let (req, cpu_ns) = ch.next_request(&sim_sock).expect("a request");
-            assert_eq!((req.op, req.a, req.len, cpu_ns), (OP_SEND, seq as i32, 5, 1000 * seq as u64));
+            let (req, got) = ch.next_request(&sim_sock).expect("a request");
+            assert_eq!((req.op, req.a, req.len), (OP_SEND, seq as i32, 5));
+            assert_eq!(got, Reported { cpu_ns: 1000 * seq as u64, wtimes: seq as u64 + 6 });
             assert_eq!(ch.payload(5, &mut &sim_sock).unwrap(), b"hello");
             ch.answer(&Answer { tag: 10 * seq as i32, ..Answer::default() }, &[], &mut &sim_sock).unwrap();
         }

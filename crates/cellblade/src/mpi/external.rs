@@ -22,7 +22,7 @@ use crate::machine::config::MachineFile;
 use crate::model::params::ModelParams;
 use crate::sim::Time;
 
-use super::channel::{self, Channel};
+use super::channel::{self, Channel, Reported};
 use super::collective::{self, CollChoice};
 use super::nb_wire::received;
 use super::wire::{self, Answer, Request};
@@ -145,6 +145,14 @@ pub(super) async fn compute_dp_fma(r: &Rank, count: u64) {
     r.spu().compute(count.saturating_mul(per)).await;
 }
 
+/// `MPI_Wtime` on the SPU, in core cycles: one decrementer read (a channel read, hardware notes
+/// §5: channel 8, RdDec) and its count made seconds in double precision, a conversion and a
+/// multiply by the period: two DP operations, which the first-generation SPU issues 7 cycles
+/// apart (`spu.reduce_dp_core_cycles_per_quadword`, seed 002 §2.1). 20 cycles on the presets.
+fn wtime_cycles(r: &Rank) -> u64 {
+    r.spu().with_machine(|m| m.p.channel.0 / m.p.core_cycle.0 + 2 * m.p.reduce_dp_cycles_per_quadword)
+}
+
 fn io_err(rank: usize, e: io::Error) -> Error {
     Error::Internal(format!("rank {rank}: the connection to its process failed: {e}"))
 }
@@ -208,14 +216,14 @@ impl Link {
         Ok(Some(Link { sock, rd, channel, first: Some(first) }))
     }
 
-    /// The next request and the CPU time the rank reports before it; `None` if the process ended.
-    fn next(&mut self, rank: usize) -> Result<Option<(Request, u64)>> {
+    /// The next request and what the rank reports before it; `None` if the process ended.
+    fn next(&mut self, rank: usize) -> Result<Option<(Request, Reported)>> {
         if let Some(first) = self.first.take() {
-            return Ok(Some((first, 0)));
+            return Ok(Some((first, Reported::default())));
         }
         match &mut self.channel {
             Some(ch) => Ok(ch.next_request(&self.sock)),
-            None => Ok(wire::read_request(&mut self.rd).map_err(|e| io_err(rank, e))?.map(|r| (r, 0))),
+            None => Ok(wire::read_request(&mut self.rd).map_err(|e| io_err(rank, e))?.map(|r| (r, Reported::default()))),
         }
     }
 
@@ -259,14 +267,18 @@ async fn serve(r: Rc<Rank>, sock: UnixStream, compute: Compute, stop: Stop, wait
         let start = Instant::now();
         let next = link.next(rank)?;
         waited.set(waited.get() + start.elapsed());
-        let Some((req, cpu_ns)) = next else { return Err(lost(&last)) };
+        let Some((req, reported)) = next else { return Err(lost(&last)) };
         if let Compute::Cpu(factor) = compute {
             // The rank's computation since its last call, as SPE time before this call.
             let cycle = r.spu().with_machine(|m| m.p.core_cycle);
-            let cycles = (Time::from_ns(cpu_ns as f64 * factor).0 as f64 / cycle.0 as f64).round() as u64;
+            let cycles = (Time::from_ns(reported.cpu_ns as f64 * factor).0 as f64 / cycle.0 as f64).round() as u64;
             if cycles > 0 {
                 r.spu().compute(cycles).await;
             }
+        }
+        if reported.wtimes > 0 {
+            // The MPI_Wtime calls the rank answered itself, each as if it had come here.
+            r.spu().compute(reported.wtimes.saturating_mul(wtime_cycles(&r))).await;
         }
         let mut payload = Vec::new();
         if req.op != wire::OP_WAITANY {
@@ -356,10 +368,15 @@ async fn serve(r: Rc<Rank>, sock: UnixStream, compute: Compute, stop: Stop, wait
                 pending.serve(&r, &req, &[], &mut payload).await?
             }
             wire::OP_WTIME => {
-                // One decrementer read (a channel read): a spin on `MPI_Wtime` (with the default
-                // `--compute zero`) advances by a read per call, exactly.
-                r.spu().channel().await;
-                Answer { value: r.wtime(), ..Answer::default() }
+                // A spin on `MPI_Wtime` (with the default `--compute zero`) advances by one call's
+                // cost per call, exactly. The clock goes with the answer, so that the rank answers
+                // the calls that follow until its next request itself (libmpi/src/env/channel.c).
+                let cycles = wtime_cycles(&r);
+                r.spu().compute(cycles).await;
+                let (cycle, hz) = r.spu().with_machine(|m| (m.p.core_cycle, m.p.decrementer_hz));
+                let clock = [r.spu().now().0, cycles * cycle.0, hz, crate::sim::TICKS_PER_SECOND];
+                payload = clock.iter().flat_map(|w| w.to_ne_bytes()).collect();
+                Answer { value: r.wtime(), count: payload.len() as u64, ..Answer::default() }
             }
             wire::OP_BARRIER => {
                 r.barrier(req.c as u32).await?;
