@@ -227,6 +227,9 @@ struct Eib {
     last_at: [Time; ELEMENTS_PER_CHIP],
     /// Bit e set when `pending[e]` is non-empty: the arbiter skips idle sources without looking.
     pending_mask: u16,
+    /// Whether the lookahead skips a leg bound where a leg before it was refused
+    /// ([`Eib::choose_behind`]; off only to show that it changes nothing: `sim::set_fast_paths`).
+    skip_refused: bool,
     on_free: [Time; ELEMENTS_PER_CHIP],
     off_free: [Time; ELEMENTS_PER_CHIP],
     /// Rings 0..n clockwise, then n counter-clockwise, `n = rings_per_direction`.
@@ -247,7 +250,10 @@ struct Eib {
 /// pushing an event for each through the queue.
 pub struct Bus<C> {
     p: Params,
-    txns: Vec<Option<Txn<C>>>,
+    /// Transactions by id; a slot in `free_ids` is stale until `start` reuses it. A delivered
+    /// one is read in place ([`Bus::txn`]): handed back by value it was copied through the
+    /// stack in overlapping halves, and reading its client there stalled on store forwarding.
+    txns: Vec<Txn<C>>,
     free_ids: Vec<TxnId>,
     eibs: [Eib; CHIPS],
     /// By packet size (0..=128 bytes): how long it holds ramps and rings, and the BIF link.
@@ -286,6 +292,7 @@ impl<C: Copy> Bus<C> {
             heads: [NO_LEG; ELEMENTS_PER_CHIP],
             last_at: [Time::ZERO; ELEMENTS_PER_CHIP],
             pending_mask: 0,
+            skip_refused: crate::sim::polls::fast_paths(),
             on_free: [Time::ZERO; ELEMENTS_PER_CHIP],
             off_free: [Time::ZERO; ELEMENTS_PER_CHIP],
             rings: [Ring::default(); 2 * MAX_RINGS_PER_DIRECTION],
@@ -336,11 +343,11 @@ impl<C: Copy> Bus<C> {
         let txn = Txn { bytes, client, written: Time::ZERO };
         let id = match self.free_ids.pop() {
             Some(id) => {
-                self.txns[id] = Some(txn);
+                self.txns[id] = txn;
                 id
             }
             None => {
-                self.txns.push(Some(txn));
+                self.txns.push(txn);
                 self.txns.len() - 1
             }
         };
@@ -377,7 +384,7 @@ impl<C: Copy> Bus<C> {
                 done.max(eib.leaves_for_mic(src.index(), self.ring_time[bytes as usize], self.p.hop_latency, written))
             } else {
                 // Its second leg, from the other chip's BIF element, is timed when it crosses.
-                self.txns[id].as_mut().expect("just stored").written = written;
+                self.txns[id].written = written;
                 done
             }
         } else {
@@ -413,7 +420,8 @@ impl<C: Copy> Bus<C> {
         }
     }
 
-    /// Do the work due `now`: a delivery first (the completed transaction is returned), else the
+    /// Do the work due `now`: a delivery first (the completed transaction's id is returned; read
+    /// it with [`Bus::txn`] before the next `start`), else the
     /// arbiter steps of one chip (chip 0's first when both are due). Returns how many steps it
     /// took too.
     ///
@@ -429,12 +437,12 @@ impl<C: Copy> Bus<C> {
     /// "Speed", has what it gains). A leg that arrives
     /// after its arbiter ran ahead can add a step that grants nothing, so the step count (the
     /// run's events) may be a little higher than stepping in turn; nothing else changes.
-    pub fn step(&mut self, now: Time, tr: &mut Tracer) -> (u64, Option<Txn<C>>) {
+    pub fn step(&mut self, now: Time, tr: &mut Tracer) -> (u64, Option<TxnId>) {
         if let Some((chip, d)) = self.next_delivery().filter(|(_, d)| d.at == now) {
             self.deliveries[chip].pop_front();
             self.packets += 1;
             self.free_ids.push(d.id as TxnId);
-            return (1, Some(self.txns[d.id as TxnId].take().expect("live txn")));
+            return (1, Some(d.id as TxnId));
         }
         let chip = if self.eibs[0].step_at == now { 0 } else { 1 };
         debug_assert_eq!(self.eibs[chip].step_at, now, "stepped at the wrong time");
@@ -449,6 +457,12 @@ impl<C: Copy> Bus<C> {
                 return (steps, None);
             }
         }
+    }
+
+    /// Transaction `id`: live, or delivered by the last [`Bus::step`].
+    #[inline(always)]
+    pub fn txn(&self, id: TxnId) -> &Txn<C> {
+        &self.txns[id]
     }
 
     /// See [`Bus::step`].
@@ -543,7 +557,7 @@ impl<C: Copy> Bus<C> {
             let mut at = start + ser + p.bif_crossing;
             if leg.then as usize == MIC {
                 // A write to the other chip's memory crosses now and goes on in time for its burst.
-                let written = self.txns[leg.id as TxnId].as_ref().expect("live txn").written;
+                let written = self.txns[leg.id as TxnId].written;
                 at = at.max(other.leaves_for_mic(p.bif_element, dur, p.hop_latency, written));
             }
             let second = Arrival { at, to: leg.then, then: LAST, ..leg };
@@ -688,12 +702,20 @@ impl Eib {
         draw: Option<u64>,
         next: &mut Time,
     ) -> Option<(usize, usize, u16)> {
+        // A leg bound where a leg before it was refused is refused too: `ring_for` depends on
+        // the source, the destination and the time alone (retiring is idempotent), so it is
+        // not asked again. A stream's legs mostly share one destination.
+        let mut refused = 1u32 << self.heads[e].to;
         for j in 1..self.pending[e].len().min(LOOKAHEAD) {
             let leg = self.pending[e].get(j);
             if leg.at > now {
                 *next = (*next).min(leg.at);
                 return None;
             }
+            if self.skip_refused && refused & 1 << leg.to != 0 {
+                continue;
+            }
+            refused |= 1 << leg.to;
             if let Some((ring, mask)) = self.ring_for(e, leg, now, n, max_transfers, draw, next) {
                 return Some((j, ring, mask));
             }
@@ -1010,8 +1032,8 @@ mod tests {
                     }
                     _ => match step {
                         Some(t) => {
-                            if let (_, Some(txn)) = bus.step(t, &mut tr) {
-                                delivered[txn.client] = t.0;
+                            if let (_, Some(id)) = bus.step(t, &mut tr) {
+                                delivered[bus.txn(id).client] = t.0;
                             }
                         }
                         None => break,
@@ -1163,8 +1185,8 @@ mod tests {
                 }
                 let mut at = [0u64; 2];
                 while let Some(t) = bus.next_step() {
-                    if let (_, Some(txn)) = bus.step(t, &mut tr) {
-                        at[txn.client] = t.0;
+                    if let (_, Some(id)) = bus.step(t, &mut tr) {
+                        at[bus.txn(id).client] = t.0;
                     }
                 }
                 at

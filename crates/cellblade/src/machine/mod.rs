@@ -27,7 +27,7 @@ use crate::error::{program_err, Result};
 use crate::sim::{Pid, Scheduler, Time, World};
 
 use atomic::{line_of, Atomic};
-use bus::{Bus, Storage, Txn};
+use bus::{Bus, Storage, TxnId};
 use channels::Channels;
 use config::{MachineFile, Params};
 use memory::{reg, Loc, Memory};
@@ -398,7 +398,11 @@ impl Machine {
         true
     }
 
-    fn on_txn_done(&mut self, s: &mut Sched, txn: Txn<Client>) {
+    /// Transaction `id` has been delivered. Its fields are read in place, not copied out whole
+    /// (see [`Bus::txn`]).
+    fn on_txn_done(&mut self, s: &mut Sched, id: TxnId) {
+        let txn = self.bus.txn(id);
+        let bytes = txn.bytes;
         match txn.client {
             Client::MfcPacket { spe, cmd, src, dst } => {
                 match (src, dst) {
@@ -412,7 +416,7 @@ impl Machine {
                         self.mem.ls[to][off as usize..off as usize + 4].copy_from_slice(&v.to_be_bytes());
                         self.mem.ls_writes[to] += 1;
                     }
-                    _ => self.mem.copy(src, dst, txn.bytes),
+                    _ => self.mem.copy(src, dst, bytes),
                 }
                 self.packet_done(s, spe, cmd);
             }
@@ -473,8 +477,8 @@ impl World for Machine {
 
     fn step(&mut self, s: &mut Sched) -> u64 {
         let (steps, done) = self.bus.step(s.now(), &mut self.trace);
-        if let Some(txn) = done {
-            self.on_txn_done(s, txn);
+        if let Some(id) = done {
+            self.on_txn_done(s, id);
         }
         steps
     }

@@ -48,8 +48,8 @@ thread_local! {
     static ENABLED: Cell<bool> = const { Cell::new(true) };
 }
 
-/// Turn the engine's fast paths (poll elision) on or off for engines created later on this
-/// thread. For tests that compare a run with and without them; results never depend on it.
+/// Turn the fast paths (the engine's poll elision, the bus arbiter's lookahead skipping a
+/// destination it has just refused) on or off for blades created later on this thread. For tests that compare a run with and without them; results never depend on it.
 #[doc(hidden)]
 pub fn set_fast_paths(on: bool) {
     ENABLED.with(|c| c.set(on));
