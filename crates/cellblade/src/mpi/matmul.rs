@@ -142,8 +142,11 @@ async fn master(r: &Rank, n: usize) -> Result<MatmulRun> {
 async fn worker(r: &Rank, n: usize) -> Result<()> {
     let mut bufs = Buffers::default();
     r.barrier(WORLD).await?;
-    let (_, b) = recv(r, &mut bufs, n * n, 0, T_BCAST, WORLD_COLL).await?;
-    let bt = transpose(&b, n);
+    // Only the transposed copy is kept: B itself goes at the end of the block.
+    let bt = {
+        let (_, b) = recv(r, &mut bufs, n * n, 0, T_BCAST, WORLD_COLL).await?;
+        transpose(&b, n)
+    };
     loop {
         let (st, row) = recv(r, &mut bufs, n, 0, ANY_TAG, WORLD).await?;
         if st.tag == 0 {
