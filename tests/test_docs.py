@@ -229,19 +229,25 @@ def test_the_collectives_guide_lists_every_algorithm_the_registry_has():
         assert mine and not set(mine) - words, (op, sorted(set(mine) - words))
 
 
+def assert_quotes(guide: str, *phrases: str) -> None:
+    """The user guide page `guide` says each phrase (whitespace as in prose)."""
+    text = " ".join((ROOT / "docs" / "guide" / guide).read_text().split())
+    for phrase in phrases:
+        assert phrase in text, f"{guide}: {phrase}"
+
+
 def test_the_model_guide_quotes_the_search_constants_the_core_has():
     """The guide's sentence on the pruned two-chip search is prose: this test keeps its three
     constants in step with the core's (`affinity/search.rs`, through the catalog)."""
     import cellblade
 
     search = cellblade.CATALOG["affinity"]["search"]
-    text = " ".join((ROOT / "docs" / "guide" / "model.md").read_text().split())
-    for phrase in (
+    assert_quotes(
+        "model.md",
         f"the best it ranks of {search['ranked_starts']} random placements",
         f"simulates only the {search['pruned_keep']} swaps it ranks first",
         f"an unpruned climb of {search['polish_budget']} simulations",
-    ):
-        assert phrase in text, phrase
+    )
 
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(ROOT)))
@@ -255,10 +261,9 @@ def test_no_host_measurement_is_quoted(page):
 def test_the_running_guide_quotes_the_progress_intervals_the_code_has():
     from cellblade import parallel
 
-    text = " ".join((ROOT / "docs" / "guide" / "running.md").read_text().split())
-    for phrase in (
+    assert_quotes(
+        "running.md",
         f"Runs longer than {parallel.LINES_AFTER_S:g} seconds report progress",
         f"at most one every {parallel.LINES_EVERY_S:g} seconds",
         f"the same line every {parallel.LINES_STILL_S:g} seconds",
-    ):
-        assert phrase in text, phrase
+    )

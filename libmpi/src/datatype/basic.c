@@ -222,28 +222,16 @@ int cb_check_op(const char *call, MPI_Comm comm, MPI_Op op, MPI_Datatype t)
         return MPI_SUCCESS;                                                                      \
     } while (0)
 
-/* MAXLOC/MINLOC: the better value; on a tie the smaller index. */
-#define LOC(V)                                                                                   \
+/* MAXLOC/MINLOC over pairs of a value V and an index I (C's pairs have an int index,
+ * Fortran's an index of the value's type): the better value; on a tie the smaller index. */
+#define LOC(V, I)                                                                                \
     do {                                                                                         \
-        const struct { V v; int i; } *a = in;                                                    \
-        struct { V v; int i; } *b = inout;                                                       \
+        const struct { V v; I i; } *a = in;                                                      \
+        struct { V v; I i; } *b = inout;                                                         \
         for (int i = 0; i < n; i++) {                                                            \
             int better = op == MPI_MAXLOC ? a[i].v > b[i].v : a[i].v < b[i].v;                   \
             if (better || (a[i].v == b[i].v && a[i].i < b[i].i))                                 \
-                b[i].v = a[i].v, b[i].i = a[i].i;                                                   \
-        }                                                                                        \
-        return MPI_SUCCESS;                                                                      \
-    } while (0)
-
-/* Fortran's MAXLOC/MINLOC pairs: the index is of the value's type. */
-#define LOC2(V)                                                                                  \
-    do {                                                                                         \
-        const V *a = in;                                                                         \
-        V *b = inout;                                                                            \
-        for (int i = 0; i < 2 * n; i += 2) {                                                     \
-            int better = op == MPI_MAXLOC ? a[i] > b[i] : a[i] < b[i];                           \
-            if (better || (a[i] == b[i] && a[i + 1] < b[i + 1]))                                 \
-                b[i] = a[i], b[i + 1] = a[i + 1];                                                \
+                b[i].v = a[i].v, b[i].i = a[i].i;                                                \
         }                                                                                        \
         return MPI_SUCCESS;                                                                      \
     } while (0)
@@ -284,9 +272,9 @@ int cb_reduce_local(const void *in, void *inout, int count, MPI_Datatype t, MPI_
     }
     if (fortran_pair(f) && (op == MPI_MAXLOC || op == MPI_MINLOC)) {
         switch (k) {
-        case K_INT: LOC2(int);
-        case K_FLOAT: LOC2(float);
-        case K_DOUBLE: LOC2(double);
+        case K_INT: LOC(int, int);
+        case K_FLOAT: LOC(float, float);
+        case K_DOUBLE: LOC(double, double);
         }
     }
     if (op >= MPI_BAND && op <= MPI_BXOR && (op == MPI_BAND || op == MPI_BOR || op == MPI_BXOR)) {
@@ -294,12 +282,12 @@ int cb_reduce_local(const void *in, void *inout, int count, MPI_Datatype t, MPI_
     }
     if (op == MPI_MAXLOC || op == MPI_MINLOC) {
         switch (k) {
-        case K_FLOAT_INT: LOC(float);
-        case K_DOUBLE_INT: LOC(double);
-        case K_LONG_INT: LOC(long);
-        case K_2INT: LOC(int);
-        case K_SHORT_INT: LOC(short);
-        case K_LDOUBLE_INT: LOC(long double);
+        case K_FLOAT_INT: LOC(float, int);
+        case K_DOUBLE_INT: LOC(double, int);
+        case K_LONG_INT: LOC(long, int);
+        case K_2INT: LOC(int, int);
+        case K_SHORT_INT: LOC(short, int);
+        case K_LDOUBLE_INT: LOC(long double, int);
         }
     }
     switch (k) {

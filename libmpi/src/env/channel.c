@@ -7,11 +7,11 @@
  * short call's answer comes within a few microseconds when both sides have a core); the
  * publisher wakes it only if it sleeps. It never yields the core: on a host with more runnable
  * processes than cores, sched_yield gives the core to another process for the rest of a time
- * slice, milliseconds, and a job whose every call waits for such a turn starves (MPICH's
- * ctxsplit on 4 ranks: 0.2 s of CPU in 4 minutes); a spinning rank holds a core the rank or
- * the simulator it waits for needs (ctxalloc, 2 ranks on 2 cores: 55 s spinning 20 us, 19 s
- * sleeping at once); a sleeper woken on the futex runs at once. The socket carries the first call, payloads larger than the data area, and tells a waiting rank that
- * the simulator is gone (POLLHUP). Without memfd, every call goes over the socket (so does
+ * slice, and a job whose every call waits for such a turn starves; a spinning rank holds a
+ * core the rank or the simulator it waits for needs; a sleeper woken on the futex runs at once
+ * (the measurements: CHANGELOG.md, issue 22's sixth part). The socket carries the first call,
+ * payloads larger than the data area, and tells a waiting rank that the simulator is gone
+ * (POLLHUP). Without memfd, every call goes over the socket (so does
  * every call with CELLBLADE_MPI_CHANNEL=socket). */
 #define _GNU_SOURCE
 #include "channel.h"

@@ -7,13 +7,15 @@
 //! wakes it only if it sleeps. Neither yields the core: where runnable processes outnumber the
 //! cores (more ranks than cores, or other work on the host), `sched_yield` hands the core to
 //! another process for the rest of its time slice, milliseconds, so a job whose every call
-//! waits for such a turn starves, while a sleeper woken on the futex runs at once. The socket stays, to notice a rank whose process ended (`POLLHUP`) and to
-//! carry payloads larger than the data area.
+//! waits for such a turn starves, while a sleeper woken on the futex runs at once. The socket
+//! stays, to notice a rank whose process ended (`POLLHUP`) and to carry payloads larger than
+//! the data area.
 //!
 //! ```text
 //! 0     u32 request sequence (the rank increments it)    4   u32 simulator sleeps on it
 //! 64    u32 answer sequence (the simulator increments it) 68  u32 rank sleeps on it
-//! 128   request: u32 op, i32 a, i32 b, i32 c, u64 len, u64 cpu_ns (the rank's CPU time since its last call returned),
+//! 128   request: u32 op, i32 a, i32 b, i32 c, u64 len,
+//!       u64 cpu_ns (the rank's CPU time since its last call returned),
 //!       u64 wtimes (the MPI_Wtime calls the rank answered itself since its last request)
 //! 192   answer: as wire::ANSWER_BYTES
 //! 4096  data area, DATA_BYTES: a request's or an answer's payload when it fits

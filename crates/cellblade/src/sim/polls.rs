@@ -49,7 +49,8 @@ thread_local! {
 }
 
 /// Turn the fast paths (the engine's poll elision, the bus arbiter's lookahead skipping a
-/// destination it has just refused) on or off for blades created later on this thread. For tests that compare a run with and without them; results never depend on it.
+/// destination it has just refused) on or off for blades created later on this thread. For
+/// tests that compare a run with and without them; results never depend on it.
 #[doc(hidden)]
 pub fn set_fast_paths(on: bool) {
     ENABLED.with(|c| c.set(on));
