@@ -107,6 +107,8 @@ pub struct Costs {
     pub copy_cycles: u64,
     /// Core cycles of control code a call that notifies through signal registers runs once.
     pub signal_call_cycles: u64,
+    /// Core cycles of the CML-style baseline's API layer, run once per call of its schedules.
+    pub cml_call_cycles: u64,
 }
 
 impl Costs {
@@ -115,7 +117,12 @@ impl Costs {
         let spu = &file.spu;
         let reduce_cycles =
             if dtype == Dtype::Float64 { spu.reduce_dp_core_cycles_per_quadword } else { spu.reduce_core_cycles_per_quadword };
-        Costs { reduce_cycles, copy_cycles: spu.copy_core_cycles_per_quadword, signal_call_cycles: spu.signal_call_core_cycles }
+        Costs {
+            reduce_cycles,
+            copy_cycles: spu.copy_core_cycles_per_quadword,
+            signal_call_cycles: spu.signal_call_core_cycles,
+            cml_call_cycles: spu.cml_call_core_cycles,
+        }
     }
 }
 
@@ -374,6 +381,9 @@ impl Rank {
         let me = self.rank;
         if s.uses(Via::Signal) {
             self.spu.compute(self.costs.signal_call_cycles).await;
+        }
+        if s.cml_layer {
+            self.spu.compute(self.costs.cml_call_cycles).await;
         }
         let last_recv = s.rounds.iter().rposition(|r| r.iter().any(|x| x.dst == me && !x.is_local()));
         let mut announced_through = None::<usize>;

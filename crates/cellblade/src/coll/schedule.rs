@@ -174,6 +174,10 @@ pub struct Schedule {
     /// announce all its sends as soon as its own data is complete.
     #[serde(default = "ordered_by_default")]
     pub ordered: bool,
+    /// The CML-style baseline: every call also runs CML's API layer once
+    /// (`spu.cml_call_core_cycles`).
+    #[serde(default)]
+    pub cml_layer: bool,
     pub rounds: Vec<Vec<Xfer>>,
 }
 
@@ -198,7 +202,17 @@ pub fn check_call(algorithm: &str, op: Op, p: usize, root: usize, size: u32) -> 
 
 impl Schedule {
     pub fn new(algorithm: &str, op: Op, p: usize, root: usize, size: u32) -> Schedule {
-        Schedule { algorithm: algorithm.into(), op, p, root, size, buffer: op.buffer_bytes(p, size), ordered: true, rounds: Vec::new() }
+        Schedule {
+            algorithm: algorithm.into(),
+            op,
+            p,
+            root,
+            size,
+            buffer: op.buffer_bytes(p, size),
+            ordered: true,
+            cml_layer: false,
+            rounds: Vec::new(),
+        }
     }
 
     /// A schedule written elsewhere (a Python generator), in its JSON form, checked.

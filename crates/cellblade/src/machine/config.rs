@@ -165,6 +165,10 @@ pub struct SpuCfg {
     /// (0 in machine files that predate it).
     #[serde(default)]
     pub signal_call_core_cycles: u64,
+    /// The CML-style baseline's API layer, run once per collective call (0 in machine files
+    /// that predate it).
+    #[serde(default)]
+    pub cml_call_core_cycles: u64,
 }
 
 impl SpuCfg {
@@ -176,6 +180,7 @@ impl SpuCfg {
         ("reduce_dp_core_cycles_per_quadword", 1.0, 1000.0),
         ("copy_core_cycles_per_quadword", 1.0, 1000.0),
         ("signal_call_core_cycles", 0.0, 1_000_000.0),
+        ("cml_call_core_cycles", 0.0, 1_000_000.0),
     ];
 }
 
