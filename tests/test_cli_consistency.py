@@ -79,6 +79,8 @@ SHARED = {
     "--sizes": common.sizes_arg,
     "--json": argparse._StoreTrueAction,
     "--force": argparse._StoreTrueAction,
+    # Once three parsers: model's refused 1k, which coll and pingpong took (issue 23's walk).
+    "--iterations": common.positive_count,
 }
 
 
@@ -96,7 +98,23 @@ def test_a_shared_flag_is_the_same_everywhere():
             assert actions["--out"].help.startswith("where to write "), name
         if "--spes" in actions:
             assert actions["--spes"].option_strings == ["-n", "--spes"], name
-    assert found == {"--sizes": 8, "--json": 18, "--force": 14}, found
+    assert found == {"--sizes": 8, "--json": 18, "--force": 14, "--iterations": 11}, found
+
+
+def test_every_spe_count_is_refused_naming_the_counts_allowed():
+    """`affinity -n x` said "invalid int value" and `-n 3` "invalid choice", `cluster -n x`
+    "invalid int value": every -n/--spes now names what it allows, in the same words."""
+    checked = 0
+    for _name, parser in commands():
+        actions = {s: a for a in parser._actions for s in a.option_strings}
+        if "--spes" in actions:
+            checked += 1
+            convert = actions["--spes"].type
+            for bad in ("x", "0", "99"):
+                with pytest.raises(argparse.ArgumentTypeError, match=r"allowed .* SPEs$"):
+                    convert(bad)
+    assert checked == 11, checked
+    assert "allowed 8 or 16 SPEs" in usage_error("affinity", "run", "--pattern", "rd1", "-n", "3")
 
 
 def test_mpirun_coll_auto_says_it_measures_and_passes_the_parameters(monkeypatch, capsys):

@@ -73,6 +73,19 @@ def spe_count(text: str) -> int:
     return int(text)
 
 
+def spe_choice(counts: tuple[int, ...]):
+    """`-n/--spes` of a command that runs only some counts (affinity: one chip or both), refused
+    in the words `spe_count` uses, not argparse's "invalid int value" or "invalid choice"."""
+    allowed = " or ".join(str(count) for count in counts)
+
+    def spe_choice(text: str) -> int:
+        if not text.isdecimal() or int(text) not in counts:
+            raise argparse.ArgumentTypeError(f"invalid value {text!r}: allowed {allowed} SPEs")
+        return int(text)
+
+    return spe_choice
+
+
 def positive(text: str) -> int:
     if not text.isdecimal() or int(text) < 1:
         raise argparse.ArgumentTypeError(f"invalid value {text!r}: allowed 1 or more")
@@ -207,9 +220,10 @@ def add_sizes_arg(parser, default_text: str, what: str = "message sizes", **kwar
     )
 
 
-def add_iterations_arg(parser, help: str, type=count_arg, **kwargs: Any) -> None:
-    """`--iterations`: timed repetitions (`cellstats -i` is the same flag)."""
-    parser.add_argument("--iterations", type=type, metavar="N", help=help, **kwargs)
+def add_iterations_arg(parser, help: str, **kwargs: Any) -> None:
+    """`--iterations`: timed repetitions, k=1000, 1 or more, in every command (`cellstats -i`
+    is the same flag)."""
+    parser.add_argument("--iterations", type=positive_count, metavar="N", help=help, **kwargs)
 
 
 # How the core resolves a name for any rank count (coll/request.rs `placement_of`, the same for

@@ -53,7 +53,6 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         ping,
         "round trips per size, k=1000 (default: 1000 up to 1 KB, fewer above)",
         dest="reps",
-        type=positive_count,
     )
     hidden_alias(ping, "--reps", "--iterations", dest="reps", type=positive_count)
     add_machine_args(ping)
