@@ -56,6 +56,17 @@ def test_one_spelling_per_flag_in_every_command():
     )
 
 
+def test_an_old_spelling_is_named_as_typed_in_the_cores_errors():
+    """`coll --algos bogus` was refused naming --algo, a flag the user had not typed."""
+    assert "error: --algos barrier.bogus is not allowed: one of " in usage_error(
+        "coll", "barrier", "-n", "2", "--algos", "bogus"
+    )
+    assert "error: --algo barrier.bogus is not allowed" in usage_error(
+        "coll", "barrier", "-n", "2", "--algo", "bogus"
+    )
+    assert "--placements" in usage_error("affinity", "run", "--pattern", "rd1", "--placements", "x")
+
+
 @pytest.mark.parametrize(
     "old, new",
     [
@@ -67,6 +78,7 @@ def test_one_spelling_per_flag_in_every_command():
 def test_old_spellings_are_hidden_aliases(old, new):
     parser = cli.build_parser()
     before = vars(parser.parse_args(old))
+    assert before.pop("typed") == {new: old[-2]}  # errors name the spelling typed
     after = vars(parser.parse_args([new if a == old[-2] else a for a in old]))
     assert before == after
     shown = before.get("placements", before.get("algos", before.get("reps")))

@@ -63,8 +63,21 @@ def sizes_arg(text: str) -> list[int]:
 
 def hidden_alias(parser, old: str, new: str, **kwargs: Any) -> None:
     """`old`, an earlier spelling of `new`, still accepted for a release but not shown in the
-    help; an error about it names the flag the user typed."""
-    parser.add_argument(old, help=argparse.SUPPRESS, **kwargs)
+    help; an error about it names the flag the user typed (argparse's by itself, the core's
+    through `args.typed`, which `cellblade.cli` reads)."""
+    parser.add_argument(old, help=argparse.SUPPRESS, action=_Alias, new=new, **kwargs)
+
+
+class _Alias(argparse._StoreAction):
+    """Stores as `new` does, and records that the user typed the old spelling."""
+
+    def __init__(self, *args: Any, new: str, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.new = new
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        super().__call__(parser, namespace, values, option_string)
+        namespace.typed = {**getattr(namespace, "typed", {}), self.new: option_string}
 
 
 def spe_count(text: str) -> int:
