@@ -34,7 +34,7 @@ QUICK_RUN = ["affinity", "run", "--pattern", "rd1", "--trials", "2"]
 @pytest.mark.parametrize(
     "args, named",
     [
-        (["run", "--pattern", "ring", "--spes", "9"], ["--spes", "9", "8, 16"]),
+        (["run", "--pattern", "ring", "--spes", "9"], ["--spes", "9", "8 or 16"]),
         (["run", "--pattern", "ring", "--spes", "x"], ["--spes", "'x'"]),
         (["run", "--pattern", "ring", "--bogus"], ["unrecognized", "--bogus"]),
         (["run", "--pattern", "ring", "--placements", ","], ["--placements", "NAME,NAME"]),

@@ -34,6 +34,13 @@ SIMULATED = [
     ),
     re.compile(rf"\b{_NUM}\s?{_UNIT} simulated\b"),
     re.compile(rf"\b(?:the model|the blade|the simulated blade) gives (?:about )?{_NUM}"),
+    # A finding told in words: where a curve is flat or rises, a value "here", "which it
+    # reaches", "the best ... as the seed says", "a few percent slower than ...".
+    re.compile(r"\b(?:flat|rises?|climbs?|peaks?) (?:up to|at|from) \d[\d.]*\s?[KM]?B\b"),
+    re.compile(rf"\b{_NUM}\s?{_UNIT} here\b|\ba little (?:less|more) here\b"),
+    re.compile(r"\b(?:which|that) it reaches\b"),
+    re.compile(r"\bis the (?:best|fastest|worst|slowest) \w+(?: on \d+ SPEs)?, as the seed says"),
+    re.compile(r"\ba few percent (?:slower|faster|higher|lower)\b"),
 ]
 
 
@@ -85,6 +92,13 @@ def test_the_prose_rule_refuses_simulated_values_and_passes_published_ones():
         "From three SPEs on the model gives 3.0-3.2 GB/s.",
         "The simulated L1(1) is 82 ns.",
         "Table 1 #5 (+2.1 pt).",
+        # Findings in words, as the guides once stated them (issue 23).
+        "BIF-16 stays flat up to 512 B and rises at 1 KB.",
+        "The signals alone take about 210 ns here.",
+        "A hand-over of about 560 ns there, a little less here.",
+        "A pair gets at most 3.2 GB/s, which it reaches.",
+        "The 16-SPE rdb barrier (525 ns; rdb is the best barrier on 16 SPEs, as the seed says).",
+        "Its all-reduce pick can be a few percent slower than allreduce.rdb.",
     ]
     for sentence in refused:
         assert simulated_values(sentence), sentence
@@ -267,3 +281,24 @@ def test_the_running_guide_quotes_the_progress_intervals_the_code_has():
         f"at most one every {parallel.LINES_EVERY_S:g} seconds",
         f"the same line every {parallel.LINES_STILL_S:g} seconds",
     )
+
+
+def test_the_mpi_guides_sentence_on_chunks_in_flight_holds():
+    """docs/guide/mpi.md says in words what a run gives: at 1 MB depth 4 is no faster than
+    depth 2, and with 32 outstanding packets the same ping-pong is faster at either depth."""
+    import json
+
+    from conftest import run_cli
+
+    assert "depth 2 and depth 4 give the same at 1 MB" in (ROOT / "docs/guide/mpi.md").read_text()
+
+    def gbps(depth: int, *more: str) -> float:
+        done = run_cli("pingpong", "--sizes", "1m", "--iterations", "5", "--json", "--depth",
+                       str(depth), *more)  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout)[0]["throughput_gbps"]
+
+    more = ("--set", "mfc.outstanding_packets=32")
+    assert gbps(4) == pytest.approx(gbps(2), rel=0.01)
+    assert gbps(4, *more) == pytest.approx(gbps(2, *more), rel=0.01)
+    assert gbps(2, *more) > 1.2 * gbps(2)

@@ -59,9 +59,15 @@ def test_pingpong_plot_says_what_it_wrote(tmp_path):
     figure = tmp_path / "fig.png"
     done = run_cli("pingpong", "--sizes", "1k", "--iterations", "2", "--plot", str(figure))
     assert done.returncode == 0, done.stderr
-    assert f"wrote {figure}" in done.stdout
+    # After its table, as every command says what it wrote (it printed it first).
+    assert done.stdout.splitlines()[-1] == f"wrote {figure}", done.stdout
+    assert done.stdout.startswith("# seed 004 section 5.1 ping-pong"), done.stdout
     assert figure.read_bytes()[:4] == b"\x89PNG"
     assert [p.name for p in tmp_path.iterdir()] == ["fig.png"]
+    out = tmp_path / "coll"
+    done = run_cli("coll", "barrier", "-n", "2", "--algo", "rdb", "--out", str(out))
+    assert done.stdout.splitlines()[-1].startswith(f"wrote {out}"), done.stdout
+    assert not done.stdout.startswith("wrote"), done.stdout
 
 
 def test_model_measure_keeps_an_earlier_result_without_force(tmp_path):

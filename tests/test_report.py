@@ -211,3 +211,30 @@ def test_placement_whiskers_run_from_the_lowest_trial_to_the_highest():
         {"min_bandwidth_gbps": 24.5, "trials": []},
     ]
     assert report_figures.trial_whiskers(rows) == ([6.0, 0.0], [5.0, 0.0])
+
+
+@pytest.mark.parametrize("figure", ["barrier", "pingpong"])
+def test_the_published_legend_entry_is_a_white_cross_not_a_curves_colour(monkeypatch, figure):
+    """Its entry took the first published point's colour, so it read as that curve's alone."""
+    drawn = drawn_figures(monkeypatch)
+    if figure == "barrier":
+        rows = [
+            {"algorithm": f"barrier.{a}", "spes": s, "latency_ns": 100.0 * s + k}
+            for k, a in enumerate(("rdb", "ota_signal"))
+            for s in (2, 8)
+        ]
+        published = [{"algorithm": "barrier.ota_signal", "spes": 8, "ns": 225.0, "source": "s"}]
+        report_figures.barrier_vs_spes(rows, published)
+    else:
+        rows = [{"bytes": s, "latency_us": 1.0, "throughput_gbps": 1.0} for s in (0, 1024)]
+        published = [{"curve": "memory", "value": 0.65, "unit": "us", "bytes": 0}]
+        report_figures.pingpong({"ls": rows, "memory": rows}, published)
+    axes = drawn[0].axes[0]
+    handles, labels = axes.get_legend_handles_labels()
+    (entry,) = [h for h, label in zip(handles, labels) if label.startswith("published")]
+    assert entry.get_markerfacecolor() == "white"
+    assert entry.get_marker() == "X" and entry.get_markeredgecolor() == "black"
+    # The points themselves keep their curve's colour.
+    curve = next(h for h, label in zip(handles, labels) if label in ("ota_signal", "memory"))
+    point = next(line for line in axes.lines if line.get_xdata().tolist() in ([8], [0]))
+    assert point.get_color() == curve.get_color() != "white"

@@ -119,9 +119,9 @@ def test_unknown_names_are_the_fields_errors():
         "op",
         "op scatter is not allowed: one of barrier, broadcast, reduce, allreduce, allgather",
     )
-    done = run_cli("coll", "allgather", "--algos", "spiral")
+    done = run_cli("coll", "allgather", "--algos", "spiral")  # the old spelling, named as typed
     assert done.stderr == (
-        "cellblade: error: --algo allgather.spiral is not allowed: one of allgather.rdb, "
+        "cellblade: error: --algos allgather.spiral is not allowed: one of allgather.rdb, "
         "allgather.bruck, allgather.gather_bcast, allgather.hybrid_2_8, allgather.hybrid_3_4, "
         "allgather.hybrid_4_2\n"
     )

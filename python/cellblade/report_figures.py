@@ -4,9 +4,9 @@ Every figure with many curves gives each its own colour, marker and line style (
 after ten, markers after seven, so a pair repeats only after seventy); curves that coincide
 are drawn once and labelled with every name they stand for, so none hides behind another;
 values that span decades go on log axes. Published points, where the papers give numbers,
-are large crosses in their curve's colour with a black edge, labelled with their value; they
-are read from the claims `cellblade reproduce` checks (`cellblade.report.published_*`), the
-one place the seeds' numbers are typed.
+are large crosses in their curve's colour with a black edge, labelled with their value, and
+one white cross in the legend; they are read from the claims `cellblade reproduce` checks
+(`cellblade.report.published_*`), the one place the seeds' numbers are typed.
 """
 
 from __future__ import annotations
@@ -78,20 +78,15 @@ def _lines(axes, curves: dict[str, list[tuple[float, float]]]) -> dict[str, dict
 def _published(axes, points: list[tuple[float, float, str]], styles: dict, name: str) -> None:
     """Published points (x, y, curve) as large crosses in their curve's colour with a black
     edge, each labelled with its value (once where two curves' points coincide, so the labels
-    do not print over each other); one legend entry for all of them."""
+    do not print over each other); one legend entry for all of them, a white cross, since
+    it stands for every curve's (it took the first point's colour, so read as one curve's)."""
+    cross = {"marker": "X", "markeredgecolor": "black", "markersize": 11, "linestyle": "none"}
+    if points:
+        axes.plot([], [], color="white", label=name, **cross)
     labelled = set()
-    for k, (x, y, curve) in enumerate(points):
+    for x, y, curve in points:
         color = styles.get(curve, {}).get("color", "black")
-        axes.plot(
-            [x],
-            [y],
-            "X",
-            color=color,
-            markeredgecolor="black",
-            markersize=11,
-            label=name if k == 0 else None,
-            zorder=5,
-        )
+        axes.plot([x], [y], color=color, zorder=5, **cross)
         if (x, y) not in labelled:
             labelled.add((x, y))
             axes.annotate(

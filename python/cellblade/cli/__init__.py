@@ -132,7 +132,8 @@ def _flags(args: argparse.Namespace | None) -> dict[str, str]:
     flags = getattr(args, "flags", MACHINE_FLAGS)
     if getattr(args, "private_spes", None) is not None:
         flags = {**flags, "spes": "-N"}
-    return flags
+    typed = getattr(args, "typed", {})  # an old spelling (`hidden_alias`) is named as typed
+    return {field: typed.get(flag, flag) for field, flag in flags.items()}
 
 
 def _describe(

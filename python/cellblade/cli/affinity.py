@@ -25,6 +25,7 @@ from cellblade.cli.common import (
     out_dir,
     parallel_of,
     size_arg,
+    spe_choice,
     table,
     with_progress,
     wrapped,
@@ -75,8 +76,7 @@ def add_commands(commands) -> None:
             command,
             AFFINITY["default_spes"],
             f"8 (one chip) or 16 (both chips) (default: {AFFINITY['default_spes']})",
-            type=int,
-            choices=AFFINITY_SPES,
+            type=spe_choice(AFFINITY_SPES),
         )
         command.add_argument(
             "--size",

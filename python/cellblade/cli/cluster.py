@@ -52,7 +52,6 @@ def add_commands(commands) -> None:
         parser,
         CLUSTER["default_spes_per_blade"],
         f"SPEs on each blade (default: {CLUSTER['default_spes_per_blade']})",
-        type=int,
     )
     add_sizes_arg(parser, str(CLUSTER["default_size"]), "broadcast sizes")
     parser.add_argument(

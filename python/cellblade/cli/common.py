@@ -63,14 +63,40 @@ def sizes_arg(text: str) -> list[int]:
 
 def hidden_alias(parser, old: str, new: str, **kwargs: Any) -> None:
     """`old`, an earlier spelling of `new`, still accepted for a release but not shown in the
-    help; an error about it names the flag the user typed."""
-    parser.add_argument(old, help=argparse.SUPPRESS, **kwargs)
+    help; an error about it names the flag the user typed (argparse's by itself, the core's
+    through `args.typed`, which `cellblade.cli` reads)."""
+    parser.add_argument(old, help=argparse.SUPPRESS, action=_Alias, new=new, **kwargs)
+
+
+class _Alias(argparse._StoreAction):
+    """Stores as `new` does, and records that the user typed the old spelling."""
+
+    def __init__(self, *args: Any, new: str, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.new = new
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        super().__call__(parser, namespace, values, option_string)
+        namespace.typed = {**getattr(namespace, "typed", {}), self.new: option_string}
 
 
 def spe_count(text: str) -> int:
     if not text.isdecimal() or not 1 <= int(text) <= MAX_SPES:
         raise argparse.ArgumentTypeError(f"invalid value {text!r}: allowed 1 to {MAX_SPES} SPEs")
     return int(text)
+
+
+def spe_choice(counts: tuple[int, ...]):
+    """`-n/--spes` of a command that runs only some counts (affinity: one chip or both), refused
+    in the words `spe_count` uses, not argparse's "invalid int value" or "invalid choice"."""
+    allowed = " or ".join(str(count) for count in counts)
+
+    def spe_choice(text: str) -> int:
+        if not text.isdecimal() or int(text) not in counts:
+            raise argparse.ArgumentTypeError(f"invalid value {text!r}: allowed {allowed} SPEs")
+        return int(text)
+
+    return spe_choice
 
 
 def positive(text: str) -> int:
@@ -207,9 +233,10 @@ def add_sizes_arg(parser, default_text: str, what: str = "message sizes", **kwar
     )
 
 
-def add_iterations_arg(parser, help: str, type=count_arg, **kwargs: Any) -> None:
-    """`--iterations`: timed repetitions (`cellstats -i` is the same flag)."""
-    parser.add_argument("--iterations", type=type, metavar="N", help=help, **kwargs)
+def add_iterations_arg(parser, help: str, **kwargs: Any) -> None:
+    """`--iterations`: timed repetitions, k=1000, 1 or more, in every command (`cellstats -i`
+    is the same flag)."""
+    parser.add_argument("--iterations", type=positive_count, metavar="N", help=help, **kwargs)
 
 
 # How the core resolves a name for any rank count (coll/request.rs `placement_of`, the same for

@@ -28,7 +28,6 @@ from cellblade.cli.common import (
     out_dir,
     parallel_of,
     params_of,
-    positive,
     stage,
     table,
     wrapped,
@@ -75,9 +74,8 @@ def add_commands(commands) -> None:
     )
     add_iterations_arg(
         measure,
-        f"timed repetitions per point, 1 to {LIMITS['max_iterations']} "
+        f"timed repetitions per point, k=1000, 1 to {LIMITS['max_iterations']} "
         f"(default {LIMITS['default_measure_iterations']})",
-        type=positive,
     )
     add_out_arg(measure, f"{OUT}, which holds the latest run", "params.toml and the figures")
     add_json_arg(measure, "the parameters")
@@ -104,9 +102,9 @@ def add_commands(commands) -> None:
     )
     predict.add_argument("--simulate", action="store_true", help="also run on the simulated blade")
     simulated_iterations = (
-        f"timed calls per simulated point (default {LIMITS['default_simulate_iterations']})"
+        f"timed calls per simulated point, k=1000 (default {LIMITS['default_simulate_iterations']})"
     )
-    add_iterations_arg(predict, simulated_iterations, type=positive)
+    add_iterations_arg(predict, simulated_iterations)
     add_params_arg(predict)
     add_machine_args(predict)
     add_json_arg(predict)
@@ -119,7 +117,7 @@ def add_commands(commands) -> None:
     )
     add_params_arg(validate)
     add_machine_args(validate)
-    add_iterations_arg(validate, simulated_iterations, type=positive)
+    add_iterations_arg(validate, simulated_iterations)
     add_parallel_args(validate, "the grid's simulations")
     add_out_arg(validate, f"{OUT}, which holds the latest run", "validate.json and the figures")
     add_json_arg(validate, "the summary")

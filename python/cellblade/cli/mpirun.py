@@ -81,7 +81,6 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         where,
         f"each rank's SPE: {NAMED_PLACEMENT} or SPE ids in rank "
         "order such as 0,8,1,9 (default: rank i on SPE i)",
-        metavar="NAME|IDS",
     )
     where.add_argument(
         "--placement-file",

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 from cellblade import outputs
@@ -53,7 +52,6 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         ping,
         "round trips per size, k=1000 (default: 1000 up to 1 KB, fewer above)",
         dest="reps",
-        type=positive_count,
     )
     hidden_alias(ping, "--reps", "--iterations", dest="reps", type=positive_count)
     add_machine_args(ping)
@@ -93,8 +91,6 @@ def _pingpong(args: argparse.Namespace) -> int:
         print(json.dumps(rows))
         return 0
     mode = args.mode or MPI["default_mode"]
-    if args.plot is not None:
-        print(f"wrote {args.plot}", file=sys.stderr if args.json else sys.stdout)
     print(f"# seed 004 section 5.1 ping-pong, mode {mode}{', congested' if args.congested else ''}")
     # Sizes as every table writes them (format_size); the column named after --iterations.
     print(f"{'size':>10} {'iterations':>10} {'latency (us)':>13} {'throughput (GB/s)':>18}")
@@ -103,6 +99,8 @@ def _pingpong(args: argparse.Namespace) -> int:
             f"{format_size(r['bytes']):>10} {r['reps']:>10} {format_time(r['latency_us'], 'us'):>13} "
             f"{gbps(r['throughput_gbps']):>18}"
         )
+    if args.plot is not None:  # after the table, as every command says what it wrote
+        print(f"wrote {args.plot}")
     return 0
 
 

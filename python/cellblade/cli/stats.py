@@ -27,6 +27,7 @@ from cellblade.cli.common import (
     machine_of,
     out_dir,
     parallel_of,
+    positive_count,
     size_arg,
     spe_count,
     table,
@@ -122,7 +123,7 @@ def add_stats_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "-i",
         "--iterations",
-        type=count_arg,
+        type=positive_count,
         metavar="ITER",
         default=None,
         help=f"timed iterations, k=1000 (default: {cellblade.DEFAULT_ITERATIONS})",
