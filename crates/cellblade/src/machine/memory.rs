@@ -149,16 +149,15 @@ impl Memory {
         match (src, dst) {
             (Loc::Mem(ea), Loc::Ls { spe, off }) => {
                 let off = off as usize;
-                read_pages(&self.pages, ea, &mut self.ls[spe][off..off + n]);
+                read_pages(&self.pages, ea, self.ls.write(spe, off, n));
             }
             (Loc::Ls { spe, off }, Loc::Mem(ea)) => {
                 let off = off as usize;
                 write_pages(&mut self.pages, ea, &self.ls[spe][off..off + n]);
             }
             (Loc::Ls { spe: a, off: from }, Loc::Ls { spe: b, off: to }) if a != b => {
-                let (from, to) = (from as usize, to as usize);
-                let (src, dst) = self.ls.pair(a, b);
-                dst[to..to + n].copy_from_slice(&src[from..from + n]);
+                let (src, dst) = self.ls.pair((a, from as usize), (b, to as usize), n);
+                dst.copy_from_slice(src);
             }
             _ => self.copy_buffered(src, dst, len),
         }
@@ -177,7 +176,7 @@ impl Memory {
             }
             match dst {
                 Loc::Mem(ea) => self.write_mem(ea + done as u64, chunk),
-                Loc::Ls { spe, off } => self.ls[spe][(off + done) as usize..(off + done + n) as usize].copy_from_slice(chunk),
+                Loc::Ls { spe, off } => self.ls.write(spe, (off + done) as usize, n as usize).copy_from_slice(chunk),
                 Loc::Mmio { .. } => unreachable!("mmio writes are handled by the mailbox model"),
             }
             done += n;

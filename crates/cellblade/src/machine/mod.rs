@@ -415,7 +415,7 @@ impl Machine {
                     }
                     (Loc::Mmio { spe: from, reg }, Loc::Ls { spe: to, off }) => {
                         let v = self.mmio_read_effect(s, from, reg as u64);
-                        self.mem.ls[to][off as usize..off as usize + 4].copy_from_slice(&v.to_be_bytes());
+                        self.mem.ls.write(to, off as usize, 4).copy_from_slice(&v.to_be_bytes());
                         self.mem.ls_writes[to] += 1;
                     }
                     _ => self.mem.copy(src, dst, bytes),
