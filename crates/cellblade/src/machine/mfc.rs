@@ -339,7 +339,12 @@ mod tests {
             }
             let wanted = |q: &Queued| q.in_flight == 0;
             let asked = (0..m.queue.len()).find(|&i| wanted(&m.queue[i]) && m.eligible(i));
-            assert_eq!(m.first_eligible(wanted), asked, "{:?}", m.queue.iter().map(|q| (q.cmd.kind, q.cmd.tag, q.cmd.fence, q.cmd.barrier, q.in_flight)).collect::<Vec<_>>());
+            assert_eq!(
+                m.first_eligible(wanted),
+                asked,
+                "{:?}",
+                m.queue.iter().map(|q| (q.cmd.kind, q.cmd.tag, q.cmd.fence, q.cmd.barrier, q.in_flight)).collect::<Vec<_>>()
+            );
         }
     }
 
