@@ -95,7 +95,7 @@ impl Spu {
     pub fn ls_write(&self, off: u32, data: &[u8]) -> Result<()> {
         let range = self.ls_range("ls_write", off, data.len())?;
         let mut m = self.sh.world.borrow_mut();
-        m.mem.ls[self.spe][range].copy_from_slice(data);
+        m.mem.ls.write(self.spe, range.start, range.len()).copy_from_slice(data);
         m.mem.ls_writes[self.spe] += 1;
         Ok(())
     }

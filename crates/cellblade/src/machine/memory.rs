@@ -11,6 +11,7 @@
 
 use crate::error::{program_err, Result};
 
+use super::local_store::LocalStores;
 use super::topology::Element;
 
 pub const LS_WINDOW: u64 = 1 << 40;
@@ -58,7 +59,7 @@ pub struct Memory {
     pub xdram_bytes: u64,
     pub ls_bytes: u32,
     pages: Vec<Option<Box<[u8]>>>,
-    pub ls: Vec<Vec<u8>>,
+    pub ls: LocalStores,
     /// Writes into each local store, and into its SPE's inbound mailbox and signal registers,
     /// so far: a poller of one skips polls while it stays put ([`crate::sim::World::writes`]).
     pub ls_writes: Vec<u64>,
@@ -70,7 +71,7 @@ impl Memory {
             xdram_bytes,
             ls_bytes,
             pages: (0..(2 * xdram_bytes / PAGE)).map(|_| None).collect(),
-            ls: (0..spes).map(|_| vec![0u8; ls_bytes as usize]).collect(),
+            ls: LocalStores::new(ls_bytes, spes),
             ls_writes: vec![0; spes],
         }
     }
@@ -148,22 +149,15 @@ impl Memory {
         match (src, dst) {
             (Loc::Mem(ea), Loc::Ls { spe, off }) => {
                 let off = off as usize;
-                read_pages(&self.pages, ea, &mut self.ls[spe][off..off + n]);
+                read_pages(&self.pages, ea, self.ls.write(spe, off, n));
             }
             (Loc::Ls { spe, off }, Loc::Mem(ea)) => {
                 let off = off as usize;
                 write_pages(&mut self.pages, ea, &self.ls[spe][off..off + n]);
             }
             (Loc::Ls { spe: a, off: from }, Loc::Ls { spe: b, off: to }) if a != b => {
-                let (from, to) = (from as usize, to as usize);
-                let (src, dst) = if a < b {
-                    let (lo, hi) = self.ls.split_at_mut(b);
-                    (&lo[a], &mut hi[0])
-                } else {
-                    let (lo, hi) = self.ls.split_at_mut(a);
-                    (&hi[0], &mut lo[b])
-                };
-                dst[to..to + n].copy_from_slice(&src[from..from + n]);
+                let (src, dst) = self.ls.pair((a, from as usize), (b, to as usize), n);
+                dst.copy_from_slice(src);
             }
             _ => self.copy_buffered(src, dst, len),
         }
@@ -182,7 +176,7 @@ impl Memory {
             }
             match dst {
                 Loc::Mem(ea) => self.write_mem(ea + done as u64, chunk),
-                Loc::Ls { spe, off } => self.ls[spe][(off + done) as usize..(off + done + n) as usize].copy_from_slice(chunk),
+                Loc::Ls { spe, off } => self.ls.write(spe, (off + done) as usize, n as usize).copy_from_slice(chunk),
                 Loc::Mmio { .. } => unreachable!("mmio writes are handled by the mailbox model"),
             }
             done += n;

@@ -249,6 +249,31 @@ impl Mfc {
         true
     }
 
+    /// The first command that satisfies `wanted` and is [`Mfc::eligible`], found in one pass
+    /// over the queue (the issue path asks on every packet; asking `eligible` of each
+    /// command in turn rescans the commands before it).
+    pub fn first_eligible(&self, wanted: impl Fn(&Queued) -> bool) -> Option<usize> {
+        // Before command i: a tag group has an earlier command (`seen`), a tag group holds back
+        // its later commands (a barrier-form command behind another of its group: `held`).
+        let (mut seen, mut held) = (0u32, 0u32);
+        for (i, q) in self.queue.iter().enumerate() {
+            let c = &q.cmd;
+            if c.kind == CmdKind::Barrier {
+                // It waits for everything before it, and holds back everything after it.
+                return (i == 0 && wanted(q)).then_some(0);
+            }
+            let bit = 1u32 << c.tag;
+            if (seen & bit == 0 || !(c.fence || c.barrier) && held & bit == 0) && wanted(q) {
+                return Some(i);
+            }
+            if c.barrier && seen & bit != 0 {
+                held |= bit;
+            }
+            seen |= bit;
+        }
+        None
+    }
+
     /// Tags in `mask` with nothing pending.
     pub fn done_tags(&self, mask: u32) -> u32 {
         (0..32).filter(|&t| mask & (1 << t) != 0 && self.tag_pending[t] == 0).fold(0, |m, t| m | (1 << t))
@@ -292,6 +317,35 @@ mod tests {
         let mut c = get(0, 0, 16);
         c.tag = 32;
         assert!(c.validate(0, &p).unwrap_err().to_string().contains("tag 32 is out of range: allowed 0 to 31"));
+    }
+
+    /// The one-pass search finds what asking `eligible` of each command in turn finds, over
+    /// random queues of gets, fenced and barrier forms, mfc_barriers and a few tags.
+    #[test]
+    fn first_eligible_is_the_first_command_eligible_asks_for() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(24);
+        for _ in 0..20_000 {
+            let mut m = Mfc::default();
+            for _ in 0..rng.gen_range(0..10) {
+                let mut c = get(0, 0, 16);
+                (c.tag, c.fence, c.barrier) = (rng.gen_range(0..3) * 15, rng.gen_bool(0.25), rng.gen_bool(0.25));
+                if rng.gen_bool(0.1) {
+                    c.kind = CmdKind::Barrier;
+                }
+                let mut q = Queued::new(c, vec![], vec![]);
+                q.in_flight = rng.gen_range(0..2);
+                m.queue.push(q);
+            }
+            let wanted = |q: &Queued| q.in_flight == 0;
+            let asked = (0..m.queue.len()).find(|&i| wanted(&m.queue[i]) && m.eligible(i));
+            assert_eq!(
+                m.first_eligible(wanted),
+                asked,
+                "{:?}",
+                m.queue.iter().map(|q| (q.cmd.kind, q.cmd.tag, q.cmd.fence, q.cmd.barrier, q.in_flight)).collect::<Vec<_>>()
+            );
+        }
     }
 
     #[test]

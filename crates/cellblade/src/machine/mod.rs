@@ -11,12 +11,14 @@
 //! | `channels.rs` | mailboxes and signal registers |
 //! | `atomic.rs` | lock-line reservations |
 //! | `memory.rs` | real bytes and the effective-address map |
+//! | `local_store.rs` | the local stores' bytes, zeroed by the kernel at first touch |
 //! | `trace.rs` | Chrome/Perfetto trace |
 
 pub(crate) mod atomic;
 pub(crate) mod bus;
 pub(crate) mod channels;
 pub mod config;
+pub mod local_store;
 pub mod memory;
 pub mod mfc;
 pub mod parameters;
@@ -172,7 +174,7 @@ impl Machine {
             // The first eligible command with work left: packets to issue, or none at all (a
             // barrier, which completes as soon as it is eligible).
             let pending = |q: &Queued| q.pieces.is_empty() || !q.fully_issued();
-            let Some(i) = (0..m.queue.len()).find(|&i| pending(&m.queue[i]) && m.eligible(i)) else { return };
+            let Some(i) = m.first_eligible(pending) else { return };
             if m.queue[i].pieces.is_empty() {
                 self.complete_cmd(s, spe, i);
                 continue;
@@ -413,7 +415,7 @@ impl Machine {
                     }
                     (Loc::Mmio { spe: from, reg }, Loc::Ls { spe: to, off }) => {
                         let v = self.mmio_read_effect(s, from, reg as u64);
-                        self.mem.ls[to][off as usize..off as usize + 4].copy_from_slice(&v.to_be_bytes());
+                        self.mem.ls.write(to, off as usize, 4).copy_from_slice(&v.to_be_bytes());
                         self.mem.ls_writes[to] += 1;
                     }
                     _ => self.mem.copy(src, dst, bytes),
