@@ -389,6 +389,13 @@ impl Spu {
         self.sh.sched.borrow().since(Some((self.spe, writes)))
     }
 
+    /// The stamp of a poller that reads only this SPE's local store and the state counted in
+    /// its marks ([`crate::machine::Machine::marks`]): other processes' runs do not wake it.
+    pub(crate) fn poll_stamp_own(&self) -> Since {
+        let writes = crate::sim::World::writes(&*self.sh.world.borrow(), self.spe).expect("the machine counts writes");
+        Since { count: 0, key: Some((self.spe, writes)), runs: false }
+    }
+
     /// The wait that polled is over: the program runs on (activity, for other pollers).
     pub(crate) fn polled(&self) {
         self.sh.sched.borrow_mut().poll_succeeded(self.pid);
