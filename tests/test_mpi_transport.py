@@ -93,7 +93,9 @@ def test_a_freed_receive_is_not_progressed_by_a_wtime_spin_on_either_channel(bui
     assert shared.returncode == socket.returncode == 0, shared.stderr + socket.stderr
     assert shared.stdout == socket.stdout
     spin, probed = shared.stdout.splitlines()
-    assert spin.startswith("spin: -1 after ") and probed.startswith("after MPI_Iprobe: 42 at "), shared.stdout
+    assert spin.startswith("spin: -1 after ") and probed.startswith("after MPI_Iprobe: 42 at "), (
+        shared.stdout
+    )
 
 
 def test_a_long_wtime_spin_ends_with_the_clock(build):
