@@ -148,7 +148,7 @@ fn bcast_loop(n: usize, bytes: u32, computes: &[u64], rounds: u32, mode: Mode, s
         let (computes, log) = (computes.to_vec(), log.clone());
         w.rank(rank, move |r| async move {
             let b = r.alloc(bytes.max(64) as u64)?;
-            let mut note = |st: cellblade::mpi::Status, now: u64| log.borrow_mut().push((now, rank, st.source, st.tag, st.bytes));
+            let note = |st: cellblade::mpi::Status, now: u64| log.borrow_mut().push((now, rank, st.source, st.tag, st.bytes));
             for round in 0..rounds as usize {
                 if rank == 0 {
                     for to in 1..n {

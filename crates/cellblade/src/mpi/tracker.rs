@@ -60,12 +60,15 @@ pub struct Tracker {
     /// The machine's marks ([`crate::machine::Machine::marks`]) and each rank's SPE: a rank's
     /// poll reads its epoch and, at the end of a scan, `stuck`; a change to either counts as a
     /// write into its SPE, so that the engine skips its polls across other ranks' runs.
-    marks: Option<(Rc<[Cell<u64>]>, Vec<usize>)>,
+    marks: Option<(Marks, Vec<usize>)>,
 }
+
+/// Per SPE, a count of changes ([`crate::machine::Machine::marks`]).
+type Marks = Rc<[Cell<u64>]>;
 
 impl Tracker {
     /// A tracker whose changes mark the SPEs `spes` (rank i's is `spes[i]`) in `marks`.
-    pub fn marking(marks: Rc<[Cell<u64>]>, spes: Vec<usize>) -> Tracker {
+    pub fn marking(marks: Marks, spes: Vec<usize>) -> Tracker {
         Tracker { marks: Some((marks, spes.clone())), ..Tracker::new(spes.len()) }
     }
 
