@@ -83,6 +83,21 @@ def test_wtime_answered_by_the_rank_gives_what_a_round_trip_per_call_gives(build
     assert shared.stdout.startswith("rank 0: 799 calls, 0.000003003 0.000005029 "), shared.stdout
 
 
+def test_a_freed_receive_is_not_progressed_by_a_wtime_spin_on_either_channel(build):
+    """Issue 22's last open item: a rank that answers MPI_Wtime itself sees a freed receive's
+    bytes exactly when a round trip per call does: not during a clock spin (MPI_Wtime does not
+    progress requests), and after the next call that does."""
+    exe = build("wtime_freed_recv")
+    shared = run_cli("mpirun", "-n", "2", exe)
+    socket = _mpirun_socket_only("-n", "2", exe)
+    assert shared.returncode == socket.returncode == 0, shared.stderr + socket.stderr
+    assert shared.stdout == socket.stdout
+    spin, probed = shared.stdout.splitlines()
+    assert spin.startswith("spin: -1 after ") and probed.startswith("after MPI_Iprobe: 42 at "), (
+        shared.stdout
+    )
+
+
 def test_a_long_wtime_spin_ends_with_the_clock(build):
     """MPICH's bsendpending spins 2 s; half a second here: 80 million calls, each answered by
     the rank library in nanoseconds, where a round trip each took microseconds."""

@@ -385,8 +385,18 @@ impl Spu {
     /// count of process runs and the count of writes into the local store
     /// ([`crate::sim::Shared::poll_sleep`]).
     pub(crate) fn poll_stamp(&self) -> Since {
-        let writes = self.sh.world.borrow().mem.ls_writes[self.spe];
-        self.sh.sched.borrow().since(Some((self.spe, writes)))
+        self.sh.sched.borrow().since(Some((self.spe, self.poll_writes())))
+    }
+
+    /// The stamp of a poller that reads only this SPE's local store and the state counted in
+    /// its marks ([`crate::machine::Machine::marks`]): other processes' runs do not wake it.
+    pub(crate) fn poll_stamp_own(&self) -> Since {
+        Since { count: 0, key: Some((self.spe, self.poll_writes())), runs: false }
+    }
+
+    /// The writes into this SPE as the engine counts them when it checks a parked poll.
+    fn poll_writes(&self) -> u64 {
+        crate::sim::World::writes(&*self.sh.world.borrow(), self.spe).expect("the machine counts writes")
     }
 
     /// The wait that polled is over: the program runs on (activity, for other pollers).

@@ -25,6 +25,9 @@ pub mod parameters;
 pub mod topology;
 pub(crate) mod trace;
 
+use std::cell::Cell;
+use std::rc::Rc;
+
 use crate::error::{program_err, Result};
 use crate::sim::{Pid, Scheduler, Time, World};
 
@@ -75,6 +78,10 @@ pub struct Machine {
     next_cmd: u64,
     /// Bytes of each local store handed out by `ls_alloc`.
     pub ls_used: Vec<u32>,
+    /// Per SPE, the changes to software state outside the machine that a poller on that SPE
+    /// reads beside its local store (the MPI deadlock tracker's), counted by that state's owner
+    /// as writes into the SPE ([`crate::sim::World::writes`]).
+    pub marks: Rc<[Cell<u64>]>,
 }
 
 impl Machine {
@@ -91,6 +98,7 @@ impl Machine {
             trace: Tracer::new(trace),
             next_cmd: 0,
             ls_used: vec![0; SPES],
+            marks: (0..SPES).map(|_| Cell::new(0)).collect(),
             file,
             p,
         }
@@ -470,7 +478,7 @@ impl World for Machine {
     }
 
     fn writes(&self, spe: usize) -> Option<u64> {
-        Some(self.mem.ls_writes[spe])
+        Some(self.mem.ls_writes[spe].wrapping_add(self.marks[spe].get()))
     }
 
     fn next_step(&self) -> Option<Time> {

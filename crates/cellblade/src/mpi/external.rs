@@ -252,11 +252,13 @@ impl Link {
 async fn serve(r: Rc<Rank>, sock: UnixStream, compute: Compute, stop: Stop, waited: Waited, shared: Rc<collective::Shared>) -> Result<()> {
     let rank = r.rank();
     let mut library = collective::Library::new(&r, shared)?;
-    let mut last = "none, before MPI_Init".to_string();
+    // The last call answered, described only if the process ends without MPI_Finalize.
+    let mut last: Option<Request> = None;
     let mut bufs = Buffers { send: (0, 0), recv: (0, 0) };
     let mut pending = super::nb_wire::Pending::default();
-    let lost = |last: &str| {
-        *stop.borrow_mut() = Some(ExternalOutcome::Lost { rank, after: last.to_string() });
+    let lost = |last: &Option<Request>| {
+        let after = last.as_ref().map_or("none, before MPI_Init".into(), describe);
+        *stop.borrow_mut() = Some(ExternalOutcome::Lost { rank, after });
         program_err(format!("rank {rank}: its process ended without MPI_Finalize"))
     };
     let start = Instant::now();
@@ -391,7 +393,7 @@ async fn serve(r: Rc<Rank>, sock: UnixStream, compute: Compute, stop: Stop, wait
         if pending.collect(&r)? {
             answer.flags |= wire::FLAG_FREED_DONE;
         }
-        last = describe(&req);
+        last = Some(req);
         link.answer(rank, &answer, &payload, req.op)?;
     }
 }

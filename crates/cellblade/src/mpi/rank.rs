@@ -620,6 +620,9 @@ impl Rank {
     /// ([`crate::sim::Shared::poll_sleep`]), and each skipped one is accounted here as a miss
     /// (round robin and miss count; its stuck check would pass, as the one after the scan did).
     /// Parking is something happening: the skipping starts again from a new whole scan.
+    /// A poll reads only this rank's local store, its epoch and `stuck`, and the tracker marks
+    /// a change to the last two as a write into the local store, so other ranks' runs do not
+    /// wake it ([`crate::Spu::poll_stamp_own`]).
     async fn poll(&self, source: i32, tag: i32, comm: u32) -> Result<usize> {
         let (me, size) = (self.boot.rank, self.boot.size);
         let candidates = if source == ANY_SOURCE { size } else { 1 };
@@ -628,18 +631,20 @@ impl Rank {
         let mut epoch = self.tracker.epoch(me);
         // The activity count at the start of the scan under way, and at the start of the last
         // whole scan that passed its stuck check with nothing else happening.
-        let (mut scan_start, mut since) = (self.spu.poll_stamp(), None);
+        let (mut scan_start, mut since) = (self.spu.poll_stamp_own(), None);
         loop {
             let passed = self.spu.poll_sleep(poll, since).await;
             let next = |rr: usize| if source == ANY_SOURCE { (rr, (rr + 1) % size) } else { (source as usize, rr) };
-            for _ in 1..passed {
-                self.rr.set(next(self.rr.get()).1);
-                misses = (misses + 1) % candidates;
+            // The skipped polls, each a miss that moves the round robin on (any source) by one.
+            let skipped = passed.saturating_sub(1);
+            if source == ANY_SOURCE {
+                self.rr.set(((self.rr.get() as u64 + skipped % size as u64) % size as u64) as usize);
             }
+            misses = ((misses as u64 + skipped % candidates as u64) % candidates as u64) as usize;
             let (sender, rr) = next(self.rr.get());
             self.rr.set(rr);
             if misses == 0 {
-                scan_start = self.spu.poll_stamp();
+                scan_start = self.spu.poll_stamp_own();
             }
             if self.matching(sender, tag, comm).is_some() {
                 if source == ANY_SOURCE {
@@ -660,7 +665,7 @@ impl Rank {
                 let now = self.tracker.epoch(me);
                 if now == epoch {
                     self.stuck_polling()?;
-                    since = (scan_start == self.spu.poll_stamp()).then_some(scan_start);
+                    since = (scan_start == self.spu.poll_stamp_own()).then_some(scan_start);
                 }
                 epoch = now;
             }

@@ -16,7 +16,8 @@
 //! of these ways, no rank can move again. Waiting for every member is not the rule: a
 //! broadcast's leaf finishes once its parent has sent, whatever the other leaves do.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
 
 use crate::error::Error;
 use crate::sim::Time;
@@ -56,11 +57,24 @@ pub struct Tracker {
     /// Per sender, the completion-word bits (`unexpected.rs`) its receivers have toggled and it
     /// has not yet seen, by receiver: a toggle may be in flight when the sender looks.
     toggled: RefCell<Vec<[u32; super::MAX_RANKS]>>,
+    /// The machine's marks ([`crate::machine::Machine::marks`]) and each rank's SPE: a rank's
+    /// poll reads its epoch and, at the end of a scan, `stuck`; a change to either counts as a
+    /// write into its SPE, so that the engine skips its polls across other ranks' runs.
+    marks: Option<(Marks, Vec<usize>)>,
 }
 
+/// Per SPE, a count of changes ([`crate::machine::Machine::marks`]).
+type Marks = Rc<[Cell<u64>]>;
+
 impl Tracker {
+    /// A tracker whose changes mark the SPEs `spes` (rank i's is `spes[i]`) in `marks`.
+    pub fn marking(marks: Marks, spes: Vec<usize>) -> Tracker {
+        Tracker { marks: Some((marks, spes.clone())), ..Tracker::new(spes.len()) }
+    }
+
     pub fn new(ranks: usize) -> Tracker {
         Tracker {
+            marks: None,
             state: RefCell::new(vec![State::Running; ranks]),
             call: RefCell::new(vec![String::new(); ranks]),
             epoch: RefCell::new(vec![0; ranks]),
@@ -68,6 +82,29 @@ impl Tracker {
             freed: RefCell::new(vec![0; ranks]),
             notes: RefCell::new(vec![[0; 2]; ranks * ranks]),
             toggled: RefCell::new(vec![[0; super::MAX_RANKS]; ranks]),
+        }
+    }
+
+    /// `rank`'s epoch changed: its poll must look again.
+    fn mark(&self, rank: usize) {
+        if let Some((marks, spes)) = &self.marks {
+            let m = &marks[spes[rank]];
+            m.set(m.get() + 1);
+        }
+    }
+
+    /// A rank became blocked: if nobody can move any more, every poller's next scan finds it.
+    fn blocked(&self) {
+        if self.marks.is_some() && self.stuck() {
+            (0..self.state.borrow().len()).for_each(|r| self.mark(r));
+        }
+    }
+
+    /// Set `rank`'s state, and see whether that leaves the job stuck.
+    fn set_blocked(&self, rank: usize, state: State) {
+        let old = std::mem::replace(&mut self.state.borrow_mut()[rank], state);
+        if old != state {
+            self.blocked();
         }
     }
 
@@ -84,7 +121,9 @@ impl Tracker {
         if state[rank] != State::Done {
             state[rank] = State::Running;
         }
+        drop(state);
         self.epoch.borrow_mut()[rank] += 1;
+        self.mark(rank);
     }
 
     /// A sender's entry has landed in `rank`'s local store: a polling rank rescans before it can
@@ -94,7 +133,9 @@ impl Tracker {
         if state[rank] == State::Polling {
             state[rank] = State::Running;
         }
+        drop(state);
         self.epoch.borrow_mut()[rank] += 1;
+        self.mark(rank);
     }
 
     pub fn epoch(&self, rank: usize) -> u64 {
@@ -102,13 +143,13 @@ impl Tracker {
     }
 
     pub fn polling(&self, rank: usize) {
-        self.state.borrow_mut()[rank] = State::Polling;
+        self.set_blocked(rank, State::Polling);
     }
 
     /// The sender's meta-data has landed: it waits for the signal unless that is already sent.
     pub fn acking(&self, rank: usize) {
         if !self.acked.borrow()[rank] {
-            self.state.borrow_mut()[rank] = State::Acking;
+            self.set_blocked(rank, State::Acking);
         }
     }
 
@@ -127,7 +168,7 @@ impl Tracker {
     /// `rank` waits for the entry `slot` to be freed, unless its receiver already signalled it.
     pub fn slot_wait(&self, rank: usize, slot: u32) {
         if self.freed.borrow()[rank] & slot == 0 {
-            self.state.borrow_mut()[rank] = State::SlotWait(slot);
+            self.set_blocked(rank, State::SlotWait(slot));
         }
     }
 
@@ -165,24 +206,25 @@ impl Tracker {
     }
 
     pub fn done(&self, rank: usize) {
-        self.state.borrow_mut()[rank] = State::Done;
+        self.set_blocked(rank, State::Done);
     }
 
     /// `from` has sent its `n`-th library notification of `kind` to `to`.
     pub fn notified(&self, from: usize, to: usize, kind: usize, n: u32) {
         let ranks = self.state.borrow().len();
         self.notes.borrow_mut()[from * ranks + to][kind] = n;
+        self.blocked();
     }
 
     /// `rank`, in a library collective, waits for `peer`'s notification number `want` of `kind`.
     pub fn coll_wait(&self, rank: usize, peer: usize, kind: usize, want: u32) {
-        self.state.borrow_mut()[rank] = State::CollWait { peer, kind, want };
+        self.set_blocked(rank, State::CollWait { peer, kind, want });
     }
 
     /// `rank` waits in a library collective that can never run (another rank entered a
     /// different call as the same collective).
     pub fn coll_refused(&self, rank: usize) {
-        self.state.borrow_mut()[rank] = State::CollRefused;
+        self.set_blocked(rank, State::CollRefused);
     }
 
     /// True when no rank still running can make progress.

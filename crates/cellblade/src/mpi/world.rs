@@ -85,9 +85,10 @@ impl MpiWorld {
         startup::store_boot(&mut blade.machine(), &spes, mode, DEFAULT_DEPTH);
         let launch = spes.clone();
         blade.ppe(move |ppe| startup::launch(ppe, launch));
+        let marks = blade.machine().marks.clone();
         Ok(MpiWorld {
             blade,
-            tracker: Rc::new(Tracker::new(ranks)),
+            tracker: Rc::new(Tracker::marking(marks, spes.clone())),
             queues: Rc::new(Queues::new(ranks)),
             given: vec![false; ranks],
             spes,

@@ -197,7 +197,7 @@ impl<E> Scheduler<E> {
     /// What a poller names when it sleeps after a failed read: of `key`, whose writes the
     /// world counts as `writes`, or of everything.
     pub fn since(&self, key: Option<(usize, u64)>) -> Since {
-        Since { count: if key.is_some() { self.runs } else { self.activity }, key }
+        Since { count: if key.is_some() { self.runs } else { self.activity }, key, runs: true }
     }
 
     /// `pid`'s poll has succeeded: it now runs its program, which is activity, and waits no more.

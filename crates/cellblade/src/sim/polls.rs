@@ -38,10 +38,14 @@ const NEVER: u64 = u64::MAX;
 
 /// What a poller's failed read saw: the engine's count of process runs (`key` given) or of all
 /// activity (`key` none), and for a keyed poller the world's count of writes into `key`.
+/// A keyed poller that reads nothing another process's run can change except what the world
+/// counts as writes into its key (its local store, and software state the world is told of:
+/// [`super::World::writes`]) stamps `runs: false`, and runs elsewhere do not wake it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Since {
     pub count: u64,
     pub key: Option<(usize, u64)>,
+    pub runs: bool,
 }
 
 thread_local! {
@@ -74,14 +78,14 @@ pub(crate) struct Parked {
 
 impl Parked {
     pub fn new(time: u64, seq: u64, pid: Pid, dt: u64, since: Option<Since>) -> Parked {
-        Parked { time, seq, pid, dt, since: since.unwrap_or(Since { count: NEVER, key: None }), n: 1 }
+        Parked { time, seq, pid, dt, since: since.unwrap_or(Since { count: NEVER, key: None, runs: true }), n: 1 }
     }
 
     /// Whether nothing that could change what the poller reads has happened since it read:
     /// `runs` and `activity` are the engine's counts, `writes` the world's.
     pub fn fails(&self, runs: u64, activity: u64, writes: impl Fn(usize) -> Option<u64>) -> bool {
         match self.since.key {
-            Some((key, w)) => self.since.count == runs && writes(key) == Some(w),
+            Some((key, w)) => (!self.since.runs || self.since.count == runs) && writes(key) == Some(w),
             None => self.since.count == activity,
         }
     }
@@ -187,12 +191,15 @@ mod tests {
 
     #[test]
     fn a_jump_lands_on_the_first_instant_at_or_after_the_bound() {
-        let mut p = Parked::new(100, 1, 0, 96, Some(Since { count: 7, key: None }));
+        let mut p = Parked::new(100, 1, 0, 96, Some(Since { count: 7, key: None, runs: true }));
         assert!(p.fails(0, 7, |_| None) && !p.fails(0, 8, |_| None));
         // Keyed: process runs and the writes into the key count, other activity does not.
-        let keyed = Parked::new(100, 1, 0, 96, Some(Since { count: 3, key: Some((5, 40)) }));
+        let keyed = Parked::new(100, 1, 0, 96, Some(Since { count: 3, key: Some((5, 40)), runs: true }));
         assert!(keyed.fails(3, 99, |k| (k == 5).then_some(40)));
         assert!(!keyed.fails(4, 99, |_| Some(40)) && !keyed.fails(3, 99, |_| Some(41)));
+        // Keyed without runs: only the writes into the key count.
+        let own = Parked::new(100, 1, 0, 96, Some(Since { count: 3, key: Some((5, 40)), runs: false }));
+        assert!(own.fails(4, 99, |k| (k == 5).then_some(40)) && !own.fails(3, 99, |_| Some(41)));
         // Instants 196, 292, 388: 388 is the first at or after 300, two skipped on the way.
         assert_eq!(p.jump(300, u64::MAX, 9), Some(2));
         assert_eq!((p.time, p.seq, p.n), (388, 9, 4));
@@ -215,7 +222,7 @@ mod tests {
             x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
             (x >> 33) % n
         };
-        let failed = Some(Since { count: 0, key: None });
+        let failed = Some(Since { count: 0, key: None, runs: true });
         for _ in 0..500 {
             let (dt, count) = (1 + rand(40), 1 + rand(8) as usize);
             let mut seq = 100;
