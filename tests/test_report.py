@@ -132,6 +132,11 @@ def test_a_tiny_negative_error_prints_as_plus_zero():
 
     assert results.error_text({"kind": "value", "error": -0.00001}) == "+0.0%"
     assert results.error_text({"kind": "loss", "error": -0.0004}) == "+0.0 pt"
+    # A loss reads in points with one decimal, whatever its size, and never as "-0.0".
+    loss = {"kind": "loss", "published": -0.01235, "simulated": 0.0004678}
+    assert results.value_text(loss, "published") == "-1.2 pt"
+    assert results.value_text(loss, "simulated") == "0.0 pt"
+    assert results.value_text({**loss, "simulated": -0.0004}, "simulated") == "0.0 pt"
     assert results.error_text({"kind": "value", "error": -0.031}) == "-3.1%"
 
 

@@ -47,10 +47,11 @@ def error_text(point: dict[str, Any]) -> str:
 
 
 def value_text(point: dict[str, Any], key: str) -> str:
-    """A published or simulated value with its unit; Table 1's losses in points, as the
-    error column and the guide give them."""
+    """A published or simulated value with its unit; Table 1's losses in points with one
+    decimal, as the error column gives them (the seed's bandwidths have three digits, so a
+    finer loss would be noise)."""
     if point["kind"] == "loss":
-        return f"{format_number(100 * point[key])} pt"
+        return f"{round(100 * point[key], 1) + 0.0:.1f} pt"
     bound = "< " if point["kind"] == "upper_bound" and key == "published" else ""
     return f"{bound}{format_number(point[key])} {point['unit']}"
 
