@@ -11,7 +11,7 @@
 //! | `channels.rs` | mailboxes and signal registers |
 //! | `atomic.rs` | lock-line reservations |
 //! | `memory.rs` | real bytes and the effective-address map |
-//! | `local_store.rs` | the local stores' bytes, zeroed by the kernel at first touch |
+//! | `local_store.rs` | the local stores' bytes, one block per blade from a per-thread pool |
 //! | `trace.rs` | Chrome/Perfetto trace |
 
 pub(crate) mod atomic;

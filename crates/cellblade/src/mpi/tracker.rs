@@ -69,7 +69,8 @@ type Marks = Rc<[Cell<u64>]>;
 impl Tracker {
     /// A tracker whose changes mark the SPEs `spes` (rank i's is `spes[i]`) in `marks`.
     pub fn marking(marks: Marks, spes: Vec<usize>) -> Tracker {
-        Tracker { marks: Some((marks, spes.clone())), ..Tracker::new(spes.len()) }
+        let ranks = spes.len();
+        Tracker { marks: Some((marks, spes)), ..Tracker::new(ranks) }
     }
 
     pub fn new(ranks: usize) -> Tracker {
