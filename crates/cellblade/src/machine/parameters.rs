@@ -79,7 +79,7 @@ pub const PARAMETERS: &[Parameter] = &[
     p("spu.ls_bytes", "bytes", "local store size", Published, "seed 002 §2.1"),
     p("spu.channel_core_cycles", "core cycles", "one channel read or write", Unpublished, "rdch/wrch issue cost"),
     p("spu.poll_core_cycles", "core cycles", "one iteration of a local-store polling loop", Unpublished, "a load, a compare, a branch"),
-    p("spu.reduce_core_cycles_per_quadword", "core cycles", "combine 16 bytes of int32/float32", Published, "SPU pipelines: two loads and a store on the odd pipeline, the SIMD op dual-issued"),
+    p("spu.reduce_core_cycles_per_quadword", "core cycles", "combine 16 bytes of int32/float32", Published, "one iteration of gcc -O3's loop (seed 003 §7): loads, add and store in series by the SDK 3.0 SPU latency table"),
     p("spu.reduce_dp_core_cycles_per_quadword", "core cycles", "combine 16 bytes of float64", Published, "seed 002 §2.1 (one double-precision op per 7 cycles)"),
     p("spu.copy_core_cycles_per_quadword", "core cycles", "copy 16 bytes within the local store", Published, "SPU pipelines: a load and a store on the odd pipeline"),
     p("spu.signal_call_core_cycles", "core cycles", "control code a collective call notifying through signal registers runs once", Fitted, "barrier.ota_signal (OR-mode signal registers) on 8 SPEs takes about 400 ns"),
