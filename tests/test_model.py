@@ -26,10 +26,11 @@ def cache(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def measured(tmp_path_factory) -> tuple[Path, dict]:
-    """A small real measurement: two sizes, two iterations (seconds, not minutes)."""
+    """A small real measurement: two sizes, as many iterations as `reproduce` measures with
+    (the free-running butterfly needs them to settle into each SPE's own pace; seconds)."""
     out = tmp_path_factory.mktemp("model")
     done = run_cli(
-        "model", "measure", "--sizes", "64,4k", "--iterations", "2", "--out", str(out), "--json"
+        "model", "measure", "--sizes", "64,4k", "--iterations", "16", "--out", str(out), "--json"
     )
     assert done.returncode == 0, done.stderr
     return out, json.loads(done.stdout)

@@ -65,6 +65,13 @@ pub const FITS: &[Fit] = &[
         range: (0.0, 2000.0),
     },
     Fit {
+        key: "bif.noncacheable_read_return_ns",
+        others: &["PPE-SPE signal, SPE on chip 1"],
+        rows: &[stats_rows::ppe_rows],
+        integer: false,
+        range: (0.0, 1000.0),
+    },
+    Fit {
         key: "ppe.mmio_ns",
         others: &["PPE-SPE mailbox, SPE on chip 0", "PPE-SPE mailbox, SPE on chip 1", "PPE-SPE signal, SPE on chip 1"],
         rows: &[stats_rows::ppe_rows],

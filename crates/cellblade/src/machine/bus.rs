@@ -5,7 +5,8 @@
 //!
 //! ```text
 //!  command bus slot (1 per bus cycle per chip)  -> command phase (snoop; + BIF crossing if the
-//!  other chip is involved) -> [MIC read latency, one XDR burst per access] -> data leg(s):
+//!  other chip is involved; + the data's way back for a cache-inhibited read from it)
+//!  -> [MIC read latency, one XDR burst per access] -> data leg(s):
 //!  on-chip: src on-ramp -> ring segments -> dst off-ramp          (arbiter grants packets)
 //!  cross-chip: src -> BIF element | BIF link (bandwidth, latency) | BIF element -> dst
 //! ```
@@ -324,7 +325,9 @@ impl<C: Copy> Bus<C> {
     /// `bif.crossing_latency_ns`, a cache-inhibited one `bif.noncacheable_crossing_ns`, and a
     /// guarded one (problem-state registers) also waits for the previous guarded access in its
     /// direction to finish crossing: one at a time, each holding the path for the whole
-    /// crossing (seed 002 Tables 1-2 and §5.2). Inlined so that the
+    /// crossing (seed 002 Tables 1-2 and §5.2). A cache-inhibited or guarded read from the other
+    /// chip then waits `bif.noncacheable_read_return_ns` for its data to cross back (a write is
+    /// posted). Inlined so that the
     /// caller's `client` is written straight into the transaction slot rather than passed
     /// through the stack, where reading it back stalled on store forwarding.
     #[inline(always)]
@@ -356,14 +359,16 @@ impl<C: Copy> Bus<C> {
         let slot = if self.p.contention { now.align_up(bus).max(eib.command_free) } else { now.align_up(bus) };
         eib.command_free = slot + bus;
         let remote = src.chip() != initiator_chip || dst.chip() != initiator_chip;
+        // A cache-inhibited read from the other chip: its data crosses back on its own.
+        let read_return = if src.chip() != initiator_chip { self.p.bif_noncacheable_read_return } else { Time::ZERO };
         let done = match (remote, storage) {
             (false, _) => slot + self.p.command_phase,
             (true, Storage::Coherent) => slot + self.p.command_phase + self.p.bif_crossing,
-            (true, Storage::CacheInhibited) => slot + self.p.command_phase + self.p.bif_noncacheable_crossing,
+            (true, Storage::CacheInhibited) => slot + self.p.command_phase + self.p.bif_noncacheable_crossing + read_return,
             (true, Storage::Guarded) => {
                 let begin = (slot + self.p.command_phase).max(self.guarded_free[initiator_chip]);
                 self.guarded_free[initiator_chip] = begin + self.p.bif_noncacheable_crossing;
-                begin + self.p.bif_noncacheable_crossing
+                begin + self.p.bif_noncacheable_crossing + read_return
             }
         };
         // One XDR burst per access on the MIC's one timeline, reads and writes alike, in command
@@ -1198,6 +1203,41 @@ mod tests {
             assert_eq!(inhibited[1] - inhibited[0], bus_cycle);
             assert_eq!(inhibited[0] - coherent[0], m - p.bif_crossing.0);
             assert_eq!(coherent[1] - coherent[0], bus_cycle);
+        }
+
+        /// The same 4-byte move from SPE 8 (chip 1) to SPE 0, as a write SPE 8 starts and as a
+        /// read SPE 0 starts: a cache-inhibited or guarded read waits for its data to cross
+        /// back, `bif.noncacheable_read_return_ns` (in whole bus cycles) later than the posted
+        /// write; a
+        /// coherent one does not, and with the return at 0 reads and writes arrive together.
+        #[test]
+        fn a_cache_inhibited_read_from_the_other_chip_waits_for_its_data_to_cross_back() {
+            let arrival = |set: &str, storage: Storage, initiator_chip: usize| {
+                let p = Params::resolve(&load(preset_text("qs20").unwrap(), &["eib.blind_share=0".into(), set.into()]).unwrap());
+                let mut bus: Bus<usize> = Bus::new(&p);
+                let mut tr = Tracer::new(false);
+                bus.start(Time::ZERO, Element::spe(8), Element::spe(0), 4, initiator_chip, storage, 0);
+                let mut at = 0;
+                while let Some(t) = bus.next_step() {
+                    if let (_, Some(_)) = bus.step(t, &mut tr) {
+                        at = t.0;
+                    }
+                }
+                // The data leg starts on a bus cycle.
+                (at, p.bif_noncacheable_read_return.0.div_ceil(p.bus_cycle.0) * p.bus_cycle.0)
+            };
+            for storage in [Storage::CacheInhibited, Storage::Guarded] {
+                let (write, _) = arrival("bif.noncacheable_read_return_ns=42.7", storage, 1);
+                let (read, back) = arrival("bif.noncacheable_read_return_ns=42.7", storage, 0);
+                assert!(back > 0);
+                assert_eq!(read - write, back, "{storage:?}");
+                let (write0, _) = arrival("bif.noncacheable_read_return_ns=0", storage, 1);
+                let (read0, _) = arrival("bif.noncacheable_read_return_ns=0", storage, 0);
+                assert_eq!(read0, write0, "{storage:?}");
+            }
+            let (write, _) = arrival("bif.noncacheable_read_return_ns=42.7", Storage::Coherent, 1);
+            let (read, _) = arrival("bif.noncacheable_read_return_ns=42.7", Storage::Coherent, 0);
+            assert_eq!(read, write);
         }
     }
 }

@@ -108,11 +108,19 @@ pub struct BifCfg {
     /// A cache-inhibited access to the other chip's local stores or problem-state registers;
     /// guarded ones (the registers) one at a time in each direction, each for this long.
     pub noncacheable_crossing_ns: f64,
+    /// What the data of a cache-inhibited read from the other chip pays to cross back (0 in
+    /// machine files that predate it).
+    #[serde(default)]
+    pub noncacheable_read_return_ns: f64,
 }
 
 impl BifCfg {
-    const LIMITS: Limits =
-        &[("data_gbps", 0.1, 100.0), ("crossing_latency_ns", 0.0, 100_000.0), ("noncacheable_crossing_ns", 0.0, 100_000.0)];
+    const LIMITS: Limits = &[
+        ("data_gbps", 0.1, 100.0),
+        ("crossing_latency_ns", 0.0, 100_000.0),
+        ("noncacheable_crossing_ns", 0.0, 100_000.0),
+        ("noncacheable_read_return_ns", 0.0, 100_000.0),
+    ];
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -496,6 +504,7 @@ pub struct Params {
     pub bif_ticks_per_kib: u64,
     pub bif_crossing: Time,
     pub bif_noncacheable_crossing: Time,
+    pub bif_noncacheable_read_return: Time,
     pub mic_access: Time,
     pub mic_read_latency: Time,
     pub mfc_queue_depth: usize,
@@ -558,6 +567,7 @@ impl Params {
             },
             bif_crossing: Time::from_ns(f.bif.crossing_latency_ns),
             bif_noncacheable_crossing: Time::from_ns(f.bif.noncacheable_crossing_ns),
+            bif_noncacheable_read_return: Time::from_ns(f.bif.noncacheable_read_return_ns),
             mic_access: Time(bus_cycle.0 * f.mic.access_bus_cycles),
             mic_read_latency: Time::from_ns(f.mic.read_latency_ns),
             mfc_queue_depth: f.mfc.queue_depth as usize,

@@ -66,6 +66,7 @@ pub const PARAMETERS: &[Parameter] = &[
     p("bif.data_gbps", "GB/s", "data rate of coherent traffic over the link", Fitted, "8 SPEs GET 16 KB from XDRAM1, aggregate"),
     p("bif.crossing_latency_ns", "ns", "extra crossing latency of coherent traffic", Fitted, "private-buffer GET latency, 128 B, XDRAM1"),
     p("bif.noncacheable_crossing_ns", "ns", "crossing of a cache-inhibited access to the other chip", Fitted, "SPE-SPE mailbox sync, other chip"),
+    p("bif.noncacheable_read_return_ns", "ns", "the data of a cache-inhibited read from the other chip crossing back", Fitted, "PPE-SPE mailbox, SPE on chip 1"),
     p("mic.access_bus_cycles", "bus cycles", "one 128-byte XDR burst, reads and writes on one timeline", Published, "seed 002 §2.1 (25.6 GB/s), seed 001 §2"),
     p("mic.read_latency_ns", "ns", "memory read latency behind the MIC", Fitted, "private-buffer GET latency, 128 B, XDRAM0"),
     p("mfc.queue_depth", "commands", "SPU command queue entries", Published, "hardware notes §4 (Linux spu.h)"),

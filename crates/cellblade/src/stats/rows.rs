@@ -214,8 +214,8 @@ pub fn ppe_rows(file: &MachineFile) -> Result<Vec<Row>> {
         1678.2,
         ppe("mailbox", 1, false)?,
         "ns",
-        false,
-        "a posted store and three loads, each across the BIF in program order",
+        true,
+        "fits bif.noncacheable_read_return_ns: a posted store and three loads, each across the BIF in program order, each load's data crossing back",
     ));
     rows.push(row(
         "PPE-SPE signal, SPE on chip 0",
