@@ -361,9 +361,11 @@ impl Spu {
     /// Wait (polling local store) until the word at `off` satisfies `ready`; returns it.
     ///
     /// A poll that nothing could have changed is skipped ([`crate::sim::Shared::poll_sleep`]):
-    /// it would read the word it read last and fail, and `ready` is not asked again, so `ready`
-    /// must answer the same, with the same effects, until something else happens (a pure test
-    /// of the word, or bookkeeping that sets the same state each time).
+    /// it would read the word it read last and fail, and `ready` is not asked again. The poll
+    /// is stamped with this SPE's writes alone ([`Spu::poll_stamp_own`]): other processes' runs
+    /// do not wake it, so `ready` must answer the same, with the same effects, until something
+    /// writes into this local store or marks this SPE ([`crate::machine::Machine::marks`]): a
+    /// pure test of the word, or bookkeeping whose every change that matters is marked.
     pub async fn poll_ls_u32(&self, off: u32, ready: impl Fn(u32) -> bool) -> Result<u32> {
         let v = self.ls_read_u32(off)?;
         if ready(v) {
@@ -372,7 +374,7 @@ impl Spu {
         let (dt, spe) = (self.sh.world.borrow().p.poll, self.spe);
         self.sh.with(|_, s| s.set_waiting(self.pid, move || format!("local-store word {off:#x} of spe {spe}")));
         loop {
-            self.poll_sleep(dt, Some(self.poll_stamp())).await;
+            self.poll_sleep(dt, Some(self.poll_stamp_own())).await;
             let v = self.ls_read_u32(off)?;
             if ready(v) {
                 self.polled();

@@ -2,6 +2,8 @@
 //! and what each operation must leave in each rank's buffer. Local stores are big-endian, as on
 //! the Cell.
 
+use std::rc::Rc;
+
 use crate::error::{config_err, Result};
 
 use super::schedule::Op;
@@ -141,18 +143,19 @@ pub fn inputs(op: Op, p: usize, root: usize, size: u32, dtype: Dtype) -> Vec<Vec
         .collect()
 }
 
-/// What each rank's buffer must hold afterwards (None: anything; e.g. non-roots after reduce).
-pub fn expected(op: Op, p: usize, root: usize, size: u32, dtype: Dtype, rop: ReduceOp) -> Vec<Option<Vec<u8>>> {
+/// What each rank's buffer must hold afterwards (None: anything; e.g. non-roots after reduce),
+/// one allocation shared by the ranks that hold the same.
+pub fn expected(op: Op, p: usize, root: usize, size: u32, dtype: Dtype, rop: ReduceOp) -> Vec<Option<Rc<[u8]>>> {
     let reduced = || {
         let mut acc = vector(dtype, 0, size);
         for r in 1..p {
             combine(dtype, rop, &mut acc, &vector(dtype, r, size));
         }
-        acc
+        Rc::from(acc)
     };
     match op {
         Op::Barrier => vec![None; p],
-        Op::Broadcast => vec![Some(vector(dtype, 1000 + root, size)); p],
+        Op::Broadcast => vec![Some(vector(dtype, 1000 + root, size).into()); p],
         Op::Allgather => vec![Some((0..p).flat_map(|r| vector(dtype, r, size)).collect()); p],
         Op::Reduce => (0..p).map(|r| (r == root).then(reduced)).collect(),
         Op::Allreduce => vec![Some(reduced()); p],

@@ -135,7 +135,9 @@ pub trait Watch {
     /// `from` has sent its `n`-th notification of `kind` to `to`.
     fn notified(&self, from: usize, to: usize, kind: usize, n: u32);
     /// `me` waits for `peer`'s notification number `want` of `kind` (called on every poll of a
-    /// local-store entry); an error ends the wait and the call.
+    /// local-store entry); an error ends the wait and the call. Polls are skipped until
+    /// something writes into `me`'s local store or marks its SPE ([`Spu::poll_ls_u32`]), so
+    /// every change that could alter the answer must mark it.
     fn waiting(&self, me: usize, peer: usize, kind: usize, want: u32) -> Result<()>;
     /// `me` has its notification and runs again.
     fn resumed(&self, me: usize);

@@ -2,6 +2,8 @@
 //! the result against the reference. A barrier schedule is checked by knowledge: every rank
 //! must have heard, directly or not, from every other rank.
 
+use std::rc::Rc;
+
 use crate::error::{config_err, Result};
 
 use super::data::{combine, expected, inputs, Dtype, ReduceOp};
@@ -9,7 +11,11 @@ use super::schedule::{Action, Op, Schedule};
 
 /// Run `s` on the reference inputs; return each rank's final buffer.
 pub fn interpret(s: &Schedule, dtype: Dtype, rop: ReduceOp) -> Vec<Vec<u8>> {
-    let mut bufs = inputs(s.op, s.p, s.root, s.size, dtype);
+    interpret_on(s, dtype, rop, inputs(s.op, s.p, s.root, s.size, dtype))
+}
+
+/// [`interpret`] on the inputs `bufs` (the reference inputs, built by the caller).
+fn interpret_on(s: &Schedule, dtype: Dtype, rop: ReduceOp, mut bufs: Vec<Vec<u8>>) -> Vec<Vec<u8>> {
     // Schedules with staging space (the CML-style baseline) have a larger buffer.
     for b in bufs.iter_mut().filter(|b| !b.is_empty()) {
         b.resize(s.buffer as usize, 0);
@@ -39,6 +45,13 @@ pub fn interpret(s: &Schedule, dtype: Dtype, rop: ReduceOp) -> Vec<Vec<u8>> {
 
 /// Check `s` gives the right answer (and, for barriers, that everyone hears from everyone).
 pub fn verify(s: &Schedule, dtype: Dtype, rop: ReduceOp) -> Result<()> {
+    // Checked before the reference data is built for it.
+    s.check()?;
+    verify_on(s, dtype, rop, inputs(s.op, s.p, s.root, s.size, dtype), &expected(s.op, s.p, s.root, s.size, dtype, rop))
+}
+
+/// [`verify`] with the reference inputs and results given: a timed run builds them too.
+pub(crate) fn verify_on(s: &Schedule, dtype: Dtype, rop: ReduceOp, inputs: Vec<Vec<u8>>, want: &[Option<Rc<[u8]>>]) -> Result<()> {
     s.check()?;
     if matches!(s.op, Op::Barrier | Op::Allreduce | Op::Allgather) {
         // Knowledge: every rank must have heard, directly or not, from every other.
@@ -54,11 +67,11 @@ pub fn verify(s: &Schedule, dtype: Dtype, rop: ReduceOp) -> Result<()> {
             return Err(config_err(format!("{}: rank {r} finishes without hearing from every rank", s.algorithm)));
         }
     }
-    let got = interpret(s, dtype, rop);
-    for (r, want) in expected(s.op, s.p, s.root, s.size, dtype, rop).into_iter().enumerate() {
+    let got = interpret_on(s, dtype, rop, inputs);
+    for (r, want) in want.iter().enumerate() {
         if let Some(want) = want {
             if got[r][..want.len()] != want[..] {
-                let at = got[r].iter().zip(&want).position(|(a, b)| a != b).unwrap_or(0);
+                let at = got[r].iter().zip(want.iter()).position(|(a, b)| a != b).unwrap_or(0);
                 return Err(config_err(format!(
                     "{}: rank {r} holds the wrong result at byte {at} (p = {}, size = {})",
                     s.algorithm, s.p, s.size

@@ -102,32 +102,34 @@ impl Parked {
     }
 }
 
-/// The parked polls: one per polling process at most, so a few dozen, scanned linearly.
+/// The parked polls: one per polling process at most, so a few dozen, kept sorted by (time,
+/// sequence) from the latest to the earliest, so that the head is the last item: taking it
+/// and reading it cost nothing, and a poll parked again is placed by a binary search (the
+/// pairs are unique, so the order is the one a scan for the earliest would give).
 #[derive(Default)]
 pub(crate) struct Polls {
     items: Vec<Parked>,
-    /// Index of the earliest by (time, sequence).
-    head: Option<usize>,
-    /// `jump_all`'s list of the polls it moves, kept so that a jump allocates nothing.
-    moved: Vec<usize>,
+}
+
+/// Sorting key: later polls first.
+fn later_first(a: &Parked, b: &Parked) -> std::cmp::Ordering {
+    (b.time, b.seq).cmp(&(a.time, a.seq))
 }
 
 impl Polls {
     pub fn push(&mut self, p: Parked) {
-        self.items.push(p);
-        self.find_head();
+        let at = self.items.partition_point(|q| (q.time, q.seq) > (p.time, p.seq));
+        self.items.insert(at, p);
     }
 
     /// (time, sequence) of the earliest poll, `u64::MAX` time if none.
     #[inline]
     pub fn head(&self) -> (u64, u64) {
-        self.head.map_or((u64::MAX, u64::MAX), |i| (self.items[i].time, self.items[i].seq))
+        self.items.last().map_or((u64::MAX, u64::MAX), |p| (p.time, p.seq))
     }
 
     pub fn take_head(&mut self) -> Parked {
-        let p = self.items.swap_remove(self.head.expect("a parked poll"));
-        self.find_head();
-        p
+        self.items.pop().expect("a parked poll")
     }
 
     /// Move `head` (due now, failed) and every parked poll before `bound` to its first instant
@@ -149,39 +151,39 @@ impl Polls {
         fails: impl Fn(&Parked) -> bool,
     ) -> Result<u64, Parked> {
         let dt = head.dt;
-        let mut moved = std::mem::take(&mut self.moved);
-        moved.clear();
-        moved.extend((0..self.items.len()).filter(|&i| self.items[i].time < bound));
+        // The polls before the bound: the tail, latest first.
+        let first = self.items.partition_point(|p| p.time >= bound);
         let landing = |p: &Parked| {
             let k = bound.saturating_sub(p.time).div_ceil(p.dt).max(1);
             p.time.checked_add(k.checked_mul(p.dt)?).filter(|&at| at < horizon).map(|at| (at, k))
         };
-        let ok = moved.iter().all(|&i| self.items[i].dt == dt && fails(&self.items[i]) && landing(&self.items[i]).is_some());
+        let ok = self.items[first..].iter().all(|p| p.dt == dt && fails(p) && landing(p).is_some());
         if !ok || landing(&head).is_none() {
-            self.moved = moved;
             return Err(head);
         }
+        // The head was the earliest: it stays last.
         self.items.push(head);
         let head = self.items.len() - 1;
-        moved.push(head);
         // The head's own poll now is counted by the loop, not skipped.
         let mut skipped = 0;
-        moved.sort_by_key(|&i| (std::cmp::Reverse(self.items[i].time), self.items[i].seq));
-        for &i in &moved {
-            let p = &mut self.items[i];
-            let (at, k) = landing(p).expect("checked above");
-            (p.time, p.n) = (at, p.n + k);
-            skipped += if i == head { k - 1 } else { k };
-            *seq += 1;
-            p.seq = *seq;
+        // Latest instant first, and at one instant in sequence order: the tail holds each
+        // instant's polls latest sequence first, so each such run is walked backwards.
+        let mut start = first;
+        while start < self.items.len() {
+            let time = self.items[start].time;
+            let end = start + self.items[start..].iter().take_while(|p| p.time == time).count();
+            for i in (start..end).rev() {
+                let p = &mut self.items[i];
+                let (at, k) = landing(p).expect("checked above");
+                (p.time, p.n) = (at, p.n + k);
+                skipped += if i == head { k - 1 } else { k };
+                *seq += 1;
+                p.seq = *seq;
+            }
+            start = end;
         }
-        self.moved = moved;
-        self.find_head();
+        self.items.sort_unstable_by(later_first);
         Ok(skipped)
-    }
-
-    fn find_head(&mut self) {
-        self.head = (0..self.items.len()).min_by_key(|&i| (self.items[i].time, self.items[i].seq));
     }
 }
 
@@ -236,7 +238,7 @@ mod tests {
             }
             let bound = 1000 + rand(10 * dt);
             // One by one.
-            let mut step = Polls { items: polls.items.iter().map(|p| Parked { ..*p }).collect(), head: polls.head, moved: Vec::new() };
+            let mut step = Polls { items: polls.items.iter().map(|p| Parked { ..*p }).collect() };
             let (mut s, mut pops) = (seq, 0);
             let first = step.take_head();
             let mut p = first;
