@@ -39,10 +39,15 @@ def discriminating(point: dict[str, Any]) -> bool:
     return bool(point["holds"]) and not point["fitted"] and point.get("without_contention") is False
 
 
+def _percent(fraction: float) -> float:
+    """A fraction in percent (or points) to one decimal; rounded first, then + 0.0, so that a
+    tiny negative value prints as 0.0, never -0.0."""
+    return round(100 * fraction, 1) + 0.0
+
+
 def error_text(point: dict[str, Any]) -> str:
     """A row's error: percent for values and bounds, points for Table 1's losses."""
-    # Rounded first, then + 0.0: a tiny negative error prints "+0.0", never "-0.0".
-    shown = round(100 * point["error"], 1) + 0.0
+    shown = _percent(point["error"])
     return f"{shown:+.1f} pt" if point["kind"] == "loss" else f"{shown:+.1f}%"
 
 
@@ -51,7 +56,7 @@ def value_text(point: dict[str, Any], key: str) -> str:
     decimal, as the error column gives them (the seed's bandwidths have three digits, so a
     finer loss would be noise)."""
     if point["kind"] == "loss":
-        return f"{round(100 * point[key], 1) + 0.0:.1f} pt"
+        return f"{_percent(point[key]):.1f} pt"
     bound = "< " if point["kind"] == "upper_bound" and key == "published" else ""
     return f"{bound}{format_number(point[key])} {point['unit']}"
 

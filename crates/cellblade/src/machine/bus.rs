@@ -1208,8 +1208,8 @@ mod tests {
         /// The same 4-byte move from SPE 8 (chip 1) to SPE 0, as a write SPE 8 starts and as a
         /// read SPE 0 starts: a cache-inhibited or guarded read waits for its data to cross
         /// back, `bif.noncacheable_read_return_ns` (in whole bus cycles) later than the posted
-        /// write; a
-        /// coherent one does not, and with the return at 0 reads and writes arrive together.
+        /// write; a coherent one does not, and with the return at 0 reads and writes arrive
+        /// together.
         #[test]
         fn a_cache_inhibited_read_from_the_other_chip_waits_for_its_data_to_cross_back() {
             let arrival = |set: &str, storage: Storage, initiator_chip: usize| {
