@@ -217,3 +217,29 @@ pub fn claims_of(runs: Vec<PatternRun>) -> Vec<Claim> {
     ));
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_pieces_put_together_give_the_claims_of_the_whole_patterns() {
+        let file = crate::machine::config::load(crate::machine::config::preset_text("qs20").unwrap(), &[]).unwrap();
+        let whole = claims(&file, true).unwrap();
+        // The pieces in reverse order, as threads may finish them, then put back in order.
+        let mut results: Vec<(usize, PlacementResult)> = pieces()
+            .iter()
+            .enumerate()
+            .rev()
+            .map(|(i, p)| {
+                let (pattern, choice) = p.split_once(' ').unwrap();
+                (i, choice_run(&file, true, pattern, choice).unwrap())
+            })
+            .collect();
+        results.sort_by_key(|(i, _)| *i);
+        let split = claims_of(pattern_runs(results.into_iter().map(|(_, r)| r).collect()));
+        assert_eq!(pieces().len(), PATTERNS.len() * choices().count());
+        assert_eq!(serde_json::to_string(&split).unwrap(), serde_json::to_string(&whole).unwrap());
+        assert_eq!(split.len(), 14);
+    }
+}
