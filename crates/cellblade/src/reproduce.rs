@@ -90,16 +90,34 @@ fn boxed(claims: Result<Vec<Claim>>) -> Result<Measured> {
     Ok(Box::new(claims?))
 }
 
-/// The weights of `affinity::claims::PATTERNS`' pieces, in their order.
+/// The weights of `affinity::claims::PATTERNS`, in their order: a pattern's seconds under all
+/// of its choices, shared evenly by its pieces (`affinity::claims::pieces`).
 const AFFINITY_WEIGHTS: [(f64, f64); 10] =
     [(3.6, 0.12), (2.6, 0.09), (3.5, 0.11), (2.9, 0.08), (4.4, 0.12), (1.3, 0.04), (4.7, 0.12), (1.0, 0.03), (5.6, 0.22), (5.6, 0.21)];
+
+/// The affinity group's pieces with their weights: each pattern under each choice.
+fn affinity_pieces(quick: bool) -> Vec<(&'static str, f64)> {
+    use crate::affinity::claims::{choices, pieces};
+    let per = choices().count();
+    pieces()
+        .iter()
+        .zip(AFFINITY_WEIGHTS.iter().flat_map(|w| std::iter::repeat_n(w, per)))
+        .map(|(p, &(f, k))| (p.as_str(), weight(f, k, quick) / per as f64))
+        .collect()
+}
 
 const GROUPS: [Group; 6] = [
     Group {
         id: "affinity",
-        pieces: |q| crate::affinity::claims::PATTERNS.into_iter().zip(AFFINITY_WEIGHTS).map(|(p, (f, k))| (p, weight(f, k, q))).collect(),
-        measure: |f, q, p, _| Ok(Box::new(crate::affinity::claims::pattern_run(f, q, p)?)),
-        state: |m| Ok(crate::affinity::claims::claims_of(m.into_iter().map(take).collect())),
+        pieces: affinity_pieces,
+        measure: |f, q, p, _| {
+            let (pattern, choice) = p.split_once(' ').expect("a piece names its pattern and its choice");
+            Ok(Box::new(crate::affinity::claims::choice_run(f, q, pattern, choice)?))
+        },
+        state: |m| {
+            use crate::affinity::claims::{claims_of, pattern_runs};
+            Ok(claims_of(pattern_runs(m.into_iter().map(take).collect())))
+        },
     },
     Group {
         id: "barriers",

@@ -3,6 +3,7 @@
 //! evidence layer's "good", "poor", "best", "about" and "the same" rules.
 
 use std::collections::BTreeMap;
+use std::sync::LazyLock;
 
 use super::pattern::{build, default_size};
 use super::placement::{named, Placement};
@@ -38,6 +39,20 @@ impl PatternRun {
 /// The patterns of seed 001 §5, in the order the claims read them.
 pub const PATTERNS: [&str; 10] = ["ring", "rd1", "rd2", "rd3", "bruck2", "binomial3", "bcast", "scatter", "bruck", "rd"];
 
+/// What each pattern runs under: the named placements, then the default scheduler.
+pub fn choices() -> impl Iterator<Item = &'static str> {
+    named().chain(["default"])
+}
+
+/// Each pattern under each of [`choices`], as `"pattern choice"`, the patterns in the order of
+/// `PATTERNS`: the pieces `reproduce` runs side by side (a pattern alone took up to a tenth
+/// of a core's share of a full run, which left one core idle at the end).
+pub fn pieces() -> &'static [String] {
+    static PIECES: LazyLock<Vec<String>> =
+        LazyLock::new(|| PATTERNS.iter().flat_map(|p| choices().map(move |c| format!("{p} {c}"))).collect());
+    &PIECES
+}
+
 /// One pattern under every named placement and the default scheduler: the simulations behind
 /// the claims, independent of the other patterns' (so `reproduce` runs them side by side).
 pub struct PatternRun {
@@ -46,14 +61,27 @@ pub struct PatternRun {
 
 /// Runs `name` (one of `PATTERNS`) for `claims_of`.
 pub fn pattern_run(file: &MachineFile, quick: bool, name: &str) -> Result<PatternRun> {
+    let by_name = choices().map(|c| Ok((c.to_string(), choice_run(file, quick, name, c)?))).collect::<Result<_>>()?;
+    Ok(PatternRun { by_name })
+}
+
+/// Pattern `name` (one of `PATTERNS`) under `choice` (one of [`choices`]): a run depends on
+/// nothing else, so `pattern_run` is these runs put together.
+pub fn choice_run(file: &MachineFile, quick: bool, name: &str, choice: &str) -> Result<PlacementResult> {
     let (trials, reps) = if quick { (3, 10) } else { (8, REPS) };
     let pattern = build(name, 8, default_size(name)?)?;
-    let mut by_name = BTreeMap::new();
-    for pl in named() {
-        by_name.insert(pl.to_string(), run(file, &pattern, &Choice::Fixed(pl.into(), Placement::named(pl, 8)?), 8, trials, reps, 1)?);
-    }
-    by_name.insert("default".into(), run(file, &pattern, &Choice::Default, 8, trials, reps, 1)?);
-    Ok(PatternRun { by_name })
+    let choice = match choice {
+        "default" => Choice::Default,
+        pl => Choice::Fixed(pl.into(), Placement::named(pl, 8)?),
+    };
+    run(file, &pattern, &choice, 8, trials, reps, 1)
+}
+
+/// The runs of each pattern from [`choice_run`]'s results in the order of [`pieces`].
+pub fn pattern_runs(results: Vec<PlacementResult>) -> Vec<PatternRun> {
+    let per = choices().count();
+    let mut results = results.into_iter();
+    PATTERNS.iter().map(|_| PatternRun { by_name: choices().map(String::from).zip(results.by_ref().take(per)).collect() }).collect()
 }
 
 /// Every claim of seed 001.
@@ -188,4 +216,30 @@ pub fn claims_of(runs: Vec<PatternRun>) -> Vec<Claim> {
         "minimum bandwidths, the default averaged over its trials; 'many' read as at least half the patterns",
     ));
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_pieces_put_together_give_the_claims_of_the_whole_patterns() {
+        let file = crate::machine::config::load(crate::machine::config::preset_text("qs20").unwrap(), &[]).unwrap();
+        let whole = claims(&file, true).unwrap();
+        // The pieces in reverse order, as threads may finish them, then put back in order.
+        let mut results: Vec<(usize, PlacementResult)> = pieces()
+            .iter()
+            .enumerate()
+            .rev()
+            .map(|(i, p)| {
+                let (pattern, choice) = p.split_once(' ').unwrap();
+                (i, choice_run(&file, true, pattern, choice).unwrap())
+            })
+            .collect();
+        results.sort_by_key(|(i, _)| *i);
+        let split = claims_of(pattern_runs(results.into_iter().map(|(_, r)| r).collect()));
+        assert_eq!(pieces().len(), PATTERNS.len() * choices().count());
+        assert_eq!(serde_json::to_string(&split).unwrap(), serde_json::to_string(&whole).unwrap());
+        assert_eq!(split.len(), 14);
+    }
 }
