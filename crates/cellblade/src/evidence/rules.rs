@@ -26,6 +26,10 @@ pub fn measured(simulated: f64, published: f64) -> bool {
 pub fn under(simulated: f64, limit: f64) -> bool {
     simulated <= limit
 }
+/// "Over X": above it.
+pub fn over(simulated: f64, limit: f64) -> bool {
+    simulated > limit
+}
 /// Losses as fractions of the bandwidth.
 pub fn loss(simulated: f64, published: f64) -> bool {
     (simulated - published).abs() <= LOSS
