@@ -87,7 +87,9 @@ def add_commands(commands) -> None:
         spes_help = f"SPEs, 1 to {COLL['max_spes']} (default: {COLL['default_spes']})"
         add_spes_arg(run, COLL["default_spes"], spes_help)
         if op != "barrier":
-            add_sizes_arg(run, "16:8k", default=coll.parse_sizes("16:8k"))
+            # An all-gather's size is each rank's block; its result is SPEs x size.
+            what = "each rank's block" if op == "allgather" else "message sizes"
+            add_sizes_arg(run, "16:8k", what, default=coll.parse_sizes("16:8k"))
             run.add_argument("--root", type=rank_arg, default=0, help="root rank (default: 0)")
             add_dtype_arg(run, COLL["default_dtype"])
         add_algo_arg(
