@@ -118,11 +118,16 @@ fn pairs(t: &BTreeMap<(String, u32), f64>, ours: &str, theirs: &str, sizes: &[u3
 }
 
 fn winners(t: &BTreeMap<(String, u32), f64>, names: &[&str], sizes: &[u32]) -> String {
+    winners_labelled(t, names, sizes, |s| s)
+}
+
+/// [`winners`], each size shown as `label` makes it (an all-gather's total from its block).
+fn winners_labelled(t: &BTreeMap<(String, u32), f64>, names: &[&str], sizes: &[u32], label: impl Fn(u32) -> u32) -> String {
     sizes
         .iter()
         .map(|&s| (s, best_at(t, names, s).0))
         .filter(|(_, n)| !n.is_empty())
-        .map(|(s, n)| format!("{s}: {}", n.split('.').nth(1).unwrap_or("")))
+        .map(|(s, n)| format!("{}: {}", label(s), n.split('.').nth(1).unwrap_or("")))
         .collect::<Vec<_>>()
         .join(", ")
 }

@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use super::{checked, is_best, pairs, sweep_once, winners, Runs, Table, S4};
+use super::{checked, is_best, pairs, sweep_once, winners, winners_labelled, Runs, Table, S4};
 use crate::error::Result;
 use crate::evidence::claim::claim;
 use crate::evidence::rules::{self, about, beats_everywhere, constant, up_to};
@@ -48,14 +48,7 @@ fn all_gather_blocks(p: u32, lo: u32) -> Vec<u32> {
 
 /// [`winners`] labelled by the gathered total of `p` blocks.
 fn winners_by_total(t: &Table, names: &[&str], blocks: &[u32], p: u32) -> String {
-    let w = winners(t, names, blocks);
-    w.split(", ")
-        .map(|cell| match cell.split_once(": ") {
-            Some((block, name)) => format!("{}: {name}", block.parse::<u32>().map_or(0, |b| b * p)),
-            None => cell.to_string(),
-        })
-        .collect::<Vec<_>>()
-        .join(", ")
+    winners_labelled(t, names, blocks, |b| b * p)
 }
 
 /// Sizes 2^lo to 2^hi bytes.
@@ -325,8 +318,7 @@ pub fn claims_of(parts: Vec<Part>) -> Vec<Claim> {
     ));
     // "For 16 SPEs, these two solutions have similar performance for large data sizes (see 32K
     // data point in the Figure 10(b))".
-    let at32k = 32768 / 16;
-    let both = g16.get(&("allgather.rdb".into(), at32k)).copied().zip(g16.get(&("allgather.gather_bcast".into(), at32k)).copied());
+    let both = pairs(&g16, "allgather.rdb", "allgather.gather_bcast", &[32768 / 16]).first().copied();
     let shown = both.map_or("not run".into(), |(r, g)| {
         format!("rdb {:.1} us, gather plus broadcast {:.1} us ({:+.0}%)", r / 1e3, g / 1e3, 100.0 * (g / r - 1.0))
     });
@@ -357,7 +349,8 @@ pub fn claims_of(parts: Vec<Part>) -> Vec<Claim> {
     out
 }
 
-/// Why the CML speedups cannot be reproduced.
+/// What the all-gather claims' sizes are (see [`all_gather_blocks`]).
 const AG_SIZES: &str = "sizes are the gathered total (p blocks), 128 B to 32 KB: the seed's 32 KB point on 16 SPEs cannot be a block (16 x 32 KB is twice the local store)";
 
+/// Why the CML speedups cannot be reproduced.
 const CML_NOTE: &str = "the seed names only \"additional data copies\" as CML's cost; the CML-style rows add a staging copy per send and per received message at the SPU's copy rate, which costs a fraction of the transfer, not 10-19 times it";
