@@ -122,12 +122,22 @@ fn winners(t: &BTreeMap<(String, u32), f64>, names: &[&str], sizes: &[u32]) -> S
 }
 
 /// [`winners`], each size shown as `label` makes it (an all-gather's total from its block).
+/// The others that also count as best there ([`rules::best_latency`]) follow the fastest with
+/// how much slower they are, so a verdict that rests on a near tie shows it.
 fn winners_labelled(t: &BTreeMap<(String, u32), f64>, names: &[&str], sizes: &[u32], label: impl Fn(u32) -> u32) -> String {
+    let short = |n: &str| n.split('.').nth(1).unwrap_or("").to_string();
     sizes
         .iter()
-        .map(|&s| (s, best_at(t, names, s).0))
-        .filter(|(_, n)| !n.is_empty())
-        .map(|(s, n)| format!("{}: {}", label(s), n.split('.').nth(1).unwrap_or("")))
+        .map(|&s| (s, best_at(t, names, s)))
+        .filter(|(_, (n, _))| !n.is_empty())
+        .map(|(s, (n, fastest))| {
+            let ties: String = names
+                .iter()
+                .filter(|&&o| o != n && is_best(t, names, s, o))
+                .map(|o| format!(" = {} (+{:.1}%)", short(o), 100.0 * (t[&(o.to_string(), s)] / fastest - 1.0)))
+                .collect();
+            format!("{}: {}{ties}", label(s), short(&n))
+        })
         .collect::<Vec<_>>()
         .join(", ")
 }
@@ -151,5 +161,19 @@ mod tests {
         assert_eq!(runs.0.len(), 8, "each run simulated once");
         assert_eq!((a, b, c), (alone(2, &[64, 128]), alone(4, &[128, 256]), alone(2, &[128])));
         assert_ne!(alone(2, &[128]), alone(4, &[128]), "the SPE count matters here");
+    }
+
+    /// A size where another algorithm is within the rule for "best" shows it beside the
+    /// fastest; one just outside the rule is not shown.
+    #[test]
+    fn winners_show_the_near_ties_that_count_as_best() {
+        let names = ["x.a", "x.b", "x.c"];
+        let t: BTreeMap<(String, u32), f64> =
+            [("x.a", 64, 100.0), ("x.b", 64, 101.5), ("x.c", 64, 103.0), ("x.a", 128, 300.0), ("x.b", 128, 200.0), ("x.c", 128, 250.0)]
+                .iter()
+                .map(|&(n, s, v)| ((n.to_string(), s), v))
+                .collect();
+        assert_eq!(winners(&t, &names, &[64, 128]), "64: a = b (+1.5%), 128: b");
+        assert_eq!(winners_labelled(&t, &names, &[64], |s| s * 8), "512: a = b (+1.5%)");
     }
 }
