@@ -497,7 +497,8 @@ pub struct Params {
     pub blind_below: u64,
     /// Mixed into every blind draw. The draws stand for an arbiter state the seeds do not
     /// describe, so each seed is an equally likely blade: a verdict that changes with it
-    /// depends on the draws, not on the mechanism (`reproduce --draw-seeds`).
+    /// depends on the draws, not on the mechanism (`reproduce` runs every claim with this seed and
+    /// [`MachineFile::redrawn`]'s).
     pub draw_seed: u64,
     pub bif_element: usize,
     /// Ticks per byte on the BIF, as a rational `num / 1024` to keep sub-tick rates exact enough.
