@@ -1,4 +1,4 @@
-//! Automatic algorithm choice (`cellblade coll OP --algos auto`): for an operation, SPE count,
+//! Automatic algorithm choice (`cellblade coll OP --algo auto`): for an operation, SPE count,
 //! size and placement, the algorithm with the lowest schedule price, without simulating.
 //! Candidates are the registry's algorithms of the operation that take the call, fit the
 //! local store and that the model covers (local-store notifications).
