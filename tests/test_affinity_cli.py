@@ -315,7 +315,7 @@ def test_demo_prints_calibration_then_claims():
     assert re.search(
         r"\d+ predictions counted, \d+ hold, \d+ of them discriminating \(\* : a blade without "
         r"contention fails them\); \d+ fitted, \d+ not counted \(not modelled or unverified\)"
-        r"(; \d+ held with one draw seed of the arbiter only)?$",
+        r"(; \d+ held under some of the arbiter's draw seeds only)?$",
         words,
     ), words[-400:]
 

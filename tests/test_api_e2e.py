@@ -64,8 +64,13 @@ def test_calibrate_json_lists_the_points():
         "same_as",
         "note",
         "without_contention",
+        "depends_on_draws",
     }
     assert all(set(point) == keys for point in points)
+    # A row held under some of the arbiter's draw seeds only does not hold, and says so.
+    for point in points:
+        if point["depends_on_draws"]:
+            assert not point["holds"] and "draw seeds of the arbiter" in point["note"], point
     # Every row is also judged on the blade without contention.
     assert all(isinstance(point["without_contention"], bool) for point in points)
     # Every published value is cited; the error is the signed relative difference, or for a

@@ -85,6 +85,7 @@ def calibration_summary(points: list[dict[str, Any]]) -> str:
     distinct = [p for p in points if not p["same_as"]]
     fitted = [p for p in distinct if p["fitted"]]
     predicted = [p for p in distinct if not p["fitted"]]
+    redrawn = sum(bool(p.get("depends_on_draws")) for p in predicted)
     return (
         f"{len(distinct)} distinct rows ({len(points)} shown), {sum(map(holds, distinct))} hold "
         "(values within 10%, under a published bound, or losses within 2.5 points): "
@@ -92,6 +93,7 @@ def calibration_summary(points: list[dict[str, Any]]) -> str:
         f"predictions {sum(map(holds, predicted))}/{len(predicted)}, "
         f"of which {sum(map(discriminating, predicted))} discriminating "
         "(a blade without contention fails them)"
+        + (f"; {redrawn} held under some of the arbiter's draw seeds only" if redrawn else "")
     )
 
 
@@ -125,7 +127,7 @@ def claims_summary(claims: list[dict[str, Any]]) -> str:
         f"{len(counted) - len(predicted)} fitted, "
         f"{len(claims) - len(counted) - skipped} not counted (not modelled or unverified)"
         + (f"; {skipped} skipped by --quick (checked without it)" if skipped else "")
-        + (f"; {redrawn} held with one draw seed of the arbiter only" if redrawn else "")
+        + (f"; {redrawn} held under some of the arbiter's draw seeds only" if redrawn else "")
     )
 
 

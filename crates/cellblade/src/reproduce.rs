@@ -1,8 +1,9 @@
 //! `cellblade reproduce`: the seeds' findings, each stated as a claim with its source, re-run
-//! on the simulated blade, on the same blade with the arbiter's next draw seed, and on the
-//! blade without contention, and marked as holding or not. A claim holds only if it holds with
-//! both draw seeds: the blind draws stand for arbiter state the seeds do not describe, and a
-//! verdict that changes with them is the draws' doing, not the mechanism's.
+//! on the simulated blade, on the same blade with the arbiter's next draw seeds
+//! ([`DRAW_SEEDS`] in all), and on the blade without contention, and marked as holding or not.
+//! A claim holds only if it holds with every draw seed: the blind draws stand for arbiter state
+//! the seeds do not describe, and a verdict that changes with them is the draws' doing, not the
+//! mechanism's.
 //! This module only gathers: each paper's claims live beside the code they check (seed 000's
 //! collectives in `coll/claims/`, seed 001's affinity in `affinity/claims.rs`, seed 003's model
 //! in `model/claims.rs` and `model/cluster.rs`, seed 004's MPI in `mpi/claims.rs`), and the
@@ -21,7 +22,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use crate::error::Result;
-use crate::evidence::claim::{compared, redrawn};
+use crate::evidence::claim::{compared, redrawn, DRAW_SEEDS};
 use crate::evidence::Claim;
 use crate::machine::config::MachineFile;
 
@@ -185,19 +186,12 @@ pub fn group_ids() -> Vec<&'static str> {
     GROUPS.iter().map(|g| g.id).collect()
 }
 
-/// The blades every piece runs on: the chosen one, the same with the arbiter's next draw seed
-/// (only when the arbiter draws), and the one without contention.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Blade {
-    Drawn,
-    Redrawn,
-    Free,
-}
-
-/// One piece to run: group `group`'s piece `name` on one of the [`Blade`]s.
+/// One piece to run: group `group`'s piece `name` on blade `blade`, an index into the blades
+/// `run_groups` runs: the chosen one, the same with the arbiter's next draw seeds (only when
+/// the arbiter draws), then the one without contention.
 struct Task {
     group: usize,
-    blade: Blade,
+    blade: usize,
     name: &'static str,
     weight: f64,
 }
@@ -210,25 +204,19 @@ pub fn run_groups<S: AsRef<str>>(file: &MachineFile, quick: bool, ids: &[S], job
     if let Some(bad) = ids.iter().map(AsRef::as_ref).find(|id| !GROUPS.iter().any(|g| g.id == *id)) {
         return Err(crate::error::field_err("claims", bad, format!("one of {}", group_ids().join(", "))));
     }
-    let (free, other) = (file.without_contention(), file.redrawn());
-    let blades: &[Blade] = if file.draws() { &[Blade::Drawn, Blade::Redrawn, Blade::Free] } else { &[Blade::Drawn, Blade::Free] };
+    let seeds = if file.draws() { DRAW_SEEDS } else { 1 };
+    let blades: Vec<MachineFile> = (0..seeds).map(|k| file.redrawn(k)).chain([file.without_contention()]).collect();
     let wanted: Vec<usize> = (0..GROUPS.len()).filter(|&g| ids.iter().any(|id| id.as_ref() == GROUPS[g].id)).collect();
     let tasks: Vec<Task> = wanted
         .iter()
         .flat_map(|&group| {
-            blades.iter().flat_map(move |&blade| {
+            (0..blades.len()).flat_map(move |blade| {
                 (GROUPS[group].pieces)(quick).into_iter().map(move |(name, weight)| Task { group, blade, name, weight })
             })
         })
         .collect();
-    let machine = |b: Blade| match b {
-        Blade::Drawn => file,
-        Blade::Redrawn => &other,
-        Blade::Free => &free,
-    };
-    let shared: [Shared; 3] = Default::default();
-    let mut results =
-        run_tasks(&tasks, jobs, |t| (GROUPS[t.group].measure)(machine(t.blade), quick, t.name, &shared[t.blade as usize])).into_iter();
+    let shared: Vec<Shared> = blades.iter().map(|_| Shared::default()).collect();
+    let mut results = run_tasks(&tasks, jobs, |t| (GROUPS[t.group].measure)(&blades[t.blade], quick, t.name, &shared[t.blade])).into_iter();
     let mut out = Vec::new();
     for &group in &wanted {
         let g = &GROUPS[group];
@@ -236,7 +224,8 @@ pub fn run_groups<S: AsRef<str>>(file: &MachineFile, quick: bool, ids: &[S], job
         // The results come in the order of `blades`.
         let mut state = || -> Result<Vec<Claim>> { (g.state)(results.by_ref().take(n).collect::<Result<_>>()?) };
         let blade = state()?;
-        let blade = if file.draws() { redrawn(blade, state()?) } else { blade };
+        let others = (1..seeds).map(|_| state()).collect::<Result<Vec<_>>>()?;
+        let blade = if others.is_empty() { blade } else { redrawn(blade, others) };
         let without = state()?;
         out.extend(compared(blade, without));
     }

@@ -34,6 +34,8 @@ const NOT_REPRODUCED: &[&str] = &[
     "non-Cell-specific models (Kielmann's g, no C) err up to 140%",
     "broadcast up to 64 SPEs (4 blades) predicted within 13%",
     "a model of the seed's parameters: 94% within 10%, all within 15%",
+    "bruck2: EvenOdd best; Ring and Leap2 poor",
+    "EvenOdd is good on every pattern",
 ];
 
 /// Every claim is modelled now that the CML-style baseline has a barrier (`barrier.cml`).
@@ -78,7 +80,6 @@ const DISCRIMINATING: &[&str] = &[
     "rd1: overlap alone is poor (all paths half-way), the other named placements good",
     "rd2: leap2 alone is poor (all paths half-way), the other named placements good",
     "rd3: ring alone is poor (all paths half-way), the other named placements good",
-    "bruck2: EvenOdd best; Ring and Leap2 poor",
     "Bruck all-gather: EvenOdd best, Ring worst",
     "barrier, 15 SPEs: Bruck and rdb take the same time",
     "all-reduce, 16 SPEs: HybridB-2-8 best above 2 KB, HybridB-3-4 above 4 KB",
@@ -88,10 +89,15 @@ const DISCRIMINATING: &[&str] = &[
     "ignoring BIF contention alone errs up to 56%",
 ];
 
-/// Claims that hold with one draw seed of the arbiter and not with the next, so do not hold:
-/// none since half of the arbiter's assignments look at the start gate (EvenOdd's worst pattern
-/// was at 90% of the best with one seed and 92% with the next, Leap2 on bruck2 at 74% and 80%).
-const DEPENDS_ON_DRAWS: &[&str] = &[];
+/// Claims that hold with some of the draw seeds of the arbiter and not with the others, so do
+/// not hold: Leap2 on bruck2 is at 74.9% of the best with one seed and 75.0% with another
+/// ("poor" is under 75%), EvenOdd's worst pattern at 93% and 86% ("good" is 90%), and the
+/// fitted schedule price's worst error at 16% and 14% ("all within 15%").
+const DEPENDS_ON_DRAWS: &[&str] = &[
+    "bruck2: EvenOdd best; Ring and Leap2 poor",
+    "EvenOdd is good on every pattern",
+    "a model of the seed's parameters: 94% within 10%, all within 15%",
+];
 
 /// Claims a machine-file value or a model was chosen on: they hold by construction.
 const FITTED: &[&str] = &[

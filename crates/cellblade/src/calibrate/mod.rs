@@ -1,6 +1,6 @@
 //! Calibration: every published measurement the blade must reproduce, re-run on the simulated
-//! blade with the seed's method, beside the published value with its source and the error, and
-//! judged again on the blade without contention. This module only gathers: the rows live
+//! blade with the seed's method, beside the published value with its source and the error,
+//! judged under each of the arbiter's draw seeds and again on the blade without contention. This module only gathers: the rows live
 //! beside the code they measure (`stats/rows.rs`, `affinity/rows.rs`), and the row, its rules
 //! (`value`, `upper_bound`, `loss`) and its counts are the evidence layer's
 //! ([`crate::evidence::row`]). `leave_one_out` refits each fitted parameter on another row of
@@ -9,12 +9,18 @@
 pub mod leave_one_out;
 
 use crate::error::Result;
+use crate::evidence::claim::DRAW_SEEDS;
 use crate::evidence::Row;
 use crate::machine::config::MachineFile;
 
-/// Every row, each with its verdict on the same blade without contention.
+/// Every row, judged under each of the arbiter's [`DRAW_SEEDS`] draw seeds (a row holds only
+/// if it holds under all of them), each with its verdict on the same blade without contention.
 pub fn run_compared(file: &MachineFile) -> Result<Vec<Row>> {
     let mut rows = run_all(file)?;
+    if file.draws() {
+        let others = (1..DRAW_SEEDS).map(|k| run_all(&file.redrawn(k))).collect::<Result<Vec<_>>>()?;
+        rows = crate::evidence::row::redrawn(rows, others);
+    }
     for (r, free) in rows.iter_mut().zip(run_all(&file.without_contention())?) {
         debug_assert_eq!(r.name, free.name, "the same rows on every machine");
         r.without_contention = Some(free.holds);

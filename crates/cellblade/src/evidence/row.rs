@@ -31,6 +31,11 @@ pub struct Row {
     /// for the contention model; one that holds on both could not tell them apart.
     #[serde(default)]
     pub without_contention: Option<bool>,
+    /// The row held with some of the [`super::claim::DRAW_SEEDS`] draw seeds of the blind
+    /// arbiter and not with the others ([`redrawn`]): its verdict rests on the draws, so it does
+    /// not hold.
+    #[serde(default)]
+    pub depends_on_draws: bool,
 }
 
 /// A published value ("about", "around" and plain numbers).
@@ -48,6 +53,7 @@ pub fn row(name: &str, source: &str, published: f64, simulated: f64, unit: &str,
         same_as: None,
         note: note.into(),
         without_contention: None,
+        depends_on_draws: false,
     }
 }
 
@@ -67,6 +73,26 @@ pub fn loss(name: &str, source: &str, published: f64, simulated: f64, fitted: bo
     }
 }
 
+/// `rows` judged again against the same rows on equally likely blades with other draws
+/// (`others[k]`: the draw seed k + 1 further on, each in the same order), as claims are
+/// ([`super::claim::redrawn`]): a row whose verdict is not the same under every draw seed does
+/// not hold, and its note says under how many it held.
+pub fn redrawn(mut rows: Vec<Row>, others: Vec<Vec<Row>>) -> Vec<Row> {
+    let seeds = others.len() + 1;
+    for (i, r) in rows.iter_mut().enumerate() {
+        debug_assert!(others.iter().all(|o| o[i].name == r.name), "the same rows on every machine");
+        let held = usize::from(r.holds) + others.iter().filter(|o| o[i].holds).count();
+        if held == 0 || held == seeds {
+            continue;
+        }
+        r.depends_on_draws = true;
+        r.holds = false;
+        let why = format!("holds with {held} of {seeds} draw seeds of the arbiter: the verdict rests on the draws");
+        r.note = if r.note.is_empty() { why } else { format!("{}; {why}", r.note) };
+    }
+    rows
+}
+
 /// Mark `r` as measuring the same simulated quantity as the row named `of`.
 pub fn same(mut r: Row, of: &str) -> Row {
     r.same_as = Some(of.into());
@@ -79,5 +105,22 @@ pub fn judge(kind: &str, simulated: f64, published: f64) -> bool {
         "upper_bound" => rules::under(simulated, published),
         "loss" => rules::loss(simulated, published),
         _ => rules::measured(simulated, published),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A row whose verdict changes from one draw seed to another does not hold and says under
+    /// how many it held; one that holds, or fails, under every seed is left alone.
+    #[test]
+    fn a_row_whose_verdict_changes_with_the_draws_does_not_hold() {
+        let at = |simulated: f64| loss("a loss", "seed 001", 0.20, simulated, false, "");
+        let out = redrawn(vec![at(0.20), at(0.20), at(0.30)], vec![vec![at(0.20), at(0.30), at(0.30)], vec![at(0.21), at(0.20), at(0.30)]]);
+        let verdicts: Vec<(bool, bool)> = out.iter().map(|r| (r.holds, r.depends_on_draws)).collect();
+        assert_eq!(verdicts, [(true, false), (false, true), (false, false)]);
+        assert_eq!(out[1].note, "holds with 2 of 3 draw seeds of the arbiter: the verdict rests on the draws");
+        assert_eq!(out[1].simulated, 0.20, "the machine file's own run is the one shown");
     }
 }

@@ -311,11 +311,11 @@ impl MachineFile {
         self.eib.contention && self.eib.blind_share > 0.0
     }
 
-    /// The same blade with the arbiter's next draw seed: an equally likely run of it, for the
-    /// evidence's check that no verdict rests on one sequence of draws.
-    pub fn redrawn(&self) -> MachineFile {
+    /// The same blade with the arbiter's draw seed `k` further on: an equally likely run of
+    /// it, for the evidence's check that no verdict rests on one sequence of draws.
+    pub fn redrawn(&self, k: u64) -> MachineFile {
         let mut other = self.clone();
-        other.eib.draw_seed = (self.eib.draw_seed + 1) % (u32::MAX as u64 + 1);
+        other.eib.draw_seed = (self.eib.draw_seed + k) % (u32::MAX as u64 + 1);
         other
     }
 }
@@ -498,7 +498,7 @@ pub struct Params {
     /// Mixed into every blind draw. The draws stand for an arbiter state the seeds do not
     /// describe, so each seed is an equally likely blade: a verdict that changes with it
     /// depends on the draws, not on the mechanism (`reproduce` runs every claim with this seed and
-    /// [`MachineFile::redrawn`]'s).
+    /// the next ones, [`crate::evidence::claim::DRAW_SEEDS`] in all).
     pub draw_seed: u64,
     pub bif_element: usize,
     /// Ticks per byte on the BIF, as a rational `num / 1024` to keep sub-tick rates exact enough.

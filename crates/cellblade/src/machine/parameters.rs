@@ -61,7 +61,7 @@ pub const PARAMETERS: &[Parameter] = &[
     p("eib.data_grants_per_bus_cycle", "grants", "data grants the arbiter gives per bus cycle", Fitted, "Table 1 #7: 7 <- 1, loss"),
     p("eib.contention", "on/off", "false: the blade without contention the evidence compares against", Setting, "every calibration row and claim is also judged without contention"),
     p("eib.blind_share", "share", "of the arbiter's ring assignments, those made by path alone, blind to the start gate", Fitted, "Table 1 #4: 2 <- 0, loss"),
-    p("eib.draw_seed", "seed", "salt of the blind arbiter's draws: each seed is an equally likely blade", Setting, "reproduce runs every claim with it and the next, and counts a claim only if both agree"),
+    p("eib.draw_seed", "seed", "salt of the blind arbiter's draws: each seed is an equally likely blade", Setting, "reproduce runs every claim with it and the next three, and counts a claim only if all four agree"),
     p("bif.element", "element", "the ramp the chip-to-chip link hangs off", Published, "hardware notes §3"),
     p("bif.data_gbps", "GB/s", "data rate of coherent traffic over the link", Fitted, "8 SPEs GET 16 KB from XDRAM1, aggregate"),
     p("bif.crossing_latency_ns", "ns", "extra crossing latency of coherent traffic", Fitted, "private-buffer GET latency, 128 B, XDRAM1"),
