@@ -484,14 +484,15 @@ impl<C: Copy> Bus<C> {
     /// One arbitration step at a bus-cycle boundary: grant up to `data_grants_per_bus_cycle`
     /// legs, the MIC first, then the other sources round-robin, and say when to step next.
     fn arbitrate(&mut self, now: Time, chip: usize, tr: &mut Tracer) {
-        let (ready, unready_first) = self.eibs[chip].scan(now);
-        // When the arbiter may next grant, if it grants nothing now.
-        let mut next = unready_first;
+        let Scan { ready, unready: unready_first, ramp_busy, ramp_free } = self.eibs[chip].scan(now);
+        // When the arbiter may next grant, if it grants nothing now: a source whose on-ramp is
+        // busy may go when it frees (it grants nothing, so it is not offered below).
+        let mut next = unready_first.min(ramp_free);
         // The sources still ready after the grants, and the first of the others: where the
         // arbiter goes on after granting.
         let (mut ready_left, mut unready) = (ready, unready_first);
         let mut grants = 0;
-        for e in Candidates::new(ready, self.eibs[chip].rr) {
+        for e in Candidates::new(ready & !ramp_busy, self.eibs[chip].rr) {
             if grants == self.p.data_grants_per_bus_cycle {
                 break;
             }
@@ -516,20 +517,17 @@ impl<C: Copy> Bus<C> {
         }
     }
 
-    /// Grant a leg of ready source `e` if its on-ramp, an off-ramp and a ring are free, and send
+    /// Grant a leg of ready source `e` (its on-ramp free) if an off-ramp and a ring are free, and send
     /// the packet on. Returns when the source's next leg is ready, or lowers `next` to when
     /// this one might go. Left to the compiler to inline, which the profile-guided build does
     /// (README, "Speed").
     #[inline]
     fn try_grant(&mut self, now: Time, chip: usize, e: usize, next: &mut Time, tr: &mut Tracer) -> Option<Time> {
         let eib = &mut self.eibs[chip];
-        if eib.on_free[e] > now {
-            *next = (*next).min(eib.on_free[e]);
-            return None;
-        }
+        debug_assert!(eib.on_free[e] <= now, "a source with a busy on-ramp is not offered (Eib::scan)");
         let (j, ring, mask) = if self.p.contention {
-            let draw = (self.p.blind_below > 0).then(|| draw(now, chip, e, self.p.draw_seed)).filter(|d| d >> 32 < self.p.blind_below);
-            eib.choose(e, now, self.p.rings_per_direction as usize, self.p.max_transfers_per_ring as usize, draw, next)?
+            let blind = Blind::new(now, chip, e, self.p.draw_seed, self.p.blind_below);
+            eib.choose(e, now, self.p.rings_per_direction as usize, self.p.max_transfers_per_ring as usize, blind, next)?
         } else {
             eib.uncontended(e, now, self.p.rings_per_direction as usize, next)?
         };
@@ -572,6 +570,17 @@ impl<C: Copy> Bus<C> {
             insert_by(&mut self.deliveries[chip], d, |d| (d.at, d.granted));
         }
     }
+}
+
+/// What an arbiter step starts from ([`Eib::scan`]), each set a bit per source.
+struct Scan {
+    ready: u32,
+    /// When the first source that is not ready will be.
+    unready: Time,
+    /// Ready sources whose on-ramp is still busy.
+    ramp_busy: u32,
+    /// When the first of those frees.
+    ramp_free: Time,
 }
 
 /// The order in which the arbiter looks at the ready sources: the MIC first (highest priority),
@@ -642,21 +651,26 @@ impl Eib {
         self.wake(a.at.align_up(bus_cycle));
     }
 
-    /// The sources with a leg ready by `now` (a bit each), and when the first of the others is.
+    /// The sources with a leg ready by `now` (a bit each) and when the first of the others is;
+    /// of the ready ones, those whose on-ramp is still busy, and when the first of those frees.
+    /// Without branches: whether a head is ready, or a ramp busy, is a coin toss to the
+    /// predictor, and a busy source need not be offered to the grant loop at all.
     #[inline]
-    fn scan(&self, now: Time) -> (u32, Time) {
-        let (mut ready, mut unready) = (0u32, NEVER);
+    fn scan(&self, now: Time) -> Scan {
+        let mut scan = Scan { ready: 0, unready: NEVER, ramp_busy: 0, ramp_free: NEVER };
         let mut sources = self.pending_mask as u32;
         while sources != 0 {
             let e = sources.trailing_zeros() as usize;
             sources &= sources - 1;
-            if self.heads[e].at <= now {
-                ready |= 1 << e;
-            } else {
-                unready = unready.min(self.heads[e].at);
-            }
+            let (at, on) = (self.heads[e].at, self.on_free[e]);
+            let ready = at <= now;
+            let busy = ready & (on > now);
+            scan.ready |= (ready as u32) << e;
+            scan.ramp_busy |= (busy as u32) << e;
+            scan.unready = scan.unready.min(if ready { NEVER } else { at });
+            scan.ramp_free = scan.ramp_free.min(if busy { on } else { NEVER });
         }
-        (ready, unready)
+        scan
     }
 
     /// Which leg of source `e` (ready, its on-ramp free) the arbiter can grant now, within
@@ -669,14 +683,14 @@ impl Eib {
         now: Time,
         n: usize,
         max_transfers: usize,
-        draw: Option<u64>,
+        blind: Blind,
         next: &mut Time,
     ) -> Option<(usize, usize, u16)> {
         // Nearly always the head goes; the legs behind it are looked at out of line.
         let head = self.heads[e];
-        match self.ring_for(e, head, now, n, max_transfers, draw, next) {
+        match self.ring_for(e, head, now, n, max_transfers, blind, next) {
             Some((ring, mask)) => Some((0, ring, mask)),
-            None => self.choose_behind(e, now, n, max_transfers, draw, next),
+            None => self.choose_behind(e, now, n, max_transfers, blind, next),
         }
     }
 
@@ -704,7 +718,7 @@ impl Eib {
         now: Time,
         n: usize,
         max_transfers: usize,
-        draw: Option<u64>,
+        blind: Blind,
         next: &mut Time,
     ) -> Option<(usize, usize, u16)> {
         // A leg bound where a leg before it was refused is refused too: `ring_for` depends on
@@ -721,7 +735,7 @@ impl Eib {
                 continue;
             }
             refused |= 1 << leg.to;
-            if let Some((ring, mask)) = self.ring_for(e, leg, now, n, max_transfers, draw, next) {
+            if let Some((ring, mask)) = self.ring_for(e, leg, now, n, max_transfers, blind, next) {
                 return Some((j, ring, mask));
             }
         }
@@ -738,7 +752,7 @@ impl Eib {
         now: Time,
         n: usize,
         max_transfers: usize,
-        draw: Option<u64>,
+        blind: Blind,
         next: &mut Time,
     ) -> Option<(usize, u16)> {
         let to = leg.to as usize;
@@ -746,7 +760,8 @@ impl Eib {
             *next = (*next).min(self.off_free[to]);
             return None;
         }
-        pick_ring(&mut self.rings, n, &self.routes[e * ELEMENTS_PER_CHIP + to], now, max_transfers, draw, next)
+        // Hashed only here, where a ring is chosen: a leg whose off-ramp is busy needs no draw.
+        pick_ring(&mut self.rings, n, &self.routes[e * ELEMENTS_PER_CHIP + to], now, max_transfers, blind.draw(), next)
     }
 
     /// Grant leg `j` of source `e` ring `ring` for `dur`: it holds the ramps and the ring, leaves
@@ -887,7 +902,14 @@ fn drawn_ring(
     if count == 0 {
         return None;
     }
-    let i = can[(draw % count as u64) as usize];
+    // `draw % count` without a 64-bit division (count is 1 to 4; by a constant 3 it is a multiply).
+    let pick = match count {
+        1 => 0,
+        2 => draw & 1,
+        3 => draw % 3,
+        _ => draw & 3,
+    };
+    let i = can[pick as usize];
     if rings[i].ready_at <= now {
         return Some((first + i, mask));
     }
@@ -897,12 +919,34 @@ fn drawn_ring(
     None
 }
 
-/// The arbiter's draw for source `e` of `chip` at `now`: a hash of the three and the machine
-/// file's `eib.draw_seed`, so that it does not depend on how many steps the arbiter took before
-/// (running ahead or not decides the same).
+/// Whether source `e` of `chip` assigns a ring blind at `now`, and its draw: kept as the hash's
+/// input until a ring is to be chosen, so that a leg refused for its ramps costs no hash.
+#[derive(Clone, Copy)]
+struct Blind {
+    /// `Params::blind_below`: the share of blind assignments in 2^32 (0: none).
+    below: u64,
+    key: u64,
+}
+
+impl Blind {
+    #[inline(always)]
+    fn new(now: Time, chip: usize, e: usize, seed: u64, below: u64) -> Blind {
+        Blind { below, key: now.0 ^ ((chip as u64) << 62) ^ ((e as u64) << 56) ^ seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) }
+    }
+
+    /// The draw of a blind assignment, `None` for one that takes an open ring.
+    #[inline(always)]
+    fn draw(self) -> Option<u64> {
+        (self.below > 0).then(|| draw(self.key)).filter(|d| d >> 32 < self.below)
+    }
+}
+
+/// The arbiter's draw for `key` (the time, chip and source, and the machine file's
+/// `eib.draw_seed`: [`Blind::new`]), so that it does not depend on how many steps the arbiter
+/// took before (running ahead or not decides the same).
 #[inline]
-fn draw(now: Time, chip: usize, e: usize, seed: u64) -> u64 {
-    let mut x = now.0 ^ ((chip as u64) << 62) ^ ((e as u64) << 56) ^ seed.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+fn draw(key: u64) -> u64 {
+    let mut x = key;
     x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
     x ^ (x >> 31)
