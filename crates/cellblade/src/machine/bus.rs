@@ -228,6 +228,14 @@ struct Eib {
     last_at: [Time; ELEMENTS_PER_CHIP],
     /// Bit e set when `pending[e]` is non-empty: the arbiter skips idle sources without looking.
     pending_mask: u16,
+    /// How many of each queue's legs are bound elsewhere than the leg before them, and where its
+    /// last leg is bound: with none, every leg goes where the head goes, so when the head is
+    /// refused the lookahead has nothing to grant ([`Eib::choose`]).
+    turns: [u32; ELEMENTS_PER_CHIP],
+    last_to: [u8; ELEMENTS_PER_CHIP],
+    /// Sources whose head was refused and whose lookahead was left unasked, as it could only
+    /// lower the arbiter's `next` ([`Bus::arbitrate`] asks it if the step grants nothing).
+    unasked: u32,
     /// Whether the lookahead skips a leg bound where a leg before it was refused
     /// ([`Eib::choose_behind`]; off only to show that it changes nothing: `sim::set_fast_paths`).
     skip_refused: bool,
@@ -293,6 +301,9 @@ impl<C: Copy> Bus<C> {
             heads: [NO_LEG; ELEMENTS_PER_CHIP],
             last_at: [Time::ZERO; ELEMENTS_PER_CHIP],
             pending_mask: 0,
+            turns: [0; ELEMENTS_PER_CHIP],
+            last_to: [0; ELEMENTS_PER_CHIP],
+            unasked: 0,
             skip_refused: crate::sim::polls::fast_paths(),
             on_free: [Time::ZERO; ELEMENTS_PER_CHIP],
             off_free: [Time::ZERO; ELEMENTS_PER_CHIP],
@@ -503,6 +514,10 @@ impl<C: Copy> Bus<C> {
             }
             grants += 1;
         }
+        let unasked = std::mem::take(&mut self.eibs[chip].unasked);
+        if grants == 0 && unasked != 0 {
+            self.ask_lookahead(now, chip, unasked, &mut next);
+        }
         let bus = self.p.bus_cycle;
         let eib = &mut self.eibs[chip];
         if grants == 0 {
@@ -514,6 +529,21 @@ impl<C: Copy> Bus<C> {
         } else if unready != NEVER {
             // The next cycle, unless no source has a leg ready by then.
             eib.wake((now + bus).max(unready.align_up(bus)));
+        }
+    }
+
+    /// The lookahead of the `unasked` sources (a bit each), whose legs all go where their refused
+    /// head goes: it grants nothing, and gives `next` the first of those legs not ready yet.
+    #[cold]
+    #[inline(never)]
+    fn ask_lookahead(&mut self, now: Time, chip: usize, mut unasked: u32, next: &mut Time) {
+        let (n, max_transfers) = (self.p.rings_per_direction as usize, self.p.max_transfers_per_ring as usize);
+        while unasked != 0 {
+            let e = unasked.trailing_zeros() as usize;
+            unasked &= unasked - 1;
+            let blind = Blind::new(now, chip, e, self.p.draw_seed, self.p.blind_below);
+            let granted = self.eibs[chip].choose_behind(e, now, n, max_transfers, blind, next);
+            debug_assert!(granted.is_none(), "a leg bound where the refused head is bound went");
         }
     }
 
@@ -638,10 +668,14 @@ impl Eib {
     #[inline(always)]
     fn arrive(&mut self, from: usize, a: Arrival, bus_cycle: Time) {
         if a.at >= self.last_at[from] {
-            self.pending[from].push_back(a);
+            let q = &mut self.pending[from];
+            self.turns[from] += (!q.is_empty() && self.last_to[from] != a.to) as u32;
+            q.push_back(a);
             self.last_at[from] = a.at;
+            self.last_to[from] = a.to;
         } else {
             insert_by(&mut self.pending[from], a, |a| a.at);
+            self.count_turns(from);
         }
         // A leg that went in first is earlier than the old first one.
         if a.at < self.heads[from].at {
@@ -649,6 +683,15 @@ impl Eib {
         }
         self.pending_mask |= 1 << from;
         self.wake(a.at.align_up(bus_cycle));
+    }
+
+    /// Count `turns[e]` and find `last_to[e]` afresh, after a leg went in or out of the middle.
+    #[cold]
+    #[inline(never)]
+    fn count_turns(&mut self, e: usize) {
+        let q = &self.pending[e];
+        self.turns[e] = (1..q.len()).filter(|&i| q.get(i).to != q.get(i - 1).to).count() as u32;
+        self.last_to[e] = q.back().map_or(0, |a| a.to);
     }
 
     /// The sources with a leg ready by `now` (a bit each) and when the first of the others is;
@@ -690,6 +733,10 @@ impl Eib {
         let head = self.heads[e];
         match self.ring_for(e, head, now, n, max_transfers, blind, next) {
             Some((ring, mask)) => Some((0, ring, mask)),
+            None if self.skip_refused && self.turns[e] == 0 => {
+                self.unasked |= 1 << e;
+                None
+            }
             None => self.choose_behind(e, now, n, max_transfers, blind, next),
         }
     }
@@ -786,9 +833,13 @@ impl Eib {
         let q = &mut self.pending[e];
         if j == 0 {
             q.pop_front();
+            // The leg that goes was the head.
+            self.turns[e] -= q.front().is_some_and(|h| h.to != leg.to) as u32;
         } else {
             q.remove(j);
+            self.count_turns(e);
         }
+        let q = &self.pending[e];
         self.heads[e] = q.front().unwrap_or(NO_LEG);
         if q.is_empty() {
             self.pending_mask &= !(1 << e);
