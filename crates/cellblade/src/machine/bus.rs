@@ -690,7 +690,7 @@ impl Eib {
     #[inline(never)]
     fn count_turns(&mut self, e: usize) {
         let q = &self.pending[e];
-        self.turns[e] = (1..q.len()).filter(|&i| q.get(i).to != q.get(i - 1).to).count() as u32;
+        self.turns[e] = turns_in(q);
         self.last_to[e] = q.back().map_or(0, |a| a.to);
     }
 
@@ -840,6 +840,7 @@ impl Eib {
             self.count_turns(e);
         }
         let q = &self.pending[e];
+        debug_assert_eq!(self.turns[e], turns_in(q), "the turns kept for source {e}");
         self.heads[e] = q.front().unwrap_or(NO_LEG);
         if q.is_empty() {
             self.pending_mask &= !(1 << e);
@@ -848,6 +849,11 @@ impl Eib {
         self.rr = if e + 1 == ELEMENTS_PER_CHIP { 0 } else { e + 1 };
         arrive
     }
+}
+
+/// How many of the legs in `q` are bound elsewhere than the leg before them.
+fn turns_in(q: &Fifo<Arrival>) -> u32 {
+    (1..q.len()).filter(|&i| q.get(i).to != q.get(i - 1).to).count() as u32
 }
 
 /// Insert `a` after the entries whose key is not greater. Entries come nearly in order, so this
@@ -953,14 +959,7 @@ fn drawn_ring(
     if count == 0 {
         return None;
     }
-    // `draw % count` without a 64-bit division (count is 1 to 4; by a constant 3 it is a multiply).
-    let pick = match count {
-        1 => 0,
-        2 => draw & 1,
-        3 => draw % 3,
-        _ => draw & 3,
-    };
-    let i = can[pick as usize];
+    let i = can[pick(draw, count) as usize];
     if rings[i].ready_at <= now {
         return Some((first + i, mask));
     }
@@ -968,6 +967,19 @@ fn drawn_ring(
         *next = (*next).min(rings[k].ready_at.max(now + Time(1)));
     }
     None
+}
+
+/// Which of `count` (1 to 4) suitable rings a blind assignment takes: `draw % count` without a
+/// 64-bit division (by a constant 3 it is a multiply).
+#[inline(always)]
+fn pick(draw: u64, count: usize) -> u64 {
+    debug_assert!((1..=MAX_RINGS_PER_DIRECTION).contains(&count));
+    match count {
+        1 => 0,
+        2 => draw & 1,
+        3 => draw % 3,
+        _ => draw & 3,
+    }
 }
 
 /// Whether source `e` of `chip` assigns a ring blind at `now`, and its draw: kept as the hash's
@@ -1086,6 +1098,17 @@ mod tests {
         let mut seen = Rc::try_unwrap(log).unwrap().into_inner();
         seen.sort();
         (seen, report.simulated.0, report.packets)
+    }
+
+    #[test]
+    fn a_blind_pick_is_the_draw_modulo_the_suitable_rings() {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        for _ in 0..100_000 {
+            x = super::draw(x);
+            for count in 1..=super::MAX_RINGS_PER_DIRECTION {
+                assert_eq!(super::pick(x, count), x % count as u64, "{x} % {count}");
+            }
+        }
     }
 
     #[test]
