@@ -695,9 +695,9 @@ impl Eib {
     }
 
     /// The sources with a leg ready by `now` (a bit each) and when the first of the others is;
-    /// of the ready ones, those whose on-ramp is still busy, and when the first of those frees.
-    /// Without branches: whether a head is ready, or a ramp busy, is a coin toss to the
-    /// predictor, and a busy source need not be offered to the grant loop at all.
+    /// of the ready ones, those whose on-ramp is still busy, and when the first of those frees:
+    /// a busy source need not be offered to the grant loop at all, and whether a ramp is busy
+    /// is a coin toss to the predictor, so it is found without a branch.
     #[inline]
     fn scan(&self, now: Time) -> Scan {
         let mut scan = Scan { ready: 0, unready: NEVER, ramp_busy: 0, ramp_free: NEVER };
@@ -705,13 +705,15 @@ impl Eib {
         while sources != 0 {
             let e = sources.trailing_zeros() as usize;
             sources &= sources - 1;
-            let (at, on) = (self.heads[e].at, self.on_free[e]);
-            let ready = at <= now;
-            let busy = ready & (on > now);
-            scan.ready |= (ready as u32) << e;
-            scan.ramp_busy |= (busy as u32) << e;
-            scan.unready = scan.unready.min(if ready { NEVER } else { at });
-            scan.ramp_free = scan.ramp_free.min(if busy { on } else { NEVER });
+            let at = self.heads[e].at;
+            if at > now {
+                scan.unready = scan.unready.min(at);
+                continue;
+            }
+            scan.ready |= 1 << e;
+            let on = self.on_free[e];
+            scan.ramp_busy |= ((on > now) as u32) << e;
+            scan.ramp_free = scan.ramp_free.min(if on > now { on } else { NEVER });
         }
         scan
     }
