@@ -228,6 +228,14 @@ struct Eib {
     last_at: [Time; ELEMENTS_PER_CHIP],
     /// Bit e set when `pending[e]` is non-empty: the arbiter skips idle sources without looking.
     pending_mask: u16,
+    /// How many of each queue's legs are bound elsewhere than the leg before them, and where its
+    /// last leg is bound: with none, every leg goes where the head goes, so when the head is
+    /// refused the lookahead has nothing to grant ([`Eib::choose`]).
+    turns: [u32; ELEMENTS_PER_CHIP],
+    last_to: [u8; ELEMENTS_PER_CHIP],
+    /// Sources whose head was refused and whose lookahead was left unasked, as it could only
+    /// lower the arbiter's `next` ([`Bus::arbitrate`] asks it if the step grants nothing).
+    unasked: u32,
     /// Whether the lookahead skips a leg bound where a leg before it was refused
     /// ([`Eib::choose_behind`]; off only to show that it changes nothing: `sim::set_fast_paths`).
     skip_refused: bool,
@@ -293,6 +301,9 @@ impl<C: Copy> Bus<C> {
             heads: [NO_LEG; ELEMENTS_PER_CHIP],
             last_at: [Time::ZERO; ELEMENTS_PER_CHIP],
             pending_mask: 0,
+            turns: [0; ELEMENTS_PER_CHIP],
+            last_to: [0; ELEMENTS_PER_CHIP],
+            unasked: 0,
             skip_refused: crate::sim::polls::fast_paths(),
             on_free: [Time::ZERO; ELEMENTS_PER_CHIP],
             off_free: [Time::ZERO; ELEMENTS_PER_CHIP],
@@ -484,14 +495,15 @@ impl<C: Copy> Bus<C> {
     /// One arbitration step at a bus-cycle boundary: grant up to `data_grants_per_bus_cycle`
     /// legs, the MIC first, then the other sources round-robin, and say when to step next.
     fn arbitrate(&mut self, now: Time, chip: usize, tr: &mut Tracer) {
-        let (ready, unready_first) = self.eibs[chip].scan(now);
-        // When the arbiter may next grant, if it grants nothing now.
-        let mut next = unready_first;
+        let Scan { ready, unready: unready_first, ramp_busy, ramp_free } = self.eibs[chip].scan(now);
+        // When the arbiter may next grant, if it grants nothing now: a source whose on-ramp is
+        // busy may go when it frees (it grants nothing, so it is not offered below).
+        let mut next = unready_first.min(ramp_free);
         // The sources still ready after the grants, and the first of the others: where the
         // arbiter goes on after granting.
         let (mut ready_left, mut unready) = (ready, unready_first);
         let mut grants = 0;
-        for e in Candidates::new(ready, self.eibs[chip].rr) {
+        for e in Candidates::new(ready & !ramp_busy, self.eibs[chip].rr) {
             if grants == self.p.data_grants_per_bus_cycle {
                 break;
             }
@@ -501,6 +513,10 @@ impl<C: Copy> Bus<C> {
                 unready = unready.min(head);
             }
             grants += 1;
+        }
+        let unasked = std::mem::take(&mut self.eibs[chip].unasked);
+        if grants == 0 && unasked != 0 {
+            self.ask_lookahead(now, chip, unasked, &mut next);
         }
         let bus = self.p.bus_cycle;
         let eib = &mut self.eibs[chip];
@@ -516,20 +532,32 @@ impl<C: Copy> Bus<C> {
         }
     }
 
-    /// Grant a leg of ready source `e` if its on-ramp, an off-ramp and a ring are free, and send
+    /// The lookahead of the `unasked` sources (a bit each), whose legs all go where their refused
+    /// head goes: it grants nothing, and gives `next` the first of those legs not ready yet.
+    #[cold]
+    #[inline(never)]
+    fn ask_lookahead(&mut self, now: Time, chip: usize, mut unasked: u32, next: &mut Time) {
+        let (n, max_transfers) = (self.p.rings_per_direction as usize, self.p.max_transfers_per_ring as usize);
+        while unasked != 0 {
+            let e = unasked.trailing_zeros() as usize;
+            unasked &= unasked - 1;
+            let blind = Blind::new(now, chip, e, self.p.draw_seed, self.p.blind_below);
+            let granted = self.eibs[chip].choose_behind(e, now, n, max_transfers, blind, next);
+            debug_assert!(granted.is_none(), "a leg bound where the refused head is bound went");
+        }
+    }
+
+    /// Grant a leg of ready source `e` (its on-ramp free) if an off-ramp and a ring are free, and send
     /// the packet on. Returns when the source's next leg is ready, or lowers `next` to when
     /// this one might go. Left to the compiler to inline, which the profile-guided build does
     /// (README, "Speed").
     #[inline]
     fn try_grant(&mut self, now: Time, chip: usize, e: usize, next: &mut Time, tr: &mut Tracer) -> Option<Time> {
         let eib = &mut self.eibs[chip];
-        if eib.on_free[e] > now {
-            *next = (*next).min(eib.on_free[e]);
-            return None;
-        }
+        debug_assert!(eib.on_free[e] <= now, "a source with a busy on-ramp is not offered (Eib::scan)");
         let (j, ring, mask) = if self.p.contention {
-            let draw = (self.p.blind_below > 0).then(|| draw(now, chip, e, self.p.draw_seed)).filter(|d| d >> 32 < self.p.blind_below);
-            eib.choose(e, now, self.p.rings_per_direction as usize, self.p.max_transfers_per_ring as usize, draw, next)?
+            let blind = Blind::new(now, chip, e, self.p.draw_seed, self.p.blind_below);
+            eib.choose(e, now, self.p.rings_per_direction as usize, self.p.max_transfers_per_ring as usize, blind, next)?
         } else {
             eib.uncontended(e, now, self.p.rings_per_direction as usize, next)?
         };
@@ -572,6 +600,17 @@ impl<C: Copy> Bus<C> {
             insert_by(&mut self.deliveries[chip], d, |d| (d.at, d.granted));
         }
     }
+}
+
+/// What an arbiter step starts from ([`Eib::scan`]), each set a bit per source.
+struct Scan {
+    ready: u32,
+    /// When the first source that is not ready will be.
+    unready: Time,
+    /// Ready sources whose on-ramp is still busy.
+    ramp_busy: u32,
+    /// When the first of those frees.
+    ramp_free: Time,
 }
 
 /// The order in which the arbiter looks at the ready sources: the MIC first (highest priority),
@@ -629,10 +668,14 @@ impl Eib {
     #[inline(always)]
     fn arrive(&mut self, from: usize, a: Arrival, bus_cycle: Time) {
         if a.at >= self.last_at[from] {
-            self.pending[from].push_back(a);
+            let q = &mut self.pending[from];
+            self.turns[from] += (!q.is_empty() && self.last_to[from] != a.to) as u32;
+            q.push_back(a);
             self.last_at[from] = a.at;
+            self.last_to[from] = a.to;
         } else {
             insert_by(&mut self.pending[from], a, |a| a.at);
+            self.count_turns(from);
         }
         // A leg that went in first is earlier than the old first one.
         if a.at < self.heads[from].at {
@@ -642,21 +685,37 @@ impl Eib {
         self.wake(a.at.align_up(bus_cycle));
     }
 
-    /// The sources with a leg ready by `now` (a bit each), and when the first of the others is.
+    /// Count `turns[e]` and find `last_to[e]` afresh, after a leg went in or out of the middle.
+    #[cold]
+    #[inline(never)]
+    fn count_turns(&mut self, e: usize) {
+        let q = &self.pending[e];
+        self.turns[e] = turns_in(q);
+        self.last_to[e] = q.back().map_or(0, |a| a.to);
+    }
+
+    /// The sources with a leg ready by `now` (a bit each) and when the first of the others is;
+    /// of the ready ones, those whose on-ramp is still busy, and when the first of those frees:
+    /// a busy source need not be offered to the grant loop at all, and whether a ramp is busy
+    /// is a coin toss to the predictor, so it is found without a branch.
     #[inline]
-    fn scan(&self, now: Time) -> (u32, Time) {
-        let (mut ready, mut unready) = (0u32, NEVER);
+    fn scan(&self, now: Time) -> Scan {
+        let mut scan = Scan { ready: 0, unready: NEVER, ramp_busy: 0, ramp_free: NEVER };
         let mut sources = self.pending_mask as u32;
         while sources != 0 {
             let e = sources.trailing_zeros() as usize;
             sources &= sources - 1;
-            if self.heads[e].at <= now {
-                ready |= 1 << e;
-            } else {
-                unready = unready.min(self.heads[e].at);
+            let at = self.heads[e].at;
+            if at > now {
+                scan.unready = scan.unready.min(at);
+                continue;
             }
+            scan.ready |= 1 << e;
+            let on = self.on_free[e];
+            scan.ramp_busy |= ((on > now) as u32) << e;
+            scan.ramp_free = scan.ramp_free.min(if on > now { on } else { NEVER });
         }
-        (ready, unready)
+        scan
     }
 
     /// Which leg of source `e` (ready, its on-ramp free) the arbiter can grant now, within
@@ -669,14 +728,18 @@ impl Eib {
         now: Time,
         n: usize,
         max_transfers: usize,
-        draw: Option<u64>,
+        blind: Blind,
         next: &mut Time,
     ) -> Option<(usize, usize, u16)> {
         // Nearly always the head goes; the legs behind it are looked at out of line.
         let head = self.heads[e];
-        match self.ring_for(e, head, now, n, max_transfers, draw, next) {
+        match self.ring_for(e, head, now, n, max_transfers, blind, next) {
             Some((ring, mask)) => Some((0, ring, mask)),
-            None => self.choose_behind(e, now, n, max_transfers, draw, next),
+            None if self.skip_refused && self.turns[e] == 0 => {
+                self.unasked |= 1 << e;
+                None
+            }
+            None => self.choose_behind(e, now, n, max_transfers, blind, next),
         }
     }
 
@@ -704,7 +767,7 @@ impl Eib {
         now: Time,
         n: usize,
         max_transfers: usize,
-        draw: Option<u64>,
+        blind: Blind,
         next: &mut Time,
     ) -> Option<(usize, usize, u16)> {
         // A leg bound where a leg before it was refused is refused too: `ring_for` depends on
@@ -721,7 +784,7 @@ impl Eib {
                 continue;
             }
             refused |= 1 << leg.to;
-            if let Some((ring, mask)) = self.ring_for(e, leg, now, n, max_transfers, draw, next) {
+            if let Some((ring, mask)) = self.ring_for(e, leg, now, n, max_transfers, blind, next) {
                 return Some((j, ring, mask));
             }
         }
@@ -738,7 +801,7 @@ impl Eib {
         now: Time,
         n: usize,
         max_transfers: usize,
-        draw: Option<u64>,
+        blind: Blind,
         next: &mut Time,
     ) -> Option<(usize, u16)> {
         let to = leg.to as usize;
@@ -746,7 +809,8 @@ impl Eib {
             *next = (*next).min(self.off_free[to]);
             return None;
         }
-        pick_ring(&mut self.rings, n, &self.routes[e * ELEMENTS_PER_CHIP + to], now, max_transfers, draw, next)
+        // Hashed only here, where a ring is chosen: a leg whose off-ramp is busy needs no draw.
+        pick_ring(&mut self.rings, n, &self.routes[e * ELEMENTS_PER_CHIP + to], now, max_transfers, blind.draw(), next)
     }
 
     /// Grant leg `j` of source `e` ring `ring` for `dur`: it holds the ramps and the ring, leaves
@@ -771,9 +835,14 @@ impl Eib {
         let q = &mut self.pending[e];
         if j == 0 {
             q.pop_front();
+            // The leg that goes was the head.
+            self.turns[e] -= q.front().is_some_and(|h| h.to != leg.to) as u32;
         } else {
             q.remove(j);
+            self.count_turns(e);
         }
+        let q = &self.pending[e];
+        debug_assert_eq!(self.turns[e], turns_in(q), "the turns kept for source {e}");
         self.heads[e] = q.front().unwrap_or(NO_LEG);
         if q.is_empty() {
             self.pending_mask &= !(1 << e);
@@ -782,6 +851,11 @@ impl Eib {
         self.rr = if e + 1 == ELEMENTS_PER_CHIP { 0 } else { e + 1 };
         arrive
     }
+}
+
+/// How many of the legs in `q` are bound elsewhere than the leg before them.
+fn turns_in(q: &Fifo<Arrival>) -> u32 {
+    (1..q.len()).filter(|&i| q.get(i).to != q.get(i - 1).to).count() as u32
 }
 
 /// Insert `a` after the entries whose key is not greater. Entries come nearly in order, so this
@@ -887,7 +961,7 @@ fn drawn_ring(
     if count == 0 {
         return None;
     }
-    let i = can[(draw % count as u64) as usize];
+    let i = can[pick(draw, count) as usize];
     if rings[i].ready_at <= now {
         return Some((first + i, mask));
     }
@@ -897,12 +971,47 @@ fn drawn_ring(
     None
 }
 
-/// The arbiter's draw for source `e` of `chip` at `now`: a hash of the three and the machine
-/// file's `eib.draw_seed`, so that it does not depend on how many steps the arbiter took before
-/// (running ahead or not decides the same).
+/// Which of `count` (1 to 4) suitable rings a blind assignment takes: `draw % count` without a
+/// 64-bit division (by a constant 3 it is a multiply).
+#[inline(always)]
+fn pick(draw: u64, count: usize) -> u64 {
+    debug_assert!((1..=MAX_RINGS_PER_DIRECTION).contains(&count));
+    match count {
+        1 => 0,
+        2 => draw & 1,
+        3 => draw % 3,
+        _ => draw & 3,
+    }
+}
+
+/// Whether source `e` of `chip` assigns a ring blind at `now`, and its draw: kept as the hash's
+/// input until a ring is to be chosen, so that a leg refused for its ramps costs no hash.
+#[derive(Clone, Copy)]
+struct Blind {
+    /// `Params::blind_below`: the share of blind assignments in 2^32 (0: none).
+    below: u64,
+    key: u64,
+}
+
+impl Blind {
+    #[inline(always)]
+    fn new(now: Time, chip: usize, e: usize, seed: u64, below: u64) -> Blind {
+        Blind { below, key: now.0 ^ ((chip as u64) << 62) ^ ((e as u64) << 56) ^ seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) }
+    }
+
+    /// The draw of a blind assignment, `None` for one that takes an open ring.
+    #[inline(always)]
+    fn draw(self) -> Option<u64> {
+        (self.below > 0).then(|| draw(self.key)).filter(|d| d >> 32 < self.below)
+    }
+}
+
+/// The arbiter's draw for `key` (the time, chip and source, and the machine file's
+/// `eib.draw_seed`: [`Blind::new`]), so that it does not depend on how many steps the arbiter
+/// took before (running ahead or not decides the same).
 #[inline]
-fn draw(now: Time, chip: usize, e: usize, seed: u64) -> u64 {
-    let mut x = now.0 ^ ((chip as u64) << 62) ^ ((e as u64) << 56) ^ seed.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+fn draw(key: u64) -> u64 {
+    let mut x = key;
     x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
     x ^ (x >> 31)
@@ -991,6 +1100,17 @@ mod tests {
         let mut seen = Rc::try_unwrap(log).unwrap().into_inner();
         seen.sort();
         (seen, report.simulated.0, report.packets)
+    }
+
+    #[test]
+    fn a_blind_pick_is_the_draw_modulo_the_suitable_rings() {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        for _ in 0..100_000 {
+            x = super::draw(x);
+            for count in 1..=super::MAX_RINGS_PER_DIRECTION {
+                assert_eq!(super::pick(x, count), x % count as u64, "{x} % {count}");
+            }
+        }
     }
 
     #[test]
