@@ -204,8 +204,9 @@ pub fn run_groups<S: AsRef<str>>(file: &MachineFile, quick: bool, ids: &[S], job
     if let Some(bad) = ids.iter().map(AsRef::as_ref).find(|id| !GROUPS.iter().any(|g| g.id == *id)) {
         return Err(crate::error::field_err("claims", bad, format!("one of {}", group_ids().join(", "))));
     }
-    let seeds = if file.draws() { DRAW_SEEDS } else { 1 };
-    let blades: Vec<MachineFile> = (0..seeds).map(|k| file.redrawn(k)).chain([file.without_contention()]).collect();
+    let mut blades = file.redraws(DRAW_SEEDS);
+    let seeds = blades.len();
+    blades.push(file.without_contention());
     let wanted: Vec<usize> = (0..GROUPS.len()).filter(|&g| ids.iter().any(|id| id.as_ref() == GROUPS[g].id)).collect();
     let tasks: Vec<Task> = wanted
         .iter()
@@ -225,7 +226,7 @@ pub fn run_groups<S: AsRef<str>>(file: &MachineFile, quick: bool, ids: &[S], job
         let mut state = || -> Result<Vec<Claim>> { (g.state)(results.by_ref().take(n).collect::<Result<_>>()?) };
         let blade = state()?;
         let others = (1..seeds).map(|_| state()).collect::<Result<Vec<_>>>()?;
-        let blade = if others.is_empty() { blade } else { redrawn(blade, others) };
+        let blade = redrawn(blade, others);
         let without = state()?;
         out.extend(compared(blade, without));
     }

@@ -16,11 +16,9 @@ use crate::machine::config::MachineFile;
 /// Every row, judged under each of the arbiter's [`DRAW_SEEDS`] draw seeds (a row holds only
 /// if it holds under all of them), each with its verdict on the same blade without contention.
 pub fn run_compared(file: &MachineFile) -> Result<Vec<Row>> {
-    let mut rows = run_all(file)?;
-    if file.draws() {
-        let others = (1..DRAW_SEEDS).map(|k| run_all(&file.redrawn(k))).collect::<Result<Vec<_>>>()?;
-        rows = crate::evidence::row::redrawn(rows, others);
-    }
+    let mut runs = file.redraws(DRAW_SEEDS).iter().map(run_all).collect::<Result<Vec<_>>>()?.into_iter();
+    let first = runs.next().expect("a blade runs under its own draw seed");
+    let mut rows = crate::evidence::row::redrawn(first, runs.collect());
     for (r, free) in rows.iter_mut().zip(run_all(&file.without_contention())?) {
         debug_assert_eq!(r.name, free.name, "the same rows on every machine");
         r.without_contention = Some(free.holds);

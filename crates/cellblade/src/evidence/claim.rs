@@ -92,6 +92,21 @@ pub fn compared(mut claims: Vec<Claim>, free: Vec<Claim>) -> Vec<Claim> {
 /// a claim that holds with probability q under a random seed passes by luck with q^4.
 pub const DRAW_SEEDS: u64 = 4;
 
+/// The note of a claim or row that held under `held` of `seeds` draw seeds; None when the
+/// verdict is the same under all of them.
+pub(super) fn draws_note(held: usize, seeds: usize) -> Option<String> {
+    (held != 0 && held != seeds).then(|| format!("holds with {held} of {seeds} draw seeds of the arbiter: the verdict rests on the draws"))
+}
+
+/// `note` with `more` after it.
+pub(super) fn noted(note: &str, more: String) -> String {
+    if note.is_empty() {
+        more
+    } else {
+        format!("{note}; {more}")
+    }
+}
+
 /// `claims` judged again against the same claims on equally likely blades with other draws
 /// (`others[k]`: the draw seed k + 1 further on, each in the same order): a claim whose verdict
 /// is not the same under every draw seed does not hold, and says under how many it held and
@@ -105,16 +120,15 @@ pub fn redrawn(mut claims: Vec<Claim>, others: Vec<Vec<Claim>>) -> Vec<Claim> {
         if !c.judged() || again.iter().any(|o| !o.judged()) {
             continue;
         }
-        let Some((k, differs)) = again.iter().enumerate().find(|(_, o)| o.holds != c.holds) else {
+        let held = usize::from(c.holds) + again.iter().filter(|o| o.holds).count();
+        let (Some(why), Some((k, differs))) = (draws_note(held, seeds), again.iter().enumerate().find(|(_, o)| o.holds != c.holds)) else {
             continue;
         };
-        let held = usize::from(c.holds) + again.iter().filter(|o| o.holds).count();
         c.depends_on_draws = true;
         c.holds = false;
         c.status = "does not hold".into();
         c.simulated = format!("{}; with draw seed +{}: {}", c.simulated, k + 1, differs.simulated);
-        let why = format!("holds with {held} of {seeds} draw seeds of the arbiter: the verdict rests on the draws");
-        c.note = if c.note.is_empty() { why } else { format!("{}; {why}", c.note) };
+        c.note = noted(&c.note, why);
     }
     claims
 }

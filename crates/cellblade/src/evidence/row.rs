@@ -82,13 +82,11 @@ pub fn redrawn(mut rows: Vec<Row>, others: Vec<Vec<Row>>) -> Vec<Row> {
     for (i, r) in rows.iter_mut().enumerate() {
         debug_assert!(others.iter().all(|o| o[i].name == r.name), "the same rows on every machine");
         let held = usize::from(r.holds) + others.iter().filter(|o| o[i].holds).count();
-        if held == 0 || held == seeds {
-            continue;
+        if let Some(why) = super::claim::draws_note(held, seeds) {
+            r.depends_on_draws = true;
+            r.holds = false;
+            r.note = super::claim::noted(&r.note, why);
         }
-        r.depends_on_draws = true;
-        r.holds = false;
-        let why = format!("holds with {held} of {seeds} draw seeds of the arbiter: the verdict rests on the draws");
-        r.note = if r.note.is_empty() { why } else { format!("{}; {why}", r.note) };
     }
     rows
 }

@@ -311,12 +311,18 @@ impl MachineFile {
         self.eib.contention && self.eib.blind_share > 0.0
     }
 
-    /// The same blade with the arbiter's draw seed `k` further on: an equally likely run of
-    /// it, for the evidence's check that no verdict rests on one sequence of draws.
-    pub fn redrawn(&self, k: u64) -> MachineFile {
-        let mut other = self.clone();
-        other.eib.draw_seed = (self.eib.draw_seed + k) % (u32::MAX as u64 + 1);
-        other
+    /// This blade and, when its arbiter draws, the same blade with its next `seeds - 1` draw
+    /// seeds: equally likely runs of it, for the evidence's check that no verdict rests on one
+    /// sequence of draws.
+    pub fn redraws(&self, seeds: u64) -> Vec<MachineFile> {
+        let seeds = if self.draws() { seeds.max(1) } else { 1 };
+        (0..seeds)
+            .map(|k| {
+                let mut other = self.clone();
+                other.eib.draw_seed = (self.eib.draw_seed + k) % (u32::MAX as u64 + 1);
+                other
+            })
+            .collect()
     }
 }
 

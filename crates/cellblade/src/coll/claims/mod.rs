@@ -133,8 +133,9 @@ fn winners_labelled(t: &BTreeMap<(String, u32), f64>, names: &[&str], sizes: &[u
         .map(|(s, (n, fastest))| {
             let ties: String = names
                 .iter()
-                .filter(|&&o| o != n && is_best(t, names, s, o))
-                .map(|o| format!(" = {} (+{:.1}%)", short(o), 100.0 * (t[&(o.to_string(), s)] / fastest - 1.0)))
+                .filter(|&&o| o != n)
+                .filter_map(|&o| t.get(&(o.to_string(), s)).filter(|&&v| rules::best_latency(v, fastest)).map(|v| (o, v)))
+                .map(|(o, v)| format!(" = {} (+{:.1}%)", short(o), 100.0 * (v / fastest - 1.0)))
                 .collect();
             format!("{}: {}{ties}", label(s), short(&n))
         })
