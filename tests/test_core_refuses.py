@@ -21,6 +21,15 @@ def test_a_latency_past_its_range_is_refused_not_wrapped_into_a_plausible_answer
     assert "212.5" not in done.stdout
 
 
+def test_a_negative_value_of_an_unsigned_key_names_the_flag_and_the_range():
+    done = run_cli("calibrate", "--set", "eib.draw_seed=-1")
+    assert done.returncode == 2
+    assert done.stderr == (
+        "cellblade: error: --set eib.draw_seed=-1: machine key 'eib.draw_seed' = -1 is out of "
+        "range: allowed 0 to 4294967295\n"
+    )
+
+
 def test_a_machine_file_type_error_names_the_key_and_the_line(tmp_path):
     text = cellblade._core.preset_toml("qs20")
     line = next(

@@ -336,6 +336,9 @@ pub fn load(text: &str, overrides: &[String]) -> Result<MachineFile> {
     for ov in overrides {
         apply_override(&mut table, ov)?;
     }
+    // Ranges before types: `-1` for an unsigned key is out of its range, as a user reads it,
+    // not serde's "expected u64".
+    MachineFile::check_table_ranges(&table)?;
     let file: MachineFile = serde_path_to_error::deserialize(toml::Value::Table(table))
         .map_err(|e| config_err(format!("machine file with overrides: key '{}': {}", e.path(), e.inner().message())))?;
     file.validate()?;
@@ -449,9 +452,13 @@ impl MachineFile {
 
     /// Every numeric key within its section's `LIMITS` (NaN and infinities never are).
     fn check_ranges(&self) -> Result<()> {
-        let table = toml::Table::try_from(self).expect("machine file serialises");
+        Self::check_table_ranges(&toml::Table::try_from(self).expect("machine file serialises"))
+    }
+
+    /// [`MachineFile::check_ranges`] on a machine file's table, before it is typed.
+    fn check_table_ranges(table: &toml::Table) -> Result<()> {
         for (section, limits) in Self::SECTIONS {
-            let values = table[section].as_table().expect("sections are tables");
+            let Some(values) = table.get(section).and_then(toml::Value::as_table) else { continue };
             for (name, value) in values {
                 let (v, shown) = match value {
                     toml::Value::Integer(i) => (*i as f64, i.to_string()),
@@ -663,6 +670,11 @@ mod tests {
         }
         let e = load(QS20, &["ppe.syscall_ns=1e18".into()]).unwrap_err().to_string();
         assert_eq!(e, "machine key 'ppe.syscall_ns' = 1e18 is out of range: allowed 0 to 1000000");
+        // Negative values of unsigned keys are out of range too, not a type error.
+        for key in ["eib.draw_seed", "spu.poll_core_cycles", "mfc.tag_update_bus_cycles"] {
+            let e = load(QS20, &[format!("{key}=-1")]).unwrap_err().to_string();
+            assert!(e.starts_with(&format!("machine key '{key}' = -1 is out of range: allowed ")), "{e}");
+        }
         let e = load(QS20, &["mfc.tag_update_bus_cycles=18446744073709551".into()]).unwrap_err().to_string();
         assert_eq!(e, "machine key 'mfc.tag_update_bus_cycles' = 18446744073709551 is out of range: allowed 0 to 10000");
         // The message and the range agree at the edges.
