@@ -27,18 +27,19 @@ pub struct WaitWorkload {
     pub peak_rss_kib: u64,
 }
 
-/// This thread's CPU time (user and system), and the process's peak RSS in KiB.
+/// This thread's CPU time (user and system), and the process's peak RSS in KiB. The time is
+/// the scheduler's, to the nanosecond: `getrusage`'s thread times advance by whole clock ticks
+/// here (4 ms), which made a short workload read 0 or one tick.
 pub(crate) fn usage() -> (f64, u64) {
-    // SAFETY: getrusage fills the struct it is given; a zeroed rusage is a valid value.
-    let (thread, process) = unsafe {
-        let mut t: libc::rusage = std::mem::zeroed();
+    // SAFETY: both calls fill the struct they are given; zeroed values are valid ones.
+    let (cpu, process) = unsafe {
+        let mut t: libc::timespec = std::mem::zeroed();
         let mut p: libc::rusage = std::mem::zeroed();
-        libc::getrusage(libc::RUSAGE_THREAD, &mut t);
+        libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t);
         libc::getrusage(libc::RUSAGE_SELF, &mut p);
         (t, p)
     };
-    let secs = |tv: libc::timeval| tv.tv_sec as f64 + tv.tv_usec as f64 * 1e-6;
-    (secs(thread.ru_utime) + secs(thread.ru_stime), process.ru_maxrss.max(0) as u64)
+    (cpu.tv_sec as f64 + cpu.tv_nsec as f64 * 1e-9, process.ru_maxrss.max(0) as u64)
 }
 
 /// Time `run` on this thread: the events and simulated time of the engines it dropped.
@@ -103,4 +104,21 @@ pub fn run(quick: bool) -> Result<Vec<WaitWorkload>> {
     let rounds = if quick { 5 } else { 50 };
     out.push(timed(format!("16-rank MPI broadcast and all-reduce loop, {rounds} rounds"), || mpi_loop(rounds))?);
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    /// A workload shorter than a clock tick still reads the CPU it used, not 0.
+    #[test]
+    fn thread_cpu_time_is_finer_than_a_clock_tick() {
+        let (start, _) = super::usage();
+        let wall = std::time::Instant::now();
+        let mut x = 0u64;
+        while wall.elapsed() < std::time::Duration::from_millis(2) {
+            x = std::hint::black_box(x.wrapping_add(1));
+        }
+        let (used, peak_rss_kib) = super::usage();
+        assert!(used > start && used - start < 1.0, "{start} -> {used}");
+        assert!(peak_rss_kib > 0);
+    }
 }
