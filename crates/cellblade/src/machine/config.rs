@@ -337,8 +337,9 @@ pub fn load(text: &str, overrides: &[String]) -> Result<MachineFile> {
         apply_override(&mut table, ov)?;
     }
     // Ranges before types: `-1` for an unsigned key is out of its range, as a user reads it,
-    // not serde's "expected u64".
-    MachineFile::check_table_ranges(&table)?;
+    // not serde's "expected u64". A key the file leaves out takes its default, 0, which every
+    // range with a default admits.
+    MachineFile::check_ranges(&table)?;
     let file: MachineFile = serde_path_to_error::deserialize(toml::Value::Table(table))
         .map_err(|e| config_err(format!("machine file with overrides: key '{}': {}", e.path(), e.inner().message())))?;
     file.validate()?;
@@ -427,8 +428,8 @@ impl MachineFile {
         ("network", NetworkCfg::LIMITS),
     ];
 
+    /// The rules a key's range cannot state (its range is checked on the table, before typing).
     fn validate(&self) -> Result<()> {
-        self.check_ranges()?;
         let c = &self.clock;
         check(
             TICKS_PER_SECOND.is_multiple_of(c.core_mhz * 1_000_000),
@@ -450,13 +451,9 @@ impl MachineFile {
         Ok(())
     }
 
-    /// Every numeric key within its section's `LIMITS` (NaN and infinities never are).
-    fn check_ranges(&self) -> Result<()> {
-        Self::check_table_ranges(&toml::Table::try_from(self).expect("machine file serialises"))
-    }
-
-    /// [`MachineFile::check_ranges`] on a machine file's table, before it is typed.
-    fn check_table_ranges(table: &toml::Table) -> Result<()> {
+    /// Every numeric key of a machine file's table within its section's `LIMITS` (NaN and
+    /// infinities never are).
+    fn check_ranges(table: &toml::Table) -> Result<()> {
         for (section, limits) in Self::SECTIONS {
             let Some(values) = table.get(section).and_then(toml::Value::as_table) else { continue };
             for (name, value) in values {
@@ -670,6 +667,14 @@ mod tests {
         }
         let e = load(QS20, &["ppe.syscall_ns=1e18".into()]).unwrap_err().to_string();
         assert_eq!(e, "machine key 'ppe.syscall_ns' = 1e18 is out of range: allowed 0 to 1000000");
+        // A key left out takes its default, which its range admits (ranges are checked on the
+        // table, where the default does not appear).
+        let defaulted = ["blind_share", "draw_seed", "noncacheable_read_return_ns", "signal_call_core_cycles", "cml_call_core_cycles"];
+        let text: String =
+            QS20.lines().filter(|l| !defaulted.iter().any(|k| l.starts_with(&format!("{k} ")))).map(|l| format!("{l}\n")).collect();
+        let f = load(&text, &[]).unwrap();
+        assert_eq!((f.eib.blind_share, f.spu.cml_call_core_cycles), (0.0, 0), "the keys were left out");
+        MachineFile::check_ranges(&toml::Table::try_from(&f).unwrap()).unwrap();
         // Negative values of unsigned keys are out of range too, not a type error.
         for key in ["eib.draw_seed", "spu.poll_core_cycles", "mfc.tag_update_bus_cycles"] {
             let e = load(QS20, &[format!("{key}=-1")]).unwrap_err().to_string();
