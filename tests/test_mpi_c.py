@@ -765,14 +765,23 @@ def test_a_freed_request_that_cannot_finish_is_a_deadlock_at_finalize(build, arg
 
 
 def test_the_c_library_and_the_core_agree_on_request_free_codes():
-    """OP_COLLECT's arguments and FLAG_FREED_DONE are the same numbers on both sides."""
+    """OP_COLLECT's arguments, the answer flags and where the shared core sits in them are
+    the same numbers on both sides."""
     root = Path(__file__).parent.parent
     rust = (root / "crates/cellblade/src/mpi/wire.rs").read_text()
     header = (root / "libmpi/src/channel.h").read_text()
-    core = dict(re.findall(r"pub const (COLLECT_\w+|FLAG_\w+): \w+ = (\d+);", rust))
-    c = dict(re.findall(r"#define (COLLECT_\w+|FLAG_\w+) (\d+)u?", header))
+    names = r"(COLLECT_\w+|FLAG_\w+|SHARE_CORE_SHIFT)"
+    core = dict(re.findall(names + r": \w+ = (\d+);", rust))
+    c = dict(re.findall(r"#define " + names + r" (\d+)u?", header))
     assert c == core
-    assert set(c) == {"COLLECT_NOW", "COLLECT_ALL", "FLAG_CPU_TIME", "FLAG_FREED_DONE"}
+    assert set(c) == {
+        "COLLECT_NOW",
+        "COLLECT_ALL",
+        "FLAG_CPU_TIME",
+        "FLAG_FREED_DONE",
+        "FLAG_SHARE_CORE",
+        "SHARE_CORE_SHIFT",
+    }
 
 
 @pytest.mark.parametrize("coll", ["seed", "library"])

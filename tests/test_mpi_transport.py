@@ -141,3 +141,15 @@ def test_a_rank_killed_inside_a_call_is_named_with_its_signal(build):
         r"\(its last call: MPI_Recv( from 0, tag 0)? on MPI_COMM_WORLD\): the other ranks were ended\n",
         done.stderr,
     ), done.stderr
+
+
+@pytest.mark.parametrize("ranks", [2, 16])
+def test_outnumbered_ranks_wait_on_the_simulators_core_and_leave_it_to_compute(build, ranks):
+    """A job that outnumbers the cores shares the simulator's core (env/share_core.c), on
+    either channel; one that fits them keeps the cores it had. The program checks which case
+    it is in itself (its cores before MPI_Init against the job's size)."""
+    exe = build("share_core")
+    shared = run_cli("mpirun", "-n", str(ranks), exe)
+    assert (shared.returncode, shared.stdout, shared.stderr) == (0, "No Errors\n", "")
+    socket = _mpirun_socket_only("-n", str(ranks), exe)
+    assert (socket.returncode, socket.stdout, socket.stderr) == (0, "No Errors\n", "")

@@ -20,6 +20,11 @@ enum {
 #define FLAG_CPU_TIME 1u
 /* In the answer to any later call: freed receives are done; OP_COLLECT fetches their bytes. */
 #define FLAG_FREED_DONE 2u
+/* In the answer to OP_INIT: the job outnumbers the host's cores; the thread that calls MPI
+ * waits on the simulator's core, the flags' bits from SHARE_CORE_SHIFT on, and sleeps at once
+ * (env/share_core.c). */
+#define FLAG_SHARE_CORE 4u
+#define SHARE_CORE_SHIFT 8
 
 struct answer {
     int32_t err, source, tag;
@@ -38,6 +43,10 @@ void cb_channel_close(void);
 /* MPI_Wtime: answered here (1, *value set) while no other call has been made since an
  * OP_WTIME answer brought the simulator's clock. */
 int cb_wtime_local(double *value);
+/* env/share_core.c: after the answer to OP_INIT, before each later call, after its answer. */
+void cb_share_core_start(const struct answer *init);
+void cb_share_core_before_call(void);
+void cb_share_core_answered(void);
 /* pt2pt/requests.c: one call to the simulator, delivering the freed receives it completed; and
  * at MPI_Finalize, every freed receive's bytes. */
 struct answer cb_answer(uint32_t op, int a, int b, int c, uint64_t len, const void *payload, void *into);

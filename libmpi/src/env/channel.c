@@ -3,7 +3,8 @@
  * CELLBLADE_MPI_FD, and every later call goes through it: the request in its slot, the
  * request sequence number raised, then a wait for the answer's sequence number. A waiting
  * rank sleeps on the futex at once when the job's ranks and the simulator outnumber the
- * host's cores, and otherwise spins on the number for up to SPIN_NS of wall time first (a
+ * host's cores (it then shares the simulator's core: env/share_core.c), and otherwise spins
+ * on the number for up to SPIN_NS of wall time first (a
  * short call's answer comes within a few microseconds when both sides have a core); the
  * publisher wakes it only if it sleeps. It never yields the core: on a host with more runnable
  * processes than cores, sched_yield gives the core to another process for the rest of a time
@@ -44,7 +45,7 @@ struct request {
 static int fd = -1;
 static char *shm;
 static uint32_t seq;
-static long spin_ns; /* SPIN_NS, or 0 when ranks and simulator outnumber the cores (cb_channel_init) */
+static long spin_ns; /* SPIN_NS, or 0 when the rank shares the simulator's core (cb_channel_init) */
 static int cpu_time;
 static struct timespec cpu_mark;
 /* MPI_Wtime between two other calls, answered here (cb_wtime_local): the simulator's clock
@@ -243,8 +244,12 @@ static void wtime_learn(const uint64_t clock[4])
 
 struct answer cb_channel_call(uint32_t op, int a, int b, int c, uint64_t len, const void *payload, void *into)
 {
-    if (!shm)
-        return socket_call(op, a, b, c, len, payload, into);
+    cb_share_core_before_call();
+    if (!shm) {
+        struct answer ans = socket_call(op, a, b, c, len, payload, into);
+        cb_share_core_answered();
+        return ans;
+    }
     publish(op, a, b, c, len, payload);
     wait_answer();
     struct answer ans;
@@ -255,6 +260,7 @@ struct answer cb_channel_call(uint32_t op, int a, int b, int c, uint64_t len, co
         memcpy(into, shm + DATA_AT, ans.count);
     if (op == OP_WTIME && ans.count == 4 * sizeof(uint64_t))
         wtime_learn(into);
+    cb_share_core_answered();
     mark_cpu();
     return ans;
 }
@@ -272,7 +278,9 @@ struct answer cb_channel_init(int sock)
     if (map == MAP_FAILED) {
         if (file >= 0)
             close(file);
-        return socket_call(OP_INIT, 0, 0, 0, 0, NULL, NULL);
+        struct answer ans = socket_call(OP_INIT, 0, 0, 0, 0, NULL, NULL);
+        cb_share_core_start(&ans);
+        return ans;
     }
     struct iovec iov = {&r, sizeof r};
     union {
@@ -296,8 +304,8 @@ struct answer cb_channel_init(int sock)
     struct answer ans;
     get_all(&ans, sizeof ans);
     cpu_time = (ans.flags & FLAG_CPU_TIME) != 0;
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    spin_ns = ans.tag + 1 > cores ? 0 : SPIN_NS; /* the answer's tag is the job's size */
+    spin_ns = ans.flags & FLAG_SHARE_CORE ? 0 : SPIN_NS;
+    cb_share_core_start(&ans);
     mark_cpu();
     return ans;
 }

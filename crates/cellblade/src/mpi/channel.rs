@@ -2,8 +2,8 @@
 //! rank creates in `MPI_Init` and hands over with its first request (`SCM_RIGHTS` on the
 //! socket), holding one request slot, one answer slot and a data area, each slot published by
 //! a sequence number. The simulator, waiting for a request, spins on the number for up to
-//! [`SPIN`] of wall time, then sleeps on its futex (a rank waiting for its answer sleeps at
-//! once when the job outnumbers the cores: `libmpi/src/env/channel.c`); the publishing side
+//! [`SPIN`] of wall time, then sleeps on its futex (when the job outnumbers the cores, both
+//! sides sleep at once, on one core: [`super::share_core`]); the publishing side
 //! wakes it only if it sleeps. Neither yields the core: where runnable processes outnumber the
 //! cores (more ranks than cores, or other work on the host), `sched_yield` hands the core to
 //! another process for the rest of its time slice, milliseconds, so a job whose every call
@@ -60,6 +60,8 @@ pub struct Reported {
 pub struct Channel {
     base: *mut u8,
     last: u32,
+    /// Whether to spin before sleeping: not on a core shared with the ranks ([`super::share_core`]).
+    spin: bool,
 }
 
 impl Drop for Channel {
@@ -152,8 +154,9 @@ pub fn peer_gone(sock: &UnixStream) -> bool {
 }
 
 impl Channel {
-    /// Map the channel file a rank sent; it must be CHANNEL_BYTES long.
-    pub fn open(file: OwnedFd) -> io::Result<Channel> {
+    /// Map the channel file a rank sent; it must be CHANNEL_BYTES long. `spin`: whether waiting
+    /// for a request spins for [`SPIN`] before it sleeps.
+    pub fn open(file: OwnedFd, spin: bool) -> io::Result<Channel> {
         // SAFETY: fstat into a zeroed stat of an open descriptor.
         let mut st: libc::stat = unsafe { std::mem::zeroed() };
         if unsafe { libc::fstat(file.as_raw_fd(), &mut st) } != 0 {
@@ -172,7 +175,7 @@ impl Channel {
         if p == libc::MAP_FAILED {
             return Err(os_err("mapping the rank's channel file"));
         }
-        let ch = Channel { base: p.cast(), last: 0 };
+        let ch = Channel { base: p.cast(), last: 0, spin };
         ch.word(REQ_SEQ).store(0, Ordering::SeqCst);
         ch.word(ANS_SEQ).store(0, Ordering::SeqCst);
         Ok(ch)
@@ -199,7 +202,7 @@ impl Channel {
     pub fn next_request(&mut self, sock: &UnixStream) -> Option<(Request, Reported)> {
         let seq = self.word(REQ_SEQ);
         let ready = |last: u32| seq.load(Ordering::Acquire) != last;
-        if !spin_for(|| ready(self.last)) {
+        if !(self.spin && spin_for(|| ready(self.last))) {
             self.sleep_for_request(sock)?;
         }
         self.last = self.last.wrapping_add(1);
@@ -286,7 +289,7 @@ mod tests {
     fn requests_and_answers_cross_after_a_sleep_and_a_gone_rank_is_noticed() {
         let file = channel_file();
         let base = rank_side(&file);
-        let mut ch = Channel::open(file.try_clone().unwrap()).unwrap();
+        let mut ch = Channel::open(file.try_clone().unwrap(), true).unwrap();
         let (sim_sock, rank_sock) = UnixStream::pair().unwrap();
         let rank = std::thread::spawn(move || {
             let at = |off: usize| unsafe { &*((base + off) as *const AtomicU32) };
@@ -328,7 +331,7 @@ mod tests {
     fn a_file_of_the_wrong_size_is_refused() {
         let file = channel_file();
         assert_eq!(unsafe { libc::ftruncate(file.as_raw_fd(), 4096) }, 0);
-        let e = Channel::open(file).err().expect("refused");
+        let e = Channel::open(file, true).err().expect("refused");
         assert!(e.to_string().starts_with("the rank's channel file has 4096 bytes"), "{e}");
     }
 }

@@ -25,6 +25,7 @@ use crate::sim::Time;
 use super::channel::{self, Channel, Reported};
 use super::collective::{self, CollChoice};
 use super::nb_wire::received;
+use super::share_core::SharedCore;
 use super::wire::{self, Answer, Request};
 use super::{Mode, MpiWorld, Rank, WorldReport};
 
@@ -126,9 +127,12 @@ pub fn run_external_with(
     }
     let stop: Stop = Rc::default();
     let waited: Waited = Rc::default();
+    // Held until the job ends: the ranks are served from this thread.
+    let core = SharedCore::for_job(streams.len());
+    let cpu = core.as_ref().map(SharedCore::cpu);
     for (rank, stream) in streams.into_iter().enumerate() {
         let (stop, waited, shared) = (stop.clone(), waited.clone(), shared.clone());
-        w.rank(rank, move |r| serve(r, stream, opts.compute, stop, waited, shared))?;
+        w.rank(rank, move |r| serve(r, stream, opts.compute, cpu, stop, waited, shared))?;
     }
     let result = w.run();
     if let Some(outcome) = stop.borrow_mut().take() {
@@ -208,11 +212,12 @@ struct Link {
 }
 
 impl Link {
-    fn open(rank: usize, sock: UnixStream) -> Result<Option<Link>> {
+    /// `spin`: whether waiting for a request spins before it sleeps ([`Channel::open`]).
+    fn open(rank: usize, sock: UnixStream, spin: bool) -> Result<Option<Link>> {
         // Buffered reads: a request's header and payload usually come in one system call.
         let rd = BufReader::with_capacity(1 << 16, sock.try_clone().map_err(|e| io_err(rank, e))?);
         let Some((first, file)) = channel::first_request(&sock).map_err(|e| io_err(rank, e))? else { return Ok(None) };
-        let channel = file.map(Channel::open).transpose().map_err(|e| io_err(rank, e))?;
+        let channel = file.map(|f| Channel::open(f, spin)).transpose().map_err(|e| io_err(rank, e))?;
         Ok(Some(Link { sock, rd, channel, first: Some(first) }))
     }
 
@@ -248,8 +253,17 @@ impl Link {
     }
 }
 
-/// Serve one rank's calls until `MPI_Finalize`.
-async fn serve(r: Rc<Rank>, sock: UnixStream, compute: Compute, stop: Stop, waited: Waited, shared: Rc<collective::Shared>) -> Result<()> {
+/// Serve one rank's calls until `MPI_Finalize`; `cpu`: the core the simulator shares with the
+/// ranks, if it does ([`SharedCore`]).
+async fn serve(
+    r: Rc<Rank>,
+    sock: UnixStream,
+    compute: Compute,
+    cpu: Option<usize>,
+    stop: Stop,
+    waited: Waited,
+    shared: Rc<collective::Shared>,
+) -> Result<()> {
     let rank = r.rank();
     let mut library = collective::Library::new(&r, shared)?;
     // The last call answered, described only if the process ends without MPI_Finalize.
@@ -262,7 +276,7 @@ async fn serve(r: Rc<Rank>, sock: UnixStream, compute: Compute, stop: Stop, wait
         program_err(format!("rank {rank}: its process ended without MPI_Finalize"))
     };
     let start = Instant::now();
-    let link = Link::open(rank, sock)?;
+    let link = Link::open(rank, sock, cpu.is_none())?;
     waited.set(waited.get() + start.elapsed());
     let Some(mut link) = link else { return Err(lost(&last)) };
     loop {
@@ -291,7 +305,7 @@ async fn serve(r: Rc<Rank>, sock: UnixStream, compute: Compute, stop: Stop, wait
                 source: rank as i32,
                 tag: r.size() as i32,
                 value: r.wtick(),
-                flags: if matches!(compute, Compute::Cpu(_)) { wire::FLAG_CPU_TIME } else { 0 },
+                flags: if matches!(compute, Compute::Cpu(_)) { wire::FLAG_CPU_TIME } else { 0 } | cpu.map_or(0, wire::share_core_flags),
                 ..Answer::default()
             },
             wire::OP_FINALIZE => {

@@ -23,7 +23,8 @@
 //! matmul.rs    §5.2's master-worker matrix multiplication, the twin of examples/mpi/matmul.c
 //! wire.rs      the request/answer format between a rank process and the simulator
 //! collective.rs `--coll`: MPI collectives on the collective library's schedules
-//! channel.rs   the shared-memory call channel per rank process (spin by yielding, then futex)
+//! channel.rs   the shared-memory call channel per rank process (spin, then futex)
+//! share_core.rs  one core for the simulator and its ranks when they outnumber the host's cores
 //! external.rs  ranks driven by OS processes (`cellblade mpirun`); compute charged as zero or CPU time
 //! request.rs   the typed requests of `mpirun` and `pingpong`, their defaults and limits
 //! job.rs       a job of in-process rank programs (Rust, or Python through the bindings) from a `JobRequest`
@@ -53,6 +54,7 @@ mod pending;
 mod pingpong;
 mod rank;
 pub mod request;
+mod share_core;
 mod startup;
 mod tracker;
 mod transfer;

@@ -52,6 +52,18 @@ pub const COLL_SEED: i32 = -2;
 pub const FLAG_CPU_TIME: u32 = 1;
 /// Answer flag to any later call: freed receives are done and wait for `OP_COLLECT`.
 pub const FLAG_FREED_DONE: u32 = 2;
+/// Answer flag to `OP_INIT`: the job outnumbers the host's cores, so the rank's MPI thread
+/// waits on the simulator's core, named by the flags' bits from [`SHARE_CORE_SHIFT`] on, and
+/// sleeps at once ([`super::share_core`]). In the flags, not a payload, so that a program
+/// built with an earlier rank library, which ignores the bits, still runs.
+pub const FLAG_SHARE_CORE: u32 = 4;
+pub const SHARE_CORE_SHIFT: u32 = 8;
+
+/// The answer to `OP_INIT`'s flags that tell a rank to wait on core `cpu` (a core number past
+/// the bits' range is not told: the rank then keeps its cores).
+pub fn share_core_flags(cpu: usize) -> u32 {
+    u32::try_from(cpu).ok().filter(|&c| c < 1 << (32 - SHARE_CORE_SHIFT)).map_or(0, |c| FLAG_SHARE_CORE | c << SHARE_CORE_SHIFT)
+}
 
 /// Nonblocking point-to-point (`nb_wire.rs`). `OP_ISEND`: as `OP_SEND`, its payload led by the
 /// address (u64) of the rank process's buffer; `OP_IRECV`: a = source, b = tag, c =
@@ -101,7 +113,8 @@ pub struct Answer {
     pub err: i32,
     pub source: i32,
     pub tag: i32,
-    /// In the answer to `OP_INIT`: `FLAG_CPU_TIME` when the rank is to report its CPU time.
+    /// In the answer to `OP_INIT`: `FLAG_CPU_TIME` when the rank is to report its CPU time,
+    /// `FLAG_SHARE_CORE` when it is to wait on the simulator's core.
     pub flags: u32,
     pub count: u64,
     pub value: f64,
@@ -167,5 +180,14 @@ mod tests {
         assert_eq!(read_request(&mut r).unwrap(), None);
         let mut cut = &b[..10];
         assert!(read_request(&mut cut).is_err());
+    }
+
+    #[test]
+    fn the_shared_core_rides_in_the_flags_above_the_others() {
+        assert_eq!(share_core_flags(0), FLAG_SHARE_CORE);
+        assert_eq!(share_core_flags(37), FLAG_SHARE_CORE | 37 << 8);
+        assert_eq!(share_core_flags(37) & (FLAG_CPU_TIME | FLAG_FREED_DONE), 0);
+        assert_eq!(share_core_flags((1 << 24) - 1) >> SHARE_CORE_SHIFT, (1 << 24) - 1);
+        assert_eq!(share_core_flags(1 << 24), 0, "a core past the bits is not told");
     }
 }
