@@ -124,8 +124,8 @@ pub struct Catalog {
     pub cluster: crate::cluster::request::ClusterCatalog,
     /// Every machine-file key: its unit, what it is and where its value comes from.
     pub machine_parameters: &'static [crate::machine::parameters::Parameter],
-    /// How this core was built ("release, native, profile-guided" as the build script names
-    /// it; `cellblade --version` prints it).
+    /// How this core was built ("release, native" as the build script names it; `cellblade
+    /// --version` prints it).
     pub build: &'static str,
 }
 

@@ -39,9 +39,8 @@ pub struct ReproduceBench {
 
 #[derive(Debug, Clone, Serialize)]
 pub struct BenchResult {
-    /// How the measured code was built: "release" (cargo), or as scripts/build-extension.sh
-    /// built the extension: "release, native, profile-guided" (or "release, native" without
-    /// the profile).
+    /// How the measured code was built: "release" (cargo), or "release, native" as
+    /// scripts/build-extension.sh builds the extension.
     pub build: &'static str,
     pub packets_per_second: f64,
     pub workloads: Vec<Workload>,

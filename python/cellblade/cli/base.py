@@ -59,7 +59,7 @@ class Parser(argparse.ArgumentParser):
 
 
 def add_version_arg(parser: argparse.ArgumentParser) -> None:
-    """`--version`: the package and how its core was built (profile-guided or not)."""
+    """`--version`: the package and how its core was built."""
     parser.add_argument(
         "--version",
         action=_Version,

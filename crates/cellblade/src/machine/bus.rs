@@ -549,8 +549,7 @@ impl<C: Copy> Bus<C> {
 
     /// Grant a leg of ready source `e` (its on-ramp free) if an off-ramp and a ring are free, and send
     /// the packet on. Returns when the source's next leg is ready, or lowers `next` to when
-    /// this one might go. Left to the compiler to inline, which the profile-guided build does
-    /// (README, "Speed").
+    /// this one might go.
     #[inline]
     fn try_grant(&mut self, now: Time, chip: usize, e: usize, next: &mut Time, tr: &mut Tracer) -> Option<Time> {
         let eib = &mut self.eibs[chip];
