@@ -781,6 +781,7 @@ def test_the_c_library_and_the_core_agree_on_request_free_codes():
         "FLAG_FREED_DONE",
         "FLAG_SHARE_CORE",
         "SHARE_CORE_SHIFT",
+        "FLAG_REPIN",
     }
 
 
@@ -806,3 +807,24 @@ def test_auto_collectives_take_the_parameters_given_and_refuse_bad_ones(build, m
     assert given.report["simulated_ns"] == cached.report["simulated_ns"] > 0
     with pytest.raises(ConfigError, match="model parameters"):
         launcher.mpirun(exe, [], n=4, coll="auto", params_toml="not_a_parameter = 1\n")
+
+
+def test_the_c_library_and_the_core_agree_on_the_channels_layout():
+    """The shared-memory channel's offsets (channel.rs and env/channel.c) are the same numbers."""
+    root = Path(__file__).parent.parent
+    rust = (root / "crates/cellblade/src/mpi/channel.rs").read_text()
+    c_side = (root / "libmpi/src/env/channel.c").read_text()
+    core = dict(re.findall(r"pub const (\w+): usize = (\d+);", rust))
+    (enum,) = re.findall(r"enum \{ (REQ_SEQ[^}]*) \}", c_side)
+    c = dict(re.findall(r"(\w+) = (\d+)", enum))
+    assert c == {k: core[k] for k in c}
+    assert set(c) == {
+        "REQ_SEQ",
+        "SIM_SLEEPS",
+        "RANK_TID",
+        "ANS_SEQ",
+        "RANK_SLEEPS",
+        "REQ_AT",
+        "ANS_AT",
+        "DATA_AT",
+    }

@@ -145,9 +145,10 @@ def test_a_rank_killed_inside_a_call_is_named_with_its_signal(build):
 
 @pytest.mark.parametrize("ranks", [2, 16])
 def test_outnumbered_ranks_wait_on_the_simulators_core_and_leave_it_to_compute(build, ranks):
-    """A job that outnumbers the cores shares the simulator's core (env/share_core.c), on
-    either channel; one that fits them keeps the cores it had. The program checks which case
-    it is in itself (its cores before MPI_Init against the job's size)."""
+    """A job that outnumbers the cores shares the simulator's core over the shared-memory
+    channel, and its ranks have their cores back while they compute (env/share_core.c); over
+    the socket, or where the job fits the cores, ranks keep theirs. The program checks which
+    case it is in itself (its cores before MPI_Init against the job's size)."""
     exe = build("share_core")
     shared = run_cli("mpirun", "-n", str(ranks), exe)
     assert (shared.returncode, shared.stdout, shared.stderr) == (0, "No Errors\n", "")

@@ -25,6 +25,9 @@ enum {
  * (env/share_core.c). */
 #define FLAG_SHARE_CORE 4u
 #define SHARE_CORE_SHIFT 8
+/* In the answer to any later call: the simulator gave this thread its former cores back while
+ * it computed; it returns to the shared core. */
+#define FLAG_REPIN 8u
 
 struct answer {
     int32_t err, source, tag;
@@ -43,10 +46,9 @@ void cb_channel_close(void);
 /* MPI_Wtime: answered here (1, *value set) while no other call has been made since an
  * OP_WTIME answer brought the simulator's clock. */
 int cb_wtime_local(double *value);
-/* env/share_core.c: after the answer to OP_INIT, before each later call, after its answer. */
+/* env/share_core.c: after the answer to OP_INIT, and after each later answer. */
 void cb_share_core_start(const struct answer *init);
-void cb_share_core_before_call(void);
-void cb_share_core_answered(void);
+void cb_share_core_answered(const struct answer *ans);
 /* pt2pt/requests.c: one call to the simulator, delivering the freed receives it completed; and
  * at MPI_Finalize, every freed receive's bytes. */
 struct answer cb_answer(uint32_t op, int a, int b, int c, uint64_t len, const void *payload, void *into);

@@ -3,7 +3,8 @@
  * CELLBLADE_MPI_FD, and every later call goes through it: the request in its slot, the
  * request sequence number raised, then a wait for the answer's sequence number. A waiting
  * rank sleeps on the futex at once when the job's ranks and the simulator outnumber the
- * host's cores (it then shares the simulator's core: env/share_core.c), and otherwise spins
+ * host's cores (it then shares the simulator's core, over this channel: env/share_core.c),
+ * and otherwise spins
  * on the number for up to SPIN_NS of wall time first (a
  * short call's answer comes within a few microseconds when both sides have a core); the
  * publisher wakes it only if it sleeps. It never yields the core: on a host with more runnable
@@ -30,7 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
-enum { REQ_SEQ = 0, SIM_SLEEPS = 4, ANS_SEQ = 64, RANK_SLEEPS = 68, REQ_AT = 128, ANS_AT = 192, DATA_AT = 4096 };
+enum { REQ_SEQ = 0, SIM_SLEEPS = 4, RANK_TID = 8, ANS_SEQ = 64, RANK_SLEEPS = 68, REQ_AT = 128, ANS_AT = 192, DATA_AT = 4096 };
 #define DATA_BYTES (1u << 20)
 #define CHANNEL_BYTES (DATA_AT + DATA_BYTES)
 #define SPIN_NS 20000L
@@ -244,12 +245,8 @@ static void wtime_learn(const uint64_t clock[4])
 
 struct answer cb_channel_call(uint32_t op, int a, int b, int c, uint64_t len, const void *payload, void *into)
 {
-    cb_share_core_before_call();
-    if (!shm) {
-        struct answer ans = socket_call(op, a, b, c, len, payload, into);
-        cb_share_core_answered();
-        return ans;
-    }
+    if (!shm)
+        return socket_call(op, a, b, c, len, payload, into);
     publish(op, a, b, c, len, payload);
     wait_answer();
     struct answer ans;
@@ -260,7 +257,7 @@ struct answer cb_channel_call(uint32_t op, int a, int b, int c, uint64_t len, co
         memcpy(into, shm + DATA_AT, ans.count);
     if (op == OP_WTIME && ans.count == 4 * sizeof(uint64_t))
         wtime_learn(into);
-    cb_share_core_answered();
+    cb_share_core_answered(&ans);
     mark_cpu();
     return ans;
 }
@@ -278,10 +275,9 @@ struct answer cb_channel_init(int sock)
     if (map == MAP_FAILED) {
         if (file >= 0)
             close(file);
-        struct answer ans = socket_call(OP_INIT, 0, 0, 0, 0, NULL, NULL);
-        cb_share_core_start(&ans);
-        return ans;
+        return socket_call(OP_INIT, 0, 0, 0, 0, NULL, NULL);
     }
+    *(uint32_t *)(map + RANK_TID) = (uint32_t)syscall(SYS_gettid); /* whom the simulator may move */
     struct iovec iov = {&r, sizeof r};
     union {
         struct cmsghdr h;

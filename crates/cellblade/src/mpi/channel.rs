@@ -13,6 +13,7 @@
 //!
 //! ```text
 //! 0     u32 request sequence (the rank increments it)    4   u32 simulator sleeps on it
+//! 8     u32 the id of the rank's thread that calls MPI (written before the first request)
 //! 64    u32 answer sequence (the simulator increments it) 68  u32 rank sleeps on it
 //! 128   request: u32 op, i32 a, i32 b, i32 c, u64 len,
 //!       u64 cpu_ns (the rank's CPU time since its last call returned),
@@ -28,10 +29,12 @@ use std::os::unix::net::UnixStream;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
+use super::share_core::FLOAT_AFTER;
 use super::wire::{Answer, Request, ANSWER_BYTES, REQUEST_BYTES};
 
 pub const REQ_SEQ: usize = 0;
 pub const SIM_SLEEPS: usize = 4;
+pub const RANK_TID: usize = 8;
 pub const ANS_SEQ: usize = 64;
 pub const RANK_SLEEPS: usize = 68;
 pub const REQ_AT: usize = 128;
@@ -198,12 +201,18 @@ impl Channel {
         unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), self.base.add(at), data.len()) };
     }
 
-    /// Wait for the rank's next request and what it reports beside it: `None` if its process ended first.
-    pub fn next_request(&mut self, sock: &UnixStream) -> Option<(Request, Reported)> {
+    /// The id of the rank's thread that calls MPI, as the rank wrote it (`None` if it did not).
+    pub fn rank_tid(&self) -> Option<libc::pid_t> {
+        libc::pid_t::try_from(self.word(RANK_TID).load(Ordering::Acquire)).ok().filter(|&t| t > 0)
+    }
+
+    /// Wait for the rank's next request and what it reports beside it: `None` if its process
+    /// ended first. `long_wait` is called once if the wait lasts [`FLOAT_AFTER`].
+    pub fn next_request(&mut self, sock: &UnixStream, mut long_wait: impl FnMut()) -> Option<(Request, Reported)> {
         let seq = self.word(REQ_SEQ);
         let ready = |last: u32| seq.load(Ordering::Acquire) != last;
         if !(self.spin && spin_for(|| ready(self.last))) {
-            self.sleep_for_request(sock)?;
+            self.sleep_for_request(sock, &mut long_wait)?;
         }
         self.last = self.last.wrapping_add(1);
         let r = self.bytes(REQ_AT, 40);
@@ -213,17 +222,24 @@ impl Channel {
     }
 
     /// Sleep on the request sequence's futex until a request comes: `None` if the rank's process ended first.
-    fn sleep_for_request(&self, sock: &UnixStream) -> Option<()> {
+    fn sleep_for_request(&self, sock: &UnixStream, long_wait: &mut dyn FnMut()) -> Option<()> {
         let seq = self.word(REQ_SEQ);
         let ready = |last: u32| seq.load(Ordering::Acquire) != last;
+        let start = Instant::now();
+        let mut told = false;
         while !ready(self.last) {
             let sleeps = self.word(SIM_SLEEPS);
             sleeps.store(1, Ordering::SeqCst);
             if seq.load(Ordering::SeqCst) == self.last {
-                let t = libc::timespec { tv_sec: 0, tv_nsec: SLEEP_NS };
+                let ns = if told { SLEEP_NS } else { FLOAT_AFTER.as_nanos() as i64 };
+                let t = libc::timespec { tv_sec: 0, tv_nsec: ns };
                 futex(seq, libc::FUTEX_WAIT, self.last, Some(&t));
             }
             sleeps.store(0, Ordering::SeqCst);
+            if !told && !ready(self.last) && start.elapsed() >= FLOAT_AFTER {
+                long_wait();
+                told = true;
+            }
             if !ready(self.last) && peer_gone(sock) {
                 return None;
             }
@@ -317,14 +333,14 @@ mod tests {
             drop(rank_sock);
         });
         for seq in 1..=3u32 {
-            let (req, got) = ch.next_request(&sim_sock).expect("a request");
+            let (req, got) = ch.next_request(&sim_sock, || {}).expect("a request");
             assert_eq!((req.op, req.a, req.len), (OP_SEND, seq as i32, 5));
             assert_eq!(got, Reported { cpu_ns: 1000 * seq as u64, wtimes: seq as u64 + 6 });
             assert_eq!(ch.payload(5, &mut &sim_sock).unwrap(), b"hello");
             ch.answer(&Answer { tag: 10 * seq as i32, ..Answer::default() }, &[], &mut &sim_sock).unwrap();
         }
         rank.join().unwrap();
-        assert!(ch.next_request(&sim_sock).is_none(), "the rank's end of the socket is closed");
+        assert!(ch.next_request(&sim_sock, || {}).is_none(), "the rank's end of the socket is closed");
     }
 
     #[test]

@@ -128,11 +128,10 @@ pub fn run_external_with(
     let stop: Stop = Rc::default();
     let waited: Waited = Rc::default();
     // Held until the job ends: the ranks are served from this thread.
-    let core = SharedCore::for_job(streams.len());
-    let cpu = core.as_ref().map(SharedCore::cpu);
+    let core = SharedCore::for_job(streams.len()).map(Rc::new);
     for (rank, stream) in streams.into_iter().enumerate() {
-        let (stop, waited, shared) = (stop.clone(), waited.clone(), shared.clone());
-        w.rank(rank, move |r| serve(r, stream, opts.compute, cpu, stop, waited, shared))?;
+        let (stop, waited, shared, core) = (stop.clone(), waited.clone(), shared.clone(), core.clone());
+        w.rank(rank, move |r| serve(r, stream, opts.compute, core, stop, waited, shared))?;
     }
     let result = w.run();
     if let Some(outcome) = stop.borrow_mut().take() {
@@ -222,12 +221,13 @@ impl Link {
     }
 
     /// The next request and what the rank reports before it; `None` if the process ended.
-    fn next(&mut self, rank: usize) -> Result<Option<(Request, Reported)>> {
+    /// `long_wait`: as [`Channel::next_request`]'s.
+    fn next(&mut self, rank: usize, long_wait: impl FnMut()) -> Result<Option<(Request, Reported)>> {
         if let Some(first) = self.first.take() {
             return Ok(Some((first, Reported::default())));
         }
         match &mut self.channel {
-            Some(ch) => Ok(ch.next_request(&self.sock)),
+            Some(ch) => Ok(ch.next_request(&self.sock, long_wait)),
             None => Ok(wire::read_request(&mut self.rd).map_err(|e| io_err(rank, e))?.map(|r| (r, Reported::default()))),
         }
     }
@@ -253,13 +253,13 @@ impl Link {
     }
 }
 
-/// Serve one rank's calls until `MPI_Finalize`; `cpu`: the core the simulator shares with the
-/// ranks, if it does ([`SharedCore`]).
+/// Serve one rank's calls until `MPI_Finalize`; `core`: the core the simulator shares with the
+/// ranks, if it does.
 async fn serve(
     r: Rc<Rank>,
     sock: UnixStream,
     compute: Compute,
-    cpu: Option<usize>,
+    core: Option<Rc<SharedCore>>,
     stop: Stop,
     waited: Waited,
     shared: Rc<collective::Shared>,
@@ -276,12 +276,17 @@ async fn serve(
         program_err(format!("rank {rank}: its process ended without MPI_Finalize"))
     };
     let start = Instant::now();
-    let link = Link::open(rank, sock, cpu.is_none())?;
+    let cpu = core.as_ref().map(|c| c.cpu());
+    let link = Link::open(rank, sock, core.is_none())?;
     waited.set(waited.get() + start.elapsed());
     let Some(mut link) = link else { return Err(lost(&last)) };
+    if let (Some(core), Some(tid)) = (&core, link.channel.as_ref().and_then(Channel::rank_tid)) {
+        core.enrol(rank, tid);
+    }
+    let float_all = || core.as_deref().map_or((), SharedCore::float_all);
     loop {
         let start = Instant::now();
-        let next = link.next(rank)?;
+        let next = link.next(rank, float_all)?;
         waited.set(waited.get() + start.elapsed());
         let Some((req, reported)) = next else { return Err(lost(&last)) };
         if let Compute::Cpu(factor) = compute {
@@ -406,6 +411,9 @@ async fn serve(
         };
         if pending.collect(&r)? {
             answer.flags |= wire::FLAG_FREED_DONE;
+        }
+        if req.op != wire::OP_INIT && core.as_ref().is_some_and(|c| c.take_floated(rank)) {
+            answer.flags |= wire::FLAG_REPIN;
         }
         last = Some(req);
         link.answer(rank, &answer, &payload, req.op)?;

@@ -58,6 +58,9 @@ pub const FLAG_FREED_DONE: u32 = 2;
 /// built with an earlier rank library, which ignores the bits, still runs.
 pub const FLAG_SHARE_CORE: u32 = 4;
 pub const SHARE_CORE_SHIFT: u32 = 8;
+/// Answer flag to any call after `OP_INIT`: the simulator gave the rank's MPI thread its former
+/// cores while the rank computed; it returns to the shared core ([`super::share_core`]).
+pub const FLAG_REPIN: u32 = 8;
 
 /// The answer to `OP_INIT`'s flags that tell a rank to wait on core `cpu` (a core number past
 /// the bits' range is not told: the rank then keeps its cores).
@@ -186,7 +189,7 @@ mod tests {
     fn the_shared_core_rides_in_the_flags_above_the_others() {
         assert_eq!(share_core_flags(0), FLAG_SHARE_CORE);
         assert_eq!(share_core_flags(37), FLAG_SHARE_CORE | 37 << 8);
-        assert_eq!(share_core_flags(37) & (FLAG_CPU_TIME | FLAG_FREED_DONE), 0);
+        assert_eq!(share_core_flags(37) & (FLAG_CPU_TIME | FLAG_FREED_DONE | FLAG_REPIN), 0);
         assert_eq!(share_core_flags((1 << 24) - 1) >> SHARE_CORE_SHIFT, (1 << 24) - 1);
         assert_eq!(share_core_flags(1 << 24), 0, "a core past the bits is not told");
     }
