@@ -3,11 +3,10 @@
  * CELLBLADE_MPI_FD, and every later call goes through it: the request in its slot, the
  * request sequence number raised, then a wait for the answer's sequence number. A waiting
  * rank sleeps on the futex at once when the job's ranks and the simulator outnumber the
- * host's cores (it then shares the simulator's core, over this channel: env/share_core.c),
- * and otherwise spins
- * on the number for up to SPIN_NS of wall time first (a
- * short call's answer comes within a few microseconds when both sides have a core); the
- * publisher wakes it only if it sleeps. It never yields the core: on a host with more runnable
+ * host's cores (it then shares the simulator's core: env/share_core.c), and otherwise spins on
+ * the number for up to SPIN_NS of wall time first (a short call's answer comes within a few
+ * microseconds when both sides have a core); the publisher wakes it only if it sleeps. It
+ * never yields the core: on a host with more runnable
  * processes than cores, sched_yield gives the core to another process for the rest of a time
  * slice, and a job whose every call waits for such a turn starves; a spinning rank holds a
  * core the rank or the simulator it waits for needs; a sleeper woken on the futex runs at once

@@ -412,7 +412,7 @@ async fn serve(
         if pending.collect(&r)? {
             answer.flags |= wire::FLAG_FREED_DONE;
         }
-        if req.op != wire::OP_INIT && core.as_ref().is_some_and(|c| c.take_floated(rank)) {
+        if core.as_ref().is_some_and(|c| c.take_floated(rank)) {
             answer.flags |= wire::FLAG_REPIN;
         }
         last = Some(req);

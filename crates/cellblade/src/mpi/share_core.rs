@@ -36,9 +36,28 @@ pub struct SharedCore {
     ranks: RefCell<Vec<(Option<libc::pid_t>, bool)>>,
 }
 
+/// The cores thread `tid` (0: this one) may run on.
+fn affinity(tid: libc::pid_t) -> Option<libc::cpu_set_t> {
+    // SAFETY: a zeroed cpu_set_t is the empty set; the call gets its size and a valid pointer.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        (libc::sched_getaffinity(tid, std::mem::size_of::<libc::cpu_set_t>(), &mut set) == 0).then_some(set)
+    }
+}
+
 fn set_affinity(tid: libc::pid_t, set: &libc::cpu_set_t) -> bool {
     // SAFETY: a valid set of its own size; a thread id that has ended only makes the call fail.
     unsafe { libc::sched_setaffinity(tid, std::mem::size_of::<libc::cpu_set_t>(), set) == 0 }
+}
+
+/// The set of core `cpu` alone.
+fn only(cpu: usize) -> libc::cpu_set_t {
+    // SAFETY: a zeroed cpu_set_t is the empty set; CPU_SET ignores a core past its size.
+    unsafe {
+        let mut one: libc::cpu_set_t = std::mem::zeroed();
+        libc::CPU_SET(cpu, &mut one);
+        one
+    }
 }
 
 impl SharedCore {
@@ -46,21 +65,11 @@ impl SharedCore {
     /// outnumber the cores it may run on; `None` when they fit, or when the host will not say
     /// or do it (then each side keeps the cores it had, which costs only speed).
     pub fn for_job(ranks: usize) -> Option<SharedCore> {
-        // SAFETY: a zeroed cpu_set_t is the empty set; the calls get its size and a valid pointer.
-        let (before, cpu, one) = unsafe {
-            let mut before: libc::cpu_set_t = std::mem::zeroed();
-            if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut before) != 0 {
-                return None;
-            }
-            if ranks < libc::CPU_COUNT(&before) as usize {
-                return None;
-            }
-            let cpu = usize::try_from(libc::sched_getcpu()).ok()?;
-            let mut one: libc::cpu_set_t = std::mem::zeroed();
-            libc::CPU_SET(cpu, &mut one);
-            (before, cpu, one)
-        };
-        set_affinity(0, &one).then(|| SharedCore { cpu, before, ranks: RefCell::new(vec![(None, false); ranks]) })
+        let before = affinity(0)?;
+        // SAFETY: CPU_COUNT reads a valid set; sched_getcpu takes no arguments.
+        let (cores, cpu) = unsafe { (libc::CPU_COUNT(&before) as usize, libc::sched_getcpu()) };
+        let cpu = usize::try_from(cpu).ok().filter(|_| ranks >= cores)?;
+        set_affinity(0, &only(cpu)).then(|| SharedCore { cpu, before, ranks: RefCell::new(vec![(None, false); ranks]) })
     }
 
     /// The shared core's number, as the ranks are told it.
@@ -97,15 +106,11 @@ impl Drop for SharedCore {
 
 #[cfg(test)]
 mod tests {
-    use super::SharedCore;
+    use super::{affinity, only, set_affinity, SharedCore};
 
     fn cores(tid: libc::pid_t) -> usize {
-        // SAFETY: as in `for_job`.
-        unsafe {
-            let mut set: libc::cpu_set_t = std::mem::zeroed();
-            assert_eq!(libc::sched_getaffinity(tid, std::mem::size_of::<libc::cpu_set_t>(), &mut set), 0);
-            libc::CPU_COUNT(&set) as usize
-        }
+        // SAFETY: CPU_COUNT reads a valid set.
+        unsafe { libc::CPU_COUNT(&affinity(tid).expect("the thread's cores")) as usize }
     }
 
     #[test]
@@ -123,13 +128,9 @@ mod tests {
             let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
             let cpu = shared.cpu();
             let rank = std::thread::spawn(move || {
-                // SAFETY: a set of its own size; no arguments to gettid.
-                unsafe {
-                    let mut one: libc::cpu_set_t = std::mem::zeroed();
-                    libc::CPU_SET(cpu, &mut one);
-                    assert!(super::set_affinity(0, &one));
-                    tx.send(libc::gettid()).unwrap();
-                }
+                assert!(set_affinity(0, &only(cpu)));
+                // SAFETY: no arguments.
+                tx.send(unsafe { libc::gettid() }).unwrap();
                 done_rx.recv().unwrap();
             });
             let tid = rx.recv().unwrap();
