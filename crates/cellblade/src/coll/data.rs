@@ -55,47 +55,42 @@ impl ReduceOp {
             o => Err(config_err(format!("unknown reduction '{o}': allowed {}", Self::NAMES.join(", ")))),
         }
     }
-
-    fn f64(self, a: f64, b: f64) -> f64 {
-        match self {
-            ReduceOp::Sum => a + b,
-            ReduceOp::Min => a.min(b),
-            ReduceOp::Max => a.max(b),
-            ReduceOp::Prod => a * b,
-        }
-    }
-
-    fn i32(self, a: i32, b: i32) -> i32 {
-        match self {
-            ReduceOp::Sum => a.wrapping_add(b),
-            ReduceOp::Min => a.min(b),
-            ReduceOp::Max => a.max(b),
-            ReduceOp::Prod => a.wrapping_mul(b),
-        }
-    }
 }
 
 /// `dst op= src`, element by element.
 pub fn combine(dtype: Dtype, op: ReduceOp, dst: &mut [u8], src: &[u8]) {
-    match dtype {
-        Dtype::Int32 => {
-            for (d, s) in dst.chunks_exact_mut(4).zip(src.chunks_exact(4)) {
-                let v = op.i32(i32::from_be_bytes(d.try_into().unwrap()), i32::from_be_bytes(s.try_into().unwrap()));
-                d.copy_from_slice(&v.to_be_bytes());
+    // One loop per type and operator, so each compiles to straight-line (vector) code rather
+    // than a choice of operator per element.
+    match (dtype, op) {
+        (Dtype::Int32, ReduceOp::Sum) => each(dst, src, i32::from_be_bytes, i32::to_be_bytes, i32::wrapping_add),
+        (Dtype::Int32, ReduceOp::Min) => each(dst, src, i32::from_be_bytes, i32::to_be_bytes, i32::min),
+        (Dtype::Int32, ReduceOp::Max) => each(dst, src, i32::from_be_bytes, i32::to_be_bytes, i32::max),
+        (Dtype::Int32, ReduceOp::Prod) => each(dst, src, i32::from_be_bytes, i32::to_be_bytes, i32::wrapping_mul),
+        // Single precision through double, as the reference results are computed.
+        (Dtype::Float32, op) => {
+            let widen = |b: [u8; 4]| f32::from_be_bytes(b) as f64;
+            let narrow = |v: f64| (v as f32).to_be_bytes();
+            match op {
+                ReduceOp::Sum => each(dst, src, widen, narrow, |a, b| a + b),
+                ReduceOp::Min => each(dst, src, widen, narrow, f64::min),
+                ReduceOp::Max => each(dst, src, widen, narrow, f64::max),
+                ReduceOp::Prod => each(dst, src, widen, narrow, |a, b| a * b),
             }
         }
-        Dtype::Float32 => {
-            for (d, s) in dst.chunks_exact_mut(4).zip(src.chunks_exact(4)) {
-                let v = op.f64(f32::from_be_bytes(d.try_into().unwrap()) as f64, f32::from_be_bytes(s.try_into().unwrap()) as f64) as f32;
-                d.copy_from_slice(&v.to_be_bytes());
-            }
-        }
-        Dtype::Float64 => {
-            for (d, s) in dst.chunks_exact_mut(8).zip(src.chunks_exact(8)) {
-                let v = op.f64(f64::from_be_bytes(d.try_into().unwrap()), f64::from_be_bytes(s.try_into().unwrap()));
-                d.copy_from_slice(&v.to_be_bytes());
-            }
-        }
+        (Dtype::Float64, ReduceOp::Sum) => each(dst, src, f64::from_be_bytes, f64::to_be_bytes, |a, b| a + b),
+        (Dtype::Float64, ReduceOp::Min) => each(dst, src, f64::from_be_bytes, f64::to_be_bytes, f64::min),
+        (Dtype::Float64, ReduceOp::Max) => each(dst, src, f64::from_be_bytes, f64::to_be_bytes, f64::max),
+        (Dtype::Float64, ReduceOp::Prod) => each(dst, src, f64::from_be_bytes, f64::to_be_bytes, |a, b| a * b),
+    }
+}
+
+/// `dst[i] = f(dst[i], src[i])` over the `N`-byte elements, read and written by `read` and
+/// `write`.
+#[inline(always)]
+fn each<const N: usize, T>(dst: &mut [u8], src: &[u8], read: impl Fn([u8; N]) -> T, write: impl Fn(T) -> [u8; N], f: impl Fn(T, T) -> T) {
+    for (d, s) in dst.chunks_exact_mut(N).zip(src.chunks_exact(N)) {
+        let v = f(read(d.try_into().expect("an element")), read(s.try_into().expect("an element")));
+        d.copy_from_slice(&write(v));
     }
 }
 
@@ -175,6 +170,32 @@ mod tests {
                     assert_eq!(vector(dtype, r, bytes), one_by_one, "{dtype:?} rank {r} {bytes} B");
                 }
             }
+        }
+    }
+
+    /// Each type and operator on big-endian elements, against values worked by hand (the
+    /// reference results are built with `combine` itself, so they cannot catch it).
+    #[test]
+    fn each_operator_combines_big_endian_elements() {
+        let ints = |v: &[i32]| v.iter().flat_map(|x| x.to_be_bytes()).collect::<Vec<u8>>();
+        let floats = |v: &[f32]| v.iter().flat_map(|x| x.to_be_bytes()).collect::<Vec<u8>>();
+        let doubles = |v: &[f64]| v.iter().flat_map(|x| x.to_be_bytes()).collect::<Vec<u8>>();
+        let cases: [(ReduceOp, [i32; 3]); 4] = [
+            (ReduceOp::Sum, [8, 5, i32::MIN + 1]),
+            (ReduceOp::Min, [3, -2, 2]),
+            (ReduceOp::Max, [5, 7, i32::MAX]),
+            (ReduceOp::Prod, [15, -14, -2]),
+        ];
+        for (op, want) in cases {
+            let run = |dtype, mut dst: Vec<u8>, src: Vec<u8>| {
+                combine(dtype, op, &mut dst, &src);
+                dst
+            };
+            assert_eq!(run(Dtype::Int32, ints(&[3, -2, i32::MAX]), ints(&[5, 7, 2])), ints(&[want[0], want[1], want[2]]), "{op:?}");
+            let f = |x: i32| x as f32;
+            assert_eq!(run(Dtype::Float32, floats(&[3.0, -2.0]), floats(&[5.0, 7.0])), floats(&[f(want[0]), f(want[1])]), "{op:?}");
+            let d = |x: i32| x as f64;
+            assert_eq!(run(Dtype::Float64, doubles(&[3.0, -2.0]), doubles(&[5.0, 7.0])), doubles(&[d(want[0]), d(want[1])]), "{op:?}");
         }
     }
 }
