@@ -90,10 +90,23 @@ impl Parked {
         }
     }
 
+    /// The intervals from the poll's instant to its first instant at or after `bound`, at
+    /// least one. Polls jump to the next activity, mostly less than an interval away: that
+    /// case needs no division.
+    #[inline]
+    fn intervals_to(&self, bound: u64) -> u64 {
+        let gap = bound.saturating_sub(self.time);
+        if gap <= self.dt {
+            1
+        } else {
+            gap.div_ceil(self.dt)
+        }
+    }
+
     /// Move the poll to its first instant at or after `bound` (at least one interval on):
     /// returns how many polls that skipped, or `None` when that instant is not before `horizon`.
     pub fn jump(&mut self, bound: u64, horizon: u64, seq: u64) -> Option<u64> {
-        let k = bound.saturating_sub(self.time).div_ceil(self.dt).max(1);
+        let k = self.intervals_to(bound);
         let at = self.time.checked_add(k.checked_mul(self.dt)?).filter(|&at| at < horizon)?;
         self.time = at;
         self.seq = seq;
@@ -153,12 +166,10 @@ impl Polls {
         let dt = head.dt;
         // The polls before the bound: the tail, latest first.
         let first = self.items.partition_point(|p| p.time >= bound);
-        let landing = |p: &Parked| {
-            let k = bound.saturating_sub(p.time).div_ceil(p.dt).max(1);
-            p.time.checked_add(k.checked_mul(p.dt)?).filter(|&at| at < horizon).map(|at| (at, k))
-        };
-        let ok = self.items[first..].iter().all(|p| p.dt == dt && fails(p) && landing(p).is_some());
-        if !ok || landing(&head).is_none() {
+        // Every landing is at or after the bound and less than an interval past it, or one
+        // interval past the head when the bound is the head's own instant.
+        let fits = bound.max(head.time).checked_add(dt).is_some_and(|last| last < horizon);
+        if !fits || !self.items[first..].iter().all(|p| p.dt == dt && fails(p)) {
             return Err(head);
         }
         // The head was the earliest: it stays last.
@@ -174,8 +185,8 @@ impl Polls {
             let end = start + self.items[start..].iter().take_while(|p| p.time == time).count();
             for i in (start..end).rev() {
                 let p = &mut self.items[i];
-                let (at, k) = landing(p).expect("checked above");
-                (p.time, p.n) = (at, p.n + k);
+                let k = p.intervals_to(bound);
+                (p.time, p.n) = (p.time + k * dt, p.n + k);
                 skipped += if i == head { k - 1 } else { k };
                 *seq += 1;
                 p.seq = *seq;
@@ -202,6 +213,9 @@ mod tests {
         // Keyed without runs: only the writes into the key count.
         let own = Parked::new(100, 1, 0, 96, Some(Since { count: 3, key: Some((5, 40)), runs: false }));
         assert!(own.fails(4, 99, |k| (k == 5).then_some(40)) && !own.fails(3, 99, |_| Some(41)));
+        // At least one interval; exactly one up to an interval away; then rounded up.
+        let k = |bound| p.intervals_to(bound);
+        assert_eq!((k(0), k(100), k(150), k(196), k(197), k(292), k(293)), (1, 1, 1, 1, 2, 2, 3));
         // Instants 196, 292, 388: 388 is the first at or after 300, two skipped on the way.
         assert_eq!(p.jump(300, u64::MAX, 9), Some(2));
         assert_eq!((p.time, p.seq, p.n), (388, 9, 4));
