@@ -60,27 +60,33 @@ impl ReduceOp {
 /// `dst op= src`, element by element.
 pub fn combine(dtype: Dtype, op: ReduceOp, dst: &mut [u8], src: &[u8]) {
     // One loop per type and operator, so each compiles to straight-line (vector) code rather
-    // than a choice of operator per element.
-    match (dtype, op) {
-        (Dtype::Int32, ReduceOp::Sum) => each(dst, src, i32::from_be_bytes, i32::to_be_bytes, i32::wrapping_add),
-        (Dtype::Int32, ReduceOp::Min) => each(dst, src, i32::from_be_bytes, i32::to_be_bytes, i32::min),
-        (Dtype::Int32, ReduceOp::Max) => each(dst, src, i32::from_be_bytes, i32::to_be_bytes, i32::max),
-        (Dtype::Int32, ReduceOp::Prod) => each(dst, src, i32::from_be_bytes, i32::to_be_bytes, i32::wrapping_mul),
-        // Single precision through double, as the reference results are computed.
-        (Dtype::Float32, op) => {
-            let widen = |b: [u8; 4]| f32::from_be_bytes(b) as f64;
-            let narrow = |v: f64| (v as f32).to_be_bytes();
+    // than a choice of operator per element; each type names its reading, writing and
+    // operators once.
+    macro_rules! by_op {
+        ($read:expr, $write:expr, sum $sum:expr, min $min:expr, max $max:expr, prod $prod:expr) => {
             match op {
-                ReduceOp::Sum => each(dst, src, widen, narrow, |a, b| a + b),
-                ReduceOp::Min => each(dst, src, widen, narrow, f64::min),
-                ReduceOp::Max => each(dst, src, widen, narrow, f64::max),
-                ReduceOp::Prod => each(dst, src, widen, narrow, |a, b| a * b),
+                ReduceOp::Sum => each(dst, src, $read, $write, $sum),
+                ReduceOp::Min => each(dst, src, $read, $write, $min),
+                ReduceOp::Max => each(dst, src, $read, $write, $max),
+                ReduceOp::Prod => each(dst, src, $read, $write, $prod),
             }
+        };
+    }
+    let (add, mul) = (|a: f64, b: f64| a + b, |a: f64, b: f64| a * b);
+    match dtype {
+        Dtype::Int32 => {
+            by_op!(i32::from_be_bytes, i32::to_be_bytes, sum i32::wrapping_add, min i32::min, max i32::max, prod i32::wrapping_mul)
         }
-        (Dtype::Float64, ReduceOp::Sum) => each(dst, src, f64::from_be_bytes, f64::to_be_bytes, |a, b| a + b),
-        (Dtype::Float64, ReduceOp::Min) => each(dst, src, f64::from_be_bytes, f64::to_be_bytes, f64::min),
-        (Dtype::Float64, ReduceOp::Max) => each(dst, src, f64::from_be_bytes, f64::to_be_bytes, f64::max),
-        (Dtype::Float64, ReduceOp::Prod) => each(dst, src, f64::from_be_bytes, f64::to_be_bytes, |a, b| a * b),
+        // Single precision through double, as the reference results are computed.
+        Dtype::Float32 => by_op!(
+            |b: [u8; 4]| f32::from_be_bytes(b) as f64,
+            |v: f64| (v as f32).to_be_bytes(),
+            sum add,
+            min f64::min,
+            max f64::max,
+            prod mul
+        ),
+        Dtype::Float64 => by_op!(f64::from_be_bytes, f64::to_be_bytes, sum add, min f64::min, max f64::max, prod mul),
     }
 }
 

@@ -86,8 +86,8 @@ impl SharedCore {
     /// [`FLOAT_AFTER`], so ranks compute.
     pub fn float_all(&self) {
         for (tid, floated) in self.ranks.borrow_mut().iter_mut() {
-            if let Some(tid) = *tid {
-                *floated |= !*floated && set_affinity(tid, &self.before);
+            if let (Some(tid), false) = (*tid, *floated) {
+                *floated = set_affinity(tid, &self.before);
             }
         }
     }

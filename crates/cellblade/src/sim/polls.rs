@@ -147,8 +147,9 @@ impl Polls {
 
     /// Move `head` (due now, failed) and every parked poll before `bound` to its first instant
     /// at or after `bound` (`head` at least one interval on), when every one of those fails
-    /// (`fails`) and all poll at `head`'s interval: the skipped polls, or `None` (nothing
-    /// moved, `head` given back) otherwise or when a landing is not before `horizon`.
+    /// (`fails`) and all poll at `head`'s interval: the skipped polls, or `Err` (nothing
+    /// moved, `head` given back) otherwise or when the latest landing may not be before
+    /// `horizon` (then the polls go one by one, with the same result).
     ///
     /// Nothing but these polls happens before `bound`, and they all fail, so each would poll
     /// on its phase until then. Order at a shared landing instant: a poll's entry for it would
