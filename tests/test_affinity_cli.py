@@ -55,6 +55,32 @@ def test_reproduce_refuses_unknown_options():
     assert "--bogus" in usage_error("reproduce", "--bogus")
 
 
+@pytest.mark.parametrize(
+    "value, message",
+    [
+        ("nope", "--claims nope is not allowed: one of affinity, barriers, broadcasts, reductions"),
+        ("mpi,Model", "--claims Model is not allowed: one of affinity"),
+        (",", "argument --claims: invalid value ','"),
+    ],
+)
+def test_reproduce_refuses_a_claim_group_it_does_not_have(value, message):
+    assert message in usage_error("reproduce", "--quick", "--claims", value)
+
+
+def test_reproduce_runs_only_the_claim_groups_asked_for_in_the_core_order():
+    done = run_cli("reproduce", "--quick", "--json", "--claims", "mpi,barriers")
+    assert done.returncode == 0, done.stderr
+    alone = cellblade.reproduce(quick=True, claims=["barriers", "mpi"])
+    assert done.stdout.strip() == json.dumps(alone)
+    sources = {c["source"].split(" §")[0] for c in alone}
+    assert sources == {"seed 000", "seed 002", "seed 004"}  # barriers cite seed 002's too
+    table = run_cli("reproduce", "--quick", "--claims", "barriers")
+    assert table.returncode == 0, table.stderr
+    assert table.stdout.rstrip().endswith(
+        "Claim groups left out by --claims: affinity, broadcasts, reductions, model, mpi."
+    )
+
+
 @pytest.fixture
 def fake_affinity(monkeypatch):
     """Replaces the core's affinity calls; returns the run requests it received."""

@@ -91,6 +91,17 @@ def test_reproduce_gives_the_same_claims_on_any_number_of_threads():
         cellblade.reproduce(quick=True, claims=[], jobs=0)
 
 
+def test_on_a_cluster_the_groups_asked_for_go_one_a_task_and_a_bad_list_goes_whole():
+    where = {"scheduler": "tcp://h:1"}
+    calls, _ = splits._reproduce_calls(True, {}, where, ["mpi", "barriers"])
+    assert [c.kwargs["claims"] for c in calls] == [["barriers"], ["mpi"]]
+    for bad in (["mpi", "nope"], []):
+        calls, _ = splits._reproduce_calls(True, {}, where, bad)
+        assert [c.kwargs["claims"] for c in calls] == [bad]
+    with pytest.raises(cellblade.ConfigError, match="claims \\[\\] is not allowed: one or more of"):
+        cellblade.reproduce(quick=True, claims=[])
+
+
 def test_an_unknown_claim_group_names_the_known_ones():
     with pytest.raises(cellblade.ConfigError) as error:
         cellblade.reproduce(quick=True, claims=["nope"])

@@ -32,26 +32,36 @@ import cellblade
 from cellblade import parallel, schedule
 
 
-def claims(quick: bool, machine: dict[str, Any], where: dict[str, Any]) -> list[dict[str, Any]]:
-    """`cellblade.reproduce(quick, **machine)`, its pieces run side by side."""
-    calls, where = _reproduce_calls(quick, machine, where)
+def claims(
+    quick: bool, machine: dict[str, Any], where: dict[str, Any], groups: list[str] | None = None
+) -> list[dict[str, Any]]:
+    """`cellblade.reproduce(quick, groups, **machine)`, its pieces run side by side; `groups`:
+    only those claim groups (None: all)."""
+    calls, where = _reproduce_calls(quick, machine, where, groups)
     return _all_or_raise(parallel.run(calls, desc="reproducing claims", **where))
 
 
 def _reproduce_calls(
-    quick: bool, machine: dict[str, Any], where: dict[str, Any]
+    quick: bool, machine: dict[str, Any], where: dict[str, Any], groups: list[str] | None = None
 ) -> tuple[list[parallel.Call], dict[str, Any]]:
     """The calls of `reproduce` and where to run them. Locally the core splits the work
     finer than the groups (the affinity group alone is more than half of a full run), so
-    one call takes the jobs; a Dask worker runs one claim group per task, on one thread."""
-    if where.get("scheduler") is not None:
+    one call takes the jobs; a Dask worker runs one claim group per task, on one thread. A
+    list of groups the core would refuse goes to it whole, so that its error says why."""
+    known = cellblade.reproduce_groups()
+    valid = groups is None or (bool(groups) and all(g in known for g in groups))
+    if where.get("scheduler") is not None and valid:
         calls = [
             parallel.Call("reproduce", dict(quick=quick, claims=[g], jobs=1, **machine), label=g)
-            for g in cellblade.reproduce_groups()
+            for g in known
+            if groups is None or g in groups
         ]
         return calls, where
     jobs = where.get("jobs") or parallel.default_jobs()
-    call = parallel.Call("reproduce", dict(quick=quick, jobs=jobs, **machine), label="all groups")
+    label = "all groups" if groups is None else ", ".join(groups)
+    call = parallel.Call(
+        "reproduce", dict(quick=quick, claims=groups, jobs=jobs, **machine), label=label
+    )
     return [call], {**where, "jobs": 1}
 
 

@@ -281,8 +281,8 @@ pub struct ReproduceRequest {
     /// Fewer trials and repetitions, and the longest claims left out (their rows say `skipped`):
     /// seed 003's accuracy on the validation grid and the n = 1024 multiplication.
     pub quick: bool,
-    /// Only these claim groups (`group_ids`), so that a front can run them apart; all when
-    /// left out.
+    /// Only these claim groups (`group_ids`, at least one), so that a front can run them
+    /// apart or a user only the claims they read; all when left out.
     pub claims: Option<Vec<String>>,
     /// How many pieces to simulate at once, on threads of this process (at least 1; when left
     /// out, one per core). The claims are the same whatever it is.
@@ -299,7 +299,13 @@ impl crate::request::Request for ReproduceRequest {
             Some(n) => n,
             None => std::thread::available_parallelism().map_or(1, |n| n.get()),
         };
-        let ids = self.claims.unwrap_or_else(|| group_ids().into_iter().map(String::from).collect());
+        let ids = match self.claims {
+            Some(ids) if ids.is_empty() => {
+                return Err(crate::error::field_err("claims", "[]", format!("one or more of {}", group_ids().join(", "))))
+            }
+            Some(ids) => ids,
+            None => group_ids().into_iter().map(String::from).collect(),
+        };
         run_groups(machine, self.quick, &ids, jobs)
     }
 }
@@ -352,6 +358,14 @@ mod group_tests {
         let request = ReproduceRequest { quick: true, claims: Some(vec![]), jobs: Some(0) };
         let err = crate::request::Request::run(request, &qs20()).unwrap_err();
         assert_eq!(err.to_string(), "jobs 0 is not allowed: at least 1");
+    }
+
+    #[test]
+    fn an_empty_list_of_groups_is_refused() {
+        let request = ReproduceRequest { quick: true, claims: Some(vec![]), jobs: None };
+        let err = crate::request::Request::run(request, &qs20()).unwrap_err();
+        assert_eq!(err.field(), Some("claims"));
+        assert_eq!(err.to_string(), "claims [] is not allowed: one or more of affinity, barriers, broadcasts, reductions, model, mpi");
     }
 
     #[test]

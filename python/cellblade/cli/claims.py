@@ -6,7 +6,7 @@ import argparse
 import json
 from typing import Any
 
-from cellblade import results
+from cellblade import CATALOG, results
 from cellblade.cli.base import HELP
 from cellblade.cli.common import (
     UsageError,
@@ -15,6 +15,7 @@ from cellblade.cli.common import (
     add_parallel_args,
     check_mark,
     machine_of,
+    name_list,
     parallel_of,
     table,
     with_progress,
@@ -40,6 +41,14 @@ def add_commands(commands) -> None:
                 action="store_true",
                 help="fewer trials, and the longest claims (marked skipped) left out",
             )
+            command.add_argument(
+                "--claims",
+                type=name_list,
+                default="all",
+                metavar="GROUP,...",
+                help="only these claim groups, stated in this order whatever the order given: "
+                f"{', '.join(CATALOG['reproduce_groups'])} (default: all)",
+            )
         if name == "calibrate":
             command.add_argument(
                 "--leave-one-out",
@@ -57,7 +66,9 @@ def add_commands(commands) -> None:
         if name != "calibrate":
             add_parallel_args(command)
         command.set_defaults(
-            handler=handler, json=False, flags={**MACHINE_FLAGS, "parameters": "--parameter"}
+            handler=handler,
+            json=False,
+            flags={**MACHINE_FLAGS, "parameters": "--parameter", "claims": "--claims"},
         )
 
 
@@ -98,11 +109,15 @@ def _leave_one_out(args: argparse.Namespace) -> int:
 def _reproduce(args: argparse.Namespace) -> int:
     from cellblade import splits  # loaded by the commands that use it
 
-    claims = splits.claims(args.quick, machine_of(args), parallel_of(args))
+    groups = None if args.claims == "all" else args.claims
+    claims = splits.claims(args.quick, machine_of(args), parallel_of(args), groups)
     if args.json:
         print(json.dumps(claims))
-    else:
-        _print_claims(claims)
+        return 0
+    _print_claims(claims)
+    if groups is not None:
+        left_out = [g for g in CATALOG["reproduce_groups"] if g not in groups]
+        print(wrapped(f"Claim groups left out by --claims: {', '.join(left_out) or 'none'}."))
     return 0
 
 
