@@ -5,6 +5,7 @@ format, and progress on stderr for long runs in a log (issue 23)."""
 from __future__ import annotations
 
 import argparse
+import io
 import re
 import time
 
@@ -288,6 +289,38 @@ def test_one_long_call_in_a_log_says_it_is_still_running(monkeypatch, capsys):
         "reproducing claims: 0/1 done, 25.000 s\n"
         "reproducing claims: 1/1 done, 26.000 s\n"
     )
+
+
+def test_one_long_call_that_reports_its_work_says_how_much_is_done(monkeypatch, capsys):
+    # The same call reporting its work (`cellblade.progress`): the share done while it runs.
+    clock = iter([0.0, 10.0, 25.0, 26.0])
+    monkeypatch.setattr(parallel.time, "monotonic", lambda: next(clock))
+    reports = iter([(450, 1000), (900, 1000)])
+    monkeypatch.setattr(parallel.cellblade, "progress", lambda: next(reports))
+    lines = parallel.StageLines(1, "reproducing claims")
+    for _ in range(2):
+        parallel._show_work(lines)
+        lines.refresh()
+    lines.update()
+    assert capsys.readouterr().err == (
+        "reproducing claims: 45% of the work done, 10.000 s\n"
+        "reproducing claims: 90% of the work done, 25.000 s\n"
+        "reproducing claims: 1/1 done, 26.000 s\n"
+    )
+
+
+def test_a_bar_of_one_call_that_reports_its_work_shows_its_share_and_time_left(monkeypatch):
+    from tqdm import tqdm
+
+    monkeypatch.setattr(parallel.cellblade, "progress", lambda: (250, 1000))
+    bar = tqdm(total=1, desc="reproducing claims", file=io.StringIO(), ncols=80)
+    parallel._show_work(bar)
+    assert (bar.n, bar.total) == (250, 1000)
+    assert str(bar).startswith("reproducing claims:  25%|")
+    monkeypatch.setattr(parallel.cellblade, "progress", lambda: (0, 0))
+    other = tqdm(total=1, desc="calibrating", file=io.StringIO(), ncols=80)
+    parallel._show_work(other)  # a call that does not report keeps its count of calls
+    assert (other.n, other.total) == (0, 1)
 
 
 def test_one_long_step_in_a_log_says_it_is_still_running(monkeypatch, capsys):

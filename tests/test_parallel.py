@@ -13,6 +13,8 @@ import struct
 import subprocess
 import sys
 import termios
+import threading
+import time
 
 import pytest
 from conftest import run_cli, usage_error
@@ -100,6 +102,25 @@ def test_on_a_cluster_the_groups_asked_for_go_one_a_task_and_a_bad_list_goes_who
         assert [c.kwargs["claims"] for c in calls] == [bad]
     with pytest.raises(cellblade.ConfigError, match="claims \\[\\] is not allowed: one or more of"):
         cellblade.reproduce(quick=True, claims=[])
+
+
+def test_reproduce_reports_its_work_while_it_runs_and_takes_it_back_at_the_end():
+    assert cellblade.progress() == (0, 0)
+    seen = []
+    worker = threading.Thread(
+        target=cellblade.reproduce, kwargs={"quick": True, "claims": ["reductions"]}
+    )
+    worker.start()
+    while worker.is_alive():
+        seen.append(cellblade.progress())
+        time.sleep(0.002)
+    worker.join()
+    running = [(done, total) for done, total in seen if total]
+    assert running, "a run of about a second was never seen"
+    assert len({total for _, total in running}) == 1, "the total is fixed when the run starts"
+    assert all(done <= total for done, total in running)
+    assert [done for done, _ in running] == sorted(done for done, _ in running)
+    assert cellblade.progress() == (0, 0)
 
 
 def test_an_unknown_claim_group_names_the_known_ones():

@@ -360,6 +360,13 @@ def reproduce_groups() -> list[str]:
     return _core.reproduce_groups()
 
 
+def progress() -> tuple[int, int]:
+    """How far the core calls under way in this process that report it (``reproduce``) are:
+    work done and work in all, in the calls' own units, summed over them; (0, 0) when none
+    reports. Read from another thread while they run (they release the GIL)."""
+    return _core.progress()
+
+
 def resolved_machine(machine: Machine | None = None, overrides: Overrides = ()) -> str:
     """The machine file a run with these arguments uses, overrides applied, as TOML."""
     return _core.resolved_machine(_machine(machine, overrides))

@@ -171,6 +171,7 @@ class StageLines:
         self.start = time.monotonic()
         self.said = -LINES_EVERY_S  # when the last line was printed, in seconds of the run
         self.disable = False
+        self.work: float | None = None  # the share of a one-call run's work done (`_show_work`)
 
     def set_postfix_str(self, label: str, refresh: bool = False) -> None:
         pass
@@ -189,11 +190,10 @@ class StageLines:
 
     def _say(self, elapsed: float) -> None:
         self.said = elapsed
-        print(
-            f"{self.desc}: {self.done}/{self.total} done, {format_time(elapsed, 's')} s",
-            file=sys.stderr,
-            flush=True,
-        )
+        where = f"{self.done}/{self.total} done"
+        if self.work is not None and self.done < self.total:
+            where = f"{100 * self.work:.0f}% of the work done"
+        print(f"{self.desc}: {where}, {format_time(elapsed, 's')} s", file=sys.stderr, flush=True)
 
     def close(self) -> None:
         pass
@@ -234,7 +234,25 @@ def _follow(futures: list[Future], calls: Sequence[Call], bar: tqdm) -> None:
         done, pending = wait(pending, timeout=REFRESH_S, return_when=FIRST_COMPLETED)
         bar.update(len(done))
         if not done:
+            if len(calls) == 1:
+                _show_work(bar)
             bar.refresh()
+
+
+# A one-call run whose call reports its work shows the share done and the time left.
+WORK_BAR = "{desc}: {percentage:3.0f}%|{bar}| {elapsed}<{remaining}{postfix}"
+
+
+def _show_work(bar: tqdm | StageLines) -> None:
+    """The work done so far by the one call of a run, when it reports it (`cellblade.progress`):
+    a run of one call otherwise shows nothing but its clock until it ends."""
+    done, total = cellblade.progress()
+    if not total or bar.disable:
+        return
+    if isinstance(bar, StageLines):
+        bar.work = done / total
+        return
+    bar.bar_format, bar.total, bar.n = WORK_BAR, total, done
 
 
 def _describe(bar: tqdm, call: Call) -> None:

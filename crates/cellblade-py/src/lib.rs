@@ -138,6 +138,13 @@ fn reproduce_groups(py: Python<'_>) -> PyResult<Py<PyAny>> {
     to_python(py, &cellblade::reproduce::group_ids())
 }
 
+/// How far the long core calls under way in this process are: (done, total) in their own units
+/// (0, 0 when none reports); read by a progress bar while they run.
+#[pyfunction]
+fn progress() -> (u32, u32) {
+    cellblade::progress::snapshot()
+}
+
 /// The registry of collective algorithms.
 #[pyfunction]
 fn coll_list(py: Python<'_>) -> PyResult<Py<PyAny>> {
@@ -262,8 +269,6 @@ mod _core {
     #[pymodule_export]
     use super::programs::{PpeHandle, ProgramBlade, PyOp, SpuHandle};
     #[pymodule_export]
-    use super::reproduce_groups;
-    #[pymodule_export]
     use super::{
         affinity_catalog, affinity_run, affinity_search, bench, calibrate, catalog, coll_check, coll_list, coll_run, coll_schedule,
         preset_toml, reproduce, resolved_machine, run_stats, CellbladeError, ConfigError, DeadlockError, ProgramError,
@@ -272,6 +277,8 @@ mod _core {
     use super::{model_choose, model_grid, model_measure, model_predict, model_price, model_score, model_simulate, model_time_grid};
     #[pymodule_export]
     use super::{mpi::mpi_run, mpi_pingpong};
+    #[pymodule_export]
+    use super::{progress, reproduce_groups};
 
     #[pymodule_init]
     fn init(m: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -17,7 +17,7 @@ fn main() {
             eprintln!("error: {e}");
             std::process::exit(1)
         }) {
-            println!("{name:<28} {s:7.2} s");
+            println!("{name:<36} {s:7.3} s");
         }
         return;
     }

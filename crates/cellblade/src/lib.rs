@@ -17,6 +17,7 @@
 //! blade.rs      building and running a blade with SPE and PPE programs
 //! spu.rs ppe.rs the programming interface, named after spu_mfcio.h and libspe2
 //! machine/      EIB, BIF, MIC, MFC, local stores, mailboxes, signals, atomics (machine files)
+//! progress.rs   how far the long runs under way are, for a front's progress bar
 //! sim/          integer time, event queue, process executor (knows nothing of Cell)
 //! ```
 //!
@@ -51,6 +52,7 @@ pub mod machine;
 pub mod model;
 pub mod mpi;
 pub mod ppe;
+pub mod progress;
 pub mod reproduce;
 pub mod request;
 pub mod sim;

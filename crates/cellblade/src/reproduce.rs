@@ -25,6 +25,7 @@ use crate::error::Result;
 use crate::evidence::claim::{compared, redrawn, DRAW_SEEDS};
 use crate::evidence::Claim;
 use crate::machine::config::MachineFile;
+use crate::progress;
 
 pub fn run_all(file: &MachineFile, quick: bool) -> Result<Vec<Claim>> {
     run_groups(file, quick, &group_ids(), 1)
@@ -65,10 +66,10 @@ struct Group {
 }
 
 /// A piece's weight: seconds of CPU it took on the qs20 preset (`cargo run --release --example
-/// reproduce -- pieces [quick]` prints them), full and quick. Only their order matters: the
-/// pieces start the longest first, so that the short ones fill in at the end instead of a
-/// long one starting last (results do not depend on it). The full run's reductions parts are
-/// estimates: their quick times scaled by the group's full-to-quick ratio.
+/// reproduce -- pieces [quick]` prints them), full and quick. The pieces start the longest
+/// first, so that the short ones fill in at the end instead of a long one starting last
+/// (results do not depend on it), and each piece's weight is its share of the progress a front
+/// shows. Measured on the blade with contention (the one without takes 0.6-0.9 of it).
 const fn weight(full: f64, quick: f64, is_quick: bool) -> f64 {
     if is_quick {
         quick
@@ -93,8 +94,18 @@ fn boxed(claims: Result<Vec<Claim>>) -> Result<Measured> {
 
 /// The weights of `affinity::claims::PATTERNS`, in their order: a pattern's seconds under all
 /// of its choices, shared evenly by its pieces (`affinity::claims::pieces`).
-const AFFINITY_WEIGHTS: [(f64, f64); 10] =
-    [(3.6, 0.12), (2.6, 0.09), (3.5, 0.11), (2.9, 0.08), (4.4, 0.12), (1.3, 0.04), (4.7, 0.12), (1.0, 0.03), (5.6, 0.22), (5.6, 0.21)];
+const AFFINITY_WEIGHTS: [(f64, f64); 10] = [
+    (1.69, 0.064), // ring
+    (1.34, 0.052), // rd1
+    (1.52, 0.059), // rd2
+    (1.22, 0.048), // rd3
+    (1.86, 0.072), // bruck2
+    (0.55, 0.023), // binomial3
+    (2.19, 0.087), // bcast
+    (0.48, 0.019), // scatter
+    (3.05, 0.116), // bruck
+    (2.87, 0.106), // rd
+];
 
 /// The affinity group's pieces with their weights: each pattern under each choice.
 fn affinity_pieces(quick: bool) -> Vec<(&'static str, f64)> {
@@ -122,13 +133,13 @@ const GROUPS: [Group; 6] = [
     },
     Group {
         id: "barriers",
-        pieces: |q| vec![("", weight(0.27, 0.08, q))],
+        pieces: |q| vec![("", weight(0.07, 0.019, q))],
         measure: |f, q, _, _| boxed(crate::coll::claims::barriers(f, q)),
         state: concat,
     },
     Group {
         id: "broadcasts",
-        pieces: |q| vec![("", weight(1.7, 0.53, q))],
+        pieces: |q| vec![("", weight(0.55, 0.16, q))],
         measure: |f, q, _, _| boxed(crate::coll::claims::broadcasts(f, q)),
         state: concat,
     },
@@ -136,7 +147,7 @@ const GROUPS: [Group; 6] = [
         id: "reductions",
         pieces: |q| {
             use crate::coll::claims::REDUCTION_PARTS as P;
-            vec![(P[0], weight(1.7, 0.6, q)), (P[1], weight(3.6, 1.26, q)), (P[2], weight(2.0, 0.69, q))]
+            vec![(P[0], weight(0.36, 0.11, q)), (P[1], weight(1.34, 0.387, q)), (P[2], weight(0.48, 0.14, q))]
         },
         measure: |f, q, p, _| Ok(Box::new(crate::coll::claims::reduction_part(f, q, p)?)),
         state: |m| Ok(crate::coll::claims::reductions_of(m.into_iter().map(take).collect())),
@@ -145,9 +156,9 @@ const GROUPS: [Group; 6] = [
         id: "model",
         // `--quick` skips the grid (`model::claims::claims_of`).
         pieces: |q| {
-            let mut out = vec![("parameters", weight(0.46, 0.32, q)), ("cluster", weight(0.05, 0.04, q))];
+            let mut out = vec![("parameters", weight(0.30, 0.196, q)), ("cluster", weight(0.01, 0.009, q))];
             if !q {
-                out.extend([("grid 8", 0.43), ("grid 16", 2.8)]);
+                out.extend([("grid 8", 0.13), ("grid 16", 1.08)]);
             }
             out
         },
@@ -171,7 +182,9 @@ const GROUPS: [Group; 6] = [
     },
     Group {
         id: "mpi",
-        pieces: |q| vec![("pingpong", weight(0.21, 0.17, q)), ("matmul 512", weight(0.64, 0.63, q)), ("matmul 1024", weight(4.8, 0.0, q))],
+        pieces: |q| {
+            vec![("pingpong", weight(0.15, 0.128, q)), ("matmul 512", weight(0.07, 0.068, q)), ("matmul 1024", weight(0.52, 0.0, q))]
+        },
         measure: |f, q, p, _| match p {
             "pingpong" => boxed(crate::mpi::pingpong_claims(f, q)),
             "matmul 512" => boxed(crate::mpi::matmul_claims(f, 512, q)),
@@ -217,7 +230,13 @@ pub fn run_groups<S: AsRef<str>>(file: &MachineFile, quick: bool, ids: &[S], job
         })
         .collect();
     let shared: Vec<Shared> = blades.iter().map(|_| Shared::default()).collect();
-    let mut results = run_tasks(&tasks, jobs, |t| (GROUPS[t.group].measure)(&blades[t.blade], quick, t.name, &shared[t.blade])).into_iter();
+    let work = progress::Work::start(&progress::PROCESS, tasks.iter().map(|t| progress_units(t.weight)).sum());
+    let mut results = run_tasks(&tasks, jobs, |t| {
+        let measured = (GROUPS[t.group].measure)(&blades[t.blade], quick, t.name, &shared[t.blade]);
+        work.advance(progress_units(t.weight));
+        measured
+    })
+    .into_iter();
     let mut out = Vec::new();
     for &group in &wanted {
         let g = &GROUPS[group];
@@ -231,6 +250,12 @@ pub fn run_groups<S: AsRef<str>>(file: &MachineFile, quick: bool, ids: &[S], job
         out.extend(compared(blade, without));
     }
     Ok(out)
+}
+
+/// A piece's share of the run's progress ([`crate::progress`]): its weight in milliseconds, at
+/// least one, so that the shortest pieces move the bar too.
+fn progress_units(weight: f64) -> u32 {
+    (weight * 1000.0).round().max(1.0) as u32
 }
 
 /// Each piece's name (`group piece`, with `free` on the blade without contention) and the
