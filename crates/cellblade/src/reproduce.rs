@@ -69,9 +69,7 @@ struct Group {
 /// reproduce -- pieces [quick]` prints them), full and quick. The pieces start the longest
 /// first, so that the short ones fill in at the end instead of a long one starting last
 /// (results do not depend on it), and each piece's weight is its share of the progress a front
-/// shows. Measured on the blade with contention; the blade without it takes 0.65 of that in a
-/// full run, 0.74 in a quick one (`run_groups` scales its pieces' progress so, not their order:
-/// started lighter, they made a quick run 4% slower).
+/// shows. Measured on the blade with contention; for the one without, see [`FREE_SHARE`].
 const fn weight(full: f64, quick: f64, is_quick: bool) -> f64 {
     if is_quick {
         quick
@@ -79,6 +77,11 @@ const fn weight(full: f64, quick: f64, is_quick: bool) -> f64 {
         full
     }
 }
+
+/// What a piece takes of its weight on the blade without contention, full and quick (measured
+/// as the weights are): `run_groups` scales the pieces' progress by it, not their order
+/// (started lighter, they made a quick run 4% slower).
+const FREE_SHARE: (f64, f64) = (0.65, 0.74);
 
 /// Claims stated by the piece itself, concatenated in the order of the pieces.
 fn concat(measured: Vec<Measured>) -> Result<Vec<Claim>> {
@@ -232,8 +235,9 @@ pub fn run_groups<S: AsRef<str>>(file: &MachineFile, quick: bool, ids: &[S], job
         })
         .collect();
     let shared: Vec<Shared> = blades.iter().map(|_| Shared::default()).collect();
-    // The blade without contention is the last; its pieces take less than their weight.
-    let units = |t: &Task| progress_units(t.weight * if t.blade == seeds { weight(0.65, 0.74, quick) } else { 1.0 });
+    // The blade without contention is the last.
+    let free_share = weight(FREE_SHARE.0, FREE_SHARE.1, quick);
+    let units = |t: &Task| progress_units(t.weight * if t.blade == seeds { free_share } else { 1.0 });
     let work = progress::Work::start(&progress::PROCESS, tasks.iter().map(units).sum());
     let mut results = run_tasks(&tasks, jobs, |t| {
         let measured = (GROUPS[t.group].measure)(&blades[t.blade], quick, t.name, &shared[t.blade]);
