@@ -14,6 +14,10 @@ cd "$root"
 rm -rf python/cellblade/mpi/libmpi
 mkdir -p python/cellblade/mpi/libmpi
 cp -R libmpi/include libmpi/src python/cellblade/mpi/libmpi/
+# The Cell SDK's C sources (sdk/) likewise, for `cellblade spu-gcc` and the rest.
+rm -rf python/cellblade/sdk/sdk
+mkdir -p python/cellblade/sdk/sdk
+cp -R sdk/. python/cellblade/sdk/sdk/
 # A target folder of its own: its flags differ from those of `cargo test`, which would otherwise
 # rebuild everything each time it follows this build.
 VIRTUAL_ENV=$venv CELLBLADE_BUILD="release, native" CARGO_TARGET_DIR=target/native RUSTFLAGS=-Ctarget-cpu=native \

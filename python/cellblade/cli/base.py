@@ -21,6 +21,12 @@ COMMANDS = {
     "bench": ("cli.bench", "the simulator's own speed"),
     "mpicc": ("cli.mpicc", "compile an MPI C program for the simulated blade"),
     "mpirun": ("cli.mpirun", "run an MPI program on the simulated SPEs"),
+    "spu-gcc": ("cli.sdkcc", "compile an SPE program in C (the Cell SDK's spu-gcc)"),
+    "spu-g++": ("cli.sdkcc", "compile an SPE program in C++ (the Cell SDK's spu-g++)"),
+    "ppu-gcc": ("cli.sdkcc", "compile a PPE program in C, 64-bit or -m32 (the SDK's ppu-gcc)"),
+    "ppu-g++": ("cli.sdkcc", "compile a PPE program in C++, 64-bit or -m32 (the SDK's ppu-g++)"),
+    "ppu32-gcc": ("cli.sdkcc", "compile a 32-bit PPE program in C (the SDK's ppu32-gcc)"),
+    "ppu32-g++": ("cli.sdkcc", "compile a 32-bit PPE program in C++ (the SDK's ppu32-g++)"),
     "pingpong": ("cli.pingpong", "seed 004's MPI ping-pong (section 5.1)"),
     "cluster": (
         "cli.cluster",

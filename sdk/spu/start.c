@@ -1,0 +1,120 @@
+/* How an SPE program starts: between the C library's start-up and the program's main.
+ *
+ * An SPE program is a 32-bit big-endian PowerPC executable (`cellblade spu-gcc`) that runs under
+ * qemu-ppc, one process per SPE context. What it can see of its local store must be what an SPU
+ * sees: addresses 0 to 256 KB, holding its data, its heap and its stack, so that `(unsigned)&x`
+ * sent to the PPE or another SPE names the same bytes there. So the program is linked with its
+ * writable data at local-store addresses (spu-gcc: -Tdata), and before main:
+ *
+ * - the local store becomes the launcher's: the file CELLBLADE_LS_FD (256 KB of the blade's
+ *   local stores, which the simulator's DMAs and the PPE's mapping read and write) is mapped over
+ *   addresses 0 to 256 KB, carrying over what the loader and the C library's start-up already
+ *   wrote there. Without it (the program started by hand) an anonymous mapping stands in, so
+ *   that the program still runs with its stack in local store;
+ * - main runs on a stack at the top of local store, as on the SPU, growing down towards the
+ *   data: a buffer on the stack is a local-store address a DMA can use;
+ * - main gets the SPE's start registers r3-r5 (speid, argp, envp: CELLBLADE_SPE_ARGS, three
+ *   numbers the launcher takes from spe_context_run), as `main(speid, argp, envp)` expects,
+ *   and its return value is the program's exit code.
+ *
+ * The C library's main is replaced by --wrap=main (spu-gcc links with it): crt1's reference to
+ * main reaches __wrap_main below, and __real_main is the program's own.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <ucontext.h>
+
+#include "spu_layout.h"
+
+extern char _end[]; /* the linker's: the end of the program's data and bss in local store */
+
+int __real_main(unsigned long long speid, unsigned long long argp, unsigned long long envp);
+
+static ucontext_t on_launcher_stack, on_ls_stack;
+static unsigned long long start_registers[3];
+static int exit_code;
+
+static void fail(const char *what, const char *detail)
+{
+    fprintf(stderr, "cellblade SPE program: %s: %s\n", what, detail);
+    exit(CB_SPU_START_FAILED);
+}
+
+static void run_main(void)
+{
+    exit_code = __real_main(start_registers[0], start_registers[1], start_registers[2]);
+}
+
+static void read_start_registers(void)
+{
+    const char *text = getenv("CELLBLADE_SPE_ARGS");
+    if (text == NULL)
+        return; /* started by hand: speid, argp and envp are 0 */
+    const char *next = text;
+    char *end;
+    for (int i = 0; i < 3; i++) {
+        errno = 0;
+        start_registers[i] = strtoull(next, &end, 0);
+        if (errno != 0 || end == next || (*end != (i < 2 ? ',' : '\0')))
+            fail("CELLBLADE_SPE_ARGS is not three numbers speid,argp,envp", text);
+        next = end + 1;
+    }
+}
+
+/* Map the launcher's local store (or an anonymous one) over addresses 0 .. CB_LS_BYTES. */
+static void map_local_store(size_t used)
+{
+    const char *fd_text = getenv("CELLBLADE_LS_FD");
+    if (fd_text == NULL) {
+        size_t from = (used + CB_PAGE - 1) & ~(size_t)(CB_PAGE - 1);
+        if (from < CB_LS_BYTES
+            && mmap((void *)from, CB_LS_BYTES - from, PROT_READ | PROT_WRITE,
+                    MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) == MAP_FAILED)
+            fail("mapping an anonymous local store", strerror(errno));
+        return;
+    }
+    /* The loader's and the C library's bytes, read through a volatile pointer: address 0 is a
+     * real local-store address here, which the compiler must not treat as a null pointer. */
+    volatile unsigned char *ls = (volatile unsigned char *)(uintptr_t)0;
+    unsigned char *saved = malloc(used);
+    if (saved == NULL)
+        fail("saving the loaded data", strerror(errno));
+    for (size_t i = 0; i < used; i++)
+        saved[i] = ls[i];
+    if (mmap((void *)(uintptr_t)0, CB_LS_BYTES, PROT_READ | PROT_WRITE, MAP_FIXED | MAP_SHARED, atoi(fd_text), 0)
+        == MAP_FAILED)
+        fail("mapping the local store CELLBLADE_LS_FD", strerror(errno));
+    for (size_t i = 0; i < used; i++)
+        ls[i] = saved[i];
+    free(saved);
+}
+
+int __wrap_main(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    size_t used = (size_t)(uintptr_t)_end;
+    if (used + CB_SPU_MIN_STACK > CB_LS_BYTES) {
+        char sizes[128];
+        snprintf(sizes, sizeof sizes, "%zu bytes of data and %u of stack in %u bytes", used,
+                 CB_SPU_MIN_STACK, CB_LS_BYTES);
+        fail("the program does not fit in local store", sizes);
+    }
+    read_start_registers();
+    map_local_store(used);
+    size_t stack_from = (used + 15) & ~(size_t)15;
+    if (getcontext(&on_ls_stack) != 0)
+        fail("getcontext", strerror(errno));
+    on_ls_stack.uc_stack.ss_sp = (void *)stack_from;
+    on_ls_stack.uc_stack.ss_size = CB_LS_BYTES - stack_from;
+    on_ls_stack.uc_link = &on_launcher_stack;
+    makecontext(&on_ls_stack, run_main, 0);
+    if (swapcontext(&on_launcher_stack, &on_ls_stack) != 0)
+        fail("swapcontext", strerror(errno));
+    return exit_code;
+}
