@@ -17,8 +17,13 @@
  *   numbers the launcher takes from spe_context_run), as `main(speid, argp, envp)` expects,
  *   and its return value is the program's exit code.
  *
- * The C library's main is replaced by --wrap=main (spu-gcc links with it): crt1's reference to
- * main reaches __wrap_main below, and __real_main is the program's own.
+ * - under `cellblade run` (CELLBLADE_SDK_FD), the program connects to the simulator, whose
+ *   answer comes when its simulated SPE thread starts, and its stdio goes to the PPE (stdio.c);
+ * - its exit, by main's return or exit(), is the SPU's stop 0x2000 | code.
+ *
+ * The C library's main and exit are replaced by --wrap=main and --wrap=exit (spu-gcc links
+ * with them): crt1's reference to main reaches __wrap_main below, and __real_main is the
+ * program's own; likewise every call of exit.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -30,10 +35,12 @@
 #include <ucontext.h>
 
 #include "spu_layout.h"
+#include "spu_runtime.h"
 
 extern char _end[]; /* the linker's: the end of the program's data and bss in local store */
 
 int __real_main(unsigned long long speid, unsigned long long argp, unsigned long long envp);
+void __real_exit(int code) __attribute__((noreturn));
 
 static ucontext_t on_launcher_stack, on_ls_stack;
 static unsigned long long start_registers[3];
@@ -107,6 +114,8 @@ int __wrap_main(int argc, char **argv)
     }
     read_start_registers();
     map_local_store(used);
+    if (cb_spu_connect())
+        cb_spu_stdio_to_ppe();
     size_t stack_from = (used + 15) & ~(size_t)15;
     if (getcontext(&on_ls_stack) != 0)
         fail("getcontext", strerror(errno));
@@ -117,4 +126,12 @@ int __wrap_main(int argc, char **argv)
     if (swapcontext(&on_launcher_stack, &on_ls_stack) != 0)
         fail("swapcontext", strerror(errno));
     return exit_code;
+}
+
+void __wrap_exit(int code)
+{
+    fflush(NULL);
+    if (cb_spu_connected())
+        cb_spu_call(CB_SPU_STOP, 0x2000u | ((unsigned)code & 0xff), 0, 0, 0, 0, NULL, 0);
+    __real_exit(code);
 }

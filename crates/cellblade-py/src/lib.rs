@@ -34,6 +34,7 @@ mod mpi;
 mod mpi_programs;
 mod mpi_requests;
 mod programs;
+mod sdk;
 
 create_exception!(cellblade, CellbladeError, PyException, "Base class of every error raised by the cellblade simulator.");
 create_exception!(cellblade, ConfigError, CellbladeError, "A bad flag, machine-file key or value.");
@@ -268,6 +269,8 @@ mod _core {
     use super::mpi_programs::{MpiJob, PyMpiOp, RankHandle};
     #[pymodule_export]
     use super::programs::{PpeHandle, ProgramBlade, PyOp, SpuHandle};
+    #[pymodule_export]
+    use super::sdk::sdk_run;
     #[pymodule_export]
     use super::{
         affinity_catalog, affinity_run, affinity_search, bench, calibrate, catalog, coll_check, coll_list, coll_run, coll_schedule,

@@ -55,6 +55,7 @@ pub mod ppe;
 pub mod progress;
 pub mod reproduce;
 pub mod request;
+pub mod sdk;
 pub mod sim;
 pub mod spu;
 pub mod stats;

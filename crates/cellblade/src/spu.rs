@@ -47,6 +47,15 @@ impl Spu {
         Spu { sh, pid, spe }
     }
 
+    /// The engine process this thread is.
+    pub(crate) fn pid(&self) -> Pid {
+        self.pid
+    }
+
+    pub(crate) fn shared(&self) -> Rc<Shared<Machine>> {
+        self.sh.clone()
+    }
+
     /// The physical SPE id (0..16) this thread runs on.
     pub fn spe_id(&self) -> usize {
         self.spe
@@ -259,6 +268,11 @@ impl Spu {
     /// Entries waiting in the inbound mailbox.
     pub fn spu_stat_in_mbox(&self) -> u32 {
         self.sh.world.borrow().ch[self.spe].in_mbox.len() as u32
+    }
+
+    /// Entries in the outbound mailbox (0 or 1).
+    pub fn spu_stat_out_mbox(&self) -> u32 {
+        self.sh.world.borrow().ch[self.spe].out_mbox.is_some() as u32
     }
 
     pub async fn spu_write_out_mbox(&self, v: u32) -> Result<()> {

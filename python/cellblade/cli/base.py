@@ -27,6 +27,7 @@ COMMANDS = {
     "ppu-g++": ("cli.sdkcc", "compile a PPE program in C++, 64-bit or -m32 (the SDK's ppu-g++)"),
     "ppu32-gcc": ("cli.sdkcc", "compile a 32-bit PPE program in C (the SDK's ppu32-gcc)"),
     "ppu32-g++": ("cli.sdkcc", "compile a 32-bit PPE program in C++ (the SDK's ppu32-g++)"),
+    "run": ("cli.run", "run a Cell SDK program (libspe2, spu_mfcio.h) on the simulated blade"),
     "pingpong": ("cli.pingpong", "seed 004's MPI ping-pong (section 5.1)"),
     "cluster": (
         "cli.cluster",

@@ -9,7 +9,8 @@ PowerPC cross compilers and run under qemu-user (``sdk/README.md`` says why):
 - SPE programs are 32-bit big-endian PowerPC programs whose data, heap and stack live at
   local-store addresses 0 to 256 KB (``sdk/spu/start.c``): their data is linked at
   :data:`LS_DATA_AT`, their ``main`` is reached through ``--wrap=main`` so that it runs on a
-  local-store stack with the SPE's start registers, and a program whose data leaves less than
+  local-store stack with the SPE's start registers (and ``exit`` through ``--wrap=exit``, the SPU's
+  stop), and a program whose data leaves less than
   :data:`SPU_MIN_STACK` of local store is refused at link time, naming the sizes, as the SPU
   linker refused a program that overflowed local store. ``__SPU__`` is defined, as spu-gcc did.
 
@@ -110,15 +111,25 @@ def _executable(target: Target, language: str) -> str:
     return name
 
 
-def _spu_runtime(target: Target) -> Path:
+def _library(target: Target, side: str, archive: str) -> Path:
+    """The cache directory holding a side's library (sdk/spu or sdk/ppu with sdk/common)."""
     root = sdk_root()
     return c_library.archive_dir(
-        "the SPE start library",
+        f"the {side.upper()} library",
         root,
-        ("spu",),
-        [_executable(target, "gcc"), *target.cpu_flags, "-O2", "-Wall", "-I", str(root / "spu")],
+        (side, "common"),
+        [
+            _executable(target, "gcc"),
+            *target.cpu_flags,
+            "-O2",
+            "-Wall",
+            "-I",
+            str(root / side),
+            "-I",
+            str(root / "include"),
+        ],
         target.prefix + "ar",
-        "libcellblade_spu.a",
+        archive,
     )
 
 
@@ -140,10 +151,14 @@ def command(name: str, args: list[str]) -> list[str]:
         tail += [
             f"-Wl,-Tdata={LS_DATA_AT:#x}",
             "-Wl,--wrap=main",
+            "-Wl,--wrap=exit",
             "-L",
-            str(_spu_runtime(target)),
+            str(_library(target, "spu", "libcellblade_spu.a")),
             "-lcellblade_spu",
         ]
+    else:
+        # Where -lspe2 finds libspe2 (sdk/ppu), for the width built.
+        tail += ["-L", str(_library(target, "ppu", "libspe2.a"))]
     # An SPE main takes (speid, argp, envp), which GCC's -Wmain (in -Wall) would question.
     return head + own + tail + (["-Wno-main"] if tool.side == "spu" else [])
 

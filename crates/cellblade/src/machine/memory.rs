@@ -55,6 +55,19 @@ impl Loc {
     }
 }
 
+/// Main memory that lives in another process: a Cell SDK program's PPE process (`crate::sdk`),
+/// whose own addresses are the effective addresses its SPE programs DMA to and from. A DMA reads
+/// and writes it there, packet by packet at each packet's simulated time, as the MFC reads and
+/// writes memory while the PPE goes on.
+pub trait ExternalMemory {
+    /// Whether every byte of `[ea, ea + len)` is memory of the program (mapped in its process).
+    fn covers(&self, ea: u64, len: u32) -> bool;
+    fn read(&self, ea: u64, out: &mut [u8]);
+    fn write(&self, ea: u64, data: &[u8]);
+    /// The bus element whose memory it is (the MIC of chip 0 or 1).
+    fn chip(&self) -> usize;
+}
+
 pub struct Memory {
     pub xdram_bytes: u64,
     pub ls_bytes: u32,
@@ -63,6 +76,8 @@ pub struct Memory {
     /// Writes into each local store, and into its SPE's inbound mailbox and signal registers,
     /// so far: a poller of one skips polls while it stays put ([`crate::sim::World::writes`]).
     pub ls_writes: Vec<u64>,
+    /// Main memory in another process, instead of the simulated XDRAM pages (an SDK program's).
+    pub external: Option<Box<dyn ExternalMemory>>,
 }
 
 impl Memory {
@@ -73,6 +88,7 @@ impl Memory {
             pages: (0..(2 * xdram_bytes / PAGE)).map(|_| None).collect(),
             ls: LocalStores::new(ls_bytes, spes),
             ls_writes: vec![0; spes],
+            external: None,
         }
     }
 
@@ -92,6 +108,14 @@ impl Memory {
     /// Resolve `[ea, ea+len)`; it must lie within one region.
     pub fn resolve(&self, ea: u64, len: u32) -> Result<Loc> {
         let end = ea.saturating_add(len as u64);
+        if let Some(ext) = self.external.as_ref().filter(|_| end <= LS_WINDOW) {
+            if ext.covers(ea, len) {
+                return Ok(Loc::Mem(ea));
+            }
+            return Err(program_err(format!(
+                "effective address {ea:#x} (+{len} bytes) maps to nothing: it is not memory of the PPE program's process"
+            )));
+        }
         if end <= 2 * self.xdram_bytes {
             return Ok(Loc::Mem(ea));
         }
@@ -125,17 +149,24 @@ impl Memory {
     pub fn owner(&self, loc: Loc) -> Element {
         match loc {
             // Two modules, and `resolve` keeps addresses below the end of the second.
+            Loc::Mem(_) if self.external.is_some() => Element::mic(self.external.as_ref().map_or(0, |e| e.chip())),
             Loc::Mem(ea) => Element::mic((ea >= self.xdram_bytes) as usize),
             Loc::Ls { spe, .. } | Loc::Mmio { spe, .. } => Element::spe(spe),
         }
     }
 
     pub fn read_mem(&self, ea: u64, out: &mut [u8]) {
-        read_pages(&self.pages, ea, out);
+        match &self.external {
+            Some(ext) => ext.read(ea, out),
+            None => read_pages(&self.pages, ea, out),
+        }
     }
 
     pub fn write_mem(&mut self, ea: u64, data: &[u8]) {
-        write_pages(&mut self.pages, ea, data);
+        match &self.external {
+            Some(ext) => ext.write(ea, data),
+            None => write_pages(&mut self.pages, ea, data),
+        }
     }
 
     /// Copy `len` bytes between two resolved locations (neither an MMIO register). Runs once per
@@ -148,12 +179,18 @@ impl Memory {
         let n = len as usize;
         match (src, dst) {
             (Loc::Mem(ea), Loc::Ls { spe, off }) => {
-                let off = off as usize;
-                read_pages(&self.pages, ea, self.ls.write(spe, off, n));
+                let into = self.ls.write(spe, off as usize, n);
+                match &self.external {
+                    Some(ext) => ext.read(ea, into),
+                    None => read_pages(&self.pages, ea, into),
+                }
             }
             (Loc::Ls { spe, off }, Loc::Mem(ea)) => {
-                let off = off as usize;
-                write_pages(&mut self.pages, ea, &self.ls[spe][off..off + n]);
+                let from = &self.ls[spe][off as usize..off as usize + n];
+                match &self.external {
+                    Some(ext) => ext.write(ea, from),
+                    None => write_pages(&mut self.pages, ea, from),
+                }
             }
             (Loc::Ls { spe: a, off: from }, Loc::Ls { spe: b, off: to }) if a != b => {
                 let (src, dst) = self.ls.pair((a, from as usize), (b, to as usize), n);

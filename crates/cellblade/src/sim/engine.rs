@@ -251,6 +251,8 @@ impl<E> Scheduler<E> {
 pub struct Shared<W: World> {
     pub sched: RefCell<Scheduler<W::Event>>,
     pub world: RefCell<W>,
+    /// Processes started from inside the run ([`Shared::spawn`]), for the executor to adopt.
+    spawned: RefCell<Vec<ProcFuture>>,
 }
 
 impl<W: World> Shared<W> {
@@ -313,6 +315,22 @@ impl<W: World> Shared<W> {
         self.suspend(pid).await.unwrap_or(1)
     }
 
+    /// The id the next process started gets.
+    pub fn next_pid(&self) -> Pid {
+        self.sched.borrow().procs.len()
+    }
+
+    /// Start a process from inside the run (an SPE thread that a program's `spe_context_run`
+    /// starts, at that call's time): it first runs after the processes ready now.
+    pub fn spawn(&self, name: impl Into<String>, fut: impl Future<Output = Result<()>> + 'static) -> Pid {
+        let mut s = self.sched.borrow_mut();
+        let pid = s.procs.len();
+        s.procs.push(ProcState { name: name.into(), resume: None, waiting: None, done: false, poll_woken: false });
+        s.ready.push_back(pid);
+        self.spawned.borrow_mut().push(Box::pin(fut));
+        pid
+    }
+
     /// End the run with `err` at the engine's next poll; the caller then suspends.
     pub fn fail(&self, err: Error) {
         self.sched.borrow_mut().fail(err);
@@ -359,7 +377,7 @@ pub struct Engine<W: World> {
 impl<W: World + 'static> Engine<W> {
     pub fn new(world: W) -> Self {
         Engine {
-            shared: Rc::new(Shared { sched: RefCell::new(Scheduler::new()), world: RefCell::new(world) }),
+            shared: Rc::new(Shared { sched: RefCell::new(Scheduler::new()), world: RefCell::new(world), spawned: RefCell::default() }),
             futures: Vec::new(),
             running: Cell::new(0),
         }
@@ -371,18 +389,25 @@ impl<W: World + 'static> Engine<W> {
 
     /// The next process id that [`Engine::spawn`] will hand out.
     pub fn next_pid(&self) -> Pid {
-        self.futures.len()
+        self.shared.next_pid()
     }
 
     /// Add a process; it first runs when [`Engine::run`] starts (or now, if running).
     pub fn spawn(&mut self, name: impl Into<String>, fut: impl Future<Output = Result<()>> + 'static) -> Pid {
-        let pid = self.futures.len();
-        self.futures.push(Some(Box::pin(fut)));
-        let mut s = self.shared.sched.borrow_mut();
-        s.procs.push(ProcState { name: name.into(), resume: None, waiting: None, done: false, poll_woken: false });
-        s.ready.push_back(pid);
-        self.running.set(self.running.get() + 1);
+        let pid = self.shared.spawn(name, fut);
+        self.adopt();
         pid
+    }
+
+    /// Take over the futures of the processes started through [`Shared::spawn`]: process `pid`'s
+    /// is `futures[pid]`, as both are numbered in the order they were started.
+    fn adopt(&mut self) {
+        if self.shared.spawned.borrow().is_empty() {
+            return;
+        }
+        let spawned = std::mem::take(&mut *self.shared.spawned.borrow_mut());
+        self.running.set(self.running.get() + spawned.len());
+        self.futures.extend(spawned.into_iter().map(Some));
     }
 
     /// Run until every process has finished. Errors: the first process error, or a deadlock
@@ -418,6 +443,7 @@ impl<W: World + 'static> Engine<W> {
         self.shared.sched.borrow_mut().next_poll = 0;
         loop {
             loop {
+                self.adopt();
                 let next = self.shared.sched.borrow_mut().ready.pop_front();
                 let Some(pid) = next else { break };
                 let Some(fut) = self.futures[pid].as_mut() else { continue };

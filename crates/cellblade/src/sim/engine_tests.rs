@@ -1,4 +1,5 @@
-//! The engine's tests: order, clocked steps, errors, interrupts, lock-step runs, deadlocks.
+//! The engine's tests: order, clocked steps, errors, interrupts, lock-step runs, deadlocks,
+//! processes started inside a run.
 use super::*;
 
 struct Counter(u64);
@@ -224,4 +225,28 @@ fn deadlock_names_what_each_process_waits_for() {
     let err = e.run().unwrap_err();
     assert_eq!(err.kind(), crate::error::ErrorKind::Deadlock);
     assert!(err.to_string().contains("spe3 waits for the inbound mailbox of spe 3"), "{err}");
+}
+
+#[test]
+fn a_process_started_inside_the_run_runs_at_its_starters_time() {
+    use std::cell::Cell;
+    let mut e = Engine::new(Counter(0));
+    let sh = e.shared();
+    let seen = Rc::new(Cell::new((0u64, 0usize)));
+    let (sh2, seen2) = (sh.clone(), seen.clone());
+    e.spawn("starter", async move {
+        sh2.sleep(0, Time(40)).await;
+        let pid = sh2.next_pid();
+        let (sh3, seen3) = (sh2.clone(), seen2.clone());
+        let got = sh2.spawn("started", async move {
+            seen3.set((sh3.now().0, pid));
+            sh3.sleep(pid, Time(2)).await;
+            Ok(())
+        });
+        assert_eq!(got, pid);
+        Ok(())
+    });
+    e.run().unwrap();
+    assert_eq!(seen.get(), (40, 1));
+    assert_eq!(e.now(), Time(42));
 }

@@ -1,0 +1,513 @@
+//! A Cell SDK program on the simulated blade: its PPE process and, for each SPE context it
+//! runs, one SPE process, every one of them a PowerPC program under qemu-user whose libspe2 or
+//! spu_mfcio.h calls come here as requests ([`super::wire`]).
+//!
+//! The simulator serves a process's next request only when that process's simulated thread is
+//! ready to run it, and waits until the process sends it, so computation between two calls costs
+//! no simulated time and the same program gives the same simulated numbers on every run
+//! (`--compute zero`). Each call costs what the blade says: an MFC command goes through the
+//! SPE's MFC and the EIB ([`crate::spu::Spu`]), a mailbox write from the PPE through the
+//! problem-state area ([`crate::ppe::Ppe`]).
+//!
+//! What the programs' bytes are: the local stores are memory files shared with the SPE processes,
+//! which see theirs at addresses 0 to 256 KB ([`crate::machine::local_store::LocalStores::shared`]);
+//! main memory is the PPE process's own ([`super::process_memory`]), so an effective address is
+//! a PPE pointer, as on the blade.
+//!
+//! `spe_context_run` starts the SPE process (`spe_command` and the image), after the blade's
+//! thread-creation time (seed 002 §4.2 measured create, load, run and join of an empty program
+//! together; the SPE starts at its end). An SPE program's stdio is PPE-assisted as libspe2's
+//! default C99 handler made it: the SPE thread stops, the PPE thread that runs the context writes
+//! the bytes to its own stdio, and the SPE goes on.
+
+use std::cell::RefCell;
+use std::io::BufReader;
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::unix::net::UnixStream;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::PathBuf;
+use std::process::{Child, Command};
+use std::rc::Rc;
+
+use crate::blade::{Blade, RunReport};
+use crate::error::{program_err, Error, Result};
+use crate::machine::config::MachineFile;
+use crate::machine::local_store::LocalStores;
+use crate::machine::topology::SPES;
+use crate::ppe::{Access, Ppe};
+use crate::sim::{Pid, Shared, Time};
+use crate::spu::Spu;
+
+use super::process_memory::ProcessMemory;
+use super::wire::{self, Answer, Request};
+
+/// How the SPE processes are started and where the PPE process's memory is.
+#[derive(Debug, Clone)]
+pub struct SdkOptions {
+    /// The command that runs an SPE executable (qemu-user with its CPU), before the image.
+    pub spe_command: Vec<String>,
+    /// The PPE process: its pid, qemu-user's guest base in it, and its pointer width.
+    pub ppe_pid: i32,
+    pub guest_base: u64,
+    pub bits: u32,
+    pub trace: bool,
+}
+
+/// How the program ended, as the simulator saw it.
+#[derive(Debug, Clone)]
+pub struct SdkOutcome {
+    pub report: RunReport,
+    /// What went wrong on an SPE that the PPE program was told of (a context's runtime error),
+    /// for the user.
+    pub notes: Vec<String>,
+}
+
+/// The descriptors an SPE process finds its local store and its socket at.
+const LS_FD: i32 = 3;
+const SDK_FD: i32 = 4;
+
+/// One SPE context of the PPE program.
+struct Context {
+    spe: usize,
+    image: Option<PathBuf>,
+    /// While its program runs: the SPE process and what it has asked of the PPE.
+    child: Option<Child>,
+    /// What the PPE thread running the context is told next: a stop or a PPE-assisted call.
+    event: Option<Event>,
+    /// The simulated PPE thread waiting in spe_context_run, and the SPE thread waiting for a
+    /// PPE-assisted call to be done.
+    ppe_waiting: Option<Pid>,
+    spe_waiting: Option<Pid>,
+    destroyed: bool,
+}
+
+#[derive(Debug, Clone)]
+enum Event {
+    Stopped { reason: u32, code: u64 },
+    Call { fd: u32, bytes: Vec<u8> },
+}
+
+struct Job {
+    contexts: Vec<Context>,
+    local_stores: Vec<OwnedFd>,
+    opts: SdkOptions,
+    notes: Vec<String>,
+    /// When the PPE program ended, once it has.
+    ppe_ended: Option<Time>,
+}
+
+type JobRef = Rc<RefCell<Job>>;
+
+/// Run the PPE program at the other end of `ppe` until its process ends.
+pub fn run_sdk(file: MachineFile, ppe: UnixStream, opts: SdkOptions) -> Result<SdkOutcome> {
+    let mut blade = Blade::new(file, opts.trace);
+    let ls_bytes = blade.machine().p.ls_bytes;
+    let (stores, files) = LocalStores::shared(ls_bytes, SPES).map_err(|e| Error::Internal(e.to_string()))?;
+    {
+        let mut m = blade.machine();
+        m.mem.ls = stores;
+        m.mem.external = Some(Box::new(ProcessMemory::new(opts.ppe_pid, opts.guest_base, opts.bits)));
+    }
+    let job: JobRef = Rc::new(RefCell::new(Job { contexts: Vec::new(), local_stores: files, opts, notes: Vec::new(), ppe_ended: None }));
+    let served = job.clone();
+    blade.ppe(move |p| serve_ppe(p, ppe, served));
+    let result = blade.run();
+    let mut job = job.borrow_mut();
+    for ctx in &mut job.contexts {
+        end_process(ctx);
+    }
+    let notes = std::mem::take(&mut job.notes);
+    match (result, job.ppe_ended) {
+        (Ok(report), _) => Ok(SdkOutcome { report, notes }),
+        // SPE threads still waiting on the blade (for a mailbox word, say) when the PPE program
+        // ended: they ended with it, as on Linux; the run lasted until the PPE program's end.
+        (Err(Error::Deadlock(_)), Some(end)) => Ok(SdkOutcome {
+            report: RunReport { simulated: end, events: 0, packets: 0, wall_s: 0.0, trace: None, trace_dropped: 0 },
+            notes,
+        }),
+        (Err(e), _) => Err(e),
+    }
+}
+
+fn io_err(what: &str, e: std::io::Error) -> Error {
+    Error::Internal(format!("{what}: the connection to its process failed: {e}"))
+}
+
+fn end_process(ctx: &mut Context) {
+    if let Some(mut child) = ctx.child.take() {
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+}
+
+/// The PPE program has ended at `now`: so do its SPE processes.
+fn end_all(job: &JobRef, now: Time) {
+    let mut j = job.borrow_mut();
+    j.ppe_ended = Some(now);
+    for ctx in &mut j.contexts {
+        end_process(ctx);
+    }
+}
+
+fn refused(status: i32) -> Answer {
+    Answer { status, ..Answer::default() }
+}
+
+/// Serve the PPE program's calls until its process ends.
+async fn serve_ppe(p: Ppe, sock: UnixStream, job: JobRef) -> Result<()> {
+    let mut rd = BufReader::new(sock.try_clone().map_err(|e| io_err("the PPE program", e))?);
+    let mut wr = sock;
+    loop {
+        let Some((req, payload)) = wire::read_request(&mut rd).map_err(|e| io_err("the PPE program", e))? else {
+            // The program ended: its SPE contexts end with it, as on Linux.
+            end_all(&job, p.now());
+            return Ok(());
+        };
+        let Some((answer, out)) = serve_ppe_call(&p, &req, &payload, &job, &mut rd, &mut wr).await? else {
+            end_all(&job, p.now());
+            return Ok(());
+        };
+        if wire::write_answer(&mut wr, &answer, &out).is_err() {
+            // The PPE process ended while its call was under way (the launcher ended its group).
+            end_all(&job, p.now());
+            return Ok(());
+        }
+    }
+}
+
+fn context_of(job: &JobRef, n: u32) -> std::result::Result<usize, Answer> {
+    let j = job.borrow();
+    match j.contexts.get(n as usize) {
+        Some(c) if !c.destroyed => Ok(c.spe),
+        _ => Err(refused(wire::ESRCH)),
+    }
+}
+
+async fn serve_ppe_call(
+    p: &Ppe,
+    req: &Request,
+    payload: &[u8],
+    job: &JobRef,
+    rd: &mut BufReader<UnixStream>,
+    wr: &mut UnixStream,
+) -> Result<Option<(Answer, Vec<u8>)>> {
+    let ok = Answer::default();
+    Ok(Some(match req.op {
+        wire::PPE_HELLO => (ok, Vec::new()),
+        wire::CONTEXT_CREATE => {
+            let mut j = job.borrow_mut();
+            let used: Vec<usize> = j.contexts.iter().filter(|c| !c.destroyed).map(|c| c.spe).collect();
+            // The first free SPE, in physical order: Linux's scheduler chooses otherwise (seed 001
+            // studies its placements), which a later placement option will model.
+            match (0..SPES).find(|s| !used.contains(s)) {
+                None => (refused(wire::EAGAIN), Vec::new()),
+                Some(spe) => {
+                    j.contexts.push(Context {
+                        spe,
+                        image: None,
+                        child: None,
+                        event: None,
+                        ppe_waiting: None,
+                        spe_waiting: None,
+                        destroyed: false,
+                    });
+                    (Answer { value: (j.contexts.len() - 1) as u64, ..ok }, Vec::new())
+                }
+            }
+        }
+        wire::PROGRAM_LOAD => {
+            if let Err(a) = context_of(job, req.a) {
+                return Ok(Some((a, Vec::new())));
+            }
+            let path = PathBuf::from(String::from_utf8_lossy(payload).into_owned());
+            job.borrow_mut().contexts[req.a as usize].image = Some(path);
+            (ok, Vec::new())
+        }
+        wire::CONTEXT_RUN => {
+            if payload.len() != 8 {
+                return Err(program_err(format!("spe_context_run of context {}: {} bytes of speid, 8 expected", req.a, payload.len())));
+            }
+            let speid = u64::from_be_bytes(payload.try_into().expect("8 bytes"));
+            return run_context(p, req, speid, job, rd, wr).await;
+        }
+        wire::CONTEXT_DESTROY => match context_of(job, req.a) {
+            Err(a) => (a, Vec::new()),
+            Ok(_) => {
+                let mut j = job.borrow_mut();
+                let ctx = &mut j.contexts[req.a as usize];
+                end_process(ctx);
+                ctx.destroyed = true;
+                (ok, Vec::new())
+            }
+        },
+        wire::IN_MBOX_WRITE => match context_of(job, req.a) {
+            Err(a) => (a, Vec::new()),
+            Ok(spe) => {
+                let words: Vec<u32> = payload.chunks_exact(4).map(|w| u32::from_be_bytes(w.try_into().expect("4 bytes"))).collect();
+                let mut written = 0u64;
+                for (i, &w) in words.iter().enumerate() {
+                    let free = p.spe_in_mbox_status(spe).await?;
+                    if free == 0 {
+                        match req.b {
+                            // ANY_NONBLOCKING gives up; ANY_BLOCKING has what it needs after the first.
+                            3 => break,
+                            2 if i > 0 => break,
+                            _ => while p.spe_in_mbox_status(spe).await? == 0 {},
+                        }
+                    }
+                    p.spe_in_mbox_write(spe, w, Access::Syscall).await?;
+                    written += 1;
+                }
+                (Answer { value: written, ..ok }, Vec::new())
+            }
+        },
+        wire::OUT_MBOX_READ => match context_of(job, req.a) {
+            Err(a) => (a, Vec::new()),
+            Ok(spe) => {
+                let mut out = Vec::new();
+                // Non-blocking, as spufs's mbox file: what is there, up to the count asked.
+                while (out.len() / 4) < req.b as usize && p.spe_out_mbox_status(spe).await? > 0 {
+                    out.extend_from_slice(&p.mmio_read(spe, crate::machine::memory::reg::SPU_OUT_MBOX).await?.to_be_bytes());
+                }
+                (Answer { value: (out.len() / 4) as u64, ..ok }, out)
+            }
+        },
+        wire::OUT_MBOX_STATUS | wire::IN_MBOX_STATUS => match context_of(job, req.a) {
+            Err(a) => (a, Vec::new()),
+            Ok(spe) => {
+                let n = if req.op == wire::OUT_MBOX_STATUS { p.spe_out_mbox_status(spe).await? } else { p.spe_in_mbox_status(spe).await? };
+                (Answer { value: n as u64, ..ok }, Vec::new())
+            }
+        },
+        op => return Err(Error::Internal(format!("the PPE program: unknown request {op}: libspe2 and the simulator disagree"))),
+    }))
+}
+
+/// spe_context_run: start the SPE process and its thread, then tell the PPE thread of each
+/// PPE-assisted call and, last, of the stop.
+async fn run_context(
+    p: &Ppe,
+    req: &Request,
+    speid: u64,
+    job: &JobRef,
+    rd: &mut BufReader<UnixStream>,
+    wr: &mut UnixStream,
+) -> Result<Option<(Answer, Vec<u8>)>> {
+    let n = req.a as usize;
+    let spe = match context_of(job, req.a) {
+        Err(a) => return Ok(Some((a, Vec::new()))),
+        Ok(spe) => spe,
+    };
+    let Some(image) = job.borrow().contexts[n].image.clone() else {
+        return Ok(Some((refused(wire::EINVAL), Vec::new())));
+    };
+    let (sh, ppe_pid) = p.process();
+    let sh = sh.clone();
+    let dt = sh.world.borrow().p.thread_create;
+    sh.sleep(ppe_pid, dt).await;
+    let (ours, theirs) = UnixStream::pair().map_err(|e| io_err("an SPE program", e))?;
+    let child = spawn_spe(job, spe, &image, speid, req.d, req.e, theirs)?;
+    {
+        let mut j = job.borrow_mut();
+        let ctx = &mut j.contexts[n];
+        ctx.child = Some(child);
+        ctx.event = None;
+    }
+    let pid = sh.next_pid();
+    let spu = Spu::new(sh.clone(), pid, spe);
+    let served = job.clone();
+    sh.spawn(format!("spe{spe}"), serve_spe(spu, n, ours, served));
+    loop {
+        let event = job.borrow_mut().contexts[n].event.take();
+        let event = match event {
+            Some(e) => e,
+            None => {
+                job.borrow_mut().contexts[n].ppe_waiting = Some(ppe_pid);
+                sh.with(|_, s| s.set_waiting(ppe_pid, move || format!("spe_context_run of context {n} (SPE {spe})")));
+                sh.suspend(ppe_pid).await?;
+                continue;
+            }
+        };
+        match event {
+            Event::Stopped { reason, code } => {
+                if let Some(mut child) = job.borrow_mut().contexts[n].child.take() {
+                    let _ = child.wait();
+                }
+                return Ok(Some((Answer { status: wire::RUN_STOPPED, a: reason, value: code }, Vec::new())));
+            }
+            Event::Call { fd, bytes } => {
+                // The call crosses to the PPE and back: spu_run returns to libspe2, which runs it
+                // and enters spu_run again, two kernel crossings.
+                let dt = Time(sh.world.borrow().p.syscall.0 * 2);
+                sh.sleep(ppe_pid, dt).await;
+                if wire::write_answer(wr, &Answer { status: wire::RUN_CALL, a: fd, value: 0 }, &bytes).is_err() {
+                    return Ok(None); // the PPE process has ended
+                }
+                match wire::read_request(rd) {
+                    Ok(Some((r, _))) if r.op == wire::CONTEXT_RESUME && r.a as usize == n => {}
+                    Ok(Some((r, _))) => {
+                        return Err(Error::Internal(format!(
+                            "the PPE program: request {} while context {n}'s PPE-assisted call was under way: libspe2 and the simulator disagree",
+                            r.op
+                        )))
+                    }
+                    Ok(None) | Err(_) => return Ok(None),
+                }
+                let waiting = job.borrow_mut().contexts[n].spe_waiting.take();
+                if let Some(spe_pid) = waiting {
+                    sh.with(|_, s| s.wake(spe_pid, Ok(0)));
+                }
+            }
+        }
+    }
+}
+
+fn spawn_spe(job: &JobRef, spe: usize, image: &PathBuf, speid: u64, argp: u64, envp: u64, theirs: UnixStream) -> Result<Child> {
+    let j = job.borrow();
+    let (program, args) = j.opts.spe_command.split_first().ok_or_else(|| Error::Internal("no SPE command".into()))?;
+    let ls = j.local_stores[spe].as_raw_fd();
+    let ppe_pid = j.opts.ppe_pid;
+    let sock = theirs.as_raw_fd();
+    let mut cmd = Command::new(program);
+    cmd.args(args).arg(image);
+    cmd.env("CELLBLADE_LS_FD", LS_FD.to_string()).env("CELLBLADE_SDK_FD", SDK_FD.to_string());
+    cmd.env("CELLBLADE_SPE_ARGS", format!("{speid:#x},{argp:#x},{envp:#x}"));
+    // SAFETY: between fork and exec only async-signal-safe calls: fcntl, dup2, close, prctl.
+    unsafe {
+        cmd.pre_exec(move || {
+            // Above the target numbers first, so that neither overwrites the other.
+            let (l, s) = (libc::fcntl(ls, libc::F_DUPFD, 10), libc::fcntl(sock, libc::F_DUPFD, 10));
+            if l < 0 || s < 0 || libc::dup2(l, LS_FD) < 0 || libc::dup2(s, SDK_FD) < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            libc::close(l);
+            libc::close(s);
+            // An SPE process does not outlive the simulator's thread, and it joins the PPE
+            // process's group, which the launcher ends with the PPE program.
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+            libc::setpgid(0, ppe_pid);
+            Ok(())
+        });
+    }
+    let child = cmd.spawn().map_err(|e| program_err(format!("starting the SPE program {}: {program}: {e}", image.display())))?;
+    drop(theirs);
+    Ok(child)
+}
+
+/// Tell the PPE thread running context `n` of `event`.
+fn tell_ppe(sh: &Shared<crate::machine::Machine>, job: &JobRef, n: usize, event: Event) {
+    let waiting = {
+        let mut j = job.borrow_mut();
+        let ctx = &mut j.contexts[n];
+        ctx.event = Some(event);
+        ctx.ppe_waiting.take()
+    };
+    if let Some(pid) = waiting {
+        sh.with(|_, s| s.wake(pid, Ok(0)));
+    }
+}
+
+/// Serve context `n`'s SPE program until it stops.
+async fn serve_spe(spu: Spu, n: usize, sock: UnixStream, job: JobRef) -> Result<()> {
+    let spe = spu.spe_id();
+    let what = format!("the SPE program of context {n} (SPE {spe})");
+    let mut rd = BufReader::new(sock.try_clone().map_err(|e| io_err(&what, e))?);
+    let mut wr = sock;
+    let sh = spu.shared();
+    let mut tag_update = 0u32;
+    loop {
+        let next = wire::read_request(&mut rd).map_err(|e| io_err(&what, e))?;
+        let Some((req, payload)) = next else {
+            // Ended without a stop: a crash of SPE code is the context's runtime error.
+            let status = job.borrow_mut().contexts[n].child.take().and_then(|mut c| c.wait().ok());
+            let how = match status {
+                Some(s) if s.signal().is_some() => format!("killed by signal {}", s.signal().unwrap_or(0)),
+                Some(s) => format!("exited with status {} before stopping", s.code().unwrap_or(-1)),
+                None => "ended".into(),
+            };
+            if job.borrow().ppe_ended.is_none() {
+                job.borrow_mut().notes.push(format!("{what}: its process was {how}: the context stops with SPE_RUNTIME_ERROR"));
+            }
+            tell_ppe(&sh, &job, n, Event::Stopped { reason: wire::SPE_RUNTIME_ERROR, code: 0 });
+            return Ok(());
+        };
+        let mut answer = Answer::default();
+        match req.op {
+            wire::SPU_HELLO => {}
+            wire::SPU_MFC => mfc_command(&spu, &req).await?,
+            wire::SPU_WRITE_CHANNEL => match req.a {
+                channel::WR_TAG_MASK => spu.mfc_write_tag_mask(req.d as u32),
+                channel::WR_TAG_UPDATE => tag_update = req.d as u32,
+                channel::WR_OUT_MBOX => spu.spu_write_out_mbox(req.d as u32).await?,
+                ch => return Err(program_err(format!("{what}: spu_writech of channel {ch}: not implemented in cellblade yet"))),
+            },
+            wire::SPU_READ_CHANNEL => {
+                answer.value = match req.a {
+                    channel::RD_TAG_STAT => match tag_update {
+                        0 => spu.mfc_read_tag_status_immediate(),
+                        1 => spu.mfc_read_tag_status_any().await?,
+                        _ => spu.mfc_read_tag_status_all().await?,
+                    },
+                    channel::RD_IN_MBOX => spu.spu_read_in_mbox().await?,
+                    channel::RD_DEC => spu.spu_read_decrementer(),
+                    channel::RD_SIG_NOTIFY_1 => spu.spu_read_signal1().await?,
+                    channel::RD_SIG_NOTIFY_2 => spu.spu_read_signal2().await?,
+                    ch => return Err(program_err(format!("{what}: spu_readch of channel {ch}: not implemented in cellblade yet"))),
+                } as u64
+            }
+            wire::SPU_CHANNEL_COUNT => {
+                answer.value = match req.a {
+                    channel::RD_IN_MBOX => spu.spu_stat_in_mbox(),
+                    channel::WR_OUT_MBOX => 1 - spu.spu_stat_out_mbox(),
+                    channel::RD_TAG_STAT | channel::WR_TAG_MASK | channel::WR_TAG_UPDATE => 1,
+                    ch => return Err(program_err(format!("{what}: spu_readchcnt of channel {ch}: not implemented in cellblade yet"))),
+                } as u64
+            }
+            wire::SPU_STOP => {
+                let (reason, code) = match req.a {
+                    c @ 0x2000..=0x20ff => (wire::SPE_EXIT, (c & 0xff) as u64),
+                    c => (wire::SPE_STOP_AND_SIGNAL, c as u64),
+                };
+                wire::write_answer(&mut wr, &answer, &[]).map_err(|e| io_err(&what, e))?;
+                tell_ppe(&sh, &job, n, Event::Stopped { reason, code });
+                return Ok(());
+            }
+            wire::SPU_PPE_CALL if req.a == wire::CALL_WRITE => {
+                job.borrow_mut().contexts[n].spe_waiting = Some(spu.pid());
+                tell_ppe(&sh, &job, n, Event::Call { fd: req.b, bytes: payload });
+                let pid = spu.pid();
+                sh.with(|_, s| s.set_waiting(pid, move || format!("a PPE-assisted call of context {n}")));
+                sh.suspend(pid).await?;
+            }
+            op => return Err(Error::Internal(format!("{what}: unknown request {op}: the SPE library and the simulator disagree"))),
+        }
+        wire::write_answer(&mut wr, &answer, &[]).map_err(|e| io_err(&what, e))?;
+    }
+}
+
+/// The SPU channels the SPE library reads and writes (spu_mfcio.h's numbers).
+mod channel {
+    pub const RD_SIG_NOTIFY_1: u32 = 3;
+    pub const RD_SIG_NOTIFY_2: u32 = 4;
+    pub const RD_DEC: u32 = 8;
+    pub const WR_TAG_MASK: u32 = 22;
+    pub const WR_TAG_UPDATE: u32 = 23;
+    pub const RD_TAG_STAT: u32 = 24;
+    pub const WR_OUT_MBOX: u32 = 28;
+    pub const RD_IN_MBOX: u32 = 29;
+}
+
+/// An MFC command from the SPE program (spu_mfcdma32/64): opcode, local-store address, tag,
+/// effective address (a PPE address) and size.
+async fn mfc_command(spu: &Spu, req: &Request) -> Result<()> {
+    let (lsa, tag, ea, size) = (req.b, req.c, req.d, req.e as u32);
+    match req.a {
+        0x20 => spu.mfc_put(lsa, ea, size, tag).await,
+        0x21 => spu.mfc_putb(lsa, ea, size, tag).await,
+        0x22 => spu.mfc_putf(lsa, ea, size, tag).await,
+        0x40 => spu.mfc_get(lsa, ea, size, tag).await,
+        0x41 => spu.mfc_getb(lsa, ea, size, tag).await,
+        0x42 => spu.mfc_getf(lsa, ea, size, tag).await,
+        op => Err(program_err(format!("spe {}: MFC command {op:#x}: not implemented in cellblade yet", spu.spe_id()))),
+    }
+}

@@ -1,0 +1,170 @@
+//! What a Cell SDK program's processes say to the simulator: one request, then its answer, on
+//! the process's socket, every field big-endian (the processes are big-endian PowerPC programs
+//! under qemu-user). `sdk/common/sdk_wire.h` is the C side and mirrors these numbers.
+//!
+//! ```text
+//! request  u32 op, u32 a, u32 b, u32 c, u64 d, u64 e, u32 len, u32 0    then len payload bytes
+//! answer   i32 status, u32 a, u64 value, u32 len, u32 0                 then len payload bytes
+//! ```
+
+use std::io::{self, Read, Write};
+
+pub const REQUEST_BYTES: usize = 40;
+pub const ANSWER_BYTES: usize = 24;
+/// The largest payload either way: a PPE-assisted write of an SPE's stdio, or an image path.
+pub const MAX_PAYLOAD: u32 = 1 << 20;
+
+// An SPE program's requests (sdk/spu/).
+/// The program has started: answered when its simulated SPE thread begins.
+pub const SPU_HELLO: u32 = 1;
+/// An MFC command: a = opcode (MFC_GET_CMD, ...), b = local-store address, c = tag, d = effective
+/// address, e = size.
+pub const SPU_MFC: u32 = 2;
+/// spu_writech: a = channel, d = value.
+pub const SPU_WRITE_CHANNEL: u32 = 3;
+/// spu_readch: a = channel; the answer's value is what it read.
+pub const SPU_READ_CHANNEL: u32 = 4;
+/// spu_readchcnt: a = channel.
+pub const SPU_CHANNEL_COUNT: u32 = 5;
+/// spu_stop / exit: a = the stop code (0x2000 | exit code for an exit).
+pub const SPU_STOP: u32 = 6;
+/// A PPE-assisted call (a stop in the 0x2100 class): a = the call, b = its descriptor, the
+/// payload its bytes; answered when the PPE has run it.
+pub const SPU_PPE_CALL: u32 = 7;
+
+// A PPE program's requests (sdk/ppu/libspe2.c).
+/// a = the pointer width (32 or 64).
+pub const PPE_HELLO: u32 = 32;
+/// spe_context_create: a = flags; the answer's value is the context's number.
+pub const CONTEXT_CREATE: u32 = 33;
+/// spe_program_load: a = context, the payload the SPE executable's path.
+pub const PROGRAM_LOAD: u32 = 34;
+/// spe_context_run: a = context, b = run flags, c = entry, d = argp, e = envp, the payload the
+/// 8-byte speid (the context's PPE address). Answered by [`RUN_STOPPED`] or [`RUN_CALL`].
+pub const CONTEXT_RUN: u32 = 35;
+/// After a [`RUN_CALL`] answer: the call is done, the SPE goes on (a = context).
+pub const CONTEXT_RESUME: u32 = 36;
+/// spe_context_destroy: a = context.
+pub const CONTEXT_DESTROY: u32 = 37;
+/// spe_in_mbox_write: a = context, b = behaviour, the payload the words.
+pub const IN_MBOX_WRITE: u32 = 38;
+/// spe_out_mbox_read: a = context, b = how many words at most; the payload the words read.
+pub const OUT_MBOX_READ: u32 = 39;
+/// spe_out_mbox_status: a = context.
+pub const OUT_MBOX_STATUS: u32 = 40;
+/// spe_in_mbox_status: a = context.
+pub const IN_MBOX_STATUS: u32 = 41;
+
+/// CONTEXT_RUN's answers: the status, then a = the stop reason (libspe2's SPE_EXIT, ...) and
+/// value = its code; or a = the descriptor and the payload the bytes of an SPE's stdio write.
+pub const RUN_STOPPED: i32 = 0;
+pub const RUN_CALL: i32 = 1;
+
+/// The PPE-assisted calls an SPE program makes (SPU_PPE_CALL's a).
+pub const CALL_WRITE: u32 = 1;
+
+/// libspe2's stop reasons (libspe2-types.h).
+pub const SPE_EXIT: u32 = 1;
+pub const SPE_STOP_AND_SIGNAL: u32 = 2;
+pub const SPE_RUNTIME_ERROR: u32 = 3;
+pub const SPE_RUNTIME_EXCEPTION: u32 = 4;
+
+/// An answer's status for a call refused: the errno the library sets.
+pub const EINVAL: i32 = -22;
+pub const ESRCH: i32 = -3;
+pub const EAGAIN: i32 = -11;
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Request {
+    pub op: u32,
+    pub a: u32,
+    pub b: u32,
+    pub c: u32,
+    pub d: u64,
+    pub e: u64,
+    pub len: u32,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Answer {
+    pub status: i32,
+    pub a: u32,
+    pub value: u64,
+}
+
+fn word(b: &[u8], at: usize) -> u32 {
+    u32::from_be_bytes(b[at..at + 4].try_into().expect("4 bytes"))
+}
+
+fn dword(b: &[u8], at: usize) -> u64 {
+    u64::from_be_bytes(b[at..at + 8].try_into().expect("8 bytes"))
+}
+
+/// The next request and its payload; `None` when the process closed its end (it ended).
+pub fn read_request(from: &mut impl Read) -> io::Result<Option<(Request, Vec<u8>)>> {
+    let mut b = [0u8; REQUEST_BYTES];
+    let mut got = 0;
+    while got < b.len() {
+        match from.read(&mut b[got..]) {
+            Ok(0) if got == 0 => return Ok(None),
+            Ok(0) => return Err(io::Error::new(io::ErrorKind::UnexpectedEof, "a request was cut short")),
+            Ok(n) => got += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) if e.kind() == io::ErrorKind::ConnectionReset => return Ok(None),
+            Err(e) => return Err(e),
+        }
+    }
+    let r =
+        Request { op: word(&b, 0), a: word(&b, 4), b: word(&b, 8), c: word(&b, 12), d: dword(&b, 16), e: dword(&b, 24), len: word(&b, 32) };
+    if r.len > MAX_PAYLOAD {
+        return Err(io::Error::new(io::ErrorKind::InvalidData, format!("request {} carries {} bytes: at most {MAX_PAYLOAD}", r.op, r.len)));
+    }
+    let mut payload = vec![0u8; r.len as usize];
+    from.read_exact(&mut payload)?;
+    Ok(Some((r, payload)))
+}
+
+pub fn write_answer(to: &mut impl Write, a: &Answer, payload: &[u8]) -> io::Result<()> {
+    let mut b = Vec::with_capacity(ANSWER_BYTES + payload.len());
+    b.extend_from_slice(&a.status.to_be_bytes());
+    b.extend_from_slice(&a.a.to_be_bytes());
+    b.extend_from_slice(&a.value.to_be_bytes());
+    b.extend_from_slice(&(payload.len() as u32).to_be_bytes());
+    b.extend_from_slice(&[0; 4]);
+    b.extend_from_slice(payload);
+    to.write_all(&b)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn requests_are_read_big_endian_with_their_payload() {
+        let mut b = Vec::new();
+        for w in [SPU_MFC, 0x40, 0x3000, 5] {
+            b.extend_from_slice(&w.to_be_bytes());
+        }
+        b.extend_from_slice(&0x1_0000_2000u64.to_be_bytes());
+        b.extend_from_slice(&16384u64.to_be_bytes());
+        b.extend_from_slice(&3u32.to_be_bytes());
+        b.extend_from_slice(&[0; 4]);
+        b.extend_from_slice(b"abc");
+        let (r, payload) = read_request(&mut b.as_slice()).unwrap().unwrap();
+        assert_eq!(r, Request { op: SPU_MFC, a: 0x40, b: 0x3000, c: 5, d: 0x1_0000_2000, e: 16384, len: 3 });
+        assert_eq!(payload, b"abc");
+        assert!(read_request(&mut [].as_slice()).unwrap().is_none());
+        assert!(read_request(&mut &b[..7]).is_err());
+    }
+
+    #[test]
+    fn answers_are_written_big_endian() {
+        let mut out = Vec::new();
+        write_answer(&mut out, &Answer { status: -22, a: 2, value: 0x0102_0304_0506_0708 }, b"xy").unwrap();
+        assert_eq!(out.len(), ANSWER_BYTES + 2);
+        assert_eq!(&out[..4], &(-22i32).to_be_bytes());
+        assert_eq!(&out[8..16], &[1, 2, 3, 4, 5, 6, 7, 8]);
+        assert_eq!(&out[16..20], &[0, 0, 0, 2]);
+        assert_eq!(&out[24..], b"xy");
+    }
+}

@@ -1,0 +1,64 @@
+"""`cellblade run`: a Cell SDK program (a PPE program built with `cellblade ppu-gcc` and its SPE
+programs built with `cellblade spu-gcc`) on the simulated blade."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from cellblade import outputs
+from cellblade.cli.base import HELP
+from cellblade.cli.common import UsageError, add_machine_args, add_out_arg
+from cellblade.machine import MACHINE_FLAGS
+
+RUN_FILES = ["result.json", "machine.toml"]
+
+
+def add_commands(commands: argparse._SubParsersAction) -> None:
+    """Registers `cellblade run`."""
+    run = commands.add_parser(
+        "run",
+        help=HELP["run"],
+        description="Run PROGRAM, a Cell SDK program's PPE executable (cellblade ppu-gcc, "
+        "linked with -lspe2), on the simulated blade: its SPE contexts run the SPE executables "
+        "it opens (cellblade spu-gcc), every libspe2 and MFC call simulated. Computation between "
+        "calls costs no simulated time.",
+    )
+    add_machine_args(run)
+    add_out_arg(run, "none", "result.json (the run's report) and the resolved machine.toml")
+    run.add_argument("program", help="the PPE program (built with cellblade ppu-gcc -lspe2)")
+    run.add_argument("args", nargs=argparse.REMAINDER, help="the program's arguments")
+    run.set_defaults(handler=_run, flags=MACHINE_FLAGS)
+
+
+def _run(args: argparse.Namespace) -> int:
+    from cellblade import machine
+    from cellblade.sdk import launcher
+
+    if args.out is not None:
+        outputs.check_dir("--out", args.out, RUN_FILES, force=args.force)
+    chosen = machine.choice(args.machine or args.preset, args.overrides)
+    try:
+        result = launcher.run(args.program, args.args, chosen)
+    except launcher.RunError as error:
+        raise UsageError(f"PROGRAM {error}") from None
+    for note in result.report.get("notes", []):
+        print(f"cellblade run: {note}", file=sys.stderr)
+    if result.message:
+        print(f"cellblade run: {result.message}", file=sys.stderr)
+    if args.out is not None:
+        _save(args.out, result, args)
+    return result.exit_code
+
+
+def _save(out: Path, result, args: argparse.Namespace) -> None:
+    report = dict(result.report)
+    machine_toml = report.pop("machine_toml", None)
+    report.update(
+        exit_code=result.exit_code, message=result.message, program=args.program, args=args.args
+    )
+    with outputs.staged("--out", out, RUN_FILES, force=args.force) as staging:
+        (staging / "result.json").write_text(json.dumps(report, indent=2) + "\n")
+        (staging / "machine.toml").write_text(machine_toml or "")

@@ -1,0 +1,146 @@
+"""`cellblade run`: a Cell SDK program on the simulated blade.
+
+The PPE program runs under qemu-user (toolchain.PPC32 or PPC64, by its ELF class) with one end
+of a socket pair in ``CELLBLADE_SDK_FD``; the simulator, in a thread of this process, serves its
+libspe2 calls over the other end and starts an SPE process for each context it runs
+(crates/cellblade/src/sdk/job.rs). qemu-user's guest base is fixed (``-B``) so that the simulator
+finds the PPE program's memory, which its SPEs' DMAs read and write, at a known place.
+
+The run ends when the PPE process does; its exit status is the run's. The PPE process leads a
+process group of its own, which the simulator puts the SPE processes in: when the PPE process
+ends, the group is ended, as an SPE context ends with its program on Linux, and nothing is left
+running. When the simulation fails (an illegal DMA, a deadlock, an error of the simulator) the
+group is ended and the error reported; Ctrl-C, SIGTERM and SIGHUP end it too.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from cellblade import _core
+from cellblade.sdk import toolchain
+
+# Where qemu-user puts the guest's address 0 in the host: above the low 4 GiB, which a 32-bit
+# guest's whole space fills, and far below where the host maps qemu itself and its libraries.
+GUEST_BASE = {32: 0x1_0000_0000, 64: 0x2000_0000_0000}
+# How long the PPE process gets to exit once told to (SIGTERM), before it is killed.
+_GRACE_S = 5.0
+
+
+@dataclass
+class RunResult:
+    """How a run ended: ``exit_code`` is the PPE program's (or 1 when the simulation failed),
+    ``message`` says why it failed, ``report`` is the simulator's."""
+
+    exit_code: int
+    message: str = ""
+    report: dict[str, Any] = field(default_factory=dict)
+
+
+class RunError(Exception):
+    """A program that cannot be run, said for the user."""
+
+
+def _bits_of(program: str) -> int:
+    try:
+        with open(program, "rb") as f:
+            ident = f.read(6)
+    except OSError as error:
+        raise RunError(f"{program}: {error.strerror.lower()}") from None
+    if ident[:4] != b"\x7fELF" or ident[5] != 2 or ident[4] not in (1, 2):
+        raise RunError(
+            f"{program}: not a big-endian PowerPC executable: build the PPE program with "
+            "`cellblade ppu-gcc` (or ppu32-gcc)"
+        )
+    return 32 if ident[4] == 1 else 64
+
+
+def run(
+    program: str, args: list[str], machine: dict[str, Any] | None = None, trace: bool = False
+) -> RunResult:
+    """Run the PPE program `program` with `args`; returns when it has ended."""
+    path = Path(program)
+    if not path.is_file():
+        raise RunError(f"{program}: no such file")
+    bits = _bits_of(program)
+    ppe = toolchain.PPC32 if bits == 32 else toolchain.PPC64
+    ours, theirs = socket.socketpair()
+    env = {**os.environ, "CELLBLADE_SDK_FD": str(theirs.fileno())}
+    command = [ppe.qemu, "-cpu", ppe.qemu_cpu, "-B", hex(GUEST_BASE[bits]), str(path), *args]
+    try:
+        process = subprocess.Popen(command, env=env, pass_fds=[theirs.fileno()], process_group=0)
+    except FileNotFoundError:
+        raise RunError(
+            f"{ppe.qemu} is not installed: SDK programs run under Debian's qemu-user "
+            "(`make sdk-tools` installs it, as root)"
+        ) from None
+    finally:
+        theirs.close()
+    request = {
+        "spe_command": [toolchain.PPC32.qemu, "-cpu", toolchain.PPC32.qemu_cpu],
+        "ppe_pid": process.pid,
+        "guest_base": GUEST_BASE[bits],
+        "bits": bits,
+        "trace": trace,
+    }
+    outcome: dict[str, Any] = {}
+
+    def simulate() -> None:
+        try:
+            outcome["answer"] = _core.sdk_run(ours.detach(), request, machine)
+        except BaseException as error:  # handed to the main thread, which reports it
+            outcome["error"] = error
+            _end(process)
+
+    thread = threading.Thread(target=simulate, name="cellblade-sdk", daemon=True)
+    previous = {s: signal.signal(s, _raise_interrupt) for s in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        thread.start()
+        code = process.wait()
+        _end_group(process)
+        thread.join()
+    except KeyboardInterrupt:
+        _end(process)
+        thread.join()
+        raise
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+    if "error" in outcome:
+        raise outcome["error"]
+    result = outcome["answer"]["result"]
+    report = {**result, "machine_toml": outcome["answer"]["machine_toml"]}
+    exit_code = code if code >= 0 else 128 - code
+    message = "" if code >= 0 else f"the PPE program was killed by {signal.Signals(-code).name}"
+    return RunResult(exit_code, message, report)
+
+
+def _raise_interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def _end(process: subprocess.Popen) -> None:
+    """End the PPE process (SIGTERM, then SIGKILL after a grace), then its group."""
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(_GRACE_S)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+    _end_group(process)
+
+
+def _end_group(process: subprocess.Popen) -> None:
+    """End the SPE processes left in the PPE process's group."""
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass

@@ -1,0 +1,42 @@
+/* What an SDK program's processes say to the simulator (crates/cellblade/src/sdk/wire.rs, which
+ * these numbers mirror): a request, then its answer, on the process's socket, big-endian. */
+#ifndef CB_SDK_WIRE_H
+#define CB_SDK_WIRE_H
+#include <stddef.h>
+#include <stdint.h>
+
+enum {
+    /* An SPE program's (sdk/spu/). */
+    CB_SPU_HELLO = 1, CB_SPU_MFC, CB_SPU_WRITE_CHANNEL, CB_SPU_READ_CHANNEL, CB_SPU_CHANNEL_COUNT,
+    CB_SPU_STOP, CB_SPU_PPE_CALL,
+    /* A PPE program's (sdk/ppu/libspe2.c). */
+    CB_PPE_HELLO = 32, CB_CONTEXT_CREATE, CB_PROGRAM_LOAD, CB_CONTEXT_RUN, CB_CONTEXT_RESUME,
+    CB_CONTEXT_DESTROY, CB_IN_MBOX_WRITE, CB_OUT_MBOX_READ, CB_OUT_MBOX_STATUS, CB_IN_MBOX_STATUS
+};
+/* CB_CONTEXT_RUN's answers. */
+#define CB_RUN_STOPPED 0
+#define CB_RUN_CALL 1
+/* The PPE-assisted calls (CB_SPU_PPE_CALL's a). */
+#define CB_CALL_WRITE 1
+
+struct cb_request {
+    uint32_t op, a, b, c;
+    uint64_t d, e;
+};
+
+struct cb_answer {
+    int32_t status;
+    uint32_t a;
+    uint64_t value;
+    uint32_t len; /* payload bytes that came with it (at most the room given) */
+};
+
+/* One call on socket `fd`: the request and `len` payload bytes, then the answer and its payload
+ * into `into` (at most `room` bytes). Returns 0, or -1 with errno set when the simulator has gone
+ * (the caller's process then ends: nobody is left to serve it). */
+int cb_sdk_call(int fd, const struct cb_request *req, const void *payload, uint32_t len,
+                struct cb_answer *ans, void *into, uint32_t room);
+/* Send a request that gets no answer read here (the caller reads it with cb_sdk_answer). */
+int cb_sdk_send(int fd, const struct cb_request *req, const void *payload, uint32_t len);
+int cb_sdk_answer(int fd, struct cb_answer *ans, void *into, uint32_t room);
+#endif

@@ -1,0 +1,270 @@
+/* libspe2 on the simulated blade (libspe2.h): each call is a request to the simulator over the
+ * PPE program's socket (CELLBLADE_SDK_FD), answered when the call returns on the simulated blade.
+ *
+ * One PPE thread at a time talks to the simulator (a lock around each call); spe_context_run
+ * holds it until its SPE stops, so the program's contexts run one at a time from one PPE thread.
+ * Each SPE context is the simulator's number for it; an image is its path, which the simulator
+ * starts under qemu-user when the context runs. */
+#define _GNU_SOURCE
+#include "libspe2.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../common/sdk_wire.h"
+
+struct spe_context {
+    spe_program_handle_t handle;
+    uint32_t number;
+};
+
+/* What an opened image is: the handle programs see, and the file behind it. */
+struct image {
+    spe_program_handle_t handle;
+    char *path;
+};
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static int simulator = -1;
+
+/* The simulator's answer to `req` (and its payload into `into`); -1 and errno when it is gone. */
+static int call(const struct cb_request *req, const void *payload, uint32_t len,
+                struct cb_answer *ans, void *into, uint32_t room)
+{
+    if (simulator < 0) {
+        const char *fd = getenv("CELLBLADE_SDK_FD");
+        if (fd == NULL) {
+            fprintf(stderr, "libspe2: this program runs its SPE contexts on the simulated blade: "
+                            "start it with `cellblade run`\n");
+            errno = ENOSYS;
+            return -1;
+        }
+        simulator = atoi(fd);
+        struct cb_request hello = {CB_PPE_HELLO, (uint32_t)(sizeof(void *) * 8), 0, 0, 0, 0};
+        struct cb_answer ok;
+        if (cb_sdk_call(simulator, &hello, NULL, 0, &ok, NULL, 0) != 0)
+            return -1;
+    }
+    return cb_sdk_call(simulator, req, payload, len, ans, into, room);
+}
+
+static int answered(const struct cb_answer *ans)
+{
+    if (ans->status < 0) {
+        errno = -ans->status;
+        return -1;
+    }
+    return 0;
+}
+
+spe_context_ptr_t spe_context_create(unsigned int flags, spe_gang_context_ptr_t gang)
+{
+    (void)gang;
+    struct spe_context *spe = calloc(1, sizeof *spe);
+    if (spe == NULL)
+        return NULL;
+    struct cb_request req = {CB_CONTEXT_CREATE, flags, 0, 0, 0, 0};
+    struct cb_answer ans;
+    pthread_mutex_lock(&lock);
+    int r = call(&req, NULL, 0, &ans, NULL, 0);
+    pthread_mutex_unlock(&lock);
+    if (r != 0 || answered(&ans) != 0) {
+        free(spe);
+        return NULL;
+    }
+    spe->number = (uint32_t)ans.value;
+    return spe;
+}
+
+static int simple(uint32_t op, spe_context_ptr_t spe, uint32_t b, const void *payload,
+                  uint32_t len, struct cb_answer *ans, void *into, uint32_t room)
+{
+    if (spe == NULL) {
+        errno = ESRCH;
+        return -1;
+    }
+    struct cb_request req = {op, spe->number, b, 0, 0, 0};
+    pthread_mutex_lock(&lock);
+    int r = call(&req, payload, len, ans, into, room);
+    pthread_mutex_unlock(&lock);
+    return r != 0 ? -1 : answered(ans);
+}
+
+int spe_context_destroy(spe_context_ptr_t spe)
+{
+    struct cb_answer ans;
+    if (simple(CB_CONTEXT_DESTROY, spe, 0, NULL, 0, &ans, NULL, 0) != 0)
+        return -1;
+    free(spe);
+    return 0;
+}
+
+spe_program_handle_t *spe_image_open(const char *filename)
+{
+    FILE *f = fopen(filename, "rb");
+    if (f == NULL)
+        return NULL;
+    unsigned char ident[6];
+    size_t got = fread(ident, 1, sizeof ident, f);
+    fclose(f);
+    /* An SPE executable of the simulated blade: a 32-bit big-endian ELF file (spu-gcc's). */
+    if (got != sizeof ident || memcmp(ident, "\177ELF", 4) != 0 || ident[4] != 1 || ident[5] != 2) {
+        errno = ENOEXEC;
+        return NULL;
+    }
+    struct image *image = calloc(1, sizeof *image);
+    char *path = realpath(filename, NULL);
+    if (image == NULL || path == NULL) {
+        free(image);
+        free(path);
+        return NULL;
+    }
+    image->handle.handle_size = sizeof image->handle;
+    image->path = path;
+    return &image->handle;
+}
+
+int spe_image_close(spe_program_handle_t *program)
+{
+    if (program == NULL) {
+        errno = EINVAL;
+        return -1;
+    }
+    struct image *image = (struct image *)program;
+    free(image->path);
+    free(image);
+    return 0;
+}
+
+int spe_program_load(spe_context_ptr_t spe, spe_program_handle_t *program)
+{
+    if (program == NULL) {
+        errno = EINVAL;
+        return -1;
+    }
+    const char *path = ((struct image *)program)->path;
+    struct cb_answer ans;
+    if (simple(CB_PROGRAM_LOAD, spe, 0, path, (uint32_t)strlen(path), &ans, NULL, 0) != 0)
+        return -1;
+    spe->handle = *program;
+    return 0;
+}
+
+/* A PPE-assisted call of the SPE program: write its bytes to the PPE's own stdio. */
+static void carry_out(const struct cb_answer *ans, const char *bytes)
+{
+    FILE *to = ans->a == 1 ? stdout : ans->a == 2 ? stderr : NULL;
+    if (to != NULL) {
+        fwrite(bytes, 1, ans->len, to);
+    } else {
+        ssize_t ignored = write((int)ans->a, bytes, ans->len);
+        (void)ignored;
+    }
+}
+
+int spe_context_run(spe_context_ptr_t spe, unsigned int *entry, unsigned int runflags, void *argp,
+                    void *envp, spe_stop_info_t *stopinfo)
+{
+    if (spe == NULL || entry == NULL) {
+        errno = spe == NULL ? ESRCH : EINVAL;
+        return -1;
+    }
+    uint64_t speid = (uint64_t)(uintptr_t)spe;
+    unsigned char id[8];
+    for (int i = 0; i < 8; i++)
+        id[i] = (unsigned char)(speid >> (56 - 8 * i));
+    struct cb_request req = {CB_CONTEXT_RUN, spe->number, runflags, *entry,
+                             (uint64_t)(uintptr_t)argp, (uint64_t)(uintptr_t)envp};
+    static char bytes[1 << 20];
+    struct cb_answer ans;
+    pthread_mutex_lock(&lock);
+    int r = call(&req, id, sizeof id, &ans, bytes, sizeof bytes);
+    while (r == 0 && ans.status == CB_RUN_CALL) {
+        carry_out(&ans, bytes);
+        struct cb_request resume = {CB_CONTEXT_RESUME, spe->number, 0, 0, 0, 0};
+        r = call(&resume, NULL, 0, &ans, bytes, sizeof bytes);
+    }
+    pthread_mutex_unlock(&lock);
+    if (r != 0 || answered(&ans) != 0)
+        return -1;
+    spe_stop_info_t info = {.stop_reason = ans.a};
+    int result = 0;
+    switch (ans.a) {
+    case SPE_EXIT:
+        info.result.spe_exit_code = (int)ans.value;
+        break;
+    case SPE_STOP_AND_SIGNAL:
+        info.result.spe_signal_code = (int)ans.value;
+        result = (int)ans.value;
+        break;
+    default:
+        info.result.spe_runtime_error = (int)ans.value;
+        errno = EFAULT;
+        result = -1;
+    }
+    if (stopinfo != NULL)
+        *stopinfo = info;
+    return result;
+}
+
+int spe_in_mbox_write(spe_context_ptr_t spe, unsigned int *mbox_data, int count,
+                      unsigned int behavior)
+{
+    if (count < 0 || behavior < SPE_MBOX_ALL_BLOCKING || behavior > SPE_MBOX_ANY_NONBLOCKING) {
+        errno = EINVAL;
+        return -1;
+    }
+    unsigned char words[4 * 64];
+    int done = 0;
+    while (done < count) {
+        int n = count - done > 64 ? 64 : count - done;
+        for (int i = 0; i < n; i++)
+            for (int k = 0; k < 4; k++)
+                words[4 * i + k] = (unsigned char)(mbox_data[done + i] >> (24 - 8 * k));
+        struct cb_answer ans;
+        if (simple(CB_IN_MBOX_WRITE, spe, behavior, words, (uint32_t)(4 * n), &ans, NULL, 0) != 0)
+            return -1;
+        done += (int)ans.value;
+        if ((int)ans.value < n)
+            break;
+    }
+    return done;
+}
+
+static int status(uint32_t op, spe_context_ptr_t spe)
+{
+    struct cb_answer ans;
+    return simple(op, spe, 0, NULL, 0, &ans, NULL, 0) != 0 ? -1 : (int)ans.value;
+}
+
+int spe_in_mbox_status(spe_context_ptr_t spe)
+{
+    return status(CB_IN_MBOX_STATUS, spe);
+}
+
+int spe_out_mbox_status(spe_context_ptr_t spe)
+{
+    return status(CB_OUT_MBOX_STATUS, spe);
+}
+
+int spe_out_mbox_read(spe_context_ptr_t spe, unsigned int *mbox_data, int count)
+{
+    if (count < 0 || mbox_data == NULL) {
+        errno = EINVAL;
+        return -1;
+    }
+    unsigned char words[4 * 64];
+    int n = count > 64 ? 64 : count;
+    struct cb_answer ans;
+    if (simple(CB_OUT_MBOX_READ, spe, (uint32_t)n, NULL, 0, &ans, words, sizeof words) != 0)
+        return -1;
+    for (uint32_t i = 0; i < ans.value; i++)
+        mbox_data[i] = (unsigned)words[4 * i] << 24 | (unsigned)words[4 * i + 1] << 16
+                       | (unsigned)words[4 * i + 2] << 8 | words[4 * i + 3];
+    return (int)ans.value;
+}

@@ -1,0 +1,18 @@
+/* What the SPE start library's files share: the connection to the simulator. */
+#ifndef CB_SPU_RUNTIME_H
+#define CB_SPU_RUNTIME_H
+#include <stdint.h>
+
+#include "../common/sdk_wire.h"
+
+/* Connect (CELLBLADE_SDK_FD) and say the program has started; 0 when started by hand, without
+ * a simulator: then the program runs alone and a channel access ends it with a message. */
+int cb_spu_connect(void);
+/* Whether the program runs under the simulator. */
+int cb_spu_connected(void);
+/* One request; the answer's value. A simulator that has gone ends the program. */
+uint64_t cb_spu_call(uint32_t op, uint32_t a, uint32_t b, uint32_t c, uint64_t d, uint64_t e,
+                     const void *payload, uint32_t len);
+/* stdout and stderr through the PPE (stdio.c). */
+void cb_spu_stdio_to_ppe(void);
+#endif

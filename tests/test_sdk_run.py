@@ -1,0 +1,188 @@
+"""Cell SDK programs on the simulated blade (`cellblade run`, sdk/, crates/cellblade/src/sdk/):
+the project's examples give their expected output from 32-bit and 64-bit PPE builds, the same
+simulated time on every run, and the faults a program can meet are reported as libspe2 and
+cellblade say they are, with nothing left running."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import psutil
+import pytest
+
+from cellblade.sdk import launcher
+
+pytestmark = pytest.mark.skipif(
+    not all(
+        shutil.which(t) for t in ("powerpc-linux-gnu-gcc", "powerpc64-linux-gnu-gcc", "qemu-ppc")
+    ),
+    reason="the PowerPC cross compilers and qemu-user are not installed (make sdk-tools)",
+)
+
+EXAMPLES = Path(__file__).parent.parent / "examples" / "sdk"
+
+
+def _cellblade(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    done = subprocess.run(
+        [sys.executable, "-m", "cellblade", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    return done
+
+
+def _build(folder: Path, spe: str, ppe: str, *ppe_flags: str) -> None:
+    for tool, source, output, extra in (
+        ("spu-gcc", spe, "spe.elf", []),
+        ("ppu-gcc", ppe, "ppe.elf", [*ppe_flags, "-lspe2"]),
+    ):
+        built = _cellblade(tool, "-O2", "-Wall", source, "-o", output, *extra, cwd=folder)
+        assert built.returncode == 0, built.stderr
+
+
+@pytest.fixture(scope="module", params=["-m32", "-m64"])
+def dma_abs(request, tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("dma_abs")
+    example = EXAMPLES / "dma_abs"
+    _build(folder, str(example / "spe.c"), str(example / "ppe.c"), request.param)
+    return folder
+
+
+def test_the_dma_example_prints_what_it_expects(dma_abs):
+    done = _cellblade("run", "./ppe.elf", cwd=dma_abs)
+    assert done.returncode == 0, done.stderr
+    printed = re.sub(r"from 0x[0-9a-f]+", "from ADDRESS", done.stdout)
+    assert printed == (EXAMPLES / "dma_abs" / "expected.txt").read_text()
+    assert done.stderr == ""
+
+
+def test_a_run_gives_the_same_simulated_report_every_time(dma_abs):
+    reports = []
+    for i in range(2):
+        done = _cellblade("run", "--out", f"out{i}", "./ppe.elf", cwd=dma_abs)
+        assert done.returncode == 0, done.stderr
+        report = json.loads((dma_abs / f"out{i}" / "result.json").read_text())
+        report.pop("wall_s")
+        reports.append(report)
+    assert reports[0] == reports[1]
+    # The SPE started after the blade's thread creation and moved 2 x 256 bytes over the EIB.
+    assert reports[0]["simulated_ns"] > 0 and reports[0]["packets"] > 0
+
+
+SPE_TRAPS = r"""
+#include <spu_mfcio.h>
+int main(void) { spu_write_out_mbox(1); __builtin_trap(); return 0; }
+"""
+
+PPE_GOES_ON = r"""
+#include <errno.h>
+#include <libspe2.h>
+#include <stdio.h>
+#include <string.h>
+int main(void)
+{
+    spe_program_handle_t *image = spe_image_open("spe.elf");
+    spe_context_ptr_t spe = spe_context_create(0, NULL);
+    spe_program_load(spe, image);
+    unsigned int entry = SPE_DEFAULT_ENTRY;
+    spe_stop_info_t stop;
+    int r = spe_context_run(spe, &entry, 0, NULL, NULL, &stop);
+    printf("run %d errno %s reason %u\n", r, strerror(errno), stop.stop_reason);
+    printf("missing image: %s\n", spe_image_open("nowhere.elf") ? "opened" : strerror(errno));
+    return 0;
+}
+"""
+
+
+def test_a_crash_of_spe_code_is_the_contexts_runtime_error_and_the_ppe_goes_on(tmp_path):
+    (tmp_path / "spe.c").write_text(SPE_TRAPS)
+    (tmp_path / "ppe.c").write_text(PPE_GOES_ON)
+    _build(tmp_path, "spe.c", "ppe.c", "-m32")
+    done = _cellblade("run", "./ppe.elf", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert (
+        done.stdout
+        == "run -1 errno Bad address reason 3\nmissing image: No such file or directory\n"
+    )
+    assert re.search(
+        r"cellblade run: the SPE program of context 0 \(SPE 0\): its process was killed by "
+        r"signal \d+: the context stops with SPE_RUNTIME_ERROR",
+        done.stderr,
+    )
+
+
+SPE_WAITS = r"""
+#include <spu_mfcio.h>
+int main(void) { return (int)spu_read_in_mbox(); }
+"""
+
+PPE_DIES = r"""
+#include <libspe2.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+static void *run(void *spe)
+{
+    unsigned int entry = SPE_DEFAULT_ENTRY;
+    spe_context_run(spe, &entry, 0, NULL, NULL, NULL);
+    return NULL;
+}
+int main(int argc, char **argv)
+{
+    spe_program_handle_t *image = spe_image_open("spe.elf");
+    spe_context_ptr_t spe = spe_context_create(0, NULL);
+    spe_program_load(spe, image);
+    printf("started\n");
+    fflush(stdout);
+    if (argc > 1) {  /* the SPE waits for a word nobody sends, the PPE crashes meanwhile */
+        pthread_t t;
+        pthread_create(&t, NULL, run, spe);
+        volatile int *nowhere = NULL;
+        for (volatile long i = 0; i < 20000000; i++)
+            ;
+        return *nowhere;
+    }
+    run(spe);  /* the SPE and the PPE wait for each other */
+    return 0;
+}
+"""
+
+
+def test_a_ppe_program_that_crashes_ends_the_run_and_its_spe_processes(tmp_path):
+    (tmp_path / "spe.c").write_text(SPE_WAITS)
+    (tmp_path / "ppe.c").write_text(PPE_DIES)
+    _build(tmp_path, "spe.c", "ppe.c", "-m32")
+    result = launcher.run(str(tmp_path / "ppe.elf"), ["crash"])
+    assert result.exit_code == 128 + 11
+    assert result.message == "the PPE program was killed by SIGSEGV"
+    assert psutil.Process().children(recursive=True) == []
+
+
+def test_a_deadlock_names_what_the_ppe_and_the_spe_wait_for(tmp_path):
+    (tmp_path / "spe.c").write_text(SPE_WAITS)
+    (tmp_path / "ppe.c").write_text(PPE_DIES)
+    _build(tmp_path, "spe.c", "ppe.c", "-m32")
+    done = _cellblade("run", "./ppe.elf", cwd=tmp_path)
+    assert done.returncode == 1
+    assert done.stdout == "started\n"
+    assert "deadlock" in done.stderr
+    assert "spe_context_run of context 0 (SPE 0)" in done.stderr
+    assert "the inbound mailbox of spe 0" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_a_program_that_is_not_a_ppe_executable_is_refused(tmp_path):
+    (tmp_path / "prog").write_text("#!/bin/sh\necho hi\n")
+    done = _cellblade("run", "./prog", cwd=tmp_path)
+    assert done.returncode == 2
+    assert "PROGRAM ./prog: not a big-endian PowerPC executable" in done.stderr
+    done = _cellblade("run", "./absent", cwd=tmp_path)
+    assert done.returncode == 2
+    assert "PROGRAM ./absent: no such file" in done.stderr
