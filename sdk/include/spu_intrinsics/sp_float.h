@@ -102,19 +102,43 @@ __SPU_INLINE float __spu_sp_madd(float a, float b, float c)
     return __spu_sp_sum(__spu_sp_value(a) * __spu_sp_value(b), __spu_sp_value(c));
 }
 
+/* The largest SPU single t > 0 with residual(t) <= 0, from a guess within an ulp of it:
+ * residual(t) = t^k * x - 1 for the root t of t^k * x = 1, computed by fma after an exact
+ * product, so its sign is exact. */
+#define __spu_sp_settle(t, residual)                                                         \
+    do {                                                                                     \
+        double dt_ = __spu_sp_value(t);                                                      \
+        if ((residual(dt_)) > 0.0) {                                                         \
+            t = __spu_sp_from_bits(__spu_sp_bits(t) - 1);                                    \
+        } else {                                                                             \
+            float up_ = __spu_sp_from_bits(__spu_sp_bits(t) + 1);                            \
+            dt_ = __spu_sp_value(up_);                                                       \
+            if ((residual(dt_)) <= 0.0)                                                      \
+                t = up_;                                                                     \
+        }                                                                                    \
+    } while (0)
+
 /* The SPU's estimates (frest, frsqest, refined by fi) are good to about 12 bits; these give
- * the truncated exact result, which Newton-Raphson steps of a program refine the same way. The
+ * the exact result truncated, which Newton-Raphson steps of a program refine the same way. The
  * square-root estimate takes the magnitude, as frsqest does; 1/0 saturates. */
 __SPU_INLINE float __spu_sp_reciprocal(float a)
 {
-    double value = __spu_sp_value(a);
-    return __spu_sp_truncate(1.0 / value, 0.0);
+    double value = __spu_sp_value(a), magnitude = __builtin_fabs(value);
+    float t;
+    if (value == 0.0 || magnitude > 0x1p126)
+        return __spu_sp_truncate(1.0 / value, 0.0); /* saturates, or flushes to zero */
+    t = __spu_sp_truncate(1.0 / magnitude, 0.0);
+#define __spu_reciprocal_residual(d) __builtin_fma(d, magnitude, -1.0)
+    __spu_sp_settle(t, __spu_reciprocal_residual);
+#undef __spu_reciprocal_residual
+    return value < 0.0 ? -t : t;
 }
 
 __SPU_INLINE float __spu_sp_rsqrt(float a)
 {
     double value = __builtin_fabs(__spu_sp_value(a)), estimate;
     unsigned long long bits;
+    float t;
     if (value == 0.0)
         return __spu_sp_truncate(1.0 / value, 0.0);
     /* Newton-Raphson from the bit-pattern guess (within 4%), five steps to double precision:
@@ -124,7 +148,11 @@ __SPU_INLINE float __spu_sp_rsqrt(float a)
     __builtin_memcpy(&estimate, &bits, sizeof estimate);
     for (int step = 0; step < 5; step++)
         estimate = estimate * (1.5 - 0.5 * value * estimate * estimate);
-    return __spu_sp_truncate(estimate, 0.0);
+    t = __spu_sp_truncate(estimate, 0.0);
+#define __spu_rsqrt_residual(d) __builtin_fma((d) * (d), value, -1.0)
+    __spu_sp_settle(t, __spu_rsqrt_residual);
+#undef __spu_rsqrt_residual
+    return t;
 }
 
 #endif
