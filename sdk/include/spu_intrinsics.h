@@ -29,6 +29,11 @@
 #ifndef SPU_INTRINSICS_H
 #define SPU_INTRINSICS_H
 
+/* The SPU's arithmetic relies on exact IEEE steps (two-sum, signed zeros); a program built with
+ * -ffast-math keeps them here, where the intrinsics are then called rather than inlined. */
+#pragma GCC push_options
+#pragma GCC optimize("no-fast-math")
+
 #include "spu_intrinsics/types.h"
 #include "spu_intrinsics/forms.h"
 #include "spu_intrinsics/sp_float.h"
@@ -41,5 +46,7 @@
 #include "spu_intrinsics/bits.h"
 #include "spu_intrinsics/convert.h"
 #include "spu_intrinsics/scalar.h"
+
+#pragma GCC pop_options
 
 #endif

@@ -13,7 +13,7 @@ static int check_failures;
 static void check_bytes(int line, const char *what, const void *got, const void *want,
                         unsigned int size)
 {
-    const unsigned char *g = got, *w = want;
+    const unsigned char *g = (const unsigned char *)got, *w = (const unsigned char *)want;
     if (memcmp(got, want, size) == 0)
         return;
     check_failures++;
