@@ -6,9 +6,6 @@
 
 #include "check.h"
 
-#define F4(a, b, c, d) ((vec_float4)(vec_uint4){a, b, c, d})
-#define BITS(v) ((vec_uint4)(v))
-
 static void sums(void)
 {
     vec_ushort8 us = {0xFFFF, 1, 2, 3, 4, 5, 6, 0x8000};

@@ -40,6 +40,10 @@ static void check_bytes(int line, const char *what, const void *got, const void 
         check_bytes(__LINE__, #got, &got_, &want_, sizeof got_);                             \
     } while (0)
 
+/* A float vector from its elements' bits, and a vector's bits as words: an ulp shows. */
+#define F4(a, b, c, d) ((vec_float4)(vec_uint4){a, b, c, d})
+#define BITS(v) ((vec_uint4)(v))
+
 static int check_done(void)
 {
     if (check_failures == 0)

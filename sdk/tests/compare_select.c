@@ -5,8 +5,6 @@
 
 #include "check.h"
 
-#define F4(a, b, c, d) ((vec_float4)(vec_uint4){a, b, c, d})
-
 static void integers(void)
 {
     vec_uchar16 ua = {0, 1, 0x80, 0xFF}, ub = {0, 2, 0x7F, 0xFF};

@@ -5,9 +5,6 @@
 
 #include "check.h"
 
-#define F4(a, b, c, d) ((vec_float4)(vec_uint4){a, b, c, d})
-#define BITS(v) ((vec_uint4)(v))
-
 int main(void)
 {
     /* 0xFFFFFFFF truncates to 0xFFFFFF00 (IEEE would give 2^32) */

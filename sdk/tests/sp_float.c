@@ -6,9 +6,6 @@
 
 #include "check.h"
 
-#define F4(a, b, c, d) ((vec_float4)(vec_uint4){a, b, c, d})
-#define BITS(v) ((vec_uint4)(v))
-
 int main(void)
 {
     /* 2^-127 (a denormal) * 2^100 is 2^-27 in IEEE, zero on the SPU; the smallest denormal

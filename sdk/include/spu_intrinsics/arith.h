@@ -91,14 +91,6 @@ __SPU_DEF_DP3(spu_nmsub, -, -)
     {                                                                                        \
         return (__SPU_VT(f))((vec_uint4)a + ~(vec_uint4)b + ((vec_uint4)c & 1));             \
     }                                                                                        \
-    __SPU_INLINE __SPU_VT(f) __SPU_FN(spu_genc, f)(__SPU_VT(f) a, __SPU_VT(f) b)             \
-    {                                                                                        \
-        __SPU_VT(f) r;                                                                       \
-        for (int i = 0; i < 4; i++)                                                          \
-            r[i] = (unsigned int)(((unsigned long long)(unsigned int)a[i] +                  \
-                                   (unsigned int)b[i]) >> 32);                               \
-        return r;                                                                            \
-    }                                                                                        \
     __SPU_INLINE __SPU_VT(f) __SPU_FN(spu_gencx, f)(__SPU_VT(f) a, __SPU_VT(f) b,            \
                                                     __SPU_VT(f) c)                           \
     {                                                                                        \
@@ -106,13 +98,6 @@ __SPU_DEF_DP3(spu_nmsub, -, -)
         for (int i = 0; i < 4; i++)                                                          \
             r[i] = (unsigned int)(((unsigned long long)(unsigned int)a[i] +                  \
                                    (unsigned int)b[i] + ((unsigned int)c[i] & 1)) >> 32);    \
-        return r;                                                                            \
-    }                                                                                        \
-    __SPU_INLINE __SPU_VT(f) __SPU_FN(spu_genb, f)(__SPU_VT(f) a, __SPU_VT(f) b)             \
-    {                                                                                        \
-        __SPU_VT(f) r;                                                                       \
-        for (int i = 0; i < 4; i++)                                                          \
-            r[i] = (unsigned int)a[i] >= (unsigned int)b[i];                                 \
         return r;                                                                            \
     }                                                                                        \
     __SPU_INLINE __SPU_VT(f) __SPU_FN(spu_genbx, f)(__SPU_VT(f) a, __SPU_VT(f) b,            \
@@ -123,6 +108,15 @@ __SPU_DEF_DP3(spu_nmsub, -, -)
             r[i] = (c[i] & 1) ? (unsigned int)a[i] >= (unsigned int)b[i]                     \
                               : (unsigned int)a[i] > (unsigned int)b[i];                     \
         return r;                                                                            \
+    }                                                                                        \
+    /* without a carry in; without a borrow in */                                           \
+    __SPU_INLINE __SPU_VT(f) __SPU_FN(spu_genc, f)(__SPU_VT(f) a, __SPU_VT(f) b)             \
+    {                                                                                        \
+        return __SPU_FN(spu_gencx, f)(a, b, (__SPU_VT(f)){0, 0, 0, 0});                      \
+    }                                                                                        \
+    __SPU_INLINE __SPU_VT(f) __SPU_FN(spu_genb, f)(__SPU_VT(f) a, __SPU_VT(f) b)             \
+    {                                                                                        \
+        return __SPU_FN(spu_genbx, f)(a, b, (__SPU_VT(f)){1, 1, 1, 1});                      \
     }
 __SPU_DEF_CARRY(u32)
 __SPU_DEF_CARRY(s32)
