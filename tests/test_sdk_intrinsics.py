@@ -53,6 +53,7 @@ def test_every_area_has_a_program():
         "shift_rotate",
         "shuffle",
         "sp_float",
+        "specific",
         "types",
     ]
 

@@ -24,6 +24,8 @@
  *  - Zero results of single precision keep the sign IEEE rules give them; the SPU ISA's rule
  *    for the sign of a flushed or exact zero has not been checked.
  *
+ * The specific intrinsics (si_*) are in spu_intrinsics/specific.h, each over its generic.
+ *
  * Channel intrinsics (spu_readch, spu_writech, spu_mfcdma32, ...) and spu_stop are in the
  * SDK's spu_mfcio.h support, not here. */
 #ifndef SPU_INTRINSICS_H
@@ -46,6 +48,8 @@
 #include "spu_intrinsics/bits.h"
 #include "spu_intrinsics/convert.h"
 #include "spu_intrinsics/scalar.h"
+#include "spu_intrinsics/specific.h"
+#include "spu_intrinsics/control.h"
 
 #pragma GCC pop_options
 
