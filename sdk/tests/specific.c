@@ -20,6 +20,7 @@ static void slots(void)
     EXPECT_SCALAR(short, si_to_short(si_from_short(-300)), -300);
     EXPECT_SCALAR(unsigned int, si_to_uint(((qword){1, 2, 3, 4, 5})), 0x01020304);
     EXPECT_SCALAR(long long, si_to_long(si_from_long(-7)), -7);
+    EXPECT_SCALAR(unsigned long long, si_to_ullong(si_from_ullong(7)), 7);
     EXPECT_SCALAR(float, si_to_float(si_from_float(1.5f)), 1.5f);
     EXPECT_SCALAR(double, si_to_double(si_from_double(-2.25)), -2.25);
     EXPECT_SCALAR(int, si_to_ptr(si_from_ptr(&target)) == &target, 1);

@@ -66,6 +66,11 @@ __SPU_INLINE qword __si_from_bytes(const void *scalar, unsigned int size, unsign
 #define si_from_float(s) __si_from(float, s, 0)
 #define si_from_double(s) __si_from(double, s, 0)
 #define si_from_ptr(p) __si_from(unsigned int, (unsigned int)(p), 0)
+/* The names the SDK's PPE mapping (si2vmx.h) gives the doubleword forms. */
+#define si_to_llong si_to_long
+#define si_to_ullong si_to_ulong
+#define si_from_llong si_from_long
+#define si_from_ullong si_from_ulong
 
 /* Loads and stores: the quadword at the address with its low four bits dropped. The SPU also
  * wraps addresses past the 256 KB local store; that is not reproduced, since the host process
