@@ -26,8 +26,8 @@
  *
  * The specific intrinsics (si_*) are in spu_intrinsics/specific.h, each over its generic.
  *
- * Channel intrinsics (spu_readch, spu_writech, spu_mfcdma32, ...) and spu_stop are in the
- * SDK's spu_mfcio.h support, not here. */
+ * The channel intrinsics, stop and the halts come with the SPE channel interface
+ * (spu_mfcio.h), not from here. */
 #ifndef SPU_INTRINSICS_H
 #define SPU_INTRINSICS_H
 
@@ -35,6 +35,10 @@
  * -ffast-math keeps them here, where the intrinsics are then called rather than inlined. */
 #pragma GCC push_options
 #pragma GCC optimize("no-fast-math")
+/* Built without -maltivec, GCC warns that vectors pass in memory; the header's own functions
+ * should not say so on every include. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpsabi"
 
 #include "spu_intrinsics/types.h"
 #include "spu_intrinsics/forms.h"
@@ -51,6 +55,7 @@
 #include "spu_intrinsics/specific.h"
 #include "spu_intrinsics/control.h"
 
+#pragma GCC diagnostic pop
 #pragma GCC pop_options
 
 #endif
