@@ -83,6 +83,27 @@ def test_fast_math_keeps_the_spu_arithmetic(tmp_path):
     assert done.stdout == "No Errors\n"
 
 
+@pytest.mark.parametrize(
+    "compiler, standard", [(CC, "-std=gnu89"), (CC, "-std=c11"), (CXX, "-std=gnu++98")]
+)
+def test_the_header_builds_under_older_and_strict_standards(tmp_path, compiler, standard):
+    """Cell-era Makefiles may ask for gnu89 (GCC 4's default) or C++98."""
+    if shutil.which(compiler) is None:
+        pytest.skip(f"needs {compiler}")
+    source = tmp_path / ("header.cc" if compiler == CXX else "header.c")
+    source.write_text(
+        "#include <spu_intrinsics.h>\n"
+        "vec_float4 f(vec_float4 a) { return spu_madd(a, spu_splats(2.0f), a); }\n"
+    )
+    built = subprocess.run(
+        [compiler, standard, *FLAGS, "-c", str(source), "-o", str(tmp_path / "header.o")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert built.returncode == 0, built.stderr
+
+
 def test_a_type_no_form_takes_fails_to_compile_naming_why(tmp_path):
     source = tmp_path / "bad.c"
     source.write_text(

@@ -37,8 +37,9 @@ __SPU_DEF_INT_ADDSUB(s32)
 #define __SPU_DEF_SP2(op, scalar_op)                                                         \
     __SPU_INLINE vec_float4 __SPU_FN(op, f32)(vec_float4 a, vec_float4 b)                    \
     {                                                                                        \
+        int i;                                                                               \
         vec_float4 r;                                                                        \
-        for (int i = 0; i < 4; i++)                                                          \
+        for (i = 0; i < 4; i++)                                                              \
             r[i] = scalar_op(a[i], b[i]);                                                    \
         return r;                                                                            \
     }
@@ -49,12 +50,13 @@ __SPU_DEF_SP2(spu_mul, __spu_sp_mul)
 /* a * b + c, a * b - c and c - a * b, each truncated once. */
 #define __SPU_DEF_SP3(op, sign_product, sign_addend)                                        \
     __SPU_INLINE vec_float4 __SPU_FN(op, f32)(vec_float4 a, vec_float4 b, vec_float4 c)     \
-    {                                                                                        \
-        vec_float4 r;                                                                        \
-        for (int i = 0; i < 4; i++)                                                          \
-            r[i] = __spu_sp_sum(sign_product __spu_sp_value(a[i]) * __spu_sp_value(b[i]),    \
-                                sign_addend __spu_sp_value(c[i]));                           \
-        return r;                                                                            \
+    {                                                                                       \
+        int i;                                                                              \
+        vec_float4 r;                                                                       \
+        for (i = 0; i < 4; i++)                                                             \
+            r[i] = __spu_sp_sum(sign_product __spu_sp_value(a[i]) * __spu_sp_value(b[i]),   \
+                                sign_addend __spu_sp_value(c[i]));                          \
+        return r;                                                                           \
     }
 __SPU_DEF_SP3(spu_madd, +, +)
 __SPU_DEF_SP3(spu_msub, +, -)
@@ -66,11 +68,12 @@ __SPU_INLINE vec_double2 __SPU_FN(spu_mul, f64)(vec_double2 a, vec_double2 b) { 
 
 #define __SPU_DEF_DP3(op, sign_result, sign_addend)                                         \
     __SPU_INLINE vec_double2 __SPU_FN(op, f64)(vec_double2 a, vec_double2 b, vec_double2 c) \
-    {                                                                                        \
-        vec_double2 r;                                                                       \
-        for (int i = 0; i < 2; i++)                                                          \
-            r[i] = sign_result __builtin_fma(a[i], b[i], sign_addend c[i]);                  \
-        return r;                                                                            \
+    {                                                                                       \
+        int i;                                                                              \
+        vec_double2 r;                                                                      \
+        for (i = 0; i < 2; i++)                                                             \
+            r[i] = sign_result __builtin_fma(a[i], b[i], sign_addend c[i]);                 \
+        return r;                                                                           \
     }
 __SPU_DEF_DP3(spu_madd, +, +)
 __SPU_DEF_DP3(spu_msub, +, -)
@@ -94,8 +97,9 @@ __SPU_DEF_DP3(spu_nmsub, -, -)
     __SPU_INLINE __SPU_VT(f) __SPU_FN(spu_gencx, f)(__SPU_VT(f) a, __SPU_VT(f) b,            \
                                                     __SPU_VT(f) c)                           \
     {                                                                                        \
+        int i;                                                                               \
         __SPU_VT(f) r;                                                                       \
-        for (int i = 0; i < 4; i++)                                                          \
+        for (i = 0; i < 4; i++)                                                              \
             r[i] = (unsigned int)(((unsigned long long)(unsigned int)a[i] +                  \
                                    (unsigned int)b[i] + ((unsigned int)c[i] & 1)) >> 32);    \
         return r;                                                                            \
@@ -103,13 +107,14 @@ __SPU_DEF_DP3(spu_nmsub, -, -)
     __SPU_INLINE __SPU_VT(f) __SPU_FN(spu_genbx, f)(__SPU_VT(f) a, __SPU_VT(f) b,            \
                                                     __SPU_VT(f) c)                           \
     {                                                                                        \
+        int i;                                                                               \
         __SPU_VT(f) r;                                                                       \
-        for (int i = 0; i < 4; i++)                                                          \
+        for (i = 0; i < 4; i++)                                                              \
             r[i] = (c[i] & 1) ? (unsigned int)a[i] >= (unsigned int)b[i]                     \
                               : (unsigned int)a[i] > (unsigned int)b[i];                     \
         return r;                                                                            \
     }                                                                                        \
-    /* without a carry in; without a borrow in */                                           \
+    /* without a carry in; without a borrow in */                                            \
     __SPU_INLINE __SPU_VT(f) __SPU_FN(spu_genc, f)(__SPU_VT(f) a, __SPU_VT(f) b)             \
     {                                                                                        \
         return __SPU_FN(spu_gencx, f)(a, b, (__SPU_VT(f)){0, 0, 0, 0});                      \
@@ -126,22 +131,25 @@ __SPU_DEF_CARRY(s32)
 #define __SPU_DEF_HALF_PRODUCTS(hf, wf)                                                      \
     __SPU_INLINE __SPU_VT(wf) __SPU_FN(spu_mule, hf)(__SPU_VT(hf) a, __SPU_VT(hf) b)         \
     {                                                                                        \
+        int i;                                                                               \
         __SPU_VT(wf) r;                                                                      \
-        for (int i = 0; i < 4; i++)                                                          \
+        for (i = 0; i < 4; i++)                                                              \
             r[i] = (__SPU_ET(wf))((__SPU_ET(wf))a[2 * i] * b[2 * i]);                        \
         return r;                                                                            \
     }                                                                                        \
     __SPU_INLINE __SPU_VT(wf) __SPU_FN(spu_mulo, hf)(__SPU_VT(hf) a, __SPU_VT(hf) b)         \
     {                                                                                        \
+        int i;                                                                               \
         __SPU_VT(wf) r;                                                                      \
-        for (int i = 0; i < 4; i++)                                                          \
+        for (i = 0; i < 4; i++)                                                              \
             r[i] = (__SPU_ET(wf))((__SPU_ET(wf))a[2 * i + 1] * b[2 * i + 1]);                \
         return r;                                                                            \
     }                                                                                        \
     __SPU_INLINE __SPU_VT(wf) __SPU_FN(spu_mulo, hf##_s)(__SPU_VT(hf) a, __SPU_ET(hf) b)     \
     {                                                                                        \
+        int i;                                                                               \
         __SPU_VT(wf) r;                                                                      \
-        for (int i = 0; i < 4; i++)                                                          \
+        for (i = 0; i < 4; i++)                                                              \
             r[i] = (__SPU_ET(wf))((__SPU_ET(wf))a[2 * i + 1] * b);                           \
         return r;                                                                            \
     }                                                                                        \
@@ -161,8 +169,9 @@ __SPU_INLINE vec_int4 __SPU_FN(spu_madd, s16)(vec_short8 a, vec_short8 b, vec_in
 /* spu_mulh: the high halfword of a by the low one of b, shifted into the high halfword. */
 __SPU_INLINE vec_int4 spu_mulh(vec_short8 a, vec_short8 b)
 {
+    int i;
     vec_int4 r;
-    for (int i = 0; i < 4; i++)
+    for (i = 0; i < 4; i++)
         r[i] = (int)((unsigned int)(a[2 * i] * b[2 * i + 1]) << 16);
     return r;
 }
@@ -170,24 +179,27 @@ __SPU_INLINE vec_int4 spu_mulh(vec_short8 a, vec_short8 b)
 /* spu_mulsr: the signed product of the low halfwords, shifted right 16 keeping its sign. */
 __SPU_INLINE vec_int4 spu_mulsr(vec_short8 a, vec_short8 b)
 {
+    int i;
     vec_int4 r;
-    for (int i = 0; i < 4; i++)
+    for (i = 0; i < 4; i++)
         r[i] = (a[2 * i + 1] * b[2 * i + 1]) >> 16;
     return r;
 }
 
 __SPU_INLINE vec_float4 spu_re(vec_float4 a)
 {
+    int i;
     vec_float4 r;
-    for (int i = 0; i < 4; i++)
+    for (i = 0; i < 4; i++)
         r[i] = __spu_sp_reciprocal(a[i]);
     return r;
 }
 
 __SPU_INLINE vec_float4 spu_rsqrte(vec_float4 a)
 {
+    int i;
     vec_float4 r;
-    for (int i = 0; i < 4; i++)
+    for (i = 0; i < 4; i++)
         r[i] = __spu_sp_rsqrt(a[i]);
     return r;
 }
@@ -196,24 +208,27 @@ __SPU_INLINE vec_float4 spu_rsqrte(vec_float4 a)
  * (b's into the even halfword, a's into the odd, as the SPU's sumb places them). */
 __SPU_INLINE vec_uchar16 spu_absd(vec_uchar16 a, vec_uchar16 b)
 {
+    int i;
     vec_uchar16 r;
-    for (int i = 0; i < 16; i++)
+    for (i = 0; i < 16; i++)
         r[i] = a[i] > b[i] ? a[i] - b[i] : b[i] - a[i];
     return r;
 }
 
 __SPU_INLINE vec_uchar16 spu_avg(vec_uchar16 a, vec_uchar16 b)
 {
+    int i;
     vec_uchar16 r;
-    for (int i = 0; i < 16; i++)
+    for (i = 0; i < 16; i++)
         r[i] = (unsigned char)((a[i] + b[i] + 1) >> 1);
     return r;
 }
 
 __SPU_INLINE vec_ushort8 spu_sumb(vec_uchar16 a, vec_uchar16 b)
 {
+    int i;
     vec_ushort8 r;
-    for (int i = 0; i < 4; i++) {
+    for (i = 0; i < 4; i++) {
         r[2 * i] = b[4 * i] + b[4 * i + 1] + b[4 * i + 2] + b[4 * i + 3];
         r[2 * i + 1] = a[4 * i] + a[4 * i + 1] + a[4 * i + 2] + a[4 * i + 3];
     }

@@ -6,8 +6,9 @@
 #define __SPU_DEF_CNTB(f)                                                                    \
     __SPU_INLINE vec_uchar16 __SPU_FN(spu_cntb, f)(__SPU_VT(f) a)                            \
     {                                                                                        \
+        int i;                                                                               \
         vec_uchar16 u = (vec_uchar16)a, r;                                                   \
-        for (int i = 0; i < 16; i++)                                                         \
+        for (i = 0; i < 16; i++)                                                             \
             r[i] = (unsigned char)__builtin_popcount(u[i]);                                  \
         return r;                                                                            \
     }
@@ -17,8 +18,9 @@ __SPU_DEF_CNTB(s8)
 #define __SPU_DEF_CNTLZ(f)                                                                   \
     __SPU_INLINE vec_uint4 __SPU_FN(spu_cntlz, f)(__SPU_VT(f) a)                             \
     {                                                                                        \
+        int i;                                                                               \
         vec_uint4 u = (vec_uint4)a, r;                                                       \
-        for (int i = 0; i < 4; i++)                                                          \
+        for (i = 0; i < 4; i++)                                                              \
             r[i] = u[i] ? (unsigned int)__builtin_clz(u[i]) : 32;                            \
         return r;                                                                            \
     }

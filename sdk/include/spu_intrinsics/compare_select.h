@@ -46,8 +46,9 @@ __SPU_EACH_INT32(__SPU_DEF_INT_COMPARE)
 #define __SPU_DEF_SP_COMPARE(op, value, relation)                                            \
     __SPU_INLINE vec_uint4 __SPU_FN(op, f32)(vec_float4 a, vec_float4 b)                     \
     {                                                                                        \
+        int i;                                                                               \
         vec_uint4 r;                                                                         \
-        for (int i = 0; i < 4; i++)                                                          \
+        for (i = 0; i < 4; i++)                                                              \
             r[i] = value(a[i]) relation value(b[i]) ? 0xFFFFFFFFu : 0;                       \
         return r;                                                                            \
     }
@@ -60,8 +61,9 @@ __SPU_DEF_SP_COMPARE(spu_cmpabsgt, __spu_sp_magnitude, >)
 #define __SPU_DEF_DP_COMPARE(op, value, relation)                                            \
     __SPU_INLINE vec_ullong2 __SPU_FN(op, f64)(vec_double2 a, vec_double2 b)                 \
     {                                                                                        \
+        int i;                                                                               \
         vec_ullong2 r;                                                                       \
-        for (int i = 0; i < 2; i++)                                                          \
+        for (i = 0; i < 2; i++)                                                              \
             r[i] = value(a[i]) relation value(b[i]) ? ~0ull : 0;                             \
         return r;                                                                            \
     }
@@ -93,8 +95,9 @@ __SPU_EACH_FORM(__SPU_DEF_SEL)
 /* All ones in each element whose double is of one of the classes in values. */
 __SPU_INLINE vec_ullong2 spu_testsv(vec_double2 a, unsigned int values)
 {
+    int i;
     vec_ullong2 bits = (vec_ullong2)a, r;
-    for (int i = 0; i < 2; i++) {
+    for (i = 0; i < 2; i++) {
         unsigned long long magnitude = bits[i] & 0x7FFFFFFFFFFFFFFFull;
         int negative = (int)(bits[i] >> 63);
         unsigned int class_bit;

@@ -22,9 +22,10 @@ __SPU_INLINE double __spu_pow2(int e)
 #define __SPU_DEF_CONVTF(f)                                                                  \
     __SPU_INLINE vec_float4 __SPU_FN(spu_convtf, f)(__SPU_VT(f) a, unsigned int scale)       \
     {                                                                                        \
+        int i;                                                                               \
         vec_float4 r;                                                                        \
         double factor = __spu_pow2(-(int)(scale & 127));                                     \
-        for (int i = 0; i < 4; i++)                                                          \
+        for (i = 0; i < 4; i++)                                                              \
             r[i] = __spu_sp_truncate((double)a[i] * factor, 0.0);                            \
         return r;                                                                            \
     }
@@ -33,9 +34,10 @@ __SPU_DEF_CONVTF(s32)
 
 __SPU_INLINE vec_int4 spu_convts(vec_float4 a, unsigned int scale)
 {
+    int i;
     vec_int4 r;
     double factor = __spu_pow2((int)(scale & 127));
-    for (int i = 0; i < 4; i++) {
+    for (i = 0; i < 4; i++) {
         double value = __spu_sp_value(a[i]) * factor;
         r[i] = value >= 2147483647.0    ? 2147483647
                : value <= -2147483648.0 ? (-2147483647 - 1)
@@ -46,9 +48,10 @@ __SPU_INLINE vec_int4 spu_convts(vec_float4 a, unsigned int scale)
 
 __SPU_INLINE vec_uint4 spu_convtu(vec_float4 a, unsigned int scale)
 {
+    int i;
     vec_uint4 r;
     double factor = __spu_pow2((int)(scale & 127));
-    for (int i = 0; i < 4; i++) {
+    for (i = 0; i < 4; i++) {
         double value = __spu_sp_value(a[i]) * factor;
         r[i] = value >= 4294967295.0 ? 4294967295u : value <= 0.0 ? 0u : (unsigned int)value;
     }
@@ -58,8 +61,9 @@ __SPU_INLINE vec_uint4 spu_convtu(vec_float4 a, unsigned int scale)
 #define __SPU_DEF_EXTEND(from, to)                                                           \
     __SPU_INLINE __SPU_VT(to) __SPU_FN(spu_extend, from)(__SPU_VT(from) a)                   \
     {                                                                                        \
+        int i;                                                                               \
         __SPU_VT(to) r;                                                                      \
-        for (int i = 0; i < __SPU_N(to); i++)                                                \
+        for (i = 0; i < __SPU_N(to); i++)                                                    \
             r[i] = a[2 * i + 1];                                                             \
         return r;                                                                            \
     }

@@ -127,8 +127,8 @@ extern void __spu_no_form(struct spu_intrinsic_has_no_form_for_these_argument_ty
 
 /* v if x is one of the vector types, s otherwise (a scalar operand). */
 #define __SPU_IF_VECTOR(x, v, s)                                                          \
-    _Generic((x), vec_uchar16: v, __vector char: v, vec_char16: v, vec_ushort8: v,      \
-             vec_short8: v, vec_uint4: v, vec_int4: v, vec_ullong2: v, vec_llong2: v,   \
+    _Generic((x), vec_uchar16: v, __vector char: v, vec_char16: v, vec_ushort8: v,        \
+             vec_short8: v, vec_uint4: v, vec_int4: v, vec_ullong2: v, vec_llong2: v,     \
              vec_float4: v, vec_double2: v, default: s)
 
 /* The form for a scalar's type (spu_splats, spu_promote). */

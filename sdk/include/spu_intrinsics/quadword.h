@@ -17,8 +17,9 @@
  * or rotated when rotate is set. */
 __SPU_INLINE vec_uchar16 __spu_qw_move_bytes(vec_uchar16 a, int bytes, int rotate)
 {
+    int i;
     vec_uchar16 r;
-    for (int i = 0; i < 16; i++) {
+    for (i = 0; i < 16; i++) {
         int from = i + bytes;
         if (rotate)
             r[i] = a[from & 15];
@@ -31,8 +32,9 @@ __SPU_INLINE vec_uchar16 __spu_qw_move_bytes(vec_uchar16 a, int bytes, int rotat
 /* Bits moved left by bits (0..7), zeros shifted in, or rotated. */
 __SPU_INLINE vec_uchar16 __spu_qw_shift_bits_left(vec_uchar16 a, unsigned int bits, int rotate)
 {
+    int i;
     vec_uchar16 r;
-    for (int i = 0; i < 16; i++) {
+    for (i = 0; i < 16; i++) {
         unsigned int next = (i < 15) ? a[i + 1] : (rotate ? a[0] : 0);
         r[i] = (unsigned char)((a[i] << bits) | (next >> (8 - bits)));
     }
@@ -41,8 +43,9 @@ __SPU_INLINE vec_uchar16 __spu_qw_shift_bits_left(vec_uchar16 a, unsigned int bi
 
 __SPU_INLINE vec_uchar16 __spu_qw_shift_bits_right(vec_uchar16 a, unsigned int bits)
 {
+    int i;
     vec_uchar16 r;
-    for (int i = 0; i < 16; i++) {
+    for (i = 0; i < 16; i++) {
         unsigned int previous = (i > 0) ? a[i - 1] : 0;
         r[i] = (unsigned char)((a[i] >> bits) | (previous << (8 - bits)));
     }

@@ -9,8 +9,9 @@
 #define __SPU_DEF_SCALAR(f)                                                                  \
     __SPU_INLINE __SPU_VT(f) __SPU_FN(spu_splats, f)(__SPU_ET(f) s)                          \
     {                                                                                        \
+        int i;                                                                               \
         __SPU_VT(f) r;                                                                       \
-        for (int i = 0; i < __SPU_N(f); i++)                                                 \
+        for (i = 0; i < __SPU_N(f); i++)                                                     \
             r[i] = s;                                                                        \
         return r;                                                                            \
     }                                                                                        \
@@ -20,7 +21,7 @@
         r[element & (__SPU_N(f) - 1)] = s;                                                   \
         return r;                                                                            \
     }                                                                                        \
-    __SPU_INLINE __SPU_ET(f) __SPU_FN(spu_extract, f)(__SPU_VT(f) v, int element)           \
+    __SPU_INLINE __SPU_ET(f) __SPU_FN(spu_extract, f)(__SPU_VT(f) v, int element)            \
     {                                                                                        \
         return v[element & (__SPU_N(f) - 1)];                                                \
     }                                                                                        \

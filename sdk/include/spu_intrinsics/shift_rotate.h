@@ -39,24 +39,26 @@
 #define __SPU_DEF_SHIFT(op, f, vt, st, expr)                                                 \
     __SPU_INLINE __SPU_VT(f) __SPU_FN(op, f)(__SPU_VT(f) a, vt count)                        \
     {                                                                                        \
+        int i;                                                                               \
         __SPU_VT(f) r;                                                                       \
-        for (int i = 0; i < __SPU_N(f); i++) {                                               \
+        for (i = 0; i < __SPU_N(f); i++) {                                                   \
             unsigned int x = (__SPU_UT(f))a[i];                                              \
-            int sx = (__SPU_STYPE_##f)a[i], n = count[i];                                     \
+            int sx = (__SPU_STYPE_##f)a[i], n = count[i];                                    \
             unsigned int w = __SPU_BITS_##f;                                                 \
-            (void)sx, (void)x;                                                                        \
+            (void)sx, (void)x;                                                               \
             r[i] = (__SPU_ET(f))(expr);                                                      \
         }                                                                                    \
         return r;                                                                            \
     }                                                                                        \
     __SPU_INLINE __SPU_VT(f) __SPU_FN(op, f##_s)(__SPU_VT(f) a, st count)                    \
     {                                                                                        \
+        int i;                                                                               \
         __SPU_VT(f) r;                                                                       \
-        for (int i = 0; i < __SPU_N(f); i++) {                                               \
+        for (i = 0; i < __SPU_N(f); i++) {                                                   \
             unsigned int x = (__SPU_UT(f))a[i];                                              \
-            int sx = (__SPU_STYPE_##f)a[i], n = (int)count;                                   \
+            int sx = (__SPU_STYPE_##f)a[i], n = (int)count;                                  \
             unsigned int w = __SPU_BITS_##f;                                                 \
-            (void)sx, (void)x;                                                                        \
+            (void)sx, (void)x;                                                               \
             r[i] = (__SPU_ET(f))(expr);                                                      \
         }                                                                                    \
         return r;                                                                            \

@@ -11,8 +11,9 @@
 
 __SPU_INLINE vec_uchar16 __spu_shuffle_bytes(vec_uchar16 a, vec_uchar16 b, vec_uchar16 pattern)
 {
+    int i;
     vec_uchar16 r;
-    for (int i = 0; i < 16; i++) {
+    for (i = 0; i < 16; i++) {
         unsigned int p = pattern[i];
         if ((p & 0xC0) == 0x80)
             r[i] = 0x00;
@@ -36,24 +37,27 @@ __SPU_EACH_FORM(__SPU_DEF_SHUFFLE)
 
 __SPU_INLINE vec_uchar16 spu_maskb(unsigned int bits)
 {
+    int i;
     vec_uchar16 r;
-    for (int i = 0; i < 16; i++)
+    for (i = 0; i < 16; i++)
         r[i] = ((bits >> (15 - i)) & 1) ? 0xFF : 0;
     return r;
 }
 
 __SPU_INLINE vec_ushort8 spu_maskh(unsigned int bits)
 {
+    int i;
     vec_ushort8 r;
-    for (int i = 0; i < 8; i++)
+    for (i = 0; i < 8; i++)
         r[i] = ((bits >> (7 - i)) & 1) ? 0xFFFF : 0;
     return r;
 }
 
 __SPU_INLINE vec_uint4 spu_maskw(unsigned int bits)
 {
+    int i;
     vec_uint4 r;
-    for (int i = 0; i < 4; i++)
+    for (i = 0; i < 4; i++)
         r[i] = ((bits >> (3 - i)) & 1) ? 0xFFFFFFFFu : 0;
     return r;
 }
@@ -62,9 +66,10 @@ __SPU_INLINE vec_uint4 spu_maskw(unsigned int bits)
 #define __SPU_DEF_GATHER(f, view, n)                                                         \
     __SPU_INLINE vec_uint4 __SPU_FN(spu_gather, f)(__SPU_VT(f) a)                            \
     {                                                                                        \
+        int i;                                                                               \
         view u = (view)a;                                                                    \
         unsigned int bits = 0;                                                               \
-        for (int i = 0; i < n; i++)                                                          \
+        for (i = 0; i < n; i++)                                                              \
             bits = (bits << 1) | (u[i] & 1);                                                 \
         vec_uint4 r = {bits, 0, 0, 0};                                                       \
         return r;                                                                            \

@@ -136,6 +136,7 @@ __SPU_INLINE float __spu_sp_reciprocal(float a)
 
 __SPU_INLINE float __spu_sp_rsqrt(float a)
 {
+    int step;
     double value = __builtin_fabs(__spu_sp_value(a)), estimate;
     unsigned long long bits;
     float t;
@@ -146,7 +147,7 @@ __SPU_INLINE float __spu_sp_rsqrt(float a)
     __builtin_memcpy(&bits, &value, sizeof bits);
     bits = 0x5FE6EB50C7B537A9ull - (bits >> 1);
     __builtin_memcpy(&estimate, &bits, sizeof estimate);
-    for (int step = 0; step < 5; step++)
+    for (step = 0; step < 5; step++)
         estimate = estimate * (1.5 - 0.5 * value * estimate * estimate);
     t = __spu_sp_truncate(estimate, 0.0);
 #define __spu_rsqrt_residual(d) __builtin_fma((d) * (d), value, -1.0)

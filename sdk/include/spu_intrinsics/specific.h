@@ -33,16 +33,16 @@ __SPU_INLINE qword __si_from_bytes(const void *scalar, unsigned int size, unsign
     return (qword)r;
 }
 #define __si_slot(q, type, offset)                                                          \
-    __extension__({                                                                          \
-        qword q_ = (q);                                                                      \
-        type s_;                                                                             \
-        __builtin_memcpy(&s_, (unsigned char *)&q_ + (offset), sizeof s_);                   \
-        s_;                                                                                  \
+    __extension__({                                                                         \
+        qword q_ = (q);                                                                     \
+        type s_;                                                                            \
+        __builtin_memcpy(&s_, (unsigned char *)&q_ + (offset), sizeof s_);                  \
+        s_;                                                                                 \
     })
 #define __si_from(type, value, offset)                                                      \
-    __extension__({                                                                          \
-        type s_ = (type)(value);                                                             \
-        __si_from_bytes(&s_, sizeof s_, offset);                                             \
+    __extension__({                                                                         \
+        type s_ = (type)(value);                                                            \
+        __si_from_bytes(&s_, sizeof s_, offset);                                            \
     })
 #define si_to_char(q) __si_slot(q, signed char, 3)
 #define si_to_uchar(q) __si_slot(q, unsigned char, 3)
@@ -88,9 +88,10 @@ __SPU_INLINE qword __si_from_bytes(const void *scalar, unsigned int size, unsign
  * preferred slot. */
 __SPU_INLINE qword __si_insertion(unsigned int address, unsigned int size, unsigned int slot)
 {
+    unsigned int i;
     vec_uchar16 r;
     unsigned int at = address & 15 & ~(size - 1);
-    for (unsigned int i = 0; i < 16; i++)
+    for (i = 0; i < 16; i++)
         r[i] = (i >= at && i < at + size) ? (unsigned char)(slot + i - at) : (unsigned char)(16 + i);
     return (qword)r;
 }
