@@ -186,23 +186,17 @@ __SPU_INLINE vec_int4 spu_mulsr(vec_short8 a, vec_short8 b)
     return r;
 }
 
-__SPU_INLINE vec_float4 spu_re(vec_float4 a)
-{
-    int i;
-    vec_float4 r;
-    for (i = 0; i < 4; i++)
-        r[i] = __spu_sp_reciprocal(a[i]);
-    return r;
-}
-
-__SPU_INLINE vec_float4 spu_rsqrte(vec_float4 a)
-{
-    int i;
-    vec_float4 r;
-    for (i = 0; i < 4; i++)
-        r[i] = __spu_sp_rsqrt(a[i]);
-    return r;
-}
+#define __SPU_DEF_SP_ESTIMATE(op, scalar_op)                                                 \
+    __SPU_INLINE vec_float4 op(vec_float4 a)                                                 \
+    {                                                                                        \
+        int i;                                                                               \
+        vec_float4 r;                                                                        \
+        for (i = 0; i < 4; i++)                                                              \
+            r[i] = scalar_op(a[i]);                                                          \
+        return r;                                                                            \
+    }
+__SPU_DEF_SP_ESTIMATE(spu_re, __spu_sp_reciprocal)
+__SPU_DEF_SP_ESTIMATE(spu_rsqrte, __spu_sp_rsqrt)
 
 /* Byte operations: absolute difference, rounded average, and the sums of each word's bytes
  * (b's into the even halfword, a's into the odd, as the SPU's sumb places them). */

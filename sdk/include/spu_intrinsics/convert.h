@@ -32,31 +32,21 @@ __SPU_INLINE double __spu_pow2(int e)
 __SPU_DEF_CONVTF(u32)
 __SPU_DEF_CONVTF(s32)
 
-__SPU_INLINE vec_int4 spu_convts(vec_float4 a, unsigned int scale)
-{
-    int i;
-    vec_int4 r;
-    double factor = __spu_pow2((int)(scale & 127));
-    for (i = 0; i < 4; i++) {
-        double value = __spu_sp_value(a[i]) * factor;
-        r[i] = value >= 2147483647.0    ? 2147483647
-               : value <= -2147483648.0 ? (-2147483647 - 1)
-                                        : (int)value;
+/* The value times 2^scale, truncated toward zero into [low, high]. */
+#define __SPU_DEF_CONVT(op, vt, low, high)                                                   \
+    __SPU_INLINE vt op(vec_float4 a, unsigned int scale)                                     \
+    {                                                                                        \
+        int i;                                                                               \
+        vt r;                                                                                \
+        double factor = __spu_pow2((int)(scale & 127));                                      \
+        for (i = 0; i < 4; i++) {                                                            \
+            double value = __spu_sp_value(a[i]) * factor;                                    \
+            r[i] = value >= (high) ? (high) : value <= (low) ? (low) : value;                \
+        }                                                                                    \
+        return r;                                                                            \
     }
-    return r;
-}
-
-__SPU_INLINE vec_uint4 spu_convtu(vec_float4 a, unsigned int scale)
-{
-    int i;
-    vec_uint4 r;
-    double factor = __spu_pow2((int)(scale & 127));
-    for (i = 0; i < 4; i++) {
-        double value = __spu_sp_value(a[i]) * factor;
-        r[i] = value >= 4294967295.0 ? 4294967295u : value <= 0.0 ? 0u : (unsigned int)value;
-    }
-    return r;
-}
+__SPU_DEF_CONVT(spu_convts, vec_int4, -2147483648.0, 2147483647.0)
+__SPU_DEF_CONVT(spu_convtu, vec_uint4, 0.0, 4294967295.0)
 
 #define __SPU_DEF_EXTEND(from, to)                                                           \
     __SPU_INLINE __SPU_VT(to) __SPU_FN(spu_extend, from)(__SPU_VT(from) a)                   \

@@ -35,32 +35,19 @@ __SPU_INLINE vec_uchar16 __spu_shuffle_bytes(vec_uchar16 a, vec_uchar16 b, vec_u
     }
 __SPU_EACH_FORM(__SPU_DEF_SHUFFLE)
 
-__SPU_INLINE vec_uchar16 spu_maskb(unsigned int bits)
-{
-    int i;
-    vec_uchar16 r;
-    for (i = 0; i < 16; i++)
-        r[i] = ((bits >> (15 - i)) & 1) ? 0xFF : 0;
-    return r;
-}
-
-__SPU_INLINE vec_ushort8 spu_maskh(unsigned int bits)
-{
-    int i;
-    vec_ushort8 r;
-    for (i = 0; i < 8; i++)
-        r[i] = ((bits >> (7 - i)) & 1) ? 0xFFFF : 0;
-    return r;
-}
-
-__SPU_INLINE vec_uint4 spu_maskw(unsigned int bits)
-{
-    int i;
-    vec_uint4 r;
-    for (i = 0; i < 4; i++)
-        r[i] = ((bits >> (3 - i)) & 1) ? 0xFFFFFFFFu : 0;
-    return r;
-}
+/* Each of the n low bits of bits (the highest first) as an element of all ones or zeros. */
+#define __SPU_DEF_MASK(op, vt, n)                                                            \
+    __SPU_INLINE vt op(unsigned int bits)                                                    \
+    {                                                                                        \
+        int i;                                                                               \
+        vt r;                                                                                \
+        for (i = 0; i < n; i++)                                                              \
+            r[i] = -((bits >> (n - 1 - i)) & 1);                                             \
+        return r;                                                                            \
+    }
+__SPU_DEF_MASK(spu_maskb, vec_uchar16, 16)
+__SPU_DEF_MASK(spu_maskh, vec_ushort8, 8)
+__SPU_DEF_MASK(spu_maskw, vec_uint4, 4)
 
 /* The low bit of each element of the unsigned view u, n elements. */
 #define __SPU_DEF_GATHER(f, view, n)                                                         \
