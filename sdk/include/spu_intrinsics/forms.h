@@ -3,10 +3,9 @@
  * Each intrinsic has one inline function per element type it takes (a "form": u8, s8, u16,
  * s16, u32, s32, u64, s64, f32, f64). In C the form is named __spu_<op>_<form> and the public
  * name is a macro that picks it with _Generic on the argument's type, so a call with a type the
- * SPU does not take fails to compile with GCC's "not compatible with any association" naming
- * that type. In C++ every form is simply an overload of the public name. The macros select a
- * function, never an expression on the arguments, because _Generic type-checks the branches it
- * does not take. */
+ * SPU does not take fails to compile (see __spu_no_form below). In C++ every form is simply an
+ * overload of the public name. The macros select a function, never an expression on the
+ * arguments, because _Generic type-checks the branches it does not take. */
 #ifndef SPU_INTRINSICS_FORMS_H
 #define SPU_INTRINSICS_FORMS_H
 
@@ -119,7 +118,8 @@ extern void __spu_no_form(struct spu_intrinsic_has_no_form_for_these_argument_ty
 
 /* The form of op for x's vector type, among the listed forms. */
 #define __SPU_PICK(x, op, ...) _Generic((x)__SPU_EACH(op, , __VA_ARGS__), default: __spu_no_form)
-/* The same for the forms whose names end in v (the scalar-operand forms: v is _s). */
+/* The same for the forms whose names end in v: _s, a scalar second operand; _r, a scalar
+ * first one (spu_sub's). */
 #define __SPU_PICK_V(x, op, v, ...)                                                         \
     _Generic((x)__SPU_EACH(op, v, __VA_ARGS__), default: __spu_no_form)
 /* All ten forms. */
