@@ -26,8 +26,8 @@
  *
  * The specific intrinsics (si_*) are in spu_intrinsics/specific.h, each over its generic.
  *
- * The channel intrinsics, stop and the halts come with the SPE channel interface
- * (spu_mfcio.h), not from here. */
+ * The channel intrinsics and stop are spu_channels.h's, included at the end, as the SDK's
+ * spu_intrinsics.h gave them too. */
 #ifndef SPU_INTRINSICS_H
 #define SPU_INTRINSICS_H
 
@@ -54,6 +54,7 @@
 #include "spu_intrinsics/scalar.h"
 #include "spu_intrinsics/specific.h"
 #include "spu_intrinsics/control.h"
+#include "spu_channels.h"
 
 #pragma GCC diagnostic pop
 #pragma GCC pop_options

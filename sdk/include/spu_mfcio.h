@@ -6,7 +6,7 @@
 
 #include <stdint.h>
 
-#include "spu_channels.h"
+#include "spu_intrinsics.h"
 
 /* MFC command opcodes. */
 #define MFC_PUT_CMD 0x20
