@@ -5,6 +5,7 @@
 #include <endian.h>
 #include <errno.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #define REQUEST_BYTES 40
@@ -43,9 +44,8 @@ static int get_all(int fd, void *p, size_t n)
     return 0;
 }
 
-int cb_sdk_send(int fd, const struct cb_request *req, const void *payload, uint32_t len)
+static void encode(unsigned char b[REQUEST_BYTES], const struct cb_request *req, uint32_t len)
 {
-    unsigned char b[REQUEST_BYTES];
     uint32_t w[4] = {htobe32(req->op), htobe32(req->a), htobe32(req->b), htobe32(req->c)};
     uint64_t d = htobe64(req->d), e = htobe64(req->e);
     uint32_t l = htobe32(len), zero = 0;
@@ -54,9 +54,43 @@ int cb_sdk_send(int fd, const struct cb_request *req, const void *payload, uint3
     memcpy(b + 24, &e, 8);
     memcpy(b + 32, &l, 4);
     memcpy(b + 36, &zero, 4);
+}
+
+int cb_sdk_send(int fd, const struct cb_request *req, const void *payload, uint32_t len)
+{
+    unsigned char b[REQUEST_BYTES];
+    encode(b, req, len);
     if (put_all(fd, b, sizeof b) != 0)
         return -1;
     return len > 0 ? put_all(fd, payload, len) : 0;
+}
+
+int cb_sdk_call_passing(int fd, const struct cb_request *req, int passed, struct cb_answer *ans)
+{
+    unsigned char b[REQUEST_BYTES];
+    encode(b, req, 0);
+    union {
+        struct cmsghdr header;
+        char room[CMSG_SPACE(sizeof(int))];
+    } control;
+    memset(&control, 0, sizeof control);
+    struct iovec iov = {.iov_base = b, .iov_len = sizeof b};
+    struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = control.room,
+                         .msg_controllen = sizeof control.room};
+    struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(sizeof(int));
+    memcpy(CMSG_DATA(c), &passed, sizeof(int));
+    ssize_t sent;
+    do
+        sent = sendmsg(fd, &msg, 0);
+    while (sent < 0 && errno == EINTR);
+    if (sent < 0)
+        return -1;
+    if ((size_t)sent < sizeof b && put_all(fd, b + sent, sizeof b - (size_t)sent) != 0)
+        return -1;
+    return cb_sdk_answer(fd, ans, NULL, 0);
 }
 
 int cb_sdk_answer(int fd, struct cb_answer *ans, void *into, uint32_t room)

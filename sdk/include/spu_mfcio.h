@@ -32,6 +32,11 @@
 #define MFC_SYNC_CMD 0xCC
 #define MFC_GETLLAR_CMD 0xD0
 
+/* MFC_RdAtomicStat's bits: the last lock-line command's outcome. */
+#define MFC_PUTLLC_STATUS 0x00000001
+#define MFC_PUTLLUC_STATUS 0x00000002
+#define MFC_GETLLAR_STATUS 0x00000004
+
 /* MFC_WrTagUpdate's conditions. */
 #define MFC_TAG_UPDATE_IMMEDIATE 0
 #define MFC_TAG_UPDATE_ANY 1
@@ -58,6 +63,12 @@
 #define mfc_get(ls, ea, size, tag, tid, rid) cb_mfc_dma(ls, ea, size, tag, tid, rid, MFC_GET_CMD)
 #define mfc_getb(ls, ea, size, tag, tid, rid) cb_mfc_dma(ls, ea, size, tag, tid, rid, MFC_GETB_CMD)
 #define mfc_getf(ls, ea, size, tag, tid, rid) cb_mfc_dma(ls, ea, size, tag, tid, rid, MFC_GETF_CMD)
+
+/* Lock-line atomics: a 128-byte line, no tag. */
+#define mfc_getllar(ls, ea, tid, rid) cb_mfc_dma(ls, ea, 128, 0, tid, rid, MFC_GETLLAR_CMD)
+#define mfc_putllc(ls, ea, tid, rid) cb_mfc_dma(ls, ea, 128, 0, tid, rid, MFC_PUTLLC_CMD)
+#define mfc_putlluc(ls, ea, tid, rid) cb_mfc_dma(ls, ea, 128, 0, tid, rid, MFC_PUTLLUC_CMD)
+#define mfc_read_atomic_status() spu_readch(MFC_RdAtomicStat)
 
 /* Tag groups. */
 #define mfc_write_tag_mask(mask) spu_writech(MFC_WrTagMask, (mask))

@@ -1,15 +1,14 @@
 /* libspe2 on the simulated blade (libspe2.h): each call is a request to the simulator over the
  * PPE program's socket (CELLBLADE_SDK_FD), answered when the call returns on the simulated blade.
  *
- * One PPE thread at a time talks to the simulator (a lock around each call); spe_context_run
- * holds it until its SPE stops, so the program's contexts run one at a time from one PPE thread.
- * Each SPE context is the simulator's number for it; an image is its path, which the simulator
- * starts under qemu-user when the context runs. */
+ * Each PPE thread has a connection of its own (threads.c), so that one thread waits in
+ * spe_context_run while others create, run and mail other contexts, as on the blade. Each SPE
+ * context is the simulator's number for it; an image is its path, which the simulator starts
+ * under qemu-user when the context runs. */
 #define _GNU_SOURCE
 #include "libspe2.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +16,7 @@
 #include <unistd.h>
 
 #include "../common/sdk_wire.h"
+#include "ppu_runtime.h"
 
 struct spe_context {
     spe_program_handle_t handle;
@@ -29,27 +29,14 @@ struct image {
     char *path;
 };
 
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static int simulator = -1;
-
-/* The simulator's answer to `req` (and its payload into `into`); -1 and errno when it is gone. */
+/* The simulator's answer to `req` (and its payload into `into`), on the calling thread's
+ * connection; -1 and errno when there is none or the simulator has gone. */
 static int call(const struct cb_request *req, const void *payload, uint32_t len,
                 struct cb_answer *ans, void *into, uint32_t room)
 {
-    if (simulator < 0) {
-        const char *fd = getenv("CELLBLADE_SDK_FD");
-        if (fd == NULL) {
-            fprintf(stderr, "libspe2: this program runs its SPE contexts on the simulated blade: "
-                            "start it with `cellblade run`\n");
-            errno = ENOSYS;
-            return -1;
-        }
-        simulator = atoi(fd);
-        struct cb_request hello = {CB_PPE_HELLO, (uint32_t)(sizeof(void *) * 8), 0, 0, 0, 0};
-        struct cb_answer ok;
-        if (cb_sdk_call(simulator, &hello, NULL, 0, &ok, NULL, 0) != 0)
-            return -1;
-    }
+    int simulator = cb_ppu_connection();
+    if (simulator < 0)
+        return -1;
     return cb_sdk_call(simulator, req, payload, len, ans, into, room);
 }
 
@@ -70,10 +57,7 @@ spe_context_ptr_t spe_context_create(unsigned int flags, spe_gang_context_ptr_t 
         return NULL;
     struct cb_request req = {CB_CONTEXT_CREATE, flags, 0, 0, 0, 0};
     struct cb_answer ans;
-    pthread_mutex_lock(&lock);
-    int r = call(&req, NULL, 0, &ans, NULL, 0);
-    pthread_mutex_unlock(&lock);
-    if (r != 0 || answered(&ans) != 0) {
+    if (call(&req, NULL, 0, &ans, NULL, 0) != 0 || answered(&ans) != 0) {
         free(spe);
         return NULL;
     }
@@ -89,10 +73,7 @@ static int simple(uint32_t op, spe_context_ptr_t spe, uint32_t b, const void *pa
         return -1;
     }
     struct cb_request req = {op, spe->number, b, 0, 0, 0};
-    pthread_mutex_lock(&lock);
-    int r = call(&req, payload, len, ans, into, room);
-    pthread_mutex_unlock(&lock);
-    return r != 0 ? -1 : answered(ans);
+    return call(&req, payload, len, ans, into, room) != 0 ? -1 : answered(ans);
 }
 
 int spe_context_destroy(spe_context_ptr_t spe)
@@ -180,16 +161,18 @@ int spe_context_run(spe_context_ptr_t spe, unsigned int *entry, unsigned int run
         id[i] = (unsigned char)(speid >> (56 - 8 * i));
     struct cb_request req = {CB_CONTEXT_RUN, spe->number, runflags, *entry,
                              (uint64_t)(uintptr_t)argp, (uint64_t)(uintptr_t)envp};
-    static char bytes[1 << 20];
+    enum { ROOM = 1 << 20 }; /* the largest PPE-assisted write (wire.rs MAX_PAYLOAD) */
+    char *bytes = malloc(ROOM);
+    if (bytes == NULL)
+        return -1;
     struct cb_answer ans;
-    pthread_mutex_lock(&lock);
-    int r = call(&req, id, sizeof id, &ans, bytes, sizeof bytes);
+    int r = call(&req, id, sizeof id, &ans, bytes, ROOM);
     while (r == 0 && ans.status == CB_RUN_CALL) {
         carry_out(&ans, bytes);
         struct cb_request resume = {CB_CONTEXT_RESUME, spe->number, 0, 0, 0, 0};
-        r = call(&resume, NULL, 0, &ans, bytes, sizeof bytes);
+        r = call(&resume, NULL, 0, &ans, bytes, ROOM);
     }
-    pthread_mutex_unlock(&lock);
+    free(bytes);
     if (r != 0 || answered(&ans) != 0)
         return -1;
     spe_stop_info_t info = {.stop_reason = ans.a};

@@ -139,7 +139,16 @@ def command(name: str, args: list[str]) -> list[str]:
     target = target_of(tool, args)
     own = [a for a in args if a not in ("-m32", "-m64")]
     root = sdk_root()
-    head = [_executable(target, tool.language), *target.cpu_flags, "-I", str(root / "include")]
+    # -flax-vector-conversions: the GCC of the SDK's time (4.1) converted between vector types
+    # of one size silently, as `vector unsigned int m = vec_cmpgt(a, b)` (a vector bool int)
+    # in Sony's tutorial relies on; today's refuses without it.
+    head = [
+        _executable(target, tool.language),
+        *target.cpu_flags,
+        "-flax-vector-conversions",
+        "-I",
+        str(root / "include"),
+    ]
     if tool.side == "spu":
         head += ["-D__SPU__"]
     else:
@@ -159,6 +168,11 @@ def command(name: str, args: list[str]) -> list[str]:
     else:
         # Where -lspe2 finds libspe2 (sdk/ppu), for the width built.
         tail += ["-L", str(_library(target, "ppu", "libspe2.a"))]
+        if "-lspe2" in own:
+            # A program's threads are the simulator's to see (sdk/ppu/threads.c). And the
+            # library again after the program's objects: Makefiles of the time name -lspe2
+            # before their sources, which a shared libspe2 allowed and a static one does not.
+            tail += ["-Wl,--wrap=pthread_create", "-Wl,--wrap=pthread_join", "-lspe2"]
     # An SPE main takes (speid, argp, envp), which GCC's -Wmain (in -Wall) would question.
     return head + own + tail + (["-Wno-main"] if tool.side == "spu" else [])
 

@@ -83,6 +83,13 @@ fn os_err(what: &str) -> io::Error {
 /// beside it: `Ok(None)` if the rank closed the socket before any request.
 pub fn first_request(sock: &UnixStream) -> io::Result<Option<(Request, Option<OwnedFd>)>> {
     let mut b = [0u8; REQUEST_BYTES];
+    Ok(recv_exact_with_fd(sock, &mut b)?.map(|file| (super::wire::decode_request(&b), file)))
+}
+
+/// Fill `b` from the socket, taking the first descriptor sent beside the bytes (SCM_RIGHTS),
+/// if any: `Ok(None)` if the peer closed the socket before the first byte. Shared with the Cell
+/// SDK's wire (`crate::sdk::wire`), whose PPE threads send their own sockets so.
+pub(crate) fn recv_exact_with_fd(sock: &UnixStream, b: &mut [u8]) -> io::Result<Option<Option<OwnedFd>>> {
     let mut got = 0;
     let mut file = None;
     while got < b.len() {
@@ -124,7 +131,7 @@ pub fn first_request(sock: &UnixStream) -> io::Result<Option<(Request, Option<Ow
             n => got += n,
         }
     }
-    Ok(Some((super::wire::decode_request(&b), file)))
+    Ok(Some(file))
 }
 
 fn futex(word: &AtomicU32, op: i32, val: u32, timeout: Option<&libc::timespec>) {

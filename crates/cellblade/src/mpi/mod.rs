@@ -39,7 +39,7 @@
 //! synchronous: a blocking or synchronous send completes once its receive has matched it.
 
 mod cancel;
-mod channel;
+pub(crate) mod channel;
 mod claims;
 pub mod collective;
 mod external;

@@ -21,7 +21,6 @@
 //! the bytes to its own stdio, and the SPE goes on.
 
 use std::cell::RefCell;
-use std::io::BufReader;
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::net::UnixStream;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
@@ -87,8 +86,17 @@ enum Event {
     Call { fd: u32, bytes: Vec<u8> },
 }
 
+/// A thread of the PPE program that talks to the simulator.
+#[derive(Default)]
+struct PpeThread {
+    exited: bool,
+    /// The simulated PPE threads waiting in pthread_join for it.
+    joiners: Vec<Pid>,
+}
+
 struct Job {
     contexts: Vec<Context>,
+    threads: Vec<PpeThread>,
     local_stores: Vec<OwnedFd>,
     opts: SdkOptions,
     notes: Vec<String>,
@@ -108,9 +116,16 @@ pub fn run_sdk(file: MachineFile, ppe: UnixStream, opts: SdkOptions) -> Result<S
         m.mem.ls = stores;
         m.mem.external = Some(Box::new(ProcessMemory::new(opts.ppe_pid, opts.guest_base, opts.bits)));
     }
-    let job: JobRef = Rc::new(RefCell::new(Job { contexts: Vec::new(), local_stores: files, opts, notes: Vec::new(), ppe_ended: None }));
+    let job: JobRef = Rc::new(RefCell::new(Job {
+        contexts: Vec::new(),
+        threads: vec![PpeThread::default()],
+        local_stores: files,
+        opts,
+        notes: Vec::new(),
+        ppe_ended: None,
+    }));
     let served = job.clone();
-    blade.ppe(move |p| serve_ppe(p, ppe, served));
+    blade.ppe(move |p| serve_ppe(p, ppe, served, 0));
     let result = blade.run();
     let mut job = job.borrow_mut();
     for ctx in &mut job.contexts {
@@ -153,25 +168,48 @@ fn refused(status: i32) -> Answer {
     Answer { status, ..Answer::default() }
 }
 
-/// Serve the PPE program's calls until its process ends.
-async fn serve_ppe(p: Ppe, sock: UnixStream, job: JobRef) -> Result<()> {
-    let mut rd = BufReader::new(sock.try_clone().map_err(|e| io_err("the PPE program", e))?);
-    let mut wr = sock;
+/// Serve PPE thread `thread`'s calls (0: the program's main thread) until it exits.
+async fn serve_ppe(p: Ppe, sock: UnixStream, job: JobRef, thread: usize) -> Result<()> {
     loop {
-        let Some((req, payload)) = wire::read_request(&mut rd).map_err(|e| io_err("the PPE program", e))? else {
-            // The program ended: its SPE contexts end with it, as on Linux.
-            end_all(&job, p.now());
+        let next = wire::read_request(&sock).map_err(|e| io_err("the PPE program", e))?;
+        let Some((req, payload, fd)) = next else {
+            ppe_thread_gone(&job, &p, thread);
             return Ok(());
         };
-        let Some((answer, out)) = serve_ppe_call(&p, &req, &payload, &job, &mut rd, &mut wr).await? else {
-            end_all(&job, p.now());
+        let Some((answer, out)) = serve_ppe_call(&p, thread, &req, &payload, fd, &job, &sock).await? else {
+            ppe_thread_gone(&job, &p, thread);
             return Ok(());
         };
-        if wire::write_answer(&mut wr, &answer, &out).is_err() {
-            // The PPE process ended while its call was under way (the launcher ended its group).
-            end_all(&job, p.now());
+        if wire::write_answer(&mut &sock, &answer, &out).is_err() {
+            // The PPE process ended while the call was under way (the launcher ended its group).
+            ppe_thread_gone(&job, &p, thread);
             return Ok(());
         }
+        if req.op == wire::THREAD_EXIT {
+            return Ok(());
+        }
+    }
+}
+
+/// A PPE thread's connection closed without its exit: the process has ended (its main thread
+/// returned, or it was killed), and its SPE contexts end with it, as on Linux.
+fn ppe_thread_gone(job: &JobRef, p: &Ppe, thread: usize) {
+    if thread == 0 || job.borrow().ppe_ended.is_none() {
+        end_all(job, p.now());
+    }
+}
+
+/// Thread `thread` has exited: wake those joining it.
+fn thread_exited(job: &JobRef, p: &Ppe, thread: usize) {
+    let joiners = {
+        let mut j = job.borrow_mut();
+        let t = &mut j.threads[thread];
+        t.exited = true;
+        std::mem::take(&mut t.joiners)
+    };
+    let (sh, _) = p.process();
+    for pid in joiners {
+        sh.with(|_, s| s.wake(pid, Ok(0)));
     }
 }
 
@@ -183,17 +221,57 @@ fn context_of(job: &JobRef, n: u32) -> std::result::Result<usize, Answer> {
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 async fn serve_ppe_call(
     p: &Ppe,
+    thread: usize,
     req: &Request,
     payload: &[u8],
+    fd: Option<OwnedFd>,
     job: &JobRef,
-    rd: &mut BufReader<UnixStream>,
-    wr: &mut UnixStream,
+    sock: &UnixStream,
 ) -> Result<Option<(Answer, Vec<u8>)>> {
     let ok = Answer::default();
     Ok(Some(match req.op {
         wire::PPE_HELLO => (ok, Vec::new()),
+        wire::THREAD_CREATE => {
+            let Some(fd) = fd else {
+                return Err(Error::Internal(
+                    "the PPE program: a thread created without its socket: libspe2 and the simulator disagree".into(),
+                ));
+            };
+            // The new thread starts at its creator's time; pthread_create's own cost on the PPE
+            // is not in the machine file (it is not among the seeds' measurements).
+            let n = {
+                let mut j = job.borrow_mut();
+                j.threads.push(PpeThread::default());
+                j.threads.len() - 1
+            };
+            let (sh, _) = p.process();
+            let sh = sh.clone();
+            let pid = sh.next_pid();
+            let ppe = Ppe::new(sh.clone(), pid, 0);
+            sh.spawn(format!("ppe thread {n}"), serve_ppe(ppe, UnixStream::from(fd), job.clone(), n));
+            (Answer { value: n as u64, ..ok }, Vec::new())
+        }
+        wire::THREAD_EXIT => {
+            thread_exited(job, p, thread);
+            (ok, Vec::new())
+        }
+        wire::THREAD_JOIN => {
+            let n = req.a as usize;
+            let (sh, pid) = p.process();
+            let exited = match job.borrow().threads.get(n) {
+                None => return Ok(Some((refused(wire::ESRCH), Vec::new()))),
+                Some(t) => t.exited,
+            };
+            if !exited {
+                job.borrow_mut().threads[n].joiners.push(pid);
+                sh.with(|_, s| s.set_waiting(pid, move || format!("pthread_join of PPE thread {n}")));
+                sh.suspend(pid).await?;
+            }
+            (ok, Vec::new())
+        }
         wire::CONTEXT_CREATE => {
             let mut j = job.borrow_mut();
             let used: Vec<usize> = j.contexts.iter().filter(|c| !c.destroyed).map(|c| c.spe).collect();
@@ -228,7 +306,7 @@ async fn serve_ppe_call(
                 return Err(program_err(format!("spe_context_run of context {}: {} bytes of speid, 8 expected", req.a, payload.len())));
             }
             let speid = u64::from_be_bytes(payload.try_into().expect("8 bytes"));
-            return run_context(p, req, speid, job, rd, wr).await;
+            return run_context(p, req, speid, job, sock).await;
         }
         wire::CONTEXT_DESTROY => match context_of(job, req.a) {
             Err(a) => (a, Vec::new()),
@@ -285,14 +363,7 @@ async fn serve_ppe_call(
 
 /// spe_context_run: start the SPE process and its thread, then tell the PPE thread of each
 /// PPE-assisted call and, last, of the stop.
-async fn run_context(
-    p: &Ppe,
-    req: &Request,
-    speid: u64,
-    job: &JobRef,
-    rd: &mut BufReader<UnixStream>,
-    wr: &mut UnixStream,
-) -> Result<Option<(Answer, Vec<u8>)>> {
+async fn run_context(p: &Ppe, req: &Request, speid: u64, job: &JobRef, sock: &UnixStream) -> Result<Option<(Answer, Vec<u8>)>> {
     let n = req.a as usize;
     let spe = match context_of(job, req.a) {
         Err(a) => return Ok(Some((a, Vec::new()))),
@@ -340,12 +411,12 @@ async fn run_context(
                 // and enters spu_run again, two kernel crossings.
                 let dt = Time(sh.world.borrow().p.syscall.0 * 2);
                 sh.sleep(ppe_pid, dt).await;
-                if wire::write_answer(wr, &Answer { status: wire::RUN_CALL, a: fd, value: 0 }, &bytes).is_err() {
+                if wire::write_answer(&mut &*sock, &Answer { status: wire::RUN_CALL, a: fd, value: 0 }, &bytes).is_err() {
                     return Ok(None); // the PPE process has ended
                 }
-                match wire::read_request(rd) {
-                    Ok(Some((r, _))) if r.op == wire::CONTEXT_RESUME && r.a as usize == n => {}
-                    Ok(Some((r, _))) => {
+                match wire::read_request(sock) {
+                    Ok(Some((r, _, _))) if r.op == wire::CONTEXT_RESUME && r.a as usize == n => {}
+                    Ok(Some((r, _, _))) => {
                         return Err(Error::Internal(format!(
                             "the PPE program: request {} while context {n}'s PPE-assisted call was under way: libspe2 and the simulator disagree",
                             r.op
@@ -411,13 +482,13 @@ fn tell_ppe(sh: &Shared<crate::machine::Machine>, job: &JobRef, n: usize, event:
 async fn serve_spe(spu: Spu, n: usize, sock: UnixStream, job: JobRef) -> Result<()> {
     let spe = spu.spe_id();
     let what = format!("the SPE program of context {n} (SPE {spe})");
-    let mut rd = BufReader::new(sock.try_clone().map_err(|e| io_err(&what, e))?);
-    let mut wr = sock;
     let sh = spu.shared();
     let mut tag_update = 0u32;
+    // MFC_RdAtomicStat: the last lock-line command's outcome, cleared when read.
+    let mut atomic_status = 0u32;
     loop {
-        let next = wire::read_request(&mut rd).map_err(|e| io_err(&what, e))?;
-        let Some((req, payload)) = next else {
+        let next = wire::read_request(&sock).map_err(|e| io_err(&what, e))?;
+        let Some((req, payload, _)) = next else {
             // Ended without a stop: a crash of SPE code is the context's runtime error.
             let status = job.borrow_mut().contexts[n].child.take().and_then(|mut c| c.wait().ok());
             let how = match status {
@@ -434,7 +505,14 @@ async fn serve_spe(spu: Spu, n: usize, sock: UnixStream, job: JobRef) -> Result<
         let mut answer = Answer::default();
         match req.op {
             wire::SPU_HELLO => {}
-            wire::SPU_MFC => mfc_command(&spu, &req).await?,
+            wire::SPU_MFC => match req.a {
+                GETLLAR => {
+                    spu.mfc_getllar(req.b, req.d).await?;
+                    atomic_status = atomic::GETLLAR;
+                }
+                PUTLLC => atomic_status = spu.mfc_putllc(req.b, req.d).await?,
+                _ => mfc_command(&spu, &req).await?,
+            },
             wire::SPU_WRITE_CHANNEL => match req.a {
                 channel::WR_TAG_MASK => spu.mfc_write_tag_mask(req.d as u32),
                 channel::WR_TAG_UPDATE => tag_update = req.d as u32,
@@ -452,6 +530,7 @@ async fn serve_spe(spu: Spu, n: usize, sock: UnixStream, job: JobRef) -> Result<
                     channel::RD_DEC => spu.spu_read_decrementer(),
                     channel::RD_SIG_NOTIFY_1 => spu.spu_read_signal1().await?,
                     channel::RD_SIG_NOTIFY_2 => spu.spu_read_signal2().await?,
+                    channel::RD_ATOMIC_STAT => std::mem::take(&mut atomic_status),
                     ch => return Err(program_err(format!("{what}: spu_readch of channel {ch}: not implemented in cellblade yet"))),
                 } as u64
             }
@@ -468,7 +547,7 @@ async fn serve_spe(spu: Spu, n: usize, sock: UnixStream, job: JobRef) -> Result<
                     c @ 0x2000..=0x20ff => (wire::SPE_EXIT, (c & 0xff) as u64),
                     c => (wire::SPE_STOP_AND_SIGNAL, c as u64),
                 };
-                wire::write_answer(&mut wr, &answer, &[]).map_err(|e| io_err(&what, e))?;
+                wire::write_answer(&mut &sock, &answer, &[]).map_err(|e| io_err(&what, e))?;
                 tell_ppe(&sh, &job, n, Event::Stopped { reason, code });
                 return Ok(());
             }
@@ -481,7 +560,7 @@ async fn serve_spe(spu: Spu, n: usize, sock: UnixStream, job: JobRef) -> Result<
             }
             op => return Err(Error::Internal(format!("{what}: unknown request {op}: the SPE library and the simulator disagree"))),
         }
-        wire::write_answer(&mut wr, &answer, &[]).map_err(|e| io_err(&what, e))?;
+        wire::write_answer(&mut &sock, &answer, &[]).map_err(|e| io_err(&what, e))?;
     }
 }
 
@@ -495,6 +574,15 @@ mod channel {
     pub const RD_TAG_STAT: u32 = 24;
     pub const WR_OUT_MBOX: u32 = 28;
     pub const RD_IN_MBOX: u32 = 29;
+    pub const RD_ATOMIC_STAT: u32 = 27;
+}
+
+/// The lock-line commands (spu_mfcio.h's MFC_GETLLAR_CMD, MFC_PUTLLC_CMD) and MFC_RdAtomicStat's
+/// bit for a getllar.
+const GETLLAR: u32 = 0xD0;
+const PUTLLC: u32 = 0xB4;
+mod atomic {
+    pub const GETLLAR: u32 = 4;
 }
 
 /// An MFC command from the SPE program (spu_mfcdma32/64): opcode, local-store address, tag,

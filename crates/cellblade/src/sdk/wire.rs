@@ -8,6 +8,10 @@
 //! ```
 
 use std::io::{self, Read, Write};
+use std::os::fd::OwnedFd;
+use std::os::unix::net::UnixStream;
+
+use crate::mpi::channel::recv_exact_with_fd;
 
 pub const REQUEST_BYTES: usize = 40;
 pub const ANSWER_BYTES: usize = 24;
@@ -54,6 +58,13 @@ pub const OUT_MBOX_READ: u32 = 39;
 pub const OUT_MBOX_STATUS: u32 = 40;
 /// spe_in_mbox_status: a = context.
 pub const IN_MBOX_STATUS: u32 = 41;
+/// pthread_create: the new thread's socket comes beside the request (SCM_RIGHTS); the answer's
+/// value is its number.
+pub const THREAD_CREATE: u32 = 42;
+/// The calling thread exits (its last request).
+pub const THREAD_EXIT: u32 = 43;
+/// pthread_join: a = the thread's number; answered once it has exited.
+pub const THREAD_JOIN: u32 = 44;
 
 /// CONTEXT_RUN's answers: the status, then a = the stop reason (libspe2's SPE_EXIT, ...) and
 /// value = its code; or a = the descriptor and the payload the bytes of an SPE's stdio write.
@@ -100,28 +111,31 @@ fn dword(b: &[u8], at: usize) -> u64 {
     u64::from_be_bytes(b[at..at + 8].try_into().expect("8 bytes"))
 }
 
-/// The next request and its payload; `None` when the process closed its end (it ended).
-pub fn read_request(from: &mut impl Read) -> io::Result<Option<(Request, Vec<u8>)>> {
+/// A request's fields from its header.
+pub fn decode(b: &[u8; REQUEST_BYTES]) -> Request {
+    Request { op: word(b, 0), a: word(b, 4), b: word(b, 8), c: word(b, 12), d: dword(b, 16), e: dword(b, 24), len: word(b, 32) }
+}
+
+/// A request as read: its fields, its payload and the descriptor sent with it (a PPE thread's
+/// new socket).
+pub type Received = (Request, Vec<u8>, Option<OwnedFd>);
+
+/// The next request; `None` when the process closed its end (it ended).
+pub fn read_request(sock: &UnixStream) -> io::Result<Option<Received>> {
     let mut b = [0u8; REQUEST_BYTES];
-    let mut got = 0;
-    while got < b.len() {
-        match from.read(&mut b[got..]) {
-            Ok(0) if got == 0 => return Ok(None),
-            Ok(0) => return Err(io::Error::new(io::ErrorKind::UnexpectedEof, "a request was cut short")),
-            Ok(n) => got += n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) if e.kind() == io::ErrorKind::ConnectionReset => return Ok(None),
-            Err(e) => return Err(e),
-        }
-    }
-    let r =
-        Request { op: word(&b, 0), a: word(&b, 4), b: word(&b, 8), c: word(&b, 12), d: dword(&b, 16), e: dword(&b, 24), len: word(&b, 32) };
+    let fd = match recv_exact_with_fd(sock, &mut b) {
+        Ok(Some(fd)) => fd,
+        Ok(None) => return Ok(None),
+        Err(e) if e.kind() == io::ErrorKind::ConnectionReset => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    let r = decode(&b);
     if r.len > MAX_PAYLOAD {
         return Err(io::Error::new(io::ErrorKind::InvalidData, format!("request {} carries {} bytes: at most {MAX_PAYLOAD}", r.op, r.len)));
     }
     let mut payload = vec![0u8; r.len as usize];
-    from.read_exact(&mut payload)?;
-    Ok(Some((r, payload)))
+    (&mut &*sock).read_exact(&mut payload)?;
+    Ok(Some((r, payload, fd)))
 }
 
 pub fn write_answer(to: &mut impl Write, a: &Answer, payload: &[u8]) -> io::Result<()> {
@@ -140,7 +154,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn requests_are_read_big_endian_with_their_payload() {
+    fn requests_are_read_big_endian_with_their_payload_and_descriptor() {
         let mut b = Vec::new();
         for w in [SPU_MFC, 0x40, 0x3000, 5] {
             b.extend_from_slice(&w.to_be_bytes());
@@ -150,11 +164,15 @@ mod tests {
         b.extend_from_slice(&3u32.to_be_bytes());
         b.extend_from_slice(&[0; 4]);
         b.extend_from_slice(b"abc");
-        let (r, payload) = read_request(&mut b.as_slice()).unwrap().unwrap();
+        let (mut ours, theirs) = UnixStream::pair().unwrap();
+        ours.write_all(&b).unwrap();
+        let (r, payload, fd) = read_request(&theirs).unwrap().unwrap();
         assert_eq!(r, Request { op: SPU_MFC, a: 0x40, b: 0x3000, c: 5, d: 0x1_0000_2000, e: 16384, len: 3 });
-        assert_eq!(payload, b"abc");
-        assert!(read_request(&mut [].as_slice()).unwrap().is_none());
-        assert!(read_request(&mut &b[..7]).is_err());
+        assert_eq!((payload.as_slice(), fd.is_none()), (&b"abc"[..], true));
+        ours.write_all(&b[..7]).unwrap();
+        drop(ours);
+        assert!(read_request(&theirs).is_err(), "a request cut short");
+        assert!(read_request(&theirs).unwrap().is_none(), "the peer has gone");
     }
 
     #[test]

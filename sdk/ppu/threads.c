@@ -1,0 +1,151 @@
+/* The PPE program's threads, as the simulator must see them: each has its own connection, made
+ * when it is created (pthread_create, which ppu-gcc links through --wrap), so that its calls come
+ * in its own order at its own simulated time, starting at its creator's; its exit and every
+ * pthread_join are told to the simulator, which therefore never waits for a thread that waits for
+ * another. Other ways PPE threads wait for one another (mutexes, condition variables, a spin on a
+ * shared word) are not seen: the simulator, waiting for the next call of the thread whose turn
+ * it is, would wait for ever if that thread waited for another thread's progress. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "../common/sdk_wire.h"
+#include "ppu_runtime.h"
+
+int __real_pthread_create(pthread_t *thread, const pthread_attr_t *attr,
+                          void *(*start)(void *), void *arg);
+int __real_pthread_join(pthread_t thread, void **result);
+
+static __thread int connection = -1;
+static int main_connected;
+
+/* The simulator's number of each thread the program created, to join it by. */
+static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct created {
+    pthread_t thread;
+    uint32_t number;
+} *table;
+static size_t table_used, table_room;
+
+static pthread_key_t exit_key;
+static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
+
+int cb_ppu_connection(void)
+{
+    if (connection >= 0)
+        return connection;
+    const char *fd = getenv("CELLBLADE_SDK_FD");
+    if (fd == NULL || main_connected) {
+        fprintf(stderr, "libspe2: this program runs its SPE contexts on the simulated blade: "
+                        "start it with `cellblade run`\n");
+        errno = ENOSYS;
+        return -1;
+    }
+    /* The first thread to call is the main one: threads created later connect as they start. */
+    main_connected = 1;
+    connection = atoi(fd);
+    struct cb_request hello = {CB_PPE_HELLO, (uint32_t)(sizeof(void *) * 8), 0, 0, 0, 0};
+    struct cb_answer ok;
+    if (cb_sdk_call(connection, &hello, NULL, 0, &ok, NULL, 0) != 0)
+        return -1;
+    return connection;
+}
+
+static void say_exit(void *unused)
+{
+    (void)unused;
+    struct cb_request bye = {CB_THREAD_EXIT, 0, 0, 0, 0, 0};
+    struct cb_answer ok;
+    if (connection >= 0 && cb_sdk_call(connection, &bye, NULL, 0, &ok, NULL, 0) == 0)
+        close(connection);
+    connection = -1;
+}
+
+static void make_exit_key(void)
+{
+    pthread_key_create(&exit_key, say_exit);
+}
+
+struct start {
+    void *(*start)(void *);
+    void *arg;
+    int connection;
+};
+
+static void *started(void *given)
+{
+    struct start s = *(struct start *)given;
+    free(given);
+    connection = s.connection;
+    /* Any non-NULL value makes the key's destructor run at the thread's exit, however it exits. */
+    pthread_setspecific(exit_key, (void *)1);
+    return s.start(s.arg);
+}
+
+int __wrap_pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(void *),
+                          void *arg)
+{
+    int creator = cb_ppu_connection();
+    if (creator < 0)
+        return __real_pthread_create(thread, attr, start, arg);
+    pthread_once(&exit_key_once, make_exit_key);
+    int pair[2];
+    struct start *s = malloc(sizeof *s);
+    if (s == NULL || socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0) {
+        free(s);
+        return EAGAIN;
+    }
+    struct cb_request req = {CB_THREAD_CREATE, 0, 0, 0, 0, 0};
+    struct cb_answer ans;
+    int sent = cb_sdk_call_passing(creator, &req, pair[1], &ans);
+    close(pair[1]);
+    if (sent != 0 || ans.status < 0) {
+        close(pair[0]);
+        free(s);
+        return EAGAIN;
+    }
+    *s = (struct start){start, arg, pair[0]};
+    int r = __real_pthread_create(thread, attr, started, s);
+    if (r != 0) {
+        close(pair[0]); /* the simulator sees the thread gone at once */
+        free(s);
+        return r;
+    }
+    pthread_mutex_lock(&table_lock);
+    if (table_used == table_room) {
+        size_t room = table_room ? 2 * table_room : 16;
+        struct created *grown = realloc(table, room * sizeof *table);
+        if (grown != NULL) {
+            table = grown;
+            table_room = room;
+        }
+    }
+    if (table_used < table_room)
+        table[table_used++] = (struct created){*thread, (uint32_t)ans.value};
+    pthread_mutex_unlock(&table_lock);
+    return 0;
+}
+
+int __wrap_pthread_join(pthread_t thread, void **result)
+{
+    long number = -1;
+    pthread_mutex_lock(&table_lock);
+    for (size_t i = 0; i < table_used; i++)
+        if (pthread_equal(table[i].thread, thread)) {
+            number = table[i].number;
+            table[i] = table[--table_used];
+            break;
+        }
+    pthread_mutex_unlock(&table_lock);
+    if (number >= 0 && connection >= 0) {
+        struct cb_request req = {CB_THREAD_JOIN, (uint32_t)number, 0, 0, 0, 0};
+        struct cb_answer ans;
+        cb_sdk_call(connection, &req, NULL, 0, &ans, NULL, 0);
+    }
+    return __real_pthread_join(thread, result);
+}
