@@ -10,6 +10,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import psutil
@@ -191,3 +192,55 @@ def test_a_program_that_is_not_a_ppe_executable_is_refused(tmp_path):
     done = _cellblade("run", "./absent", cwd=tmp_path)
     assert done.returncode == 2
     assert "PROGRAM ./absent: no such file" in done.stderr
+
+
+PPE_EMBEDDED = r"""
+#include <libspe2.h>
+#include <stdio.h>
+extern spe_program_handle_t abs_spe;
+static float values[64] __attribute__((aligned(128)));
+int main(void)
+{
+    for (int i = 0; i < 64; i++)
+        values[i] = -i;
+    spe_context_ptr_t spe = spe_context_create(0, NULL);
+    if (spe_program_load(spe, &abs_spe) != 0) {
+        perror("spe_program_load");
+        return 1;
+    }
+    unsigned int entry = SPE_DEFAULT_ENTRY;
+    spe_context_run(spe, &entry, 0, values, NULL, NULL);
+    printf("%g %g %g\n", values[0], values[1], values[63]);
+    printf("closing an embedded image: %d\n", spe_image_close(&abs_spe));
+    return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("width", ["-m32", "-m64"])
+def test_an_embedded_spe_image_runs_and_leaves_no_file(tmp_path, width):
+    spe = EXAMPLES / "vector_abs" / "spe.c"
+    assert _cellblade("spu-gcc", "-O2", str(spe), "-o", "spe.elf", cwd=tmp_path).returncode == 0
+    embedded = _cellblade("ppu-embedspu", width, "abs_spe", "spe.elf", "abs.o", cwd=tmp_path)
+    assert embedded.returncode == 0, embedded.stderr
+    (tmp_path / "ppe.c").write_text(PPE_EMBEDDED)
+    built = _cellblade("ppu-gcc", width, "ppe.c", "abs.o", "-lspe2", "-o", "ppe.elf", cwd=tmp_path)
+    assert built.returncode == 0, built.stderr
+    (tmp_path / "spe.elf").unlink()  # the image is the PPE program's own now
+    before = set(Path(tempfile.gettempdir()).glob("cellblade-run-*"))
+    done = _cellblade("run", "./ppe.elf", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "0 1 63\nclosing an embedded image: -1\n"
+    assert set(Path(tempfile.gettempdir()).glob("cellblade-run-*")) == before
+
+
+def test_embedspu_refuses_what_it_cannot_embed(tmp_path):
+    (tmp_path / "text.elf").write_text("not an executable")
+    for args, says in [
+        (["abs", "absent.elf", "o.o"], "SPE-EXECUTABLE absent.elf: no such file"),
+        (["abs", "text.elf", "o.o"], "SPE-EXECUTABLE text.elf: not an SPE executable"),
+        (["1abs", "text.elf", "o.o"], "SYMBOL '1abs': not a C identifier"),
+        (["abs", "o.o"], "2 arguments besides flags: ppu-embedspu takes SYMBOL SPE-EXECUTABLE"),
+    ]:
+        done = _cellblade("ppu-embedspu", *args, cwd=tmp_path)
+        assert (done.returncode, says in done.stderr) == (2, True), done.stderr

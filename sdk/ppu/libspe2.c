@@ -9,6 +9,7 @@
 #include "libspe2.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,16 +19,45 @@
 #include "../common/sdk_wire.h"
 #include "ppu_runtime.h"
 
+static uint32_t be32(const unsigned char *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static uint32_t be16(const unsigned char *p)
+{
+    return (uint32_t)p[0] << 8 | p[1];
+}
+
 struct spe_context {
     spe_program_handle_t handle;
     uint32_t number;
 };
 
-/* What an opened image is: the handle programs see, and the file behind it. */
+/* What an opened image is: the handle programs see, and the file behind it, on a list of those
+ * open. A handle that is not on it is an embedded image (ppu-embedspu), whose elf_image is the
+ * executable. */
 struct image {
     spe_program_handle_t handle;
     char *path;
+    struct image *next;
 };
+static struct image *opened;
+static pthread_mutex_t opened_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* `program` as an image spe_image_open gave, taken off the list if `take`; NULL if it is not. */
+static struct image *opened_image(const spe_program_handle_t *program, int take)
+{
+    pthread_mutex_lock(&opened_lock);
+    struct image **at = &opened;
+    while (*at != NULL && &(*at)->handle != program)
+        at = &(*at)->next;
+    struct image *found = *at;
+    if (found != NULL && take)
+        *at = found->next;
+    pthread_mutex_unlock(&opened_lock);
+    return found;
+}
 
 /* The simulator's answer to `req` (and its payload into `into`), on the calling thread's
  * connection; -1 and errno when there is none or the simulator has gone. */
@@ -107,6 +137,10 @@ spe_program_handle_t *spe_image_open(const char *filename)
     }
     image->handle.handle_size = sizeof image->handle;
     image->path = path;
+    pthread_mutex_lock(&opened_lock);
+    image->next = opened;
+    opened = image;
+    pthread_mutex_unlock(&opened_lock);
     return &image->handle;
 }
 
@@ -116,10 +150,28 @@ int spe_image_close(spe_program_handle_t *program)
         errno = EINVAL;
         return -1;
     }
-    struct image *image = (struct image *)program;
+    struct image *image = opened_image(program, 1);
+    if (image == NULL) {
+        errno = EINVAL; /* an embedded image is the program's own, not opened */
+        return -1;
+    }
     free(image->path);
     free(image);
     return 0;
+}
+
+/* The size of the 32-bit big-endian ELF executable at `elf`: the end of its last part (section
+ * headers, or a segment's bytes), read from its headers. */
+static uint32_t elf_size(const unsigned char *elf)
+{
+    uint32_t shoff = be32(elf + 32), end = shoff + (uint32_t)be16(elf + 46) * be16(elf + 48);
+    uint32_t phoff = be32(elf + 28), phentsize = be16(elf + 42), phnum = be16(elf + 44);
+    for (uint32_t i = 0; i < phnum; i++) {
+        const unsigned char *ph = elf + phoff + i * phentsize;
+        uint32_t last = be32(ph + 4) + be32(ph + 16);
+        end = last > end ? last : end;
+    }
+    return end;
 }
 
 int spe_program_load(spe_context_ptr_t spe, spe_program_handle_t *program)
@@ -128,10 +180,21 @@ int spe_program_load(spe_context_ptr_t spe, spe_program_handle_t *program)
         errno = EINVAL;
         return -1;
     }
-    const char *path = ((struct image *)program)->path;
     struct cb_answer ans;
-    if (simple(CB_PROGRAM_LOAD, spe, 0, path, (uint32_t)strlen(path), &ans, NULL, 0) != 0)
-        return -1;
+    const struct image *image = opened_image(program, 0);
+    if (image != NULL) {
+        const char *path = image->path;
+        if (simple(CB_PROGRAM_LOAD, spe, 0, path, (uint32_t)strlen(path), &ans, NULL, 0) != 0)
+            return -1;
+    } else {
+        const unsigned char *elf = program->elf_image;
+        if (elf == NULL || memcmp(elf, "\177ELF", 4) != 0 || elf[4] != 1 || elf[5] != 2) {
+            errno = ENOEXEC;
+            return -1;
+        }
+        if (simple(CB_PROGRAM_LOAD, spe, 1, elf, elf_size(elf), &ans, NULL, 0) != 0)
+            return -1;
+    }
     spe->handle = *program;
     return 0;
 }

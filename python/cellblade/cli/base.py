@@ -27,6 +27,11 @@ COMMANDS = {
     "ppu-g++": ("cli.sdkcc", "compile a PPE program in C++, 64-bit or -m32 (the SDK's ppu-g++)"),
     "ppu32-gcc": ("cli.sdkcc", "compile a 32-bit PPE program in C (the SDK's ppu32-gcc)"),
     "ppu32-g++": ("cli.sdkcc", "compile a 32-bit PPE program in C++ (the SDK's ppu32-g++)"),
+    "ppu-embedspu": ("cli.sdkcc", "an SPE executable as a PPE object, 64-bit or -m32 (the SDK's)"),
+    "ppu32-embedspu": ("cli.sdkcc", "an SPE executable as a 32-bit PPE object (the SDK's)"),
+    "embedspu": ("cli.sdkcc", "the same as ppu-embedspu (the SDK's embedspu)"),
+    "ppu-ar": ("cli.sdkcc", "the archiver for PPE objects (the SDK's ppu-ar)"),
+    "spu-ar": ("cli.sdkcc", "the archiver for SPE objects (the SDK's spu-ar)"),
     "run": ("cli.run", "run a Cell SDK program (libspe2, spu_mfcio.h) on the simulated blade"),
     "pingpong": ("cli.pingpong", "seed 004's MPI ping-pong (section 5.1)"),
     "cluster": (

@@ -18,6 +18,11 @@ _ABOUT = {
     "spu_intrinsics.h and spu_mfcio.h. Every argument but these is the compiler's:",
     "ppu": "Compile a PPE program for the simulated blade, as the Cell SDK's {name} did: a "
     "big-endian PowerPC program with VMX ({bits}). Every argument but these is the compiler's:",
+    "embedspu": "Make SPE-EXECUTABLE (built with cellblade spu-gcc) a PPE object ({bits}) that "
+    "defines `spe_program_handle_t SYMBOL`, for spe_program_load, as the Cell SDK's {name} did. "
+    "Arguments: [FLAGS] SYMBOL SPE-EXECUTABLE OBJECT, and:",
+    "ar": "The archiver for {side} objects, as the Cell SDK's {name}. Every argument but these "
+    "is the archiver's:",
 }
 
 
@@ -42,9 +47,10 @@ def tool_help(name: str) -> str:
 
     tool = TOOLS[name]
     bits = "32-bit" if tool.bits == 32 else "64-bit, or 32-bit with -m32"
+    about = _ABOUT[tool.language if tool.language in _ABOUT else tool.side]
     width = shutil.get_terminal_size((100, 24)).columns - 2
     lines = [f"usage: cellblade {name} [--show] COMPILER-ARGUMENTS...", ""]
-    lines += [textwrap.fill(_ABOUT[tool.side].format(name=name, bits=bits), width), ""]
+    lines += [textwrap.fill(about.format(name=name, bits=bits, side=tool.side.upper()), width), ""]
     for flag, text in (
         ("--show", "print the compiler command instead of running it"),
         ("-h, --help", "print this help (for the compiler's own, run the command --show prints)"),

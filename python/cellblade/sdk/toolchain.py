@@ -20,6 +20,7 @@ The SDK sources (``sdk/``) are compiled on first use for each compiler into the 
 
 from __future__ import annotations
 
+import hashlib
 import shutil
 import struct
 import subprocess
@@ -64,7 +65,7 @@ class Tool:
     """A command of the SDK: which side it builds for and which language's driver it is."""
 
     side: str  # "spu" or "ppu"
-    language: str  # "gcc" or "g++"
+    language: str  # "gcc", "g++", "ar", or "embedspu" (an SPE executable as a PPE object)
     bits: int | None  # None: -m32/-m64 decide (ppu-gcc), 64 when neither is given
 
 
@@ -75,6 +76,11 @@ TOOLS = {
     "ppu-g++": Tool("ppu", "g++", None),
     "ppu32-gcc": Tool("ppu", "gcc", 32),
     "ppu32-g++": Tool("ppu", "g++", 32),
+    "ppu-embedspu": Tool("ppu", "embedspu", None),
+    "ppu32-embedspu": Tool("ppu", "embedspu", 32),
+    "embedspu": Tool("ppu", "embedspu", None),
+    "ppu-ar": Tool("ppu", "ar", 64),
+    "spu-ar": Tool("spu", "ar", 32),
 }
 
 
@@ -138,6 +144,10 @@ def command(name: str, args: list[str]) -> list[str]:
     tool = TOOLS[name]
     target = target_of(tool, args)
     own = [a for a in args if a not in ("-m32", "-m64")]
+    if tool.language == "ar":
+        return [_executable(target, "ar"), *own]
+    if tool.language == "embedspu":
+        return embed_command(target, own)
     root = sdk_root()
     # -flax-vector-conversions: the GCC of the SDK's time (4.1) converted between vector types
     # of one size silently, as `vector unsigned int m = vec_cmpgt(a, b)` (a vector bool int)
@@ -175,6 +185,43 @@ def command(name: str, args: list[str]) -> list[str]:
             tail += ["-Wl,--wrap=pthread_create", "-Wl,--wrap=pthread_join", "-lspe2"]
     # An SPE main takes (speid, argp, envp), which GCC's -Wmain (in -Wall) would question.
     return head + own + tail + (["-Wno-main"] if tool.side == "spu" else [])
+
+
+def embed_command(target: Target, args: list[str]) -> list[str]:
+    """`ppu-embedspu SYMBOL SPE-EXECUTABLE OBJECT`: the PPE object that holds the SPE executable
+    and defines ``spe_program_handle_t SYMBOL`` for spe_program_load. The compiler builds it from
+    a source in the cache naming the executable (.incbin), so the bytes are not copied twice."""
+    flags = [a for a in args if a.startswith("-")]
+    words = [a for a in args if not a.startswith("-")]
+    if len(words) != 3:
+        raise ToolError(
+            f"{len(words)} arguments besides flags: ppu-embedspu takes SYMBOL SPE-EXECUTABLE OBJECT"
+        )
+    symbol, executable, output = words
+    if not symbol.isidentifier() or not symbol.isascii():
+        raise ToolError(f"SYMBOL {symbol!r}: not a C identifier")
+    spe = Path(executable)
+    if not spe.is_file():
+        raise ToolError(f"SPE-EXECUTABLE {executable}: no such file")
+    if spe.read_bytes()[:6] != b"\x7fELF\x01\x02":
+        raise ToolError(
+            f"SPE-EXECUTABLE {executable}: not an SPE executable (build it with `cellblade spu-gcc`)"
+        )
+    quoted = str(spe.resolve()).replace("\\", "\\\\").replace('"', '\\"')
+    source = (
+        "typedef struct { unsigned int handle_size; void *elf_image; void *toe_shadow; } handle_t;\n"
+        f'__asm__(".section .rodata\\n.balign 128\\ncb_embedded_{symbol}:\\n'
+        f'.incbin \\"{quoted}\\"\\n.previous");\n'
+        f"extern const unsigned char cb_embedded_{symbol}[];\n"
+        f"handle_t {symbol} = {{ sizeof(handle_t), (void *)cb_embedded_{symbol}, 0 }};\n"
+    )
+    folder = c_library.cache_root() / "embedspu"
+    folder.mkdir(parents=True, exist_ok=True)
+    digest = hashlib.sha256(source.encode()).hexdigest()[:16]
+    path = folder / f"{symbol}-{digest}.c"
+    if not path.exists():
+        path.write_text(source)
+    return [_executable(target, "gcc"), *target.cpu_flags, *flags, "-c", str(path), "-o", output]
 
 
 def output_of(args: list[str]) -> Path:
@@ -217,6 +264,11 @@ def check_fits(elf: Path) -> None:
 def run(name: str, args: list[str]) -> int:
     """Compile (and link) like the SDK's tool ``name``; the compiler's exit code."""
     done = subprocess.run(command(name, args))
-    if done.returncode == 0 and TOOLS[name].side == "spu" and not _NO_LINK.intersection(args):
+    tool = TOOLS[name]
+    if (
+        done.returncode == 0
+        and (tool.side, tool.language) in (("spu", "gcc"), ("spu", "g++"))
+        and not _NO_LINK.intersection(args)
+    ):
         check_fits(output_of(args))
     return done.returncode

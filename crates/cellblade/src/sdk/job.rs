@@ -102,6 +102,9 @@ struct Job {
     notes: Vec<String>,
     /// When the PPE program ended, once it has.
     ppe_ended: Option<Time>,
+    /// The run's own folder (embedded SPE images written for qemu-user), removed with it.
+    folder: Option<PathBuf>,
+    embedded: Vec<(Vec<u8>, PathBuf)>,
 }
 
 type JobRef = Rc<RefCell<Job>>;
@@ -123,6 +126,8 @@ pub fn run_sdk(file: MachineFile, ppe: UnixStream, opts: SdkOptions) -> Result<S
         opts,
         notes: Vec::new(),
         ppe_ended: None,
+        folder: None,
+        embedded: Vec::new(),
     }));
     let served = job.clone();
     blade.ppe(move |p| serve_ppe(p, ppe, served, 0));
@@ -297,7 +302,15 @@ async fn serve_ppe_call(
             if let Err(a) = context_of(job, req.a) {
                 return Ok(Some((a, Vec::new())));
             }
-            let path = PathBuf::from(String::from_utf8_lossy(payload).into_owned());
+            let path = match req.b {
+                wire::IMAGE_PATH => PathBuf::from(String::from_utf8_lossy(payload).into_owned()),
+                wire::IMAGE_BYTES => embedded_image(job, payload)?,
+                kind => {
+                    return Err(Error::Internal(format!(
+                        "the PPE program: spe_program_load of image kind {kind}: libspe2 and the simulator disagree"
+                    )))
+                }
+            };
             job.borrow_mut().contexts[req.a as usize].image = Some(path);
             (ok, Vec::new())
         }
@@ -429,6 +442,34 @@ async fn run_context(p: &Ppe, req: &Request, speid: u64, job: &JobRef, sock: &Un
                     sh.with(|_, s| s.wake(spe_pid, Ok(0)));
                 }
             }
+        }
+    }
+}
+
+/// An SPE executable embedded in the PPE program (ppu-embedspu), as a file qemu-user can start:
+/// written once per distinct image into the run's folder, which goes with the run.
+fn embedded_image(job: &JobRef, bytes: &[u8]) -> Result<PathBuf> {
+    let mut j = job.borrow_mut();
+    if let Some((_, path)) = j.embedded.iter().find(|(b, _)| b.as_slice() == bytes) {
+        return Ok(path.clone());
+    }
+    let fail = |e: std::io::Error| Error::Internal(format!("writing an embedded SPE image for qemu-user: {e}"));
+    if j.folder.is_none() {
+        let folder = std::env::temp_dir().join(format!("cellblade-run-{}-{}", std::process::id(), j.opts.ppe_pid));
+        std::fs::create_dir_all(&folder).map_err(fail)?;
+        j.folder = Some(folder);
+    }
+    let path = j.folder.as_ref().expect("made above").join(format!("embedded-{}.elf", j.embedded.len()));
+    std::fs::write(&path, bytes).map_err(fail)?;
+    std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o700)).map_err(fail)?;
+    j.embedded.push((bytes.to_vec(), path.clone()));
+    Ok(path)
+}
+
+impl Drop for Job {
+    fn drop(&mut self) {
+        if let Some(folder) = self.folder.take() {
+            let _ = std::fs::remove_dir_all(folder);
         }
     }
 }

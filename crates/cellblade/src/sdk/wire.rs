@@ -15,8 +15,9 @@ use crate::mpi::channel::recv_exact_with_fd;
 
 pub const REQUEST_BYTES: usize = 40;
 pub const ANSWER_BYTES: usize = 24;
-/// The largest payload either way: a PPE-assisted write of an SPE's stdio, or an image path.
-pub const MAX_PAYLOAD: u32 = 1 << 20;
+/// The largest payload either way: an embedded SPE image (a static C library makes one of about
+/// 850 KB), a PPE-assisted write of an SPE's stdio, an image path.
+pub const MAX_PAYLOAD: u32 = 16 << 20;
 
 // An SPE program's requests (sdk/spu/).
 /// The program has started: answered when its simulated SPE thread begins.
@@ -41,8 +42,11 @@ pub const SPU_PPE_CALL: u32 = 7;
 pub const PPE_HELLO: u32 = 32;
 /// spe_context_create: a = flags; the answer's value is the context's number.
 pub const CONTEXT_CREATE: u32 = 33;
-/// spe_program_load: a = context, the payload the SPE executable's path.
+/// spe_program_load: a = context, b = [`IMAGE_PATH`] (the payload the SPE executable's path)
+/// or [`IMAGE_BYTES`] (the payload the executable itself, embedded in the PPE program).
 pub const PROGRAM_LOAD: u32 = 34;
+pub const IMAGE_PATH: u32 = 0;
+pub const IMAGE_BYTES: u32 = 1;
 /// spe_context_run: a = context, b = run flags, c = entry, d = argp, e = envp, the payload the
 /// 8-byte speid (the context's PPE address). Answered by [`RUN_STOPPED`] or [`RUN_CALL`].
 pub const CONTEXT_RUN: u32 = 35;
