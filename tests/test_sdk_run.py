@@ -6,6 +6,7 @@ cellblade say they are, with nothing left running."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -244,3 +245,35 @@ def test_embedspu_refuses_what_it_cannot_embed(tmp_path):
     ]:
         done = _cellblade("ppu-embedspu", *args, cwd=tmp_path)
         assert (done.returncode, says in done.stderr) == (2, True), done.stderr
+
+
+def test_an_sdk_makefile_builds_with_make_footer(tmp_path):
+    """The SDK's layout: spu/ builds the SPE program into an embedded library, the top folder
+    the PPE program that links it, with CELL_TOP at `cellblade sdk-top`."""
+    spu = tmp_path / "spu"
+    spu.mkdir()
+    shutil.copy(EXAMPLES / "vector_abs" / "spe.c", spu / "abs_spe.c")
+    (spu / "Makefile").write_text(
+        "PROGRAMS_spu := abs_spe\nLIBRARY_embed := lib_abs_spu.a\n"
+        "include $(CELL_TOP)/buildutils/make.footer\n"
+    )
+    (tmp_path / "ppe.c").write_text(PPE_EMBEDDED)
+    (tmp_path / "Makefile").write_text(
+        "DIRS = spu\nPROGRAM_ppu = abs\nIMPORTS = spu/lib_abs_spu.a -lspe2\n"
+        "include $(CELL_TOP)/buildutils/make.footer\n"
+    )
+    top = _cellblade("sdk-top", cwd=tmp_path)
+    assert top.returncode == 0 and (Path(top.stdout.strip()) / "buildutils/make.footer").is_file()
+    env = {
+        **os.environ,
+        "CELL_TOP": top.stdout.strip(),
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+    }
+    built = subprocess.run(["make"], cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert built.returncode == 0, built.stdout + built.stderr
+    assert "cellblade ppu-embedspu -m32 abs_spe abs_spe abs_spe-embed.o" in built.stdout
+    done = _cellblade("run", "./abs", cwd=tmp_path)
+    assert done.stdout.startswith("0 1 63\n"), done.stderr
+    cleaned = subprocess.run(["make", "clean"], cwd=tmp_path, env=env, capture_output=True)
+    assert cleaned.returncode == 0
+    assert sorted(p.name for p in spu.iterdir()) == ["Makefile", "abs_spe.c"]

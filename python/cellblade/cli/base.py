@@ -32,6 +32,7 @@ COMMANDS = {
     "embedspu": ("cli.sdkcc", "the same as ppu-embedspu (the SDK's embedspu)"),
     "ppu-ar": ("cli.sdkcc", "the archiver for PPE objects (the SDK's ppu-ar)"),
     "spu-ar": ("cli.sdkcc", "the archiver for SPE objects (the SDK's spu-ar)"),
+    "sdk-top": ("cli.sdkcc", "print the Cell SDK folder, for CELL_TOP (make.footer's builds)"),
     "run": ("cli.run", "run a Cell SDK program (libspe2, spu_mfcio.h) on the simulated blade"),
     "pingpong": ("cli.pingpong", "seed 004's MPI ping-pong (section 5.1)"),
     "cluster": (

@@ -36,6 +36,21 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         cc.add_argument("args", nargs=argparse.REMAINDER, help="compiler arguments")
         cc.set_defaults(handler=_compile, tool=name)
         cc.format_help = lambda name=name: tool_help(name)
+    top = commands.add_parser(
+        "sdk-top",
+        help=HELP["sdk-top"],
+        description="Print the folder of the Cell SDK's headers, libraries and make.footer: "
+        "set CELL_TOP to it, and an SDK-style Makefile (include $(CELL_TOP)/buildutils/"
+        "make.footer) builds with cellblade's tools.",
+    )
+    top.set_defaults(handler=_sdk_top)
+
+
+def _sdk_top(args: argparse.Namespace) -> int:
+    from cellblade.sdk import toolchain
+
+    print(toolchain.sdk_root())
+    return 0
 
 
 def tool_help(name: str) -> str:
