@@ -13,6 +13,7 @@
 
 use std::cell::{Cell, RefCell};
 use std::io::{self, BufReader, Read};
+use std::os::fd::AsRawFd;
 use std::os::unix::net::UnixStream;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
@@ -120,6 +121,7 @@ pub fn run_external_with(
     streams: Vec<UnixStream>,
 ) -> Result<ExternalOutcome> {
     let shared = collective::Shared::with_params(&file, opts.coll, opts.params)?;
+    let hz = file.clock.decrementer_hz;
     let mut w = MpiWorld::with_trace(file, streams.len(), placement, mode, trace)?;
     w.set_depth(depth)?;
     if let Some(path) = &opts.trace_file {
@@ -129,9 +131,13 @@ pub fn run_external_with(
     let waited: Waited = Rc::default();
     // Held until the job ends: the ranks are served from this thread.
     let core = SharedCore::for_job(streams.len()).map(Rc::new);
-    for (rank, stream) in streams.into_iter().enumerate() {
+    let started = Instant::now();
+    let init = InitAnswer { size: streams.len(), hz, compute: opts.compute, cpu: core.as_ref().map(|c| c.cpu()) };
+    let links = open_links(streams, &init, core.is_none());
+    waited.set(started.elapsed());
+    for (rank, link) in links.into_iter().enumerate() {
         let (stop, waited, shared, core) = (stop.clone(), waited.clone(), shared.clone(), core.clone());
-        w.rank(rank, move |r| serve(r, stream, opts.compute, core, stop, waited, shared))?;
+        w.rank(rank, move |r| serve(r, link, opts.compute, core, stop, waited, shared))?;
     }
     let result = w.run();
     if let Some(outcome) = stop.borrow_mut().take() {
@@ -208,6 +214,8 @@ struct Link {
     channel: Option<Channel>,
     /// The first request, read with the channel file before the link was set up.
     first: Option<Request>,
+    /// The first request when it was `MPI_Init`, answered as the link opened ([`open_links`]).
+    answered: Option<Request>,
 }
 
 impl Link {
@@ -217,7 +225,7 @@ impl Link {
         let rd = BufReader::with_capacity(1 << 16, sock.try_clone().map_err(|e| io_err(rank, e))?);
         let Some((first, file)) = channel::first_request(&sock).map_err(|e| io_err(rank, e))? else { return Ok(None) };
         let channel = file.map(|f| Channel::open(f, spin)).transpose().map_err(|e| io_err(rank, e))?;
-        Ok(Some(Link { sock, rd, channel, first: Some(first) }))
+        Ok(Some(Link { sock, rd, channel, first: Some(first), answered: None }))
     }
 
     /// The next request and what the rank reports before it; `None` if the process ended.
@@ -253,11 +261,78 @@ impl Link {
     }
 }
 
+/// What `MPI_Init` answers: nothing in it depends on simulated time.
+struct InitAnswer {
+    size: usize,
+    /// The decrementer's rate, whose period is `MPI_Wtick`.
+    hz: u64,
+    compute: Compute,
+    /// The core the simulator shares with the ranks, if it does.
+    cpu: Option<usize>,
+}
+
+impl InitAnswer {
+    fn of(&self, rank: usize) -> Answer {
+        Answer {
+            source: rank as i32,
+            tag: self.size as i32,
+            value: 1.0 / self.hz as f64,
+            flags: if matches!(self.compute, Compute::Cpu(_)) { wire::FLAG_CPU_TIME } else { 0 }
+                | self.cpu.map_or(0, wire::share_core_flags),
+            ..Answer::default()
+        }
+    }
+}
+
+/// Open every rank's link as its first request comes, in whatever order the processes send
+/// them, and answer an `MPI_Init` at once. Its answer depends on nothing simulated, while the
+/// simulator reaches a rank's `MPI_Init` only in simulated order, after waiting for every rank
+/// before it: answered there, a rank would stay in `MPI_Init` for as long as rank 0 computes
+/// after its own, and could neither run nor die meanwhile (issue 43). The simulated call still
+/// happens in its place: [`serve`] starts from the answered request. Per rank: its link, `None`
+/// if its process ended first, or the error that broke its connection.
+fn open_links(streams: Vec<UnixStream>, init: &InitAnswer, spin: bool) -> Vec<Result<Option<Link>>> {
+    let mut links: Vec<Option<Result<Option<Link>>>> = streams.iter().map(|_| None).collect();
+    let mut waiting: Vec<(usize, UnixStream)> = streams.into_iter().enumerate().collect();
+    while !waiting.is_empty() {
+        let mut fds: Vec<libc::pollfd> =
+            waiting.iter().map(|(_, s)| libc::pollfd { fd: s.as_raw_fd(), events: libc::POLLIN, revents: 0 }).collect();
+        // SAFETY: `fds` holds valid pollfds of open sockets; it outlives the call.
+        let n = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, -1) };
+        if n < 0 {
+            let e = io::Error::last_os_error();
+            if e.kind() == io::ErrorKind::Interrupted {
+                continue;
+            }
+            for (rank, _) in waiting.drain(..) {
+                links[rank] = Some(Err(io_err(rank, io::Error::new(e.kind(), e.to_string()))));
+            }
+            break;
+        }
+        let (ready, rest): (Vec<_>, Vec<_>) = waiting.into_iter().zip(&fds).partition(|(_, p)| p.revents != 0);
+        waiting = rest.into_iter().map(|(w, _)| w).collect();
+        for ((rank, sock), _) in ready {
+            links[rank] = Some(open_answered(rank, sock, init, spin));
+        }
+    }
+    links.into_iter().map(|l| l.expect("every rank's link is opened")).collect()
+}
+
+/// Open rank `rank`'s link, whose first request has come, and answer it if it is `MPI_Init`.
+fn open_answered(rank: usize, sock: UnixStream, init: &InitAnswer, spin: bool) -> Result<Option<Link>> {
+    let Some(mut link) = Link::open(rank, sock, spin)? else { return Ok(None) };
+    if let Some(first) = link.first.take_if(|f| f.op == wire::OP_INIT) {
+        link.answer(rank, &init.of(rank), &[], first.op)?;
+        link.answered = Some(first);
+    }
+    Ok(Some(link))
+}
+
 /// Serve one rank's calls until `MPI_Finalize`; `core`: the core the simulator shares with the
 /// ranks, if it does.
 async fn serve(
     r: Rc<Rank>,
-    sock: UnixStream,
+    link: Result<Option<Link>>,
     compute: Compute,
     core: Option<Rc<SharedCore>>,
     stop: Stop,
@@ -266,8 +341,6 @@ async fn serve(
 ) -> Result<()> {
     let rank = r.rank();
     let mut library = collective::Library::new(&r, shared)?;
-    // The last call answered, described only if the process ends without MPI_Finalize.
-    let mut last: Option<Request> = None;
     let mut bufs = Buffers { send: (0, 0), recv: (0, 0) };
     let mut pending = super::nb_wire::Pending::default();
     let lost = |last: &Option<Request>| {
@@ -275,11 +348,10 @@ async fn serve(
         *stop.borrow_mut() = Some(ExternalOutcome::Lost { rank, after });
         program_err(format!("rank {rank}: its process ended without MPI_Finalize"))
     };
-    let start = Instant::now();
     let cpu = core.as_ref().map(|c| c.cpu());
-    let link = Link::open(rank, sock, core.is_none())?;
-    waited.set(waited.get() + start.elapsed());
-    let Some(mut link) = link else { return Err(lost(&last)) };
+    let Some(mut link) = link? else { return Err(lost(&None)) };
+    // The last call answered, described only if the process ends without MPI_Finalize.
+    let mut last: Option<Request> = link.answered;
     if let (Some(core), Some(tid)) = (&core, link.channel.as_ref().and_then(Channel::rank_tid)) {
         core.enrol(rank, tid);
     }
@@ -306,13 +378,7 @@ async fn serve(
             r.refuse_oversized(req.len)?; // before the payload comes into host memory
         }
         let mut answer = match req.op {
-            wire::OP_INIT => Answer {
-                source: rank as i32,
-                tag: r.size() as i32,
-                value: r.wtick(),
-                flags: if matches!(compute, Compute::Cpu(_)) { wire::FLAG_CPU_TIME } else { 0 } | cpu.map_or(0, wire::share_core_flags),
-                ..Answer::default()
-            },
+            wire::OP_INIT => InitAnswer { size: r.size(), hz: r.spu().with_machine(|m| m.p.decrementer_hz), compute, cpu }.of(rank),
             wire::OP_FINALIZE => {
                 pending.finish(&r).await?;
                 link.answer(rank, &Answer::default(), &[], req.op)?;
