@@ -169,28 +169,34 @@ int cb_world_barrier(void)
  * packing would read through NULL (the simulator would send what its buffer last held), and a
  * receive would write through it. NULL is MPI_BOTTOM, which a derived datatype of absolute
  * addresses starts from. */
-static int check_comm_buffer(const char *name, const void *buf, int count, MPI_Datatype t, MPI_Comm comm, struct cb_comm **c)
+static int check_comm_buffer(const char *name, const void *buf, int count, MPI_Datatype t, MPI_Comm comm, struct cb_comm **c, size_t *bytes)
 {
-    size_t bytes;
     cb_need_init(name);
     CB_CHECK(cb_check_comm(name, comm, c));
-    CB_CHECK(cb_check_buffer(name, comm, count, t, &bytes));
-    if (buf == NULL && bytes > 0 && cb_predefined(t))
+    CB_CHECK(cb_check_buffer(name, comm, count, t, bytes));
+    if (buf == NULL && *bytes > 0 && cb_predefined(t))
         return cb_fail(name, comm, MPI_ERR_BUFFER,
-            "the buffer is NULL with count %d (%zu bytes): allowed only with count 0, or as MPI_BOTTOM with a derived datatype", count, bytes);
+            "the buffer is NULL with count %d (%zu bytes): allowed only with count 0, or as MPI_BOTTOM with a derived datatype", count, *bytes);
     return MPI_SUCCESS;
 }
 
 int p2p_check_send(const char *name, const void *buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm comm, struct cb_comm **c)
 {
-    CB_CHECK(check_comm_buffer(name, buf, count, t, comm, c));
+    size_t bytes;
+    CB_CHECK(check_comm_buffer(name, buf, count, t, comm, c, &bytes));
+    /* The simulator would refuse it and end the job; a receive needs room only for what comes. */
+    if (cb_largest_message && bytes > cb_largest_message)
+        return cb_fail(name, comm, MPI_ERR_NO_MEM,
+            "a %zu-byte message does not fit the rank's message buffers on the simulated blade: they hold at most %llu bytes", bytes,
+            (unsigned long long)cb_largest_message);
     CB_CHECK(check_peer(name, comm, *c, "destination", dest, 0));
     return check_tag(name, comm, tag, 0);
 }
 
 int p2p_check_recv(const char *name, const void *buf, int count, MPI_Datatype t, int source, int tag, MPI_Comm comm, struct cb_comm **c)
 {
-    CB_CHECK(check_comm_buffer(name, buf, count, t, comm, c));
+    size_t bytes;
+    CB_CHECK(check_comm_buffer(name, buf, count, t, comm, c, &bytes));
     CB_CHECK(check_peer(name, comm, *c, "source", source, 1));
     return check_tag(name, comm, tag, 1);
 }

@@ -132,7 +132,8 @@ pub fn run_external_with(
     // Held until the job ends: the ranks are served from this thread.
     let core = SharedCore::for_job(streams.len()).map(Rc::new);
     let started = Instant::now();
-    let init = InitAnswer { size: streams.len(), hz, compute: opts.compute, cpu: core.as_ref().map(|c| c.cpu()) };
+    let largest = (0..streams.len()).map(|rank| w.largest_message(rank, depth)).collect();
+    let init = InitAnswer { size: streams.len(), largest, hz, compute: opts.compute, cpu: core.as_ref().map(|c| c.cpu()) };
     let links = open_links(streams, &init, core.is_none());
     waited.set(started.elapsed());
     for (rank, link) in links.into_iter().enumerate() {
@@ -204,6 +205,24 @@ impl Buffers {
         }
         Ok((self.send.0, self.recv.0))
     }
+
+    /// As [`Buffers::fit`], for a receive posted with capacity `cap`: it needs room only for
+    /// what can arrive, never more than the largest message, nor than fits beside the send
+    /// buffer (issue 43: a 2 GB buffer posted for 4 bytes). Also the capacity it got.
+    pub fn fit_receive(&mut self, r: &Rank, send: u64, cap: u64) -> Result<(u64, u64, u64)> {
+        let cap = cap.min(r.largest_message());
+        let refused = match self.fit(r, send, cap) {
+            Ok((s, rc)) => return Ok((s, rc, cap)),
+            Err(e) => e,
+        };
+        r.free_all();
+        let sa = r.alloc(send)?;
+        let room = cap.min(r.largest_free());
+        let ra = r.alloc(room).map_err(|_| refused)?;
+        self.send = (sa, send);
+        self.recv = (ra, room);
+        Ok((sa, ra, room))
+    }
 }
 
 /// How a rank's calls reach the simulator: the socket alone, or the shared-memory channel
@@ -264,6 +283,10 @@ impl Link {
 /// What `MPI_Init` answers: nothing in it depends on simulated time.
 struct InitAnswer {
     size: usize,
+    /// Per rank, the largest message its buffers can hold ([`Rank::largest_message`]): the
+    /// answer's payload, so that the library refuses a larger send through the program's error
+    /// handler, naming its call, before the bytes are copied.
+    largest: Vec<u64>,
     /// The decrementer's rate, whose period is `MPI_Wtick`.
     hz: u64,
     compute: Compute,
@@ -272,15 +295,17 @@ struct InitAnswer {
 }
 
 impl InitAnswer {
-    fn of(&self, rank: usize) -> Answer {
-        Answer {
+    fn of(&self, rank: usize) -> (Answer, [u8; 8]) {
+        let answer = Answer {
             source: rank as i32,
             tag: self.size as i32,
             value: 1.0 / self.hz as f64,
             flags: if matches!(self.compute, Compute::Cpu(_)) { wire::FLAG_CPU_TIME } else { 0 }
                 | self.cpu.map_or(0, wire::share_core_flags),
+            count: 8,
             ..Answer::default()
-        }
+        };
+        (answer, self.largest[rank].to_ne_bytes())
     }
 }
 
@@ -322,7 +347,8 @@ fn open_links(streams: Vec<UnixStream>, init: &InitAnswer, spin: bool) -> Vec<Re
 fn open_answered(rank: usize, sock: UnixStream, init: &InitAnswer, spin: bool) -> Result<Option<Link>> {
     let Some(mut link) = Link::open(rank, sock, spin)? else { return Ok(None) };
     if let Some(first) = link.first.take_if(|f| f.op == wire::OP_INIT) {
-        link.answer(rank, &init.of(rank), &[], first.op)?;
+        let (answer, largest) = init.of(rank);
+        link.answer(rank, &answer, &largest, first.op)?;
         link.answered = Some(first);
     }
     Ok(Some(link))
@@ -374,11 +400,19 @@ async fn serve(
             r.spu().compute(reported.wtimes.saturating_mul(wtime_cycles(&r))).await;
         }
         let mut payload = Vec::new();
-        if req.op != wire::OP_WAITANY {
-            r.refuse_oversized(req.len)?; // before the payload comes into host memory
+        // A send's bytes, before its payload comes into host memory; not a receive's capacity,
+        // which needs room only for what arrives (issue 43: a 2 GB buffer posted for 4 bytes).
+        if !matches!(req.op, wire::OP_WAITANY | wire::OP_RECV) {
+            r.refuse_oversized(req.len)?;
         }
         let mut answer = match req.op {
-            wire::OP_INIT => InitAnswer { size: r.size(), hz: r.spu().with_machine(|m| m.p.decrementer_hz), compute, cpu }.of(rank),
+            wire::OP_INIT => {
+                let largest = vec![r.largest_message(); rank + 1];
+                let (answer, bytes) =
+                    InitAnswer { size: r.size(), largest, hz: r.spu().with_machine(|m| m.p.decrementer_hz), compute, cpu }.of(rank);
+                payload = bytes.to_vec();
+                answer
+            }
             wire::OP_FINALIZE => {
                 pending.finish(&r).await?;
                 link.answer(rank, &Answer::default(), &[], req.op)?;
@@ -397,8 +431,8 @@ async fn serve(
                 Answer { err: code as i32, ..Answer::default() }
             }
             wire::OP_RECV => {
-                let (_, ea) = bufs.fit(&r, 0, req.len)?;
-                let st = r.recv(ea, req.len as u32, req.a, req.b, req.c as u32).await?;
+                let (_, ea, cap) = bufs.fit_receive(&r, 0, req.len)?;
+                let st = r.recv(ea, cap as u32, req.a, req.b, req.c as u32).await?;
                 payload = r.read(ea, st.bytes)?;
                 received(&st)
             }
@@ -415,7 +449,7 @@ async fn serve(
                 let (source, rtag) = (word(0), word(4));
                 let cap = u64::from_ne_bytes(data[8..16].try_into().expect("8 bytes"));
                 let sent = &data[16..];
-                let (sea, rea) = bufs.fit(&r, sent.len() as u64, cap)?;
+                let (sea, rea, cap) = bufs.fit_receive(&r, sent.len() as u64, cap)?;
                 r.write(sea, sent)?;
                 let (_, st) =
                     r.sendrecv(sea, sent.len() as u32, req.a as usize, req.b, rea, cap as u32, source, rtag, req.c as u32).await?;
