@@ -119,7 +119,8 @@ def test_a_send_too_large_for_the_blade_is_refused_before_it_is_copied(build):
     assert done.returncode == 21, done.stderr  # MPI_ERR_NO_MEM, MPI_ERRORS_ARE_FATAL's abort code
     assert re.search(
         r"^cellblade mpi: rank 0: MPI_Send: MPI_ERR_NO_MEM: a 2147483647-byte message does not "
-        r"fit the rank's message buffers on the simulated blade: they hold at most \d+ bytes "
+        r"fit the rank's message buffers on the simulated blade \(its main-memory heap, or its local "
+        r"store in ls mode\): they hold at most \d+ bytes "
         r"\(MPI_ERRORS_ARE_FATAL\)$",
         done.stderr,
         re.M,

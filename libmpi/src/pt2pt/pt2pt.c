@@ -187,7 +187,9 @@ int p2p_check_send(const char *name, const void *buf, int count, MPI_Datatype t,
     /* The simulator would refuse it and end the job; a receive needs room only for what comes. */
     if (cb_largest_message && bytes > cb_largest_message)
         return cb_fail(name, comm, MPI_ERR_NO_MEM,
-            "a %zu-byte message does not fit the rank's message buffers on the simulated blade: they hold at most %llu bytes", bytes,
+            "a %zu-byte message does not fit the rank's message buffers on the simulated blade (its main-memory heap, or its local "
+            "store in ls mode): they hold at most %llu bytes",
+            bytes,
             (unsigned long long)cb_largest_message);
     CB_CHECK(check_peer(name, comm, *c, "destination", dest, 0));
     return check_tag(name, comm, tag, 0);
