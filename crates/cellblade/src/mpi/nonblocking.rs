@@ -261,6 +261,11 @@ impl Rank {
     /// not yet `taken` that matches it, and one that none of them matches is parked. Whether
     /// anything moved; a poll that moved nothing changed nothing.
     async fn read_entry(&self, sender: usize, pending: &[Pending], taken: &mut [bool]) -> Result<bool> {
+        // Both of the sender's entries empty (the usual poll of a wait): nothing to take or
+        // park, whatever the number of receives that poll them.
+        if !self.flagged(sender, 0) && !self.flagged(sender, super::layout::COLL_CONTEXT) {
+            return Ok(false);
+        }
         let from = |k: usize, p: &Pending| !taken[k] && (p.3 == ANY_SOURCE || p.3 == sender as i32);
         // The entry of each context read once, whatever the number of receives that poll it.
         let mut seen: Vec<(u32, Option<i32>)> = Vec::new();
