@@ -78,11 +78,14 @@ def test_ls_mode_and_qs22_pass(build):
 
 
 def test_ls_mode_refuses_what_the_local_store_cannot_hold(build):
+    """Through MPI_Send's error handler (MPI_ERRORS_ARE_FATAL: MPI_Abort with the class)."""
     done = run_cli("mpirun", "-n", "2", "--mode", "ls", build("sendrecv_basic"))
-    assert done.returncode == 1
-    assert "does not fit its local store (ls mode keeps message buffers there)" in done.stderr, (
-        done.stderr
-    )
+    assert done.returncode == 21, done.stderr
+    assert (
+        "MPI_Send: MPI_ERR_NO_MEM: a 320000-byte message does not fit the rank's message buffers "
+        "on the simulated blade (its main-memory heap, or its local store in ls mode): they hold "
+        "at most 224768 bytes (MPI_ERRORS_ARE_FATAL)"
+    ) in done.stderr, done.stderr
 
 
 def test_same_program_same_output(build, tmp_path):

@@ -110,29 +110,37 @@ def test_output_printed_before_the_end_is_not_lost(build, how, code, message, fl
 
 
 def test_a_send_too_large_for_the_blade_is_refused_before_it_is_copied(build):
+    """Through the communicator's error handler, naming the call and an MPI error class (issue
+    43: it was the simulator's error, which named neither)."""
     import resource
 
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     done = run_cli("mpirun", "-n", "2", build("fault_huge_send"))
-    assert done.returncode == 1
+    assert done.returncode == 21, done.stderr  # MPI_ERR_NO_MEM, MPI_ERRORS_ARE_FATAL's abort code
     assert re.search(
-        r"rank 0: a 2147483647-byte message does not fit its main-memory heap: it holds at most "
-        r"\d+ bytes",
+        r"^cellblade mpi: rank 0: MPI_Send: MPI_ERR_NO_MEM: a 2147483647-byte message does not "
+        r"fit the rank's message buffers on the simulated blade \(its main-memory heap, or its local "
+        r"store in ls mode\): they hold at most \d+ bytes "
+        r"\(MPI_ERRORS_ARE_FATAL\)$",
         done.stderr,
+        re.M,
     ), done.stderr
+    assert "rank 0 called MPI_Abort with error code 21" in done.stderr
     peak_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     assert max(peak_kb, before) < 1 << 20, f"a process of the job reached {peak_kb} KB"
 
 
 def test_timeout_names_each_ranks_last_call(build):
-    """Ranks 1 and 2 cannot leave MPI_Init before the simulator hears from rank 0 again."""
+    """Ranks 1 and 2 leave MPI_Init at once (its answer depends on nothing simulated), then
+    wait in MPI_Recv for rank 0, which never returns to MPI."""
     start = time.monotonic()
     done = run_cli("mpirun", "-n", "3", "--timeout", "2", build("fault_spin"))
     assert time.monotonic() - start < 30
     assert done.returncode == 124
     assert done.stderr == (
         "cellblade mpirun: the job ran past --timeout 2 s (wall time): rank 0 computes after "
-        "MPI_Comm_rank on MPI_COMM_WORLD; rank 1 waits in MPI_Init; rank 2 waits in MPI_Init: "
+        "MPI_Comm_rank on MPI_COMM_WORLD; rank 1 waits in MPI_Recv on MPI_COMM_WORLD; rank 2 waits "
+        "in MPI_Recv on MPI_COMM_WORLD: "
         "every rank was ended\n"
     )
     assert _gone(build("fault_spin"))
@@ -186,3 +194,34 @@ def test_trace_streams_to_the_file_while_the_job_runs(tmp_path):
     assert err == ""
     events = json.loads(trace.read_text())["traceEvents"]
     assert len(events) > 1000
+
+
+def test_a_long_trace_is_cut_by_bytes_and_says_so(tmp_path):
+    """16 ranks x 20,000 messages made a 408 MB trace when the file was cut by events (issue
+    43); cut by bytes, it stops at the limit a user reads in the warning."""
+    from cellblade import _core
+
+    limit = _core.catalog()["mpi"]["trace_file_bytes"]
+    src = tmp_path / "ring.c"
+    src.write_text(
+        '#include "mpi.h"\n'
+        "int main(int c, char **v) { int r, n, x = 0, y; MPI_Init(&c, &v);\n"
+        "MPI_Comm_rank(MPI_COMM_WORLD, &r); MPI_Comm_size(MPI_COMM_WORLD, &n);\n"
+        "for (int i = 0; i < 20000; i++) MPI_Sendrecv(&x, 1, MPI_INT, (r + 1) % n, 0, &y, 1,\n"
+        "MPI_INT, (r + n - 1) % n, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);\n"
+        "MPI_Finalize(); return 0; }\n"
+    )
+    ring, trace = tmp_path / "ring", tmp_path / "t.json"
+    assert run_cli("mpicc", str(src), "-o", str(ring)).returncode == 0
+    done = run_cli("mpirun", "-n", "16", "--trace", str(trace), str(ring))
+    assert done.returncode == 0, done.stderr
+    size = trace.stat().st_size
+    print(f"\n16 ranks x 20,000 messages: a trace of {size} bytes (limit {limit})")
+    assert limit - (1 << 20) < size < limit + (64 << 10), "cut at the limit, its head and tail"
+    data = json.loads(trace.read_text())
+    dropped = data["otherData"]["dropped_events"]
+    assert dropped > 0
+    assert done.stderr == (
+        f"cellblade mpirun: warning: the trace {trace} is cut at its limit of 256 MiB of events: "
+        f"the {dropped} events after it were dropped (trace fewer calls or ranks)\n"
+    )

@@ -38,6 +38,7 @@ struct answer {
 
 /* Connect over the socket `sock` (OP_INIT, with the shared-memory channel beside it). */
 struct answer cb_channel_init(int sock);
+extern uint64_t cb_largest_message; /* env/channel.c */
 /* One call: the request (and `len` payload bytes), then the answer (its payload into `into`). */
 struct answer cb_channel_call(uint32_t op, int a, int b, int c, uint64_t len, const void *payload, void *into);
 /* Tell the simulator the job aborts with `code` (no answer is awaited); a no-op before init. */

@@ -1,7 +1,8 @@
 /* Empty buffers (found by MPICH's pt2pt/recvnull): a count of 0 with MPI_DATATYPE_NULL is
  * accepted by Send, Recv, Irecv and Sendrecv, to MPI_PROC_NULL (whose status says source
  * MPI_PROC_NULL, tag MPI_ANY_TAG, count 0) and to a real peer; a non-zero count of
- * MPI_DATATYPE_NULL is still MPI_ERR_TYPE. */
+ * MPI_DATATYPE_NULL is still MPI_ERR_TYPE, and a NULL buffer of 1000 MPI_INTs is MPI_ERR_BUFFER
+ * for a receive as for a send (issue 43: MPI_Recv wrote through it). */
 #include "mtest.h"
 
 static void check_null_status(MPI_Status *st, const char *what)
@@ -51,6 +52,20 @@ int main(int argc, char **argv)
     int rc = MPI_Send(&x, 1, MPI_DATATYPE_NULL, MPI_PROC_NULL, 0, MPI_COMM_WORLD);
     MPI_Error_class(rc, &cls);
     CHECK_MSG(cls == MPI_ERR_TYPE, "a count of 1 of MPI_DATATYPE_NULL: class %d", cls);
+    const char *calls[] = {"MPI_Send", "MPI_Recv", "MPI_Irecv", "MPI_Sendrecv (its receive)"};
+    for (int k = 0; k < 4; k++) {
+        MPI_Request q = MPI_REQUEST_NULL;
+        if (k == 0)
+            rc = MPI_Send(NULL, 1000, MPI_INT, rank, 0, MPI_COMM_WORLD);
+        else if (k == 1)
+            rc = MPI_Recv(NULL, 1000, MPI_INT, rank, 0, MPI_COMM_WORLD, &st);
+        else if (k == 2)
+            rc = MPI_Irecv(NULL, 1000, MPI_INT, rank, 0, MPI_COMM_WORLD, &q);
+        else
+            rc = MPI_Sendrecv(&x, 1, MPI_INT, rank, 0, NULL, 1000, MPI_INT, rank, 0, MPI_COMM_WORLD, &st);
+        MPI_Error_class(rc, &cls);
+        CHECK_MSG(cls == MPI_ERR_BUFFER && q == MPI_REQUEST_NULL, "%s(NULL, 1000, MPI_INT): class %d", calls[k], cls);
+    }
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
     return mtest_finalize();
 }

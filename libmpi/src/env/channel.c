@@ -261,6 +261,11 @@ struct answer cb_channel_call(uint32_t op, int a, int b, int c, uint64_t len, co
     return ans;
 }
 
+/* The largest message the rank's buffers on the blade hold (the payload of MPI_Init's answer;
+ * crates/cellblade/src/mpi/external.rs): a larger send is refused here, through the error
+ * handler, before its bytes are copied. 0 until MPI_Init. */
+uint64_t cb_largest_message;
+
 struct answer cb_channel_init(int sock)
 {
     fd = sock;
@@ -274,7 +279,7 @@ struct answer cb_channel_init(int sock)
     if (map == MAP_FAILED) {
         if (file >= 0)
             close(file);
-        return socket_call(OP_INIT, 0, 0, 0, 0, NULL, NULL);
+        return socket_call(OP_INIT, 0, 0, 0, 0, NULL, &cb_largest_message);
     }
     *(uint32_t *)(map + RANK_TID) = (uint32_t)syscall(SYS_gettid); /* whom the simulator may move */
     struct iovec iov = {&r, sizeof r};
@@ -298,6 +303,8 @@ struct answer cb_channel_init(int sock)
     shm = map;
     struct answer ans;
     get_all(&ans, sizeof ans);
+    if (ans.count == sizeof cb_largest_message)
+        get_all(&cb_largest_message, sizeof cb_largest_message);
     cpu_time = (ans.flags & FLAG_CPU_TIME) != 0;
     spin_ns = ans.flags & FLAG_SHARE_CORE ? 0 : SPIN_NS;
     cb_share_core_start(&ans);

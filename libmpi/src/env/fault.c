@@ -10,7 +10,14 @@
  *   rank's process ends and when --timeout expires, without waiting for the simulator.
  * - The socket to the simulator is close-on-exec: a program the rank starts cannot keep a dead
  *   job's connection open.
- * - Every way out of the library flushes stdio first (_exit does not).
+ * - Every way out of the library flushes stdio first (_exit does not), and so does a death by
+ *   a signal that would lose it: a crash (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT), the
+ *   SIGTERM, SIGINT or SIGHUP by which the launcher, the terminal or a user ends the rank, and
+ *   the other signals whose default ends a process (an alarm, SIGUSR1, ...). The
+ *   handler flushes, then dies of the same signal, so the launcher names it. Flushing is not
+ *   async-signal-safe: a crash inside stdio may crash again (the default action is back by
+ *   then) or block on a lock another thread holds, which the alarm ends.
+ *   Only signals whose action is the default get it; a program's own handler replaces it.
  */
 #define _GNU_SOURCE
 #include "internal.h"
@@ -43,6 +50,37 @@ static int inner;                              /* > 0: the library calls MPI its
 static const char *written_call, *written_for;
 static MPI_Comm written_comm = MPI_COMM_NULL;
 
+/* Signals whose default action ends the process and loses what stdio holds (not SIGPIPE: the
+ * output it is about cannot go anywhere). */
+static const int flushed_on[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTERM, SIGINT, SIGHUP,
+                                 SIGQUIT, SIGALRM, SIGUSR1, SIGUSR2, SIGXCPU};
+
+static void flush_and_die(int sig)
+{
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigaction(SIGALRM, &dfl, NULL);
+    alarm(2); /* a flush that blocks on a lock another thread holds still ends */
+    fflush(NULL);
+    sigaction(sig, &dfl, NULL);
+    raise(sig); /* SA_NODEFER: delivered now, with its default action */
+}
+
+static void flush_on_signals(void)
+{
+    for (size_t i = 0; i < sizeof flushed_on / sizeof flushed_on[0]; i++) {
+        struct sigaction old, sa;
+        if (sigaction(flushed_on[i], NULL, &old) != 0 || old.sa_handler != SIG_DFL || (old.sa_flags & SA_SIGINFO))
+            continue; /* ignored, or the program (or its launcher) handles it */
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = flush_and_die;
+        sa.sa_flags = SA_RESETHAND | SA_NODEFER;
+        sigemptyset(&sa.sa_mask);
+        sigaction(flushed_on[i], &sa, NULL);
+    }
+}
+
 __attribute__((constructor)) static void cb_fault_start(void)
 {
     const char *parent = getenv("CELLBLADE_MPI_PARENT");
@@ -52,6 +90,8 @@ __attribute__((constructor)) static void cb_fault_start(void)
             _exit(1); /* the launcher died before the prctl took effect */
     }
     const char *sock = getenv("CELLBLADE_MPI_FD");
+    if (parent)
+        flush_on_signals();
     if (sock)
         fcntl(atoi(sock), F_SETFD, FD_CLOEXEC);
     const char *fd = getenv("CELLBLADE_MPI_STATE_FD"), *rank = getenv("CELLBLADE_MPI_RANK");

@@ -165,27 +165,40 @@ int cb_world_barrier(void)
     return MPI_SUCCESS;
 }
 
+/* The call's communicator and buffer. A NULL buffer of a predefined type with bytes in it:
+ * packing would read through NULL (the simulator would send what its buffer last held), and a
+ * receive would write through it. NULL is MPI_BOTTOM, which a derived datatype of absolute
+ * addresses starts from. */
+static int check_comm_buffer(const char *name, const void *buf, int count, MPI_Datatype t, MPI_Comm comm, struct cb_comm **c, size_t *bytes)
+{
+    cb_need_init(name);
+    CB_CHECK(cb_check_comm(name, comm, c));
+    CB_CHECK(cb_check_buffer(name, comm, count, t, bytes));
+    if (buf == NULL && *bytes > 0 && cb_predefined(t))
+        return cb_fail(name, comm, MPI_ERR_BUFFER,
+            "the buffer is NULL with count %d (%zu bytes): allowed only with count 0, or as MPI_BOTTOM with a derived datatype", count, *bytes);
+    return MPI_SUCCESS;
+}
+
 int p2p_check_send(const char *name, const void *buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm comm, struct cb_comm **c)
 {
     size_t bytes;
-    cb_need_init(name);
-    CB_CHECK(cb_check_comm(name, comm, c));
-    CB_CHECK(cb_check_buffer(name, comm, count, t, &bytes));
-    /* Packing would read through NULL; the simulator would send what its buffer last held.
-     * NULL is MPI_BOTTOM, which a derived datatype of absolute addresses starts from. */
-    if (buf == NULL && bytes > 0 && cb_predefined(t))
-        return cb_fail(name, comm, MPI_ERR_BUFFER,
-            "the buffer is NULL with count %d (%zu bytes): allowed only with count 0, or as MPI_BOTTOM with a derived datatype", count, bytes);
+    CB_CHECK(check_comm_buffer(name, buf, count, t, comm, c, &bytes));
+    /* The simulator would refuse it and end the job; a receive needs room only for what comes. */
+    if (cb_largest_message && bytes > cb_largest_message)
+        return cb_fail(name, comm, MPI_ERR_NO_MEM,
+            "a %zu-byte message does not fit the rank's message buffers on the simulated blade (its main-memory heap, or its local "
+            "store in ls mode): they hold at most %llu bytes",
+            bytes,
+            (unsigned long long)cb_largest_message);
     CB_CHECK(check_peer(name, comm, *c, "destination", dest, 0));
     return check_tag(name, comm, tag, 0);
 }
 
-int p2p_check_recv(const char *name, int count, MPI_Datatype t, int source, int tag, MPI_Comm comm, struct cb_comm **c)
+int p2p_check_recv(const char *name, const void *buf, int count, MPI_Datatype t, int source, int tag, MPI_Comm comm, struct cb_comm **c)
 {
     size_t bytes;
-    cb_need_init(name);
-    CB_CHECK(cb_check_comm(name, comm, c));
-    CB_CHECK(cb_check_buffer(name, comm, count, t, &bytes));
+    CB_CHECK(check_comm_buffer(name, buf, count, t, comm, c, &bytes));
     CB_CHECK(check_peer(name, comm, *c, "source", source, 1));
     return check_tag(name, comm, tag, 1);
 }
@@ -216,7 +229,7 @@ int PMPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 static int recv_as(const char *name, void *buf, int count, MPI_Datatype t, int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
     struct cb_comm *c = NULL;
-    CB_CHECK(p2p_check_recv(name, count, t, source, tag, comm, &c));
+    CB_CHECK(p2p_check_recv(name, buf, count, t, source, tag, comm, &c));
     return cb_recv(name, c, comm, 0, buf, count, t, source, tag, status);
 }
 
@@ -231,7 +244,7 @@ int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int
     const char *name = "MPI_Sendrecv";
     struct cb_comm *c = NULL;
     CB_CHECK(p2p_check_send(name, sendbuf, sendcount, sendtype, dest, sendtag, comm, &c));
-    CB_CHECK(p2p_check_recv(name, recvcount, recvtype, source, recvtag, comm, &c));
+    CB_CHECK(p2p_check_recv(name, recvbuf, recvcount, recvtype, source, recvtag, comm, &c));
     return cb_sendrecv(name, c, comm, 0, sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, status);
 }
 
@@ -241,7 +254,7 @@ int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
     const char *name = "MPI_Sendrecv_replace";
     struct cb_comm *c = NULL;
     CB_CHECK(p2p_check_send(name, buf, count, datatype, dest, sendtag, comm, &c));
-    CB_CHECK(p2p_check_recv(name, count, datatype, source, recvtag, comm, &c));
+    CB_CHECK(p2p_check_recv(name, buf, count, datatype, source, recvtag, comm, &c));
     size_t bytes = (size_t)count * cb_type_size(datatype);
     char *copy = malloc(bytes ? bytes : 1);
     cb_pack(buf, count, datatype, copy);
@@ -253,7 +266,7 @@ int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
 static int probe_as(const char *name, int op, int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
 {
     struct cb_comm *c = NULL;
-    CB_CHECK(p2p_check_recv(name, 0, MPI_BYTE, source, tag, comm, &c));
+    CB_CHECK(p2p_check_recv(name, NULL, 0, MPI_BYTE, source, tag, comm, &c));
     if (source == MPI_PROC_NULL) {
         *flag = 1;
         p2p_set_status(status, MPI_PROC_NULL, MPI_ANY_TAG, MPI_SUCCESS, 0);

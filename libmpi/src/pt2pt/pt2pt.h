@@ -15,6 +15,6 @@ const char *p2p_packed(const void *buf, int count, MPI_Datatype t, size_t bytes,
 int p2p_received(const char *name, struct cb_comm *c, MPI_Comm comm, struct answer a, void *buf, MPI_Datatype t, char *tmp, size_t cap,
     MPI_Status *st);
 int p2p_check_send(const char *name, const void *buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm comm, struct cb_comm **c);
-int p2p_check_recv(const char *name, int count, MPI_Datatype t, int source, int tag, MPI_Comm comm, struct cb_comm **c);
+int p2p_check_recv(const char *name, const void *buf, int count, MPI_Datatype t, int source, int tag, MPI_Comm comm, struct cb_comm **c);
 
 #endif

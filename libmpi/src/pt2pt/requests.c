@@ -94,7 +94,7 @@ static int make(const char *name, uint32_t op, const void *buf, int count, MPI_D
     if (is_send)
         CB_CHECK(p2p_check_send(name, buf, count, t, peer, tag, comm, &c));
     else
-        CB_CHECK(p2p_check_recv(name, count, t, peer, tag, comm, &c));
+        CB_CHECK(p2p_check_recv(name, buf, count, t, peer, tag, comm, &c));
     struct pending *q;
     CB_CHECK(new_slot(name, comm, request, &q));
     *q = (struct pending){1, is_send, 0, MPI_SUCCESS, 0, -1, name, (void *)buf, count, peer, tag, t, comm, {0, 0, 0, 0, 0}, op, 0, 0, 0, 0};

@@ -93,7 +93,8 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         "--trace",
         type=Path,
         metavar="FILE",
-        help="stream a Chrome/Perfetto trace of the simulated blade to FILE as the job runs",
+        help="stream a Chrome/Perfetto trace of the simulated blade to FILE as the job runs "
+        "(cut, with a warning naming it, at a size limit)",
     )
     run.add_argument(
         "--timeout",
@@ -141,9 +142,13 @@ def _save(args: argparse.Namespace, result: launcher.JobResult) -> None:
     report.pop("trace", None)  # streamed to args.trace as the job ran
     machine = report.pop("machine_toml", None)
     if args.trace is not None and report.get("trace_dropped"):
+        from cellblade import _core, units
+
+        limit = units.format_size(_core.catalog()["mpi"]["trace_file_bytes"])
         print(
-            f"cellblade mpirun: warning: the trace {args.trace} is cut: "
-            f"{report['trace_dropped']} events past its limit were dropped",
+            f"cellblade mpirun: warning: the trace {args.trace} is cut at its limit of {limit} "
+            f"of events: the {report['trace_dropped']} events after it were dropped (trace "
+            "fewer calls or ranks)",
             file=sys.stderr,
         )
     if args.out is not None:

@@ -5,9 +5,12 @@ simulator, in this process, serves every rank's MPI calls over the other ends, t
 shared-memory channel each rank sends with its first call (crates/cellblade/src/mpi/channel.rs). Standard output
 and error of the ranks are this process's. When the job ends badly (a rank crashes or exits
 without ``MPI_Finalize``, ``MPI_Abort``, a deadlock, an error of the simulation, ``--timeout``,
-Ctrl-C, SIGTERM or SIGHUP) every rank still running is ended, and no process is left behind:
-the ranks also die with this process (cb_fault.c). A rank that ends badly is reported when it
-ends (watch.py), not when the simulator next serves it.
+Ctrl-C, SIGTERM or SIGHUP) every rank still running is ended at once (native.py: SIGTERM, on
+which a rank flushes what it printed, then SIGKILL), and no process is left behind: the ranks
+also die with this process (cb_fault.c). A rank that ends badly is reported when it ends
+(watch.py), not when the simulator next serves it; and the simulator answers each rank's
+MPI_Init as soon as it comes (crates/cellblade/src/mpi/external.rs), so a rank is not held
+there while another computes.
 """
 
 from __future__ import annotations
@@ -18,18 +21,15 @@ import signal
 import socket
 import subprocess
 import threading
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from cellblade import _core
+from cellblade import _core, native
 from cellblade.mpi import watch
 
-# How long a rank gets to exit on its own once the simulation is over, and after SIGTERM.
+# How long a rank gets to exit on its own after MPI_Finalize.
 _GRACE_S = 5.0
-# How long a rank gets to notice that the simulator has gone, before it is ended.
-_OWN_EXIT_S = 1.0
 # How long a rank's end waits for the simulator's own report before the launcher reports it.
 _SIMULATOR_FIRST_S = 0.3
 # How long the simulator gets to notice that the launcher ended the ranks.
@@ -107,30 +107,6 @@ def wants_auto(coll: str | None) -> bool:
     return coll is not None and "auto" in coll.replace("=", ",").split(",")
 
 
-_ended = watch.ended_how
-_exit_code = watch.exit_code_of
-
-
-def _stop(procs: list[subprocess.Popen]) -> None:
-    """End every rank still running: a moment to exit on its own (a rank whose simulator has
-    gone flushes its output and exits), SIGTERM, then SIGKILL after a grace period; reap all."""
-    deadline = time.monotonic() + _OWN_EXIT_S
-    for p in procs:
-        try:
-            p.wait(timeout=max(0.0, deadline - time.monotonic()))
-        except subprocess.TimeoutExpired:
-            pass
-    for p in procs:
-        if p.poll() is None:
-            p.terminate()
-    for p in procs:
-        try:
-            p.wait(timeout=_GRACE_S)
-        except subprocess.TimeoutExpired:
-            p.kill()
-            p.wait()
-
-
 def mpirun(
     program: str,
     args: list[str] = (),  # type: ignore[assignment]
@@ -190,14 +166,14 @@ def mpirun(
             return JobResult(outcome.exit_code, outcome.message, {"outcome": "ended"})
         return _finish(outcome, procs, pages)
     except _Signalled as sig:
-        _kill(procs)
+        native.end(procs)
         name = signal.Signals(sig.signum).name
         return JobResult(128 + sig.signum, f"ended by {name}: every rank was ended")
     finally:
         for parent, child in pairs:
             parent.close()
             child.close()
-        _stop(procs)
+        native.end(procs)  # a finished job's ranks have exited: this ends a failed job's
         pages.close()
         for signum, handler in handlers.items():
             signal.signal(signum, handler)
@@ -213,12 +189,6 @@ def _catch_ending_signals() -> dict[int, Any]:
         raise _Signalled(signum)
 
     return {s: signal.signal(s, raise_it) for s in _ENDING_SIGNALS}
-
-
-def _kill(procs: list[subprocess.Popen]) -> None:
-    for p in procs:
-        if p.poll() is None:
-            p.kill()
 
 
 def _simulate(
@@ -255,7 +225,7 @@ def _simulate(
     try:
         verdict = watch.watch(procs, pages, done_r, timeout)
     except BaseException:
-        _kill(procs)
+        native.end(procs)
         worker.join(_SIMULATOR_GRACE_S)
         raise
     finally:
@@ -265,7 +235,7 @@ def _simulate(
         # its word is the more precise one when it comes at once.
         worker.join(_SIMULATOR_FIRST_S)
         if worker.is_alive():
-            _kill(procs)
+            native.end(procs)
             worker.join(_SIMULATOR_GRACE_S)
             return verdict
     worker.join()
@@ -292,7 +262,9 @@ def _finish(
                 return JobResult(1, f"rank {rank} did not exit after MPI_Finalize: ended", report)
             if p.returncode != 0:
                 return JobResult(
-                    _exit_code(p), f"rank {rank} {_ended(p)} after MPI_Finalize", report
+                    native.exit_code_of(p),
+                    f"rank {rank} {native.ended_how(p)} after MPI_Finalize",
+                    report,
                 )
         return JobResult(0, "", report)
     rank = report["rank"]
@@ -316,7 +288,7 @@ def _finish(
             report,
         )
     return JobResult(
-        _exit_code(p) or 1,
-        f"rank {rank} {_ended(p)} without calling MPI_Finalize (its last call: {after}): the other ranks were ended",
+        native.exit_code_of(p) or 1,
+        f"rank {rank} {native.ended_how(p)} without calling MPI_Finalize (its last call: {after}): the other ranks were ended",
         report,
     )

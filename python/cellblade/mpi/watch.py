@@ -2,9 +2,9 @@
 
 The simulator learns of a rank only when it next serves it, which may be hours of wall time
 after the rank crashed if another rank computes meanwhile. So the launcher watches the rank
-processes itself: a pidfd per rank tells it at once when one ends, and each rank's state page
-(a shared file written by libmpi/src/env/fault.c) says how far the rank got: the program's last
-MPI call, written when the call starts, whether it waits in that call now, whether it
+processes itself, as it watches any job's native processes (native.py), and each rank's state
+page (a shared file written by libmpi/src/env/fault.c) says how far the rank got: the program's
+last MPI call, written when the call starts, whether it waits in that call now, whether it
 finalized, aborted (with its code) or was ended because the simulator had gone.
 """
 
@@ -13,11 +13,10 @@ from __future__ import annotations
 import mmap
 import os
 import re
-import selectors
-import signal
 import subprocess
-import time
 from dataclasses import dataclass
+
+from cellblade import native
 
 # cb_fault.c's struct cb_state: CALL_BYTES of call name ("MPI_Send on MPI_COMM_WORLD"), then
 # phase, code and inside (int32 each).
@@ -68,21 +67,6 @@ class Verdict:
     message: str
 
 
-def ended_how(proc: subprocess.Popen) -> str:
-    code = proc.returncode
-    if code is not None and code < 0:
-        try:
-            name = signal.Signals(-code).name
-        except ValueError:
-            name = f"signal {-code}"
-        return f"was killed by {name}"
-    return f"exited with code {code}"
-
-
-def exit_code_of(proc: subprocess.Popen) -> int:
-    return 128 - proc.returncode if proc.returncode < 0 else proc.returncode
-
-
 def _death(rank: int, proc: subprocess.Popen, state: RankState) -> Verdict | None:
     """The job's verdict when rank `rank`'s process has ended, or None when that is no failure
     the launcher reports itself (it finalized, or the simulator ended it and will say why)."""
@@ -95,8 +79,8 @@ def _death(rank: int, proc: subprocess.Popen, state: RankState) -> Verdict | Non
             f"rank {rank} called MPI_Abort with error code {code}: the other ranks were ended",
         )
     return Verdict(
-        exit_code_of(proc) or 1,
-        f"rank {rank} {ended_how(proc)} without calling MPI_Finalize "
+        native.exit_code_of(proc) or 1,
+        f"rank {rank} {native.ended_how(proc)} without calling MPI_Finalize "
         f"(its last call: {state.call}): the other ranks were ended",
     )
 
@@ -171,29 +155,7 @@ def watch(
     """Wait until the simulator is done (`done_fd` readable) or the launcher must end the job:
     a rank ended badly, or `timeout` seconds of wall time passed. Returns that verdict, or None
     when the simulator's report is the job's outcome."""
-    deadline = None if timeout is None else time.monotonic() + timeout
-    with selectors.DefaultSelector() as sel:
-        sel.register(done_fd, selectors.EVENT_READ, -1)
-        pidfds = []
-        for rank, proc in enumerate(procs):
-            fd = os.pidfd_open(proc.pid)
-            pidfds.append(fd)
-            sel.register(fd, selectors.EVENT_READ, rank)
-        try:
-            while True:
-                left = None if deadline is None else max(0.0, deadline - time.monotonic())
-                events = sel.select(left)
-                if not events and deadline is not None and time.monotonic() >= deadline:
-                    return _timed_out(timeout, pages, procs)  # type: ignore[arg-type]
-                if any(key.data == -1 for key, _ in events):
-                    return None
-                for key, _ in events:
-                    rank = key.data
-                    sel.unregister(key.fd)
-                    procs[rank].wait()
-                    verdict = _death(rank, procs[rank], pages.read(rank))
-                    if verdict is not None:
-                        return verdict
-        finally:
-            for fd in pidfds:
-                os.close(fd)
+    try:
+        return native.watch(procs, done_fd, timeout, lambda r: _death(r, procs[r], pages.read(r)))
+    except native.TimedOut:
+        return _timed_out(timeout, pages, procs)  # type: ignore[arg-type]

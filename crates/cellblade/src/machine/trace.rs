@@ -7,7 +7,9 @@
 //! or streamed to a file as they happen, so memory stays bounded however long the run. The file
 //! is written under a temporary name and renamed into place when the run ends well; in it the
 //! bus's slices come a little before the rest (the arbiters run ahead, see `Bus::step`), which
-//! trace viewers sort. Each sink keeps a number of events at most and counts those it drops.
+//! trace viewers sort. The memory sink keeps a number of events at most, the file a number of
+//! bytes (a limit a user thinks of as disk); each counts the events it drops, and a file, once
+//! cut, stays cut, so that it holds the run's beginning whole.
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -22,8 +24,10 @@ use super::topology::Element;
 
 /// Events kept in memory at most (about 250 MB of JSON values).
 const MAX_EVENTS: usize = 500_000;
-/// Events streamed to a file at most: about 600 MB of JSON, around what trace viewers open.
-const MAX_FILE_EVENTS: u64 = 4_000_000;
+/// Bytes of events streamed to a file at most (its head and tail add a few kilobytes): 256 MiB,
+/// which the Perfetto UI opens in a browser tab; counted in events, 4,000,000 of them made
+/// 408 MB for 16 ranks (issue 43).
+pub const MAX_FILE_BYTES: u64 = 256 << 20;
 
 #[derive(Default)]
 enum Sink {
@@ -34,8 +38,11 @@ enum Sink {
         out: BufWriter<File>,
         path: PathBuf,
         part: PathBuf,
+        /// Bytes of events written, and the most there may be.
         written: u64,
         limit: u64,
+        /// An event did not fit: every later one is dropped too.
+        cut: bool,
         failed: Option<std::io::Error>,
     },
 }
@@ -71,7 +78,7 @@ impl Tracer {
     /// Streamed to `path` (through `path.part`, renamed by [`Tracer::finish`]). The file is
     /// created now, so a path that cannot be written fails before the run.
     pub fn to_file(path: &Path) -> Result<Tracer> {
-        Self::to_file_with_limit(path, MAX_FILE_EVENTS)
+        Self::to_file_with_limit(path, MAX_FILE_BYTES)
     }
 
     fn to_file_with_limit(path: &Path, limit: u64) -> Result<Tracer> {
@@ -92,7 +99,11 @@ impl Tracer {
             .write_all(b"{\"displayTimeUnit\": \"ns\", \"traceEvents\": ")
             .and_then(|_| out.write_all(&head.as_bytes()[..head.len() - 1]));
         write.map_err(|e| unwritable(path, e))?;
-        Ok(Tracer { enabled: true, sink: Sink::File { out, path: path.to_path_buf(), part, written: 0, limit, failed: None }, dropped: 0 })
+        Ok(Tracer {
+            enabled: true,
+            sink: Sink::File { out, path: path.to_path_buf(), part, written: 0, limit, cut: false, failed: None },
+            dropped: 0,
+        })
     }
 
     pub fn enabled(&self) -> bool {
@@ -103,12 +114,18 @@ impl Tracer {
         match &mut self.sink {
             Sink::Off => {}
             Sink::Memory(events) if events.len() < MAX_EVENTS => events.push(v),
-            Sink::File { out, written, limit, failed, .. } if *written < *limit => {
-                if failed.is_none() {
-                    let res = out.write_all(b",\n").and_then(|_| serde_json::to_writer(&mut *out, &v).map_err(std::io::Error::from));
-                    *failed = res.err();
+            Sink::File { out, written, limit, cut: cut @ false, failed, .. } => {
+                let text = serde_json::to_string(&v).expect("serialises");
+                let bytes = text.len() as u64 + 2; // and the separator before it
+                if *written + bytes > *limit {
+                    *cut = true;
+                    self.dropped += 1;
+                    return;
                 }
-                *written += 1;
+                if failed.is_none() {
+                    *failed = out.write_all(b",\n").and_then(|_| out.write_all(text.as_bytes())).err();
+                }
+                *written += bytes;
             }
             _ => self.dropped += 1,
         }
@@ -276,7 +293,14 @@ mod tests {
     #[test]
     fn a_file_trace_streams_events_up_to_its_limit_and_counts_the_rest() {
         let path = temp("limit");
-        let mut t = Tracer::to_file_with_limit(&path, 3).unwrap();
+        // Room for three of the five events (each with the ",\n" before it), a byte short of four.
+        let mut kept = Tracer::new(true);
+        for k in 0..5 {
+            kept.instant(2, "in_mbox write", Time(16 * k), k as u32);
+        }
+        let Sink::Memory(events) = &kept.sink else { unreachable!("a memory trace") };
+        let bytes: Vec<u64> = events.iter().map(|e| serde_json::to_string(e).unwrap().len() as u64 + 2).collect();
+        let mut t = Tracer::to_file_with_limit(&path, bytes[..4].iter().sum::<u64>() - 1).unwrap();
         assert!(t.enabled());
         for k in 0..5 {
             t.instant(2, "in_mbox write", Time(16 * k), k as u32);

@@ -13,6 +13,7 @@
 
 use std::cell::{Cell, RefCell};
 use std::io::{self, BufReader, Read};
+use std::os::fd::AsRawFd;
 use std::os::unix::net::UnixStream;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
@@ -120,6 +121,7 @@ pub fn run_external_with(
     streams: Vec<UnixStream>,
 ) -> Result<ExternalOutcome> {
     let shared = collective::Shared::with_params(&file, opts.coll, opts.params)?;
+    let hz = file.clock.decrementer_hz;
     let mut w = MpiWorld::with_trace(file, streams.len(), placement, mode, trace)?;
     w.set_depth(depth)?;
     if let Some(path) = &opts.trace_file {
@@ -129,9 +131,14 @@ pub fn run_external_with(
     let waited: Waited = Rc::default();
     // Held until the job ends: the ranks are served from this thread.
     let core = SharedCore::for_job(streams.len()).map(Rc::new);
-    for (rank, stream) in streams.into_iter().enumerate() {
+    let started = Instant::now();
+    let largest = (0..streams.len()).map(|rank| w.largest_message(rank, depth)).collect();
+    let init = InitAnswer { size: streams.len(), largest, hz, compute: opts.compute, cpu: core.as_ref().map(|c| c.cpu()) };
+    let links = open_links(streams, &init, core.is_none());
+    waited.set(started.elapsed());
+    for (rank, link) in links.into_iter().enumerate() {
         let (stop, waited, shared, core) = (stop.clone(), waited.clone(), shared.clone(), core.clone());
-        w.rank(rank, move |r| serve(r, stream, opts.compute, core, stop, waited, shared))?;
+        w.rank(rank, move |r| serve(r, link, opts.compute, core, stop, waited, shared))?;
     }
     let result = w.run();
     if let Some(outcome) = stop.borrow_mut().take() {
@@ -198,6 +205,24 @@ impl Buffers {
         }
         Ok((self.send.0, self.recv.0))
     }
+
+    /// As [`Buffers::fit`], for a receive posted with capacity `cap`: it needs room only for
+    /// what can arrive, never more than the largest message, nor than fits beside the send
+    /// buffer (issue 43: a 2 GB buffer posted for 4 bytes). Also the capacity it got.
+    pub fn fit_receive(&mut self, r: &Rank, send: u64, cap: u64) -> Result<(u64, u64, u64)> {
+        let cap = cap.min(r.largest_message());
+        let refused = match self.fit(r, send, cap) {
+            Ok((s, rc)) => return Ok((s, rc, cap)),
+            Err(e) => e,
+        };
+        r.free_all();
+        let sa = r.alloc(send)?;
+        let room = cap.min(r.largest_free());
+        let ra = r.alloc(room).map_err(|_| refused)?;
+        self.send = (sa, send);
+        self.recv = (ra, room);
+        Ok((sa, ra, room))
+    }
 }
 
 /// How a rank's calls reach the simulator: the socket alone, or the shared-memory channel
@@ -208,6 +233,8 @@ struct Link {
     channel: Option<Channel>,
     /// The first request, read with the channel file before the link was set up.
     first: Option<Request>,
+    /// The first request when it was `MPI_Init`, answered as the link opened ([`open_links`]).
+    answered: Option<Request>,
 }
 
 impl Link {
@@ -217,7 +244,7 @@ impl Link {
         let rd = BufReader::with_capacity(1 << 16, sock.try_clone().map_err(|e| io_err(rank, e))?);
         let Some((first, file)) = channel::first_request(&sock).map_err(|e| io_err(rank, e))? else { return Ok(None) };
         let channel = file.map(|f| Channel::open(f, spin)).transpose().map_err(|e| io_err(rank, e))?;
-        Ok(Some(Link { sock, rd, channel, first: Some(first) }))
+        Ok(Some(Link { sock, rd, channel, first: Some(first), answered: None }))
     }
 
     /// The next request and what the rank reports before it; `None` if the process ended.
@@ -253,11 +280,85 @@ impl Link {
     }
 }
 
+/// What `MPI_Init` answers: nothing in it depends on simulated time.
+struct InitAnswer {
+    size: usize,
+    /// Per rank, the largest message its buffers can hold ([`Rank::largest_message`]): the
+    /// answer's payload, so that the library refuses a larger send through the program's error
+    /// handler, naming its call, before the bytes are copied.
+    largest: Vec<u64>,
+    /// The decrementer's rate, whose period is `MPI_Wtick`.
+    hz: u64,
+    compute: Compute,
+    /// The core the simulator shares with the ranks, if it does.
+    cpu: Option<usize>,
+}
+
+impl InitAnswer {
+    fn of(&self, rank: usize) -> (Answer, [u8; 8]) {
+        let answer = Answer {
+            source: rank as i32,
+            tag: self.size as i32,
+            value: 1.0 / self.hz as f64,
+            flags: if matches!(self.compute, Compute::Cpu(_)) { wire::FLAG_CPU_TIME } else { 0 }
+                | self.cpu.map_or(0, wire::share_core_flags),
+            count: 8,
+            ..Answer::default()
+        };
+        (answer, self.largest[rank].to_ne_bytes())
+    }
+}
+
+/// Open every rank's link as its first request comes, in whatever order the processes send
+/// them, and answer an `MPI_Init` at once. Its answer depends on nothing simulated, while the
+/// simulator reaches a rank's `MPI_Init` only in simulated order, after waiting for every rank
+/// before it: answered there, a rank would stay in `MPI_Init` for as long as rank 0 computes
+/// after its own, and could neither run nor die meanwhile (issue 43). The simulated call still
+/// happens in its place: [`serve`] starts from the answered request. Per rank: its link, `None`
+/// if its process ended first, or the error that broke its connection.
+fn open_links(streams: Vec<UnixStream>, init: &InitAnswer, spin: bool) -> Vec<Result<Option<Link>>> {
+    let mut links: Vec<Option<Result<Option<Link>>>> = streams.iter().map(|_| None).collect();
+    let mut waiting: Vec<(usize, UnixStream)> = streams.into_iter().enumerate().collect();
+    while !waiting.is_empty() {
+        let mut fds: Vec<libc::pollfd> =
+            waiting.iter().map(|(_, s)| libc::pollfd { fd: s.as_raw_fd(), events: libc::POLLIN, revents: 0 }).collect();
+        // SAFETY: `fds` holds valid pollfds of open sockets; it outlives the call.
+        let n = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, -1) };
+        if n < 0 {
+            let e = io::Error::last_os_error();
+            if e.kind() == io::ErrorKind::Interrupted {
+                continue;
+            }
+            for (rank, _) in waiting.drain(..) {
+                links[rank] = Some(Err(io_err(rank, io::Error::new(e.kind(), e.to_string()))));
+            }
+            break;
+        }
+        let (ready, rest): (Vec<_>, Vec<_>) = waiting.into_iter().zip(&fds).partition(|(_, p)| p.revents != 0);
+        waiting = rest.into_iter().map(|(w, _)| w).collect();
+        for ((rank, sock), _) in ready {
+            links[rank] = Some(open_answered(rank, sock, init, spin));
+        }
+    }
+    links.into_iter().map(|l| l.expect("every rank's link is opened")).collect()
+}
+
+/// Open rank `rank`'s link, whose first request has come, and answer it if it is `MPI_Init`.
+fn open_answered(rank: usize, sock: UnixStream, init: &InitAnswer, spin: bool) -> Result<Option<Link>> {
+    let Some(mut link) = Link::open(rank, sock, spin)? else { return Ok(None) };
+    if let Some(first) = link.first.take_if(|f| f.op == wire::OP_INIT) {
+        let (answer, largest) = init.of(rank);
+        link.answer(rank, &answer, &largest, first.op)?;
+        link.answered = Some(first);
+    }
+    Ok(Some(link))
+}
+
 /// Serve one rank's calls until `MPI_Finalize`; `core`: the core the simulator shares with the
 /// ranks, if it does.
 async fn serve(
     r: Rc<Rank>,
-    sock: UnixStream,
+    link: Result<Option<Link>>,
     compute: Compute,
     core: Option<Rc<SharedCore>>,
     stop: Stop,
@@ -266,8 +367,6 @@ async fn serve(
 ) -> Result<()> {
     let rank = r.rank();
     let mut library = collective::Library::new(&r, shared)?;
-    // The last call answered, described only if the process ends without MPI_Finalize.
-    let mut last: Option<Request> = None;
     let mut bufs = Buffers { send: (0, 0), recv: (0, 0) };
     let mut pending = super::nb_wire::Pending::default();
     let lost = |last: &Option<Request>| {
@@ -275,11 +374,10 @@ async fn serve(
         *stop.borrow_mut() = Some(ExternalOutcome::Lost { rank, after });
         program_err(format!("rank {rank}: its process ended without MPI_Finalize"))
     };
-    let start = Instant::now();
     let cpu = core.as_ref().map(|c| c.cpu());
-    let link = Link::open(rank, sock, core.is_none())?;
-    waited.set(waited.get() + start.elapsed());
-    let Some(mut link) = link else { return Err(lost(&last)) };
+    let Some(mut link) = link? else { return Err(lost(&None)) };
+    // The last call answered, described only if the process ends without MPI_Finalize.
+    let mut last: Option<Request> = link.answered;
     if let (Some(core), Some(tid)) = (&core, link.channel.as_ref().and_then(Channel::rank_tid)) {
         core.enrol(rank, tid);
     }
@@ -302,17 +400,19 @@ async fn serve(
             r.spu().compute(reported.wtimes.saturating_mul(wtime_cycles(&r))).await;
         }
         let mut payload = Vec::new();
-        if req.op != wire::OP_WAITANY {
-            r.refuse_oversized(req.len)?; // before the payload comes into host memory
+        // A send's bytes, before its payload comes into host memory; not a receive's capacity,
+        // which needs room only for what arrives (issue 43: a 2 GB buffer posted for 4 bytes).
+        if !matches!(req.op, wire::OP_WAITANY | wire::OP_RECV) {
+            r.refuse_oversized(req.len)?;
         }
         let mut answer = match req.op {
-            wire::OP_INIT => Answer {
-                source: rank as i32,
-                tag: r.size() as i32,
-                value: r.wtick(),
-                flags: if matches!(compute, Compute::Cpu(_)) { wire::FLAG_CPU_TIME } else { 0 } | cpu.map_or(0, wire::share_core_flags),
-                ..Answer::default()
-            },
+            wire::OP_INIT => {
+                let largest = vec![r.largest_message(); rank + 1];
+                let (answer, bytes) =
+                    InitAnswer { size: r.size(), largest, hz: r.spu().with_machine(|m| m.p.decrementer_hz), compute, cpu }.of(rank);
+                payload = bytes.to_vec();
+                answer
+            }
             wire::OP_FINALIZE => {
                 pending.finish(&r).await?;
                 link.answer(rank, &Answer::default(), &[], req.op)?;
@@ -331,8 +431,8 @@ async fn serve(
                 Answer { err: code as i32, ..Answer::default() }
             }
             wire::OP_RECV => {
-                let (_, ea) = bufs.fit(&r, 0, req.len)?;
-                let st = r.recv(ea, req.len as u32, req.a, req.b, req.c as u32).await?;
+                let (_, ea, cap) = bufs.fit_receive(&r, 0, req.len)?;
+                let st = r.recv(ea, cap as u32, req.a, req.b, req.c as u32).await?;
                 payload = r.read(ea, st.bytes)?;
                 received(&st)
             }
@@ -349,7 +449,7 @@ async fn serve(
                 let (source, rtag) = (word(0), word(4));
                 let cap = u64::from_ne_bytes(data[8..16].try_into().expect("8 bytes"));
                 let sent = &data[16..];
-                let (sea, rea) = bufs.fit(&r, sent.len() as u64, cap)?;
+                let (sea, rea, cap) = bufs.fit_receive(&r, sent.len() as u64, cap)?;
                 r.write(sea, sent)?;
                 let (_, st) =
                     r.sendrecv(sea, sent.len() as u32, req.a as usize, req.b, rea, cap as u32, source, rtag, req.c as u32).await?;

@@ -72,7 +72,9 @@ impl Pending {
                 if data.len() != 16 {
                     return Err(bad(rank, format!("a receive's {} bytes of address and capacity (16 expected)", data.len())));
                 }
-                let cap = word(&data[8..]);
+                // What arrives, not what was posted, needs room: no more than there is
+                // ([`Rank::largest_message`]; a request's buffer comes from what is free).
+                let cap = word(&data[8..]).min(r.largest_message()).min(r.largest_free());
                 let ea = self.buffer(r, word(&data[..8]), cap, None)?;
                 let q = r.irecv(ea, cap as u32, req.a, req.b, req.c as u32)?;
                 Ok(self.keep(q, Some(ea)))

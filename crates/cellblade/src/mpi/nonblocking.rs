@@ -20,6 +20,8 @@
 //! (`nb_wire.rs`) and drop it. `MPI_Finalize` first runs the engine until every freed request is
 //! done ([`Rank::finish_freed`]), so one that can never finish is reported as a deadlock.
 
+use std::rc::Rc;
+
 use crate::error::{config_err, Result};
 
 use super::pending::{Req, Request, SendState};
@@ -28,8 +30,11 @@ use super::unexpected::{completion_bit, INDICES};
 use super::ANY_SOURCE;
 use crate::sim::Since;
 
+/// How many of its requests an `MPI_Waitany` names in a deadlock report.
+const WAITANY_NAMED: usize = 8;
+
 /// A pending receive: its request's index, buffer, capacity, source, tag and context.
-type Pending = (usize, u64, u32, i32, i32, u32);
+pub(super) type Pending = (usize, u64, u32, i32, i32, u32);
 
 impl Rank {
     /// Whether any nonblocking request is still pending (a freed one only until it is done).
@@ -42,6 +47,18 @@ impl Rank {
         let mut reqs = self.reqs.borrow_mut();
         if reqs.iter().all(Option::is_none) {
             reqs.clear();
+            self.queued.borrow_mut().clear();
+        }
+        if let Req::Send { dest, comm, .. } = r {
+            let slot = super::layout::slot_bit(dest, comm);
+            let mut queued = self.queued.borrow_mut();
+            match queued.iter_mut().find(|(s, _)| *s == slot) {
+                Some((_, q)) => q.push_back(reqs.len()),
+                None => queued.push((slot, [reqs.len()].into())),
+            }
+        }
+        if matches!(r, Req::Recv { .. }) {
+            self.pending_recvs.take();
         }
         reqs.push(Some(r));
         Request(reqs.len() - 1)
@@ -96,6 +113,26 @@ impl Rank {
         (0..INDICES).find(|k| used & 1 << k == 0)
     }
 
+    /// The oldest queued send whose entry is not in `busy`: the front of its entry's queue,
+    /// found among the entries, not among every request.
+    #[allow(clippy::type_complexity)]
+    fn oldest_queued(&self, busy: u32) -> Option<(usize, u64, u32, usize, i32, u32, bool)> {
+        let reqs = self.reqs.borrow();
+        let mut oldest: Option<usize> = None;
+        for (slot, q) in self.queued.borrow_mut().iter_mut() {
+            while q.front().is_some_and(|&i| !matches!(reqs[i], Some(Req::Send { state: SendState::Queued, .. }))) {
+                q.pop_front();
+            }
+            if let (0, Some(&i)) = (busy & *slot, q.front()) {
+                oldest = Some(oldest.map_or(i, |o| o.min(i)));
+            }
+        }
+        match reqs[oldest?] {
+            Some(Req::Send { buf, bytes, dest, tag, comm, synchronous, .. }) => Some((oldest?, buf, bytes, dest, tag, comm, synchronous)),
+            _ => None,
+        }
+    }
+
     /// Post the oldest queued send of every receiver whose entry is free (and that has an index
     /// free for it, should the receiver park it).
     async fn start_sends(&self) -> Result<bool> {
@@ -103,20 +140,16 @@ impl Rank {
         let mut blocked = 0u32;
         loop {
             let busy = self.busy.get() | blocked;
-            let next = self.reqs.borrow().iter().enumerate().find_map(|(i, r)| match r {
-                Some(Req::Send { buf, bytes, dest, tag, comm, synchronous, state: SendState::Queued, .. })
-                    if busy & super::layout::slot_bit(*dest, *comm) == 0 =>
-                {
-                    Some((i, *buf, *bytes, *dest, *tag, *comm, *synchronous))
-                }
-                _ => None,
-            });
+            let next = self.oldest_queued(busy);
             let Some((i, buf, bytes, dest, tag, comm, synchronous)) = next else { return Ok(progressed) };
             let Some(index) = self.free_index(dest, comm) else {
                 // Every index is parked at that receiver: the send waits for one to complete.
                 blocked |= super::layout::slot_bit(dest, comm);
                 continue;
             };
+            if let Some((_, q)) = self.queued.borrow_mut().iter_mut().find(|(s, _)| *s == super::layout::slot_bit(dest, comm)) {
+                q.pop_front(); // `i`, the front
+            }
             self.spu().polled();
             let waits = self.post(buf, bytes, dest, tag, comm, Posting { ack2: true, synchronous, index }).await?;
             if let Some(Req::Send { state, index: at, .. }) = &mut self.reqs.borrow_mut()[i] {
@@ -137,6 +170,9 @@ impl Rank {
                 if *state == SendState::Posted && bits & super::layout::slot_bit(*dest, *comm) != 0 {
                     let parked = self.completions_seen(*dest, completion_bit(*index, *comm)) != 0;
                     *state = if parked && !*cancelled { SendState::Parked } else { SendState::Done };
+                    if *state == SendState::Parked {
+                        self.maybe_parked.set(true);
+                    }
                 }
             }
         }
@@ -144,15 +180,22 @@ impl Rank {
 
     /// Parked sends whose completion bit has toggled again are done; whether any was.
     fn parked_done(&self) -> bool {
+        if !self.maybe_parked.get() {
+            return false;
+        }
         let mut any = false;
+        let mut still = false;
         for r in self.reqs.borrow_mut().iter_mut().flatten() {
             if let Req::Send { dest, comm, state: state @ SendState::Parked, index, .. } = r {
                 if self.completions_seen(*dest, completion_bit(*index, *comm)) != 0 {
                     *state = SendState::Done;
                     any = true;
+                } else {
+                    still = true;
                 }
             }
         }
+        self.maybe_parked.set(still);
         any
     }
 
@@ -172,7 +215,7 @@ impl Rank {
     /// sends, give each pending receive, in posting order, its oldest parked match. Whether
     /// anything moved, the receives pending at the start, and which of them that took. Its
     /// reads cost no simulated time; the pass's polls come after it ([`Rank::senders`]).
-    async fn prologue(&self) -> Result<(bool, Vec<Pending>, Vec<bool>)> {
+    async fn prologue(&self) -> Result<(bool, Rc<Vec<Pending>>, Vec<bool>)> {
         let me = self.boot.rank;
         let mut progressed = false;
         let spe = self.spu().spe_id();
@@ -188,14 +231,11 @@ impl Rank {
             progressed = true;
         }
         progressed |= self.start_sends().await?;
-        let pending: Vec<Pending> = (self.reqs.borrow().iter().enumerate())
-            .filter_map(|(i, r)| match r {
-                Some(Req::Recv { buf, cap, source, tag, comm, status: None, .. }) => Some((i, *buf, *cap, *source, *tag, *comm)),
-                _ => None,
-            })
-            .collect();
+        let pending = self.pending_recvs();
         let mut taken = vec![false; pending.len()];
-        for (k, &(i, buf, cap, source, tag, comm)) in pending.iter().enumerate() {
+        // Nothing parked, nothing to give: a pass costs the host what moves, not what waits.
+        let parked = !self.parked().borrow().is_empty();
+        for (k, &(i, buf, cap, source, tag, comm)) in pending.iter().enumerate().filter(|_| parked) {
             if let Some(at) = self.parked_match(source, tag, comm) {
                 self.spu().polled();
                 let st = self.take_parked(at, buf, cap).await?;
@@ -221,8 +261,23 @@ impl Rank {
     /// not yet `taken` that matches it, and one that none of them matches is parked. Whether
     /// anything moved; a poll that moved nothing changed nothing.
     async fn read_entry(&self, sender: usize, pending: &[Pending], taken: &mut [bool]) -> Result<bool> {
+        // Both of the sender's entries empty (the usual poll of a wait): nothing to take or
+        // park, whatever the number of receives that poll them.
+        if !self.flagged(sender, 0) && !self.flagged(sender, super::layout::COLL_CONTEXT) {
+            return Ok(false);
+        }
         let from = |k: usize, p: &Pending| !taken[k] && (p.3 == ANY_SOURCE || p.3 == sender as i32);
-        let first = pending.iter().enumerate().find(|&(k, p)| from(k, p) && self.matching(sender, p.4, p.5).is_some());
+        // The entry of each context read once, whatever the number of receives that poll it.
+        let mut seen: Vec<(u32, Option<i32>)> = Vec::new();
+        let mut holds = |comm: u32| match seen.iter().find(|(c, _)| *c == comm) {
+            Some(&(_, tag)) => tag,
+            None => {
+                let tag = self.matching(sender, super::ANY_TAG, comm).map(|st| st.tag);
+                seen.push((comm, tag));
+                tag
+            }
+        };
+        let first = pending.iter().enumerate().find(|&(k, p)| from(k, p) && holds(p.5).is_some_and(|t| p.4 == super::ANY_TAG || p.4 == t));
         let Some((k, &(i, buf, cap, source, _, comm))) = first else {
             // A message in an entry these receives poll that none of them matches is parked.
             let mut contexts: Vec<u32> = pending.iter().enumerate().filter(|&(k, p)| from(k, p)).map(|(_, p)| p.5).collect();
@@ -254,7 +309,24 @@ impl Rank {
         self.spu().poll_sleep(poll, since).await as usize
     }
 
+    /// The receives still pending, in posting order (kept between passes: [`Rank::pending_recvs`]'s field).
+    fn pending_recvs(&self) -> Rc<Vec<Pending>> {
+        let mut kept = self.pending_recvs.borrow_mut();
+        kept.get_or_insert_with(|| {
+            Rc::new(
+                (self.reqs.borrow().iter().enumerate())
+                    .filter_map(|(i, r)| match r {
+                        Some(Req::Recv { buf, cap, source, tag, comm, status: None, .. }) => Some((i, *buf, *cap, *source, *tag, *comm)),
+                        _ => None,
+                    })
+                    .collect(),
+            )
+        })
+        .clone()
+    }
+
     pub(super) fn complete_recv(&self, i: usize, st: Status) {
+        self.pending_recvs.take();
         if let Some(Req::Recv { status, .. }) = &mut self.reqs.borrow_mut()[i] {
             *status = Some(st);
         }
@@ -303,8 +375,12 @@ impl Rank {
         for &id in ids {
             self.check_request("MPI_Waitany", id)?;
         }
-        let what: Vec<String> = ids.iter().filter_map(|id| self.reqs.borrow()[id.0].as_ref().map(Req::describe)).collect();
-        self.enter(format!("MPI_Waitany for {}", what.join(", ")));
+        // A deadlock report names a few: described in full, a call over thousands of requests
+        // cost more than its pass of the engine.
+        let what: Vec<String> =
+            ids.iter().take(WAITANY_NAMED).filter_map(|id| self.reqs.borrow()[id.0].as_ref().map(Req::describe)).collect();
+        let more = if ids.len() > WAITANY_NAMED { format!(" and {} more", ids.len() - WAITANY_NAMED) } else { String::new() };
+        self.enter(format!("MPI_Waitany for {}{more}", what.join(", ")));
         self.until_one(ids).await
     }
 

@@ -74,6 +74,15 @@ pub struct Rank {
     pub(super) busy: Cell<u32>,
     /// Nonblocking requests (`nonblocking.rs`), by handle.
     pub(super) reqs: RefCell<Vec<Option<super::pending::Req>>>,
+    /// The handles of queued sends (`nonblocking.rs`), per entry (`layout::slot_bit`) in posting
+    /// order; one that left the queue otherwise (cancelled) stays until it reaches the front.
+    pub(super) queued: RefCell<Vec<(u32, std::collections::VecDeque<usize>)>>,
+    /// The receives still pending, in posting order, as a pass of the engine reads them: kept
+    /// until a receive is posted or completes, so that a pass over thousands of waiting
+    /// requests does not read every request again (`nonblocking.rs`).
+    pub(super) pending_recvs: RefCell<Option<Rc<Vec<super::nonblocking::Pending>>>>,
+    /// Whether a send may be parked at its receiver (`nonblocking.rs`): false, no pass looks.
+    pub(super) maybe_parked: Cell<bool>,
     /// Every rank's unexpected queue (messages out of their entries that no receive matched
     /// yet, oldest first): this rank's is [`Rank::parked`].
     queues: Rc<Queues>,
@@ -110,6 +119,9 @@ impl Rank {
             rr: Cell::new(0),
             busy: Cell::new(0),
             reqs: RefCell::new(Vec::new()),
+            queued: RefCell::new(Vec::new()),
+            pending_recvs: RefCell::new(None),
+            maybe_parked: Cell::new(false),
             queues,
             written: RefCell::default(),
             seen: RefCell::default(),
@@ -206,11 +218,16 @@ impl Rank {
         })
     }
 
+    /// The largest message an area of the mode could ever hold: no send is larger, so neither
+    /// is any receive's need, whatever capacity it was posted with.
+    pub fn largest_message(&self) -> u64 {
+        self.areas().0.iter().map(Area::size).max().unwrap_or(0)
+    }
+
     /// Refuse a message of `bytes` that no area of the mode could ever hold, before its bytes
     /// are read from the rank's process into host memory.
     pub fn refuse_oversized(&self, bytes: u64) -> Result<()> {
-        let (areas, place) = self.areas();
-        let most = areas.iter().map(Area::size).max().unwrap_or(0);
+        let (most, place) = (self.largest_message(), self.areas().1);
         if bytes <= most {
             return Ok(());
         }

@@ -217,6 +217,8 @@ pub struct MpiCatalog {
     /// `mpirun`'s compute charge when none is named, and what the field allows.
     pub default_compute: &'static str,
     pub compute_allowed: String,
+    /// The most bytes of events a trace streamed to a file holds; past them it is cut.
+    pub trace_file_bytes: u64,
 }
 
 pub fn catalog() -> MpiCatalog {
@@ -232,6 +234,7 @@ pub fn catalog() -> MpiCatalog {
         coll_library_defaults: collective::LIBRARY_DEFAULTS.to_vec(),
         default_compute: external::Compute::DEFAULT,
         compute_allowed: external::Compute::allowed(),
+        trace_file_bytes: crate::machine::trace::MAX_FILE_BYTES,
     }
 }
 

@@ -111,6 +111,18 @@ impl MpiWorld {
     }
 
     /// The physical SPE of each rank.
+    /// The largest message rank `rank`'s buffers can hold, as its [`Rank::largest_message`]
+    /// will say once it runs with `depth` staging chunks: known before, for the answer to
+    /// `MPI_Init` (`external.rs`).
+    pub fn largest_message(&mut self, rank: usize, depth: u32) -> u64 {
+        let (spes, spe) = (&self.spes, self.spes[rank]);
+        let m = self.blade.machine();
+        match self.mode {
+            Mode::Memory => super::layout::heap(&m.mem, spe, spes).iter().map(|a| a.1).max().unwrap_or(0),
+            Mode::Ls => super::layout::ls_heap(m.p.ls_bytes, spe, depth).1,
+        }
+    }
+
     pub fn spes(&self) -> &[usize] {
         &self.spes
     }
