@@ -9,9 +9,11 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import psutil
@@ -277,3 +279,60 @@ def test_an_sdk_makefile_builds_with_make_footer(tmp_path):
     cleaned = subprocess.run(["make", "clean"], cwd=tmp_path, env=env, capture_output=True)
     assert cleaned.returncode == 0
     assert sorted(p.name for p in spu.iterdir()) == ["Makefile", "abs_spe.c"]
+
+
+PPE_SLEEPS = r"""
+#include <libspe2.h>
+#include <pthread.h>
+#include <stdio.h>
+static void *run(void *spe)
+{
+    unsigned int entry = SPE_DEFAULT_ENTRY;
+    spe_context_run(spe, &entry, 0, NULL, NULL, NULL);
+    return NULL;
+}
+int main(void)
+{
+    spe_program_handle_t *image = spe_image_open("spe.elf");
+    spe_context_ptr_t spe = spe_context_create(0, NULL);
+    spe_program_load(spe, image);
+    pthread_t t;
+    pthread_create(&t, NULL, run, spe);
+    printf("sleeping\n");
+    fflush(stdout);
+    pthread_join(t, NULL);  /* the SPE computes for ever */
+    return 0;
+}
+"""
+
+SPE_COMPUTES = r"""
+int main(void) { for (volatile int i = 0;; i++) ; }
+"""
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
+def test_sigterm_and_sighup_end_the_run_and_every_process(tmp_path, signum):
+    (tmp_path / "spe.c").write_text(SPE_COMPUTES)
+    (tmp_path / "ppe.c").write_text(PPE_SLEEPS)
+    _build(tmp_path, "spe.c", "ppe.c", "-m32")
+    run = subprocess.Popen(
+        [sys.executable, "-m", "cellblade", "run", "./ppe.elf"],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    assert run.stdout.readline() == "sleeping\n"
+    for _ in range(100):  # until the SPE process has started
+        family = psutil.Process(run.pid).children(recursive=True)
+        if len(family) >= 2:
+            break
+        time.sleep(0.05)
+    assert len(family) == 2  # the PPE process and the SPE process
+    run.send_signal(signum)
+    out, err = run.communicate(timeout=30)
+    assert run.returncode == 128 + signum
+    name = signal.Signals(signum).name
+    assert f"ended by {name}: the PPE and SPE processes were ended" in err
+    assert not [p for p in family if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]

@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -34,6 +36,19 @@ static size_t table_used, table_room;
 
 static pthread_key_t exit_key;
 static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
+
+/* The PPE program dies with its launcher (`cellblade run`), which would otherwise leave it
+ * running with nobody to serve it: PR_SET_PDEATHSIG before main, and a launcher that died
+ * before the prctl is caught by comparing getppid() with the pid it gave. */
+__attribute__((constructor)) static void die_with_the_launcher(void)
+{
+    const char *parent = getenv("CELLBLADE_SDK_PARENT");
+    if (parent == NULL)
+        return;
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != (pid_t)atol(parent))
+        _exit(128 + SIGKILL);
+}
 
 int cb_ppu_connection(void)
 {

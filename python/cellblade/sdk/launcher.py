@@ -24,14 +24,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from cellblade import _core
+from cellblade import _core, native
 from cellblade.sdk import toolchain
 
 # Where qemu-user puts the guest's address 0 in the host: above the low 4 GiB, which a 32-bit
 # guest's whole space fills, and far below where the host maps qemu itself and its libraries.
 GUEST_BASE = {32: 0x1_0000_0000, 64: 0x2000_0000_0000}
-# How long the PPE process gets to exit once told to (SIGTERM), before it is killed.
-_GRACE_S = 5.0
 
 
 @dataclass
@@ -72,7 +70,11 @@ def run(
     bits = _bits_of(program)
     ppe = toolchain.PPC32 if bits == 32 else toolchain.PPC64
     ours, theirs = socket.socketpair()
-    env = {**os.environ, "CELLBLADE_SDK_FD": str(theirs.fileno())}
+    env = {
+        **os.environ,
+        "CELLBLADE_SDK_FD": str(theirs.fileno()),
+        "CELLBLADE_SDK_PARENT": str(os.getpid()),
+    }
     command = [ppe.qemu, "-cpu", ppe.qemu_cpu, "-B", hex(GUEST_BASE[bits]), str(path), *args]
     try:
         process = subprocess.Popen(command, env=env, pass_fds=[theirs.fileno()], process_group=0)
@@ -91,51 +93,61 @@ def run(
         "trace": trace,
     }
     outcome: dict[str, Any] = {}
+    done_r, done_w = os.pipe()
 
     def simulate() -> None:
         try:
             outcome["answer"] = _core.sdk_run(ours.detach(), request, machine)
         except BaseException as error:  # handed to the main thread, which reports it
             outcome["error"] = error
-            _end(process)
+        finally:
+            os.write(done_w, b"x")
 
     thread = threading.Thread(target=simulate, name="cellblade-sdk", daemon=True)
-    previous = {s: signal.signal(s, _raise_interrupt) for s in (signal.SIGTERM, signal.SIGHUP)}
+    previous = {s: signal.signal(s, _raise_signalled) for s in (signal.SIGTERM, signal.SIGHUP)}
+    ended_by = None
     try:
         thread.start()
-        code = process.wait()
-        _end_group(process)
-        thread.join()
+        # The PPE process's end is the run's, whatever the simulator is doing; the simulator's
+        # failure ends the PPE process (native.py watches both).
+        native.watch([process], done_r, None, lambda _: True)
+    except _Signalled as sig:
+        native.end([process])
+        ended_by = sig.signum
     except KeyboardInterrupt:
-        _end(process)
-        thread.join()
+        native.end([process])
         raise
     finally:
         for s, handler in previous.items():
             signal.signal(s, handler)
+        if "error" in outcome:
+            native.end([process])
+        else:
+            process.wait()
+        _end_group(process)
+        thread.join()
+        os.close(done_r)
+        os.close(done_w)
+    if ended_by is not None:
+        name = signal.Signals(ended_by).name
+        return RunResult(128 + ended_by, f"ended by {name}: the PPE and SPE processes were ended")
     if "error" in outcome:
         raise outcome["error"]
     result = outcome["answer"]["result"]
     report = {**result, "machine_toml": outcome["answer"]["machine_toml"]}
-    exit_code = code if code >= 0 else 128 - code
-    message = "" if code >= 0 else f"the PPE program was killed by {signal.Signals(-code).name}"
-    return RunResult(exit_code, message, report)
+    killed = process.returncode < 0
+    message = f"the PPE program {native.ended_how(process)}" if killed else ""
+    return RunResult(native.exit_code_of(process), message, report)
 
 
-def _raise_interrupt(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt
+class _Signalled(Exception):
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
 
 
-def _end(process: subprocess.Popen) -> None:
-    """End the PPE process (SIGTERM, then SIGKILL after a grace), then its group."""
-    if process.poll() is None:
-        process.terminate()
-        try:
-            process.wait(_GRACE_S)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-    _end_group(process)
+def _raise_signalled(signum: int, frame: object) -> None:
+    raise _Signalled(signum)
 
 
 def _end_group(process: subprocess.Popen) -> None:
