@@ -139,6 +139,14 @@ def test_bench_quick_json():
     # The waiting workloads: two polling all-reduces and the MPI loop, each with its figures.
     waiting = result["waiting"]
     assert [w["name"].split(" ")[0] for w in waiting] == ["16-SPE", "16-SPE", "16-rank"]
+    # The SDK program's channel operations, each workload with one SPE and with 16.
+    sdk = result["sdk"]["rows"]
+    assert [(r["workload"], r["spes"]) for r in sdk] == [
+        ("dma", 1),
+        ("dma", 16),
+        ("mailbox", 1),
+        ("mailbox", 16),
+    ]
     for w in waiting:
         assert w["events"] > 0 and w["simulated_us"] > 0 and w["peak_rss_kib"] > 0
         assert w["events_per_simulated_us"] == pytest.approx(w["events"] / w["simulated_us"])

@@ -60,7 +60,9 @@ def dma_abs(request, tmp_path_factory) -> Path:
 
 
 @pytest.mark.parametrize("width", ["-m32", "-m64"])
-@pytest.mark.parametrize("example", sorted(p.name for p in EXAMPLES.iterdir() if p.is_dir()))
+@pytest.mark.parametrize(
+    "example", sorted(p.name for p in EXAMPLES.iterdir() if (p / "expected.txt").exists())
+)
 def test_each_example_prints_what_it_expects(tmp_path, example, width):
     folder = EXAMPLES / example
     _build(tmp_path, str(folder / "spe.c"), str(folder / "ppe.c"), width)
@@ -336,3 +338,13 @@ def test_sigterm_and_sighup_end_the_run_and_every_process(tmp_path, signum):
     name = signal.Signals(signum).name
     assert f"ended by {name}: the PPE and SPE processes were ended" in err
     assert not [p for p in family if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
+
+
+@pytest.mark.parametrize(("workload", "spes"), [("mailbox", 16), ("dma", 16), ("mailbox", 1)])
+def test_sixteen_ppe_threads_each_with_an_spe_run_to_the_end(tmp_path, workload, spes):
+    """The bench's program: 16 PPE threads polling their SPE's mailbox status at once (the
+    blade's PPE once held one guarded load at a time, and lost the others' wake-ups)."""
+    folder = EXAMPLES / "bench"
+    _build(tmp_path, str(folder / "spe.c"), str(folder / "ppe.c"), "-m32")
+    done = _cellblade("run", "./ppe.elf", workload, str(spes), "20", cwd=tmp_path)
+    assert (done.returncode, done.stderr) == (0, "")

@@ -12,6 +12,9 @@ HEAVY = (
     "cellblade.mpi.bench",
     "cellblade.mpi.compiler",
     "cellblade.mpi.launcher",
+    "cellblade.sdk.bench",
+    "cellblade.sdk.launcher",
+    "cellblade.sdk.toolchain",
     "cellblade.splits",
     "cellblade.sweep",
 )

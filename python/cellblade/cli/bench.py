@@ -35,11 +35,13 @@ def add_commands(commands) -> None:
 
 def _bench(args: argparse.Namespace) -> int:
     import cellblade.mpi.bench  # the MPI bench (compiler, launcher) only where it runs
+    import cellblade.sdk.bench
     from cellblade import splits
 
     result = with_progress(args, "bench", "benchmarking", quick=args.quick)
     result["reproduce_parallel"] = splits.reproduce_speedup(args.quick, progress(args), args.repeat)
     result["mpi"] = cellblade.mpi.bench.run(quick=args.quick)
+    result["sdk"] = cellblade.sdk.bench.run(quick=args.quick)
     if args.json:
         print(json.dumps(result))
         return 0
@@ -112,4 +114,5 @@ def _bench(args: argparse.Namespace) -> int:
     )
     print(model.bench_line())
     print(cellblade.mpi.bench.describe(result["mpi"]))
+    print(cellblade.sdk.bench.describe(result["sdk"]))
     return 0

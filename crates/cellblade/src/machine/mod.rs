@@ -71,9 +71,10 @@ pub struct Machine {
     pub ch: Vec<Channels>,
     pub atomic: Atomic,
     /// Each PPE's guarded accesses in program order: its stores not yet performed, and the
-    /// load that waits for them (see [`Machine::ppe_mmio_read`]).
+    /// loads that wait for them, in the order they were made (one per PPE thread: an SDK
+    /// program's threads each make theirs; see [`Machine::ppe_mmio_read`]).
     ppe_stores: [u32; CHIPS],
-    ppe_load: [Option<(Pid, usize, u64)>; CHIPS],
+    ppe_load: [Vec<(Pid, usize, u64)>; CHIPS],
     pub trace: Tracer,
     next_cmd: u64,
     /// Bytes of each local store handed out by `ls_alloc`.
@@ -94,7 +95,7 @@ impl Machine {
             ch: (0..SPES).map(|_| Channels::default()).collect(),
             atomic: Atomic::default(),
             ppe_stores: [0; CHIPS],
-            ppe_load: [None; CHIPS],
+            ppe_load: std::array::from_fn(|_| Vec::new()),
             trace: Tracer::new(trace),
             next_cmd: 0,
             ls_used: vec![0; SPES],
@@ -329,7 +330,7 @@ impl Machine {
     pub fn ppe_mmio_read(&mut self, s: &mut Sched, chip: usize, pid: Pid, spe: usize, r: u64) {
         s.set_waiting(pid, move || format!("an mmio read of register {r:#x} of spe {spe}"));
         if self.ppe_stores[chip] > 0 {
-            self.ppe_load[chip] = Some((pid, spe, r));
+            self.ppe_load[chip].push((pid, spe, r));
         } else {
             self.start(s, Element::spe(spe), Element::ppe(chip), 4, chip, Client::MmioRead { pid, spe, reg: r });
         }
@@ -338,7 +339,7 @@ impl Machine {
     fn ppe_store_performed(&mut self, s: &mut Sched, chip: usize) {
         self.ppe_stores[chip] -= 1;
         if self.ppe_stores[chip] == 0 {
-            if let Some((pid, spe, r)) = self.ppe_load[chip].take() {
+            for (pid, spe, r) in std::mem::take(&mut self.ppe_load[chip]) {
                 self.start(s, Element::spe(spe), Element::ppe(chip), 4, chip, Client::MmioRead { pid, spe, reg: r });
             }
         }
