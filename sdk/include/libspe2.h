@@ -59,6 +59,10 @@ typedef struct spe_stop_info {
 #define SPE_MBOX_ANY_BLOCKING 2
 #define SPE_MBOX_ANY_NONBLOCKING 3
 
+/* spe_signal_write's registers. */
+#define SPE_SIG_NOTIFY_REG_1 0x0001
+#define SPE_SIG_NOTIFY_REG_2 0x0002
+
 /* spe_context_run's entry and flags. */
 #define SPE_DEFAULT_ENTRY UINT_MAX
 #define SPE_RUN_USER_REGS 0x00000001
@@ -76,6 +80,7 @@ int spe_in_mbox_write(spe_context_ptr_t spe, unsigned int *mbox_data, int count,
 int spe_in_mbox_status(spe_context_ptr_t spe);
 int spe_out_mbox_read(spe_context_ptr_t spe, unsigned int *mbox_data, int count);
 int spe_out_mbox_status(spe_context_ptr_t spe);
+int spe_signal_write(spe_context_ptr_t spe, unsigned int signal_reg, unsigned int data);
 
 #ifdef __cplusplus
 }

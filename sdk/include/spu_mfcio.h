@@ -64,6 +64,22 @@
 #define mfc_getb(ls, ea, size, tag, tid, rid) cb_mfc_dma(ls, ea, size, tag, tid, rid, MFC_GETB_CMD)
 #define mfc_getf(ls, ea, size, tag, tid, rid) cb_mfc_dma(ls, ea, size, tag, tid, rid, MFC_GETF_CMD)
 
+/* DMA lists: the list (mfc_list_element_t, in local store) gives each element's size and low
+ * address word; `ea`'s high word is every element's. */
+typedef struct mfc_list_element {
+    uint64_t notify : 1;
+    uint64_t reserved : 16;
+    uint64_t size : 15;
+    uint64_t eal : 32;
+} mfc_list_element_t;
+#define cb_mfc_list(ls, ea, list, size, tag, tid, rid, opcode)                                 \
+    spu_mfcdma64((ls), mfc_ea2h(ea), (unsigned int)(uintptr_t)(list), (size), (tag),           \
+                 MFC_CMD_WORD((tid), (rid), (opcode)))
+#define mfc_getl(ls, ea, list, size, tag, tid, rid)                                            \
+    cb_mfc_list(ls, ea, list, size, tag, tid, rid, MFC_GETL_CMD)
+#define mfc_putl(ls, ea, list, size, tag, tid, rid)                                            \
+    cb_mfc_list(ls, ea, list, size, tag, tid, rid, MFC_PUTL_CMD)
+
 /* Lock-line atomics: a 128-byte line, no tag. */
 #define mfc_getllar(ls, ea, tid, rid) cb_mfc_dma(ls, ea, 128, 0, tid, rid, MFC_GETLLAR_CMD)
 #define mfc_putllc(ls, ea, tid, rid) cb_mfc_dma(ls, ea, 128, 0, tid, rid, MFC_PUTLLC_CMD)

@@ -314,3 +314,14 @@ int spe_out_mbox_read(spe_context_ptr_t spe, unsigned int *mbox_data, int count)
                        | (unsigned)words[4 * i + 2] << 8 | words[4 * i + 3];
     return (int)ans.value;
 }
+
+int spe_signal_write(spe_context_ptr_t spe, unsigned int signal_reg, unsigned int data)
+{
+    if (spe == NULL) {
+        errno = ESRCH;
+        return -1;
+    }
+    struct cb_request req = {CB_SIGNAL_WRITE, spe->number, signal_reg, 0, data, 0};
+    struct cb_answer ans;
+    return call(&req, NULL, 0, &ans, NULL, 0) != 0 ? -1 : answered(&ans);
+}

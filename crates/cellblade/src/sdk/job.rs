@@ -32,6 +32,7 @@ use crate::blade::{Blade, RunReport};
 use crate::error::{program_err, Error, Result};
 use crate::machine::config::MachineFile;
 use crate::machine::local_store::LocalStores;
+use crate::machine::mfc::ListElement;
 use crate::machine::topology::SPES;
 use crate::ppe::{Access, Ppe};
 use crate::sim::{Pid, Shared, Time};
@@ -285,6 +286,9 @@ async fn serve_ppe_call(
             match (0..SPES).find(|s| !used.contains(s)) {
                 None => (refused(wire::EAGAIN), Vec::new()),
                 Some(spe) => {
+                    // SPE_CFG_SIGNOTIFY1_OR and _2_OR: each register ORs what is written to it.
+                    let or_mode = [req.a & 0x10 != 0, req.a & 0x20 != 0];
+                    p.process().0.world.borrow_mut().ch[spe].signal_or_mode = or_mode;
                     j.contexts.push(Context {
                         spe,
                         image: None,
@@ -362,6 +366,16 @@ async fn serve_ppe_call(
                 }
                 (Answer { value: (out.len() / 4) as u64, ..ok }, out)
             }
+        },
+        wire::SIGNAL_WRITE => match context_of(job, req.a) {
+            Err(a) => (a, Vec::new()),
+            Ok(spe) => match req.b {
+                1 | 2 => {
+                    p.spe_signal_write(spe, req.b, req.d as u32, Access::Syscall).await?;
+                    (ok, Vec::new())
+                }
+                _ => (refused(wire::EINVAL), Vec::new()),
+            },
         },
         wire::OUT_MBOX_STATUS | wire::IN_MBOX_STATUS => match context_of(job, req.a) {
             Err(a) => (a, Vec::new()),
@@ -630,6 +644,29 @@ mod atomic {
 /// effective address (a PPE address) and size.
 async fn mfc_command(spu: &Spu, req: &Request) -> Result<()> {
     let (lsa, tag, ea, size) = (req.b, req.c, req.d, req.e as u32);
+    if let 0x24 | 0x44 = req.a {
+        // A list command: the list is in local store at the effective address's low word, eight
+        // bytes an element ({stall-and-notify, size} then the element's low address word), and
+        // the high word is every element's.
+        let at = ea as u32;
+        if size == 0 || size % 8 != 0 || size > 2048 * 8 {
+            return Err(program_err(format!(
+                "spe {}: MFC list command {:#x}: a list of {size} bytes: 8 bytes an element, 1 to 2048 elements",
+                spu.spe_id(),
+                req.a
+            )));
+        }
+        let bytes = spu.ls_read(at, size)?;
+        let list: Vec<ListElement> = bytes
+            .chunks_exact(8)
+            .map(|e| ListElement {
+                size: u32::from_be_bytes(e[0..4].try_into().expect("4 bytes")) & 0x7fff,
+                eal: u32::from_be_bytes(e[4..8].try_into().expect("4 bytes")),
+            })
+            .collect();
+        let high = ea & 0xffff_ffff_0000_0000;
+        return if req.a == 0x44 { spu.mfc_getl(lsa, high, &list, tag).await } else { spu.mfc_putl(lsa, high, &list, tag).await };
+    }
     match req.a {
         0x20 => spu.mfc_put(lsa, ea, size, tag).await,
         0x21 => spu.mfc_putb(lsa, ea, size, tag).await,

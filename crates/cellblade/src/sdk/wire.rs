@@ -69,6 +69,8 @@ pub const THREAD_CREATE: u32 = 42;
 pub const THREAD_EXIT: u32 = 43;
 /// pthread_join: a = the thread's number; answered once it has exited.
 pub const THREAD_JOIN: u32 = 44;
+/// spe_signal_write: a = context, b = the register (1 or 2), d = the value.
+pub const SIGNAL_WRITE: u32 = 45;
 
 /// CONTEXT_RUN's answers: the status, then a = the stop reason (libspe2's SPE_EXIT, ...) and
 /// value = its code; or a = the descriptor and the payload the bytes of an SPE's stdio write.
