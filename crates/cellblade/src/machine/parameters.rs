@@ -53,7 +53,7 @@ pub const PARAMETERS: &[Parameter] = &[
     p("eib.ring_order", "elements", "the 12 elements in their physical order around the rings", Published, "seed 000 §2 Fig. 1; hardware notes §1"),
     p("eib.rings_per_direction", "rings", "data rings each way", Published, "seed 001 §2, seed 000 §2"),
     p("eib.max_transfers_per_ring", "transfers", "non-overlapping transfers one ring carries at once", Published, "seed 000 §2"),
-    p("eib.ring_start_interval_bus_cycles", "bus cycles", "how often a ring may start a transfer", Published, "seed 001 §4, Table 1 #5 ('the two rings are capable of only 100.4 GB/s')"),
+    p("eib.ring_start_interval_bus_cycles", "bus cycles", "how often a ring may start a transfer", Fitted, "Table 1 #5: 0 <- 1, loss"),
     p("eib.beat_bytes", "bytes", "width of a ring and a ramp", Published, "seed 000 §2"),
     p("eib.packet_bytes", "bytes", "data of one grant (eight beats)", Published, "seed 000 §2"),
     p("eib.hop_latency_bus_cycles", "bus cycles", "forwarding delay per ramp passed", Unpublished, "hardware notes §7 gap; small by design"),
