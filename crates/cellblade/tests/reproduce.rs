@@ -10,6 +10,7 @@ use cellblade::reproduce::run_all;
 
 const NOT_REPRODUCED: &[&str] = &[
     "centralized atomic-increment barrier, 8 SPEs",
+    "barrier.ota_signal is slightly slower than barrier.ota (extra control code, the OR)",
     "broadcast, 16 SPEs: two-to-all best for small sizes, hybrid segmented binomial above 2 KB",
     "ordered (opt) binomial broadcast beats simple, by up to 42%",
     "all-reduce, 8 SPEs: above 256 B local-store rdb degrades (EIB stress), the mailbox gap shrinks",
@@ -99,9 +100,12 @@ const DEPENDS_ON_DRAWS: &[&str] = &[
     "a model of the seed's parameters: 94% within 10%, all within 15%",
 ];
 
-/// Claims a machine-file value or a model was chosen on: they hold by construction.
+/// Claims a machine-file value or a model was chosen on: they hold by construction, or (the
+/// signal barrier "slightly slower" than the DMA one, which only the value fitted on the 400 ns
+/// row makes slower at all, and by 83%: not "slightly") are in sample all the same.
 const FITTED: &[&str] = &[
     "barrier.ota_signal (OR-mode signal registers) on 8 SPEs takes about 400 ns",
+    "barrier.ota_signal is slightly slower than barrier.ota (extra control code, the OR)",
     "barrier.rdb on 8 SPEs is 25% below CML's (also rdb)",
     "a model of the seed's parameters: 94% within 10%, all within 15%",
     "MPI ping-pong: 0-byte latency about 0.65 us",

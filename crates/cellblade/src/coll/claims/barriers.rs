@@ -53,15 +53,21 @@ pub fn claims(file: &MachineFile, quick: bool) -> Result<Vec<Claim>> {
         &[&extra8],
     ));
     let ota8 = b8[&("barrier.ota".to_string(), 0)];
+    // "The OTA signal register implementation is slightly slower than the OTA DMA based
+    // implementation": slower, and by no more than "the same" allows. Fitted: the signal
+    // barrier's margin over the DMA one is the control code chosen on the 400 ns row (without
+    // it the signal barrier is the faster), and the seed's own 400 ns against 225 ns is not
+    // "slightly".
     out.push(checked(
         claim(
             "barrier.ota_signal is slightly slower than barrier.ota (extra control code, the OR)",
             S4,
-            "signal > DMA",
-            format!("signal {sig:.0} ns, DMA {ota8:.0} ns"),
-            sig > ota8,
-            "the signal barrier's control code (spu.signal_call_core_cycles, fitted on the 400 ns row) against local-store notifications that need none",
-        ),
+            "signal slightly slower than DMA",
+            format!("signal {sig:.0} ns, DMA {ota8:.0} ns ({:+.0}%)", 100.0 * (sig / ota8 - 1.0)),
+            sig > ota8 && same(sig, ota8),
+            "fitted: spu.signal_call_core_cycles (fitted on the 400 ns row) is what makes the signal barrier the slower one (with it at 0 the signal barrier is faster), so this claim is in sample; 'slightly' is 'the same' rule's 10%, which the seed's own 400 ns against 225 ns does not meet either",
+        )
+        .fitted(),
         &[&b8, &extra8],
     ));
     let atomic = extra8[&("barrier.atomic".to_string(), 0)];
