@@ -11,6 +11,7 @@ use cellblade::reproduce::run_all;
 const NOT_REPRODUCED: &[&str] = &[
     "centralized atomic-increment barrier, 8 SPEs",
     "barrier, 3 to 7 SPEs (not powers of two): Bruck and one-to-all are the best",
+    "reduce, 16 SPEs: Rabenseifner beats binomial above 4096 B, binomial best up to it",
     "barrier.ota_signal is slightly slower than barrier.ota (extra control code, the OR)",
     "broadcast, 16 SPEs: two-to-all best for small sizes, hybrid segmented binomial above 2 KB",
     "ordered (opt) binomial broadcast beats simple, by up to 42%",
