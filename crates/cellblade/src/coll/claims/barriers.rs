@@ -113,7 +113,7 @@ pub fn claims(file: &MachineFile, quick: bool) -> Result<Vec<Claim>> {
         ),
         &np2_tables.iter().collect::<Vec<_>>(),
     ));
-    let b15 = sweep(file, 15, &["barrier.rdb", "barrier.bruck"], &[0], it)?;
+    let b15 = sweep(file, 15, &["barrier.rdb", "barrier.bruck", "barrier.ota"], &[0], it)?;
     let (r15, k15) = (b15[&("barrier.rdb".to_string(), 0)], b15[&("barrier.bruck".to_string(), 0)]);
     out.push(checked(
         claim(
@@ -125,6 +125,30 @@ pub fn claims(file: &MachineFile, quick: bool) -> Result<Vec<Claim>> {
             "",
         ),
         &[&b15],
+    ));
+    // "OTA performance is worse for more than 8 SPEs because all of the BIF-crossing messages
+    // are coming from a single source": slower than rdb and Bruck at 15 and 16 SPEs.
+    let ota_worse: Vec<(usize, f64, f64)> = [(15usize, &b15), (16, &b16)]
+        .iter()
+        .map(|(p, t)| {
+            let at = |n: &str| t[&(n.to_string(), 0)];
+            (*p, at("barrier.ota"), at("barrier.rdb").min(at("barrier.bruck")))
+        })
+        .collect();
+    out.push(checked(
+        claim(
+            "barrier, 15 and 16 SPEs: one-to-all is worse than rdb and Bruck",
+            S4,
+            "ota slower than rdb and bruck above 8 SPEs",
+            ota_worse
+                .iter()
+                .map(|(p, ota, other)| format!("{p} SPEs: ota {ota:.0} ns, the faster of rdb and bruck {other:.0} ns"))
+                .collect::<Vec<_>>()
+                .join("; "),
+            ota_worse.iter().all(|(_, ota, other)| ota > other),
+            "",
+        ),
+        &[&b15, &b16],
     ));
     let s52 = "seed 002 §5.2";
     let sig16 = sweep(file, 16, &["barrier.ota_signal", "barrier.two_root_signal"], &[0], it)?;
