@@ -13,6 +13,7 @@ const NOT_REPRODUCED: &[&str] = &[
     "barrier, 3 to 7 SPEs (not powers of two): Bruck and one-to-all are the best",
     "reduce, 16 SPEs: Rabenseifner beats binomial above 4096 B, binomial best up to it",
     "ignoring BIF contention alone errs up to 56%",
+    "signal barrier, 16 SPEs, one root: about 2700 ns",
     "barrier, 15 and 16 SPEs: one-to-all is worse than rdb and Bruck",
     "reduce, 16 SPEs: similar gaps to CML as on 8 SPEs (19 times at 16 and 32 KB)",
     "all-reduce, 16 SPEs: hybridA-2-8 is best at 256 B",
@@ -111,7 +112,7 @@ const DEPENDS_ON_DRAWS: &[&str] = &[
 /// signal barrier "slightly slower" than the DMA one, which only the value fitted on the 400 ns
 /// row makes slower at all, and by 83%: not "slightly") are in sample all the same.
 const FITTED: &[&str] = &[
-    "barrier.ota_signal (OR-mode signal registers) on 8 SPEs takes about 400 ns",
+    "barrier.ota_signal (OR-mode signal registers) on 8 SPEs takes 400 ns",
     "barrier.ota_signal is slightly slower than barrier.ota (extra control code, the OR)",
     "barrier.rdb on 8 SPEs is 25% below CML's (also rdb)",
     "a model of the seed's parameters: 94% within 10%, all within 15%",
@@ -157,8 +158,9 @@ fn the_counts_say_which_claims_could_tell_contention_from_none(claims: &[cellbla
 #[test]
 fn each_rule_draws_its_line_where_the_readme_says() {
     assert!(rules::over(2.01, 2.0) && !rules::over(2.0, 2.0) && rules::under(2.0, 2.0) && !rules::under(2.01, 2.0));
-    assert!(rules::about(115.0, 100.0) && rules::about(85.0, 100.0) && !rules::about(115.1, 100.0) && !rules::about(84.9, 100.0));
-    assert!(rules::up_to(0.40, 0.42) && !rules::up_to(-0.1, -0.1) && !rules::up_to(0.30, 0.42));
+    assert!(rules::about(110.0, 100.0) && rules::about(90.0, 100.0) && !rules::about(110.1, 100.0) && !rules::about(89.9, 100.0));
+    assert_eq!(rules::ABOUT, rules::MEASURED, "one tolerance for 'about' in calibrate and reproduce");
+    assert!(rules::up_to(0.40, 0.42) && !rules::up_to(-0.1, -0.1) && !rules::up_to(0.37, 0.42));
     assert!(rules::best_latency(102.0, 100.0) && !rules::best_latency(102.1, 100.0));
     assert!(rules::best_ratio(0.98) && !rules::best_ratio(0.979));
     assert!(

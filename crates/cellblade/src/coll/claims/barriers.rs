@@ -3,7 +3,7 @@
 use super::{best_at, checked, is_best, sweep, winners, S4};
 use crate::error::Result;
 use crate::evidence::claim::claim;
-use crate::evidence::rules::{about, same};
+use crate::evidence::rules::{about, measured, same};
 use crate::evidence::Claim;
 use crate::machine::config::MachineFile;
 
@@ -15,7 +15,7 @@ pub fn claims(file: &MachineFile, quick: bool) -> Result<Vec<Claim>> {
     for n in ["barrier.rdb", "barrier.ota", "barrier.bruck"] {
         let v = b8[&(n.to_string(), 0)];
         out.push(checked(
-            claim(&format!("{n} on 8 SPEs takes about 225 ns"), S4, "225 ns", format!("{v:.0} ns"), about(v, 225.0), ""),
+            claim(&format!("{n} on 8 SPEs takes 225 ns"), S4, "225 ns", format!("{v:.0} ns"), measured(v, 225.0), ""),
             &[&b8],
         ));
     }
@@ -23,7 +23,7 @@ pub fn claims(file: &MachineFile, quick: bool) -> Result<Vec<Claim>> {
     let b16 = sweep(file, 16, &bars, &[0], it)?;
     let rdb16 = b16[&("barrier.rdb".to_string(), 0)];
     out.push(checked(
-        claim("barrier.rdb on 16 SPEs takes about 525 ns", S4, "525 ns", format!("{rdb16:.0} ns"), about(rdb16, 525.0), ""),
+        claim("barrier.rdb on 16 SPEs takes 525 ns", S4, "525 ns", format!("{rdb16:.0} ns"), measured(rdb16, 525.0), ""),
         &[&b16],
     ));
     let best16 = best_at(&b16, &bars, 0);
@@ -42,11 +42,11 @@ pub fn claims(file: &MachineFile, quick: bool) -> Result<Vec<Claim>> {
     let sig = extra8[&("barrier.ota_signal".to_string(), 0)];
     out.push(checked(
         claim(
-            "barrier.ota_signal (OR-mode signal registers) on 8 SPEs takes about 400 ns",
+            "barrier.ota_signal (OR-mode signal registers) on 8 SPEs takes 400 ns",
             S4,
-            "about 400 ns",
+            "400 ns",
             format!("{sig:.0} ns"),
-            about(sig, 400.0),
+            measured(sig, 400.0),
             "fitted: spu.signal_call_core_cycles (the control code around the signals, run once per call) is chosen on this row; the signals themselves cost what the signal sync rows of seed 002 give",
         )
         .fitted(),
@@ -71,7 +71,7 @@ pub fn claims(file: &MachineFile, quick: bool) -> Result<Vec<Claim>> {
         &[&b8, &extra8],
     ));
     let atomic = extra8[&("barrier.atomic".to_string(), 0)];
-    out.push(checked(claim("centralized atomic-increment barrier, 8 SPEs", S4, "about 35 us", format!("{:.1} us", atomic / 1000.0), about(atomic, 35_000.0),
+    out.push(checked(claim("centralized atomic-increment barrier, 8 SPEs", S4, "35 us", format!("{:.1} us", atomic / 1000.0), measured(atomic, 35_000.0),
         "the seed does not describe its implementation; here arrivals are fetch-and-adds on one line (calibrated on seed 002 §4.5.1) and the root releases each rank by a fetch-and-add on its line"), &[&extra8]));
     // "225 ns, which is 25% less latency than CML"; "525 ns, for 12.5% less latency than CML".
     for (p, less, table) in [(8usize, 0.25, &b8), (16, 0.125, &b16)] {
@@ -83,11 +83,11 @@ pub fn claims(file: &MachineFile, quick: bool) -> Result<Vec<Claim>> {
             S4,
             &format!("{}% less than CML (CML about {:.0} ns)", 100.0 * less, if p == 8 { 225.0 / 0.75 } else { 525.0 / 0.875 }),
             format!("{:.1}% less: rdb {ours:.0} ns, barrier.cml {theirs:.0} ns", 100.0 * gain),
-            about(gain, less),
+            measured(gain, less),
             if p == 8 {
                 "fitted: spu.cml_call_core_cycles (CML's API layer, once per call) is chosen on this row; barrier.cml is rdb's schedule plus that call"
             } else {
-                "CML's API layer costs the same per call at 16 SPEs as at 8 (fitted on the 8-SPE row); a cost per round (86 cycles for each of rdb's 3 rounds on 8 SPEs, 4 on 16) would give 16.4%, outside 'about'"
+                "CML's API layer costs the same per call at 16 SPEs as at 8 (fitted on the 8-SPE row); a cost per round (86 cycles for each of rdb's 3 rounds on 8 SPEs, 4 on 16) would give 16.4%, outside the rule"
             },
         );
         out.push(checked(if p == 8 { c.fitted() } else { c }, &[table, &cml]));

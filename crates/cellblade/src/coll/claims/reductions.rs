@@ -173,7 +173,7 @@ pub fn claims_of(parts: Vec<Part>) -> Vec<Claim> {
             S4,
             "19x",
             format!("{red:.2}x (binomial against the CML-style binomial)"),
-            about(red, 19.0),
+            rules::measured(red, 19.0),
             CML_NOTE,
         ),
         &[&r8],
