@@ -100,7 +100,7 @@ const DISCRIMINATING: &[&str] = &[
 
 /// Claims that hold with some of the draw seeds of the arbiter and not with the others, so do
 /// not hold: Leap2 on bruck2 is at 74.9% of the best with one seed and 75.0% with another
-/// ("poor" is under 75%), EvenOdd's worst pattern at 93% and 86% ("good" is 90%), and the
+/// ("poor" is under 75%), EvenOdd's worst pattern at 93% and 87% ("good" is 90%), and the
 /// fitted schedule price's worst error at 16% and 14% ("all within 15%").
 const DEPENDS_ON_DRAWS: &[&str] = &[
     "bruck2: EvenOdd best; Ring and Leap2 poor",

@@ -75,8 +75,14 @@ pub fn choice_run(file: &MachineFile, quick: bool, name: &str, choice: &str) -> 
     let choice = match choice {
         "default" => Choice::Default,
         pl => Choice::Fixed(pl.into(), Placement::named(pl, 8)?),
+///
+/// The trials' start skew and the default scheduler's assignments are chance too, as the
+/// arbiter's blind draws are: they are drawn from the blade's draw seed (1 + `eib.draw_seed`,
+/// so the machine file's own run is the one it always was), and `reproduce`, which runs every
+/// claim under four draw seeds and counts a claim only if all four agree, redraws them with
+/// the arbiter's draws.
     };
-    run(file, &pattern, &choice, 8, trials, reps, 1)
+    run(file, &pattern, &choice, 8, trials, reps, 1 + file.eib.draw_seed)
 }
 
 /// The runs of each pattern from [`choice_run`]'s results in the order of [`pieces`].
