@@ -14,6 +14,7 @@ const NOT_REPRODUCED: &[&str] = &[
     "reduce, 16 SPEs: Rabenseifner beats binomial above 4096 B, binomial best up to it",
     "ignoring BIF contention alone errs up to 56%",
     "signal barrier, 16 SPEs, one root: about 2700 ns",
+    "reduce, 8 SPEs: local-store and mailbox binomial differ by a constant at every size",
     "barrier, 15 and 16 SPEs: one-to-all is worse than rdb and Bruck",
     "reduce, 16 SPEs: similar gaps to CML as on 8 SPEs (19 times at 16 and 32 KB)",
     "all-reduce, 16 SPEs: hybridA-2-8 is best at 256 B",
@@ -164,8 +165,8 @@ fn each_rule_draws_its_line_where_the_readme_says() {
     assert!(rules::best_latency(102.0, 100.0) && !rules::best_latency(102.1, 100.0));
     assert!(rules::best_ratio(0.98) && !rules::best_ratio(0.979));
     assert!(
-        rules::constant(&[100.0, 125.0, 110.0])
-            && !rules::constant(&[100.0, 125.1])
+        rules::constant(&[100.0, 110.0, 105.0])
+            && !rules::constant(&[100.0, 110.1])
             && !rules::constant(&[])
             && !rules::constant(&[-1.0, -1.0])
     );

@@ -31,7 +31,8 @@
 //! - *"best"*: within 2% of the best ([`rules::best_latency`], [`rules::best_ratio`]); every
 //!   "X is best" of seeds 000 and 001;
 //! - *"beats at every size"*: faster at every compared size ([`rules::beats_everywhere`]);
-//! - *"constant"*: the largest within 25% of the smallest ([`rules::constant`]);
+//! - *"constant"*: the largest within 10% of the smallest, "the same" at every point
+//!   ([`rules::constant`]);
 //! - *"the same", "equal", "almost none"*: within 10% of each other ([`rules::same`]); Bruck
 //!   and rdb at 15 SPEs, the affinity latencies alike, BIF-1 against BIF-2, congestion up to
 //!   256 B against none;
