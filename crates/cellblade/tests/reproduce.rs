@@ -3,10 +3,11 @@
 //! are "not modelled", and no claim rests on a run with a wrong result. The lists are kept
 //! honest in both directions: a listed claim that holds, disappears or changes status fails.
 
+use cellblade::evidence::claim::SKIPPED;
 use cellblade::evidence::{claim_counts, rules, tally, ClaimCounts};
 use cellblade::machine::config::{load, preset_text};
 use cellblade::machine::parameters;
-use cellblade::reproduce::run_all;
+use cellblade::reproduce::{run_all, QUICK_DIFFERS};
 
 const NOT_REPRODUCED: &[&str] = &[
     "centralized atomic-increment barrier, 8 SPEs",
@@ -156,6 +157,42 @@ fn the_counts_say_which_claims_could_tell_contention_from_none(claims: &[cellbla
             predictions_hold: hold,
             predictions_hold_discriminating: DISCRIMINATING.len(),
         }
+    );
+}
+
+/// `reproduce --quick`'s verdicts are pinned as the full run's are: each judged claim has the
+/// full run's status except those `QUICK_DIFFERS` names (which the quick summary prints), and
+/// the counts are these. A claim that changes in either form fails one of the two tests.
+#[test]
+fn quick_verdicts_are_the_full_runs_except_the_listed_ones() {
+    let claims = run_all(&load(preset_text("qs20").unwrap(), &[]).unwrap(), true).unwrap();
+    let mut surprises = Vec::new();
+    for c in claims.iter().filter(|c| c.status != SKIPPED) {
+        let full = if NOT_REPRODUCED.contains(&c.claim.as_str()) { "does not hold" } else { "holds" };
+        let want = match QUICK_DIFFERS.iter().find(|d| d.0 == c.claim) {
+            Some(d) => {
+                assert_eq!(d.1, full, "{}: QUICK_DIFFERS gives the full run's status", c.claim);
+                if full == "holds" {
+                    "does not hold"
+                } else {
+                    "holds"
+                }
+            }
+            None => full,
+        };
+        if c.status != want {
+            surprises.push(format!("{}: {} with --quick (expected {want}; {})", c.claim, c.status, c.simulated));
+        }
+    }
+    for (listed, _) in QUICK_DIFFERS {
+        if !claims.iter().any(|c| c.claim == *listed && c.status != SKIPPED) {
+            surprises.push(format!("listed claim {listed} is not judged by --quick"));
+        }
+    }
+    assert!(surprises.is_empty(), "{}", surprises.join("\n"));
+    assert_eq!(
+        claim_counts(&claims),
+        ClaimCounts { claims: 81, fitted: 4, predictions: 71, predictions_hold: 38, predictions_hold_discriminating: 11 }
     );
 }
 
