@@ -127,18 +127,7 @@ pub fn claims_of(parts: Vec<Part>) -> Vec<Claim> {
         ),
         &[&a8],
     ));
-    let barrier_wins: Vec<u32> = small.iter().copied().filter(|&s| is_best(&a8, AR, s, "allreduce.rdb_barrier")).collect();
-    out.push(checked(
-        claim(
-            "all-reduce, 8 SPEs: rdb with a barrier every two rounds is best at a few sizes from 512 B",
-            S4,
-            "rdb-barrier best at some sizes >= 512 B",
-            if barrier_wins.is_empty() { "never best".into() } else { format!("best at {barrier_wins:?}") },
-            barrier_wins.iter().any(|&s| s >= 512),
-            "",
-        ),
-        &[&a8],
-    ));
+    out.push(rdb_barrier_best(8, &a8, AR, &small));
     let above1k = powers(11, 13);
     out.push(checked(
         claim(
@@ -277,18 +266,7 @@ pub fn claims_of(parts: Vec<Part>) -> Vec<Claim> {
     ));
     // "the barrier-enhanced rdb algorithm starts to perform the best for a few data points", in a
     // paragraph on "both 8 SPE and 16 SPE systems" (the 8-SPE half is the claim above).
-    let barrier_wins16: Vec<u32> = cml_sizes.iter().copied().filter(|&s| is_best(&c16, ours16, s, "allreduce.rdb_barrier")).collect();
-    out.push(checked(
-        claim(
-            "all-reduce, 16 SPEs: rdb with a barrier every two rounds is best at a few sizes from 512 B",
-            S4,
-            "rdb-barrier best at some sizes >= 512 B",
-            if barrier_wins16.is_empty() { "never best".into() } else { format!("best at {barrier_wins16:?}") },
-            barrier_wins16.iter().any(|&s| s >= 512),
-            "",
-        ),
-        &[&c16],
-    ));
+    out.push(rdb_barrier_best(16, &c16, ours16, &cml_sizes));
     // "The 16 SPE case behaves similarly, except that reduce-scatter may be followed by either
     // rdb-allgather or gather-broadcast with similar performance for data sizes of 32 Kbytes and
     // above" (32 KB is the grid's largest).
@@ -412,6 +390,23 @@ pub fn claims_of(parts: Vec<Part>) -> Vec<Claim> {
         &[&c16],
     ));
     out
+}
+
+/// "The barrier-enhanced rdb algorithm starts to perform the best for a few data points" on
+/// `p` SPEs: best among `names` at some of `sizes` from 512 B.
+fn rdb_barrier_best(p: usize, t: &Table, names: &[&str], sizes: &[u32]) -> Claim {
+    let wins: Vec<u32> = sizes.iter().copied().filter(|&s| is_best(t, names, s, "allreduce.rdb_barrier")).collect();
+    checked(
+        claim(
+            &format!("all-reduce, {p} SPEs: rdb with a barrier every two rounds is best at a few sizes from 512 B"),
+            S4,
+            "rdb-barrier best at some sizes >= 512 B",
+            if wins.is_empty() { "never best".into() } else { format!("best at {wins:?}") },
+            wins.iter().any(|&s| s >= 512),
+            "",
+        ),
+        &[t],
+    )
 }
 
 /// What the all-gather claims' sizes are (see [`all_gather_blocks`]).
