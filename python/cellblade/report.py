@@ -29,7 +29,7 @@ PINGPONG_SIZES = [0, 64, 1024, 16384, 65536, 262144, 1048576]
 # Which algorithm and SPE count each barrier claim with a published time is about: the
 # claims name it in words (crates/cellblade/src/reproduce.rs); the values are the claims'.
 BARRIER_CLAIMS = (
-    (r"^(barrier\.\w+) (?:\([^)]*\) )?on (\d+) SPEs takes about", None),
+    (r"^(barrier\.\w+) (?:\([^)]*\) )?on (\d+) SPEs takes (?:about )?\d", None),
     (r"^centralized atomic-increment barrier, (\d+) SPEs", "barrier.atomic"),
     (r"^signal barrier, (\d+) SPEs, one root", "barrier.ota_signal"),
     (r"^signal barrier, (\d+) SPEs, a root per chip", "barrier.two_root_signal"),

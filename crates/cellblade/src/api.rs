@@ -121,6 +121,9 @@ pub struct Catalog {
     pub mpi: crate::mpi::request::MpiCatalog,
     /// The claim groups of `reproduce`, in the order it states them: each can be run apart.
     pub reproduce_groups: Vec<&'static str>,
+    /// The claims whose `reproduce --quick` verdict differs from the full run's on the qs20
+    /// preset: (claim, the full run's status).
+    pub quick_differs: &'static [(&'static str, &'static str)],
     pub cluster: crate::cluster::request::ClusterCatalog,
     /// Every machine-file key: its unit, what it is and where its value comes from.
     pub machine_parameters: &'static [crate::machine::parameters::Parameter],
@@ -215,6 +218,7 @@ pub fn catalog() -> Catalog {
         model: crate::model::request::catalog(),
         mpi: crate::mpi::request::catalog(),
         reproduce_groups: crate::reproduce::group_ids(),
+        quick_differs: crate::reproduce::QUICK_DIFFERS,
         cluster: crate::cluster::request::catalog(),
         machine_parameters: crate::machine::parameters::PARAMETERS,
         build: crate::bench::build_kind(),

@@ -199,6 +199,19 @@ const GROUPS: [Group; 6] = [
     },
 ];
 
+/// The claims whose `--quick` verdict is not the full run's on the qs20 preset, with the full
+/// run's status: fewer iterations and trials move them across their rule's edge. The skipped
+/// claims are not among them (they are not judged by `--quick`). `tests/reproduce.rs` pins the
+/// list in both directions, and `reproduce --quick` prints it under its counts.
+pub const QUICK_DIFFERS: &[(&str, &str)] = &[
+    // Three trials average fewer of the runs where Overlap's half-way transfers part ways.
+    ("binomial3: every placement performs well", "holds"),
+    // The full run's eight trials see the ring pattern's rare slow mode under some draw seeds.
+    ("EvenOdd is good on every pattern", "does not hold"),
+    // -9.1% with 25 iterations, -10.9% with 100: the rule is 10%.
+    ("signal barrier, 16 SPEs, one root: about 2700 ns", "does not hold"),
+];
+
 /// The claim-group ids, in the order `run_all` states them.
 pub fn group_ids() -> Vec<&'static str> {
     GROUPS.iter().map(|g| g.id).collect()

@@ -3,13 +3,27 @@
 //! are "not modelled", and no claim rests on a run with a wrong result. The lists are kept
 //! honest in both directions: a listed claim that holds, disappears or changes status fails.
 
+use cellblade::evidence::claim::SKIPPED;
 use cellblade::evidence::{claim_counts, rules, tally, ClaimCounts};
 use cellblade::machine::config::{load, preset_text};
 use cellblade::machine::parameters;
-use cellblade::reproduce::run_all;
+use cellblade::reproduce::{run_all, QUICK_DIFFERS};
 
 const NOT_REPRODUCED: &[&str] = &[
     "centralized atomic-increment barrier, 8 SPEs",
+    "barrier, 3 to 7 SPEs (not powers of two): Bruck and one-to-all are the best",
+    "reduce, 16 SPEs: Rabenseifner beats binomial above 4096 B, binomial best up to it",
+    "ignoring BIF contention alone errs up to 56%",
+    "signal barrier, 16 SPEs, one root: about 2700 ns",
+    "reduce, 8 SPEs: local-store and mailbox binomial differ by a constant at every size",
+    "bruck2: Identity good, a little below EvenOdd",
+    "Bruck all-gather: Identity and Leap2 a little below EvenOdd, Overlap below both",
+    "barrier, 15 and 16 SPEs: one-to-all is worse than rdb and Bruck",
+    "reduce, 16 SPEs: similar gaps to CML as on 8 SPEs (19 times at 16 and 32 KB)",
+    "all-reduce, 16 SPEs: hybridA-2-8 is best at 256 B",
+    "all-reduce, 16 SPEs: rdb with a barrier every two rounds is best at a few sizes from 512 B",
+    "all-reduce, 16 SPEs: reduce-scatter then rdb all-gather or gather plus broadcast perform alike at 32 KB",
+    "barrier.ota_signal is slightly slower than barrier.ota (extra control code, the OR)",
     "broadcast, 16 SPEs: two-to-all best for small sizes, hybrid segmented binomial above 2 KB",
     "ordered (opt) binomial broadcast beats simple, by up to 42%",
     "all-reduce, 8 SPEs: above 256 B local-store rdb degrades (EIB stress), the mailbox gap shrinks",
@@ -81,17 +95,17 @@ const DISCRIMINATING: &[&str] = &[
     "rd2: leap2 alone is poor (all paths half-way), the other named placements good",
     "rd3: ring alone is poor (all paths half-way), the other named placements good",
     "Bruck all-gather: EvenOdd best, Ring worst",
+    "recursive-doubling all-gather: Ring, Overlap and Leap2 worse than EvenOdd and Identity",
     "barrier, 15 SPEs: Bruck and rdb take the same time",
     "all-reduce, 16 SPEs: HybridB-2-8 best above 2 KB, HybridB-3-4 above 4 KB",
     "all-gather, 16 SPEs: hybrid-3-4 best above 4 KB, up to 35% below rdb",
     "all-gather, 16 SPEs: rdb best up to 2 KB; at 4 KB hybrid-2-8 beats rdb",
     "congestion adds up to 218% of the uncontended latency",
-    "ignoring BIF contention alone errs up to 56%",
 ];
 
 /// Claims that hold with some of the draw seeds of the arbiter and not with the others, so do
 /// not hold: Leap2 on bruck2 is at 74.9% of the best with one seed and 75.0% with another
-/// ("poor" is under 75%), EvenOdd's worst pattern at 93% and 86% ("good" is 90%), and the
+/// ("poor" is under 75%), EvenOdd's worst pattern at 93% and 87% ("good" is 90%), and the
 /// fitted schedule price's worst error at 16% and 14% ("all within 15%").
 const DEPENDS_ON_DRAWS: &[&str] = &[
     "bruck2: EvenOdd best; Ring and Leap2 poor",
@@ -99,9 +113,12 @@ const DEPENDS_ON_DRAWS: &[&str] = &[
     "a model of the seed's parameters: 94% within 10%, all within 15%",
 ];
 
-/// Claims a machine-file value or a model was chosen on: they hold by construction.
+/// Claims a machine-file value or a model was chosen on: they hold by construction, or (the
+/// signal barrier "slightly slower" than the DMA one, which only the value fitted on the 400 ns
+/// row makes slower at all, and by 83%: not "slightly") are in sample all the same.
 const FITTED: &[&str] = &[
-    "barrier.ota_signal (OR-mode signal registers) on 8 SPEs takes about 400 ns",
+    "barrier.ota_signal (OR-mode signal registers) on 8 SPEs takes 400 ns",
+    "barrier.ota_signal is slightly slower than barrier.ota (extra control code, the OR)",
     "barrier.rdb on 8 SPEs is 25% below CML's (also rdb)",
     "a model of the seed's parameters: 94% within 10%, all within 15%",
     "MPI ping-pong: 0-byte latency about 0.65 us",
@@ -143,16 +160,53 @@ fn the_counts_say_which_claims_could_tell_contention_from_none(claims: &[cellbla
     );
 }
 
+/// `reproduce --quick`'s verdicts are pinned as the full run's are: each judged claim has the
+/// full run's status except those `QUICK_DIFFERS` names (which the quick summary prints), and
+/// the counts are these. A claim that changes in either form fails one of the two tests.
+#[test]
+fn quick_verdicts_are_the_full_runs_except_the_listed_ones() {
+    let claims = run_all(&load(preset_text("qs20").unwrap(), &[]).unwrap(), true).unwrap();
+    let mut surprises = Vec::new();
+    for c in claims.iter().filter(|c| c.status != SKIPPED) {
+        let full = if NOT_REPRODUCED.contains(&c.claim.as_str()) { "does not hold" } else { "holds" };
+        let want = match QUICK_DIFFERS.iter().find(|d| d.0 == c.claim) {
+            Some(d) => {
+                assert_eq!(d.1, full, "{}: QUICK_DIFFERS gives the full run's status", c.claim);
+                if full == "holds" {
+                    "does not hold"
+                } else {
+                    "holds"
+                }
+            }
+            None => full,
+        };
+        if c.status != want {
+            surprises.push(format!("{}: {} with --quick (expected {want}; {})", c.claim, c.status, c.simulated));
+        }
+    }
+    for (listed, _) in QUICK_DIFFERS {
+        if !claims.iter().any(|c| c.claim == *listed && c.status != SKIPPED) {
+            surprises.push(format!("listed claim {listed} is not judged by --quick"));
+        }
+    }
+    assert!(surprises.is_empty(), "{}", surprises.join("\n"));
+    assert_eq!(
+        claim_counts(&claims),
+        ClaimCounts { claims: 82, fitted: 4, predictions: 72, predictions_hold: 39, predictions_hold_discriminating: 11 }
+    );
+}
+
 #[test]
 fn each_rule_draws_its_line_where_the_readme_says() {
     assert!(rules::over(2.01, 2.0) && !rules::over(2.0, 2.0) && rules::under(2.0, 2.0) && !rules::under(2.01, 2.0));
-    assert!(rules::about(115.0, 100.0) && rules::about(85.0, 100.0) && !rules::about(115.1, 100.0) && !rules::about(84.9, 100.0));
-    assert!(rules::up_to(0.40, 0.42) && !rules::up_to(-0.1, -0.1) && !rules::up_to(0.30, 0.42));
+    assert!(rules::about(110.0, 100.0) && rules::about(90.0, 100.0) && !rules::about(110.1, 100.0) && !rules::about(89.9, 100.0));
+    assert_eq!(rules::ABOUT, rules::MEASURED, "one tolerance for 'about' in calibrate and reproduce");
+    assert!(rules::up_to(0.40, 0.42) && !rules::up_to(-0.1, -0.1) && !rules::up_to(0.37, 0.42));
     assert!(rules::best_latency(102.0, 100.0) && !rules::best_latency(102.1, 100.0));
     assert!(rules::best_ratio(0.98) && !rules::best_ratio(0.979));
     assert!(
-        rules::constant(&[100.0, 125.0, 110.0])
-            && !rules::constant(&[100.0, 125.1])
+        rules::constant(&[100.0, 110.0, 105.0])
+            && !rules::constant(&[100.0, 110.1])
             && !rules::constant(&[])
             && !rules::constant(&[-1.0, -1.0])
     );

@@ -115,6 +115,21 @@ def _reproduce(args: argparse.Namespace) -> int:
         print(json.dumps(claims))
         return 0
     _print_claims(claims)
+    if args.quick:
+        shown = {c["claim"] for c in claims}
+        differs = [(c, full) for c, full in CATALOG["quick_differs"] if c in shown]
+        print(
+            wrapped(
+                "--quick judges with fewer iterations and trials; on the qs20 preset the full run "
+                + (
+                    "gives these claims another verdict: "
+                    + "; ".join(f"{c} ({full})" for c, full in differs)
+                    if differs
+                    else "gives every claim judged here the same verdict"
+                )
+                + "."
+            )
+        )
     if groups is not None:
         left_out = [g for g in CATALOG["reproduce_groups"] if g not in groups]
         print(wrapped(f"Claim groups left out by --claims: {', '.join(left_out) or 'none'}."))

@@ -274,6 +274,7 @@ def _validate(args: argparse.Namespace) -> int:
         ("seed 003 equations", report["seed_equations"]),
         ("schedule price", report),
         ("baseline (fig. 11)", report["baseline"]),
+        ("seed 003 equations without C", report["seed_no_contention"]),
     ):
         rows.append(
             (

@@ -136,9 +136,12 @@ fn accuracy_claims(v: &Validation) -> Vec<Claim> {
             "ignoring BIF contention alone errs up to 56%",
             "seed 003 §7.2",
             "up to 56%",
-            format!("the schedule price without C: up to {:.0}%", v.no_contention.worst_error_pct),
-            rules::up_to(v.no_contention.worst_error_pct, 56.0),
-            "'up to X' by the one rule; measured on the schedule price without C",
+            format!(
+                "the seed's equations without C: up to {:.0}% (the schedule price without C, in sample: up to {:.0}%)",
+                v.seed_no_contention.worst_error_pct, v.no_contention.worst_error_pct
+            ),
+            rules::up_to(v.seed_no_contention.worst_error_pct, 56.0),
+            "'up to X' by the one rule; measured on the seed's own equations with C dropped, which were not designed on this grid (the schedule price was, so its figure is shown, not judged)",
         ),
     ]
 }

@@ -18,6 +18,9 @@ use crate::machine::memory::reg;
 use crate::spu::Spu;
 use crate::stats::{self, StatsParams};
 
+/// The shared fetch-and-add row the 4-64 B one is counted under.
+const SHARED_128: &str = "fetch-and-add, one shared 128 B variable, 16 SPEs";
+
 fn stat(file: &MachineFile, json: serde_json::Value) -> Result<stats::StatsResult> {
     let p: StatsParams = serde_json::from_value(json).expect("valid calibration request");
     stats::run(file.clone(), &p)
@@ -288,16 +291,30 @@ pub fn atomic_rows(file: &MachineFile) -> Result<Vec<Row>> {
             true,
             "fits atomic.hit_core_cycles",
         ),
+        // The model has one 128-byte line for every size, so a 4-64 B variable is the same
+        // simulated quantity as the 128 B one (the line whole): another published number for
+        // it, counted once, under the 128 B row.
+        same(
+            row(
+                "fetch-and-add, one shared 4-64 B variable, 16 SPEs",
+                S,
+                9000.0,
+                shared(16, 4, 0)?,
+                "ns",
+                false,
+                "'up to 9 us' (Fig. 12(a)); the model's line is 128 bytes for every size, so this is the 128 B row's quantity",
+            ),
+            SHARED_128,
+        ),
         row(
-            "fetch-and-add, one shared 4-64 B variable, 16 SPEs",
+            SHARED_128,
             S,
-            9000.0,
-            shared(16, 4, 0)?,
+            8000.0,
+            shared(16, 128, 0)?,
             "ns",
             false,
-            "hand-overs one at a time: the snooped getllar, the holder's push home, the reissued read",
+            "'up to 8 us' (Fig. 12(b)); hand-overs one at a time: the snooped getllar, the holder's push home, the reissued read",
         ),
-        row("fetch-and-add, one shared 128 B variable, 16 SPEs", S, 8000.0, shared(16, 128, 0)?, "ns", false, "'up to 8 us' (Fig. 12(b))"),
     ];
     // "From 10 to 15 SPEs the Shared-C1-MX experiments are 1 us greater than Shared-C0-MX."
     let gap = (10..=15).map(|n| Ok(shared(n, 4, 1)? - shared(n, 4, 0)?)).collect::<Result<Vec<f64>>>()?;
