@@ -19,6 +19,8 @@ from pathlib import Path
 import psutil
 import pytest
 
+import cellblade
+from cellblade.programs import Blade
 from cellblade.sdk import launcher
 
 pytestmark = pytest.mark.skipif(
@@ -348,3 +350,74 @@ def test_sixteen_ppe_threads_each_with_an_spe_run_to_the_end(tmp_path, workload,
     _build(tmp_path, str(folder / "spe.c"), str(folder / "ppe.c"), "-m32")
     done = _cellblade("run", "./ppe.elf", workload, str(spes), "20", cwd=tmp_path)
     assert (done.returncode, done.stderr) == (0, "")
+
+
+SPE_TIMES = r"""
+#include <spu_mfcio.h>
+#include <stdio.h>
+static char buf[16384] __attribute__((aligned(128)));
+int main(unsigned long long speid, unsigned long long argp, unsigned long long envp)
+{
+    mfc_write_tag_mask(1 << 3);
+    unsigned int d0 = spu_read_decrementer();
+    mfc_get(buf, argp, sizeof buf, 3, 0, 0);
+    mfc_read_tag_status_all();
+    unsigned int d1 = spu_read_decrementer();
+    spu_write_out_mbox(7);
+    unsigned int d2 = spu_read_decrementer();
+    printf("%u %u\n", d0 - d1, d1 - d2);
+    return 0;
+}
+"""
+
+PPE_GIVES_MEMORY = r"""
+#include <libspe2.h>
+static char memory[16384] __attribute__((aligned(128)));
+int main(void)
+{
+    spe_program_handle_t *image = spe_image_open("spe.elf");
+    spe_context_ptr_t spe = spe_context_create(0, NULL);
+    spe_program_load(spe, image);
+    unsigned int entry = SPE_DEFAULT_ENTRY;
+    return spe_context_run(spe, &entry, 0, memory, NULL, NULL);
+}
+"""
+
+
+def test_c_and_python_programs_time_the_same_operations_alike(tmp_path, monkeypatch):
+    """One implementation below both fronts: a 16 KB GET from main memory and its wait, then an
+    outbound mailbox write, timed with the decrementer by a C SPE program and by a Python one."""
+    (tmp_path / "spe.c").write_text(SPE_TIMES)
+    (tmp_path / "ppe.c").write_text(PPE_GIVES_MEMORY)
+    _build(tmp_path, "spe.c", "ppe.c", "-m32")
+    monkeypatch.chdir(tmp_path)  # where the program opens spe.elf
+    run = cellblade.sdk_run(tmp_path / "ppe.elf")
+    assert run["exit_code"] == 0, run
+    from_c = [int(w) for w in run["stdout"].split()]
+
+    seen = {}
+
+    def reader(spu):
+        buf = spu.ls_alloc(16384, 128)
+        spu.mfc_write_tag_mask(1 << 3)
+        d0 = spu.spu_read_decrementer()
+        yield spu.mfc_get(buf, 0, 16384, 3)
+        yield spu.mfc_read_tag_status_all()
+        d1 = spu.spu_read_decrementer()
+        yield spu.spu_write_out_mbox(7)
+        seen["ticks"] = [d0 - d1, d1 - spu.spu_read_decrementer()]
+
+    Blade("qs20").spe(0, reader).run()
+    assert from_c == seen["ticks"]
+    assert from_c[0] > 0
+
+
+def test_the_python_call_returns_the_output_time_and_machine(dma_abs, monkeypatch):
+    monkeypatch.chdir(dma_abs)
+    run = cellblade.sdk_run(dma_abs / "ppe.elf", machine="qs22")
+    assert run["exit_code"] == 0 and run["message"] == ""
+    assert run["stdout"].startswith("PPE: starting the SPE\nSPE: fetching 64 floats from 0x")
+    assert run["stderr"] == ""
+    assert run["simulated_ns"] > 0 and "[eib]" in run["machine_toml"]
+    with pytest.raises(cellblade.ConfigError, match="absent.elf: no such file"):
+        cellblade.sdk_run(dma_abs / "absent.elf")

@@ -372,6 +372,32 @@ def resolved_machine(machine: Machine | None = None, overrides: Overrides = ()) 
     return _core.resolved_machine(_machine(machine, overrides))
 
 
+def sdk_run(
+    program: str | os.PathLike,
+    args: Iterable[str] = (),
+    machine: Machine | None = None,
+    overrides: Overrides = (),
+) -> dict[str, Any]:
+    """Run a Cell SDK program (a PPE executable built with ``cellblade ppu-gcc -lspe2``) on the
+    simulated blade, as ``cellblade run`` does: ``{"exit_code", "message", "stdout", "stderr",
+    "simulated_ns", "events", "packets", "wall_s", "notes", "machine_toml"}``, the output being
+    what the program and its SPEs printed."""
+    from cellblade.sdk import launcher
+
+    chosen = _machine(machine, overrides)
+    try:
+        result = launcher.run(os.fspath(program), list(args), chosen, capture=True)
+    except launcher.RunError as error:
+        raise ConfigError(str(error)) from None
+    return {
+        "exit_code": result.exit_code,
+        "message": result.message,
+        "stdout": result.stdout,
+        "stderr": result.stderr,
+        **result.report,
+    }
+
+
 def bench(quick: bool = False) -> dict[str, Any]:
     """The simulator's own speed (packets per second) over fixed workloads."""
     return _core.bench({"quick": quick})["result"]

@@ -4,7 +4,10 @@
 #ifndef CB_LIBSPE2_H
 #define CB_LIBSPE2_H
 
+/* As libspe2.h did, so that programs that include it alone have NULL, FILE and errno. */
+#include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {

@@ -34,12 +34,15 @@ GUEST_BASE = {32: 0x1_0000_0000, 64: 0x2000_0000_0000}
 
 @dataclass
 class RunResult:
-    """How a run ended: ``exit_code`` is the PPE program's (or 1 when the simulation failed),
-    ``message`` says why it failed, ``report`` is the simulator's."""
+    """How a run ended: ``exit_code`` is the PPE program's (128 + a signal that ended it),
+    ``message`` says how it ended when not by itself, ``report`` is the simulator's, and
+    ``stdout``/``stderr`` what the program printed, when the run captured it."""
 
     exit_code: int
     message: str = ""
     report: dict[str, Any] = field(default_factory=dict)
+    stdout: str | None = None
+    stderr: str | None = None
 
 
 class RunError(Exception):
@@ -61,9 +64,15 @@ def _bits_of(program: str) -> int:
 
 
 def run(
-    program: str, args: list[str], machine: dict[str, Any] | None = None, trace: bool = False
+    program: str,
+    args: list[str],
+    machine: dict[str, Any] | None = None,
+    trace: bool = False,
+    capture: bool = False,
 ) -> RunResult:
-    """Run the PPE program `program` with `args`; returns when it has ended."""
+    """Run the PPE program `program` with `args`; returns when it has ended. With `capture`,
+    what the program (and its SPEs, through it) prints is kept in the result instead of going
+    to this process's standard output and error."""
     path = Path(program)
     if not path.is_file():
         raise RunError(f"{program}: no such file")
@@ -77,7 +86,15 @@ def run(
     }
     command = [ppe.qemu, "-cpu", ppe.qemu_cpu, "-B", hex(GUEST_BASE[bits]), str(path), *args]
     try:
-        process = subprocess.Popen(command, env=env, pass_fds=[theirs.fileno()], process_group=0)
+        pipe = subprocess.PIPE if capture else None
+        process = subprocess.Popen(
+            command,
+            env=env,
+            pass_fds=[theirs.fileno()],
+            process_group=0,
+            stdout=pipe,
+            stderr=pipe,
+        )
     except FileNotFoundError:
         raise RunError(
             f"{ppe.qemu} is not installed: SDK programs run under Debian's qemu-user "
@@ -104,6 +121,15 @@ def run(
             os.write(done_w, b"x")
 
     thread = threading.Thread(target=simulate, name="cellblade-sdk", daemon=True)
+    # The program's output is read as it comes, so that a full pipe never holds it.
+    printed: dict[str, bytes] = {}
+    readers = [
+        threading.Thread(target=lambda f=f, key=key: printed.update({key: f.read()}), daemon=True)
+        for key, f in (("stdout", process.stdout), ("stderr", process.stderr))
+        if f is not None
+    ]
+    for reader in readers:
+        reader.start()
     previous = {s: signal.signal(s, _raise_signalled) for s in (signal.SIGTERM, signal.SIGHUP)}
     ended_by = None
     try:
@@ -126,6 +152,8 @@ def run(
             process.wait()
         _end_group(process)
         thread.join()
+        for reader in readers:
+            reader.join()
         os.close(done_r)
         os.close(done_w)
     if ended_by is not None:
@@ -137,7 +165,10 @@ def run(
     report = {**result, "machine_toml": outcome["answer"]["machine_toml"]}
     killed = process.returncode < 0
     message = f"the PPE program {native.ended_how(process)}" if killed else ""
-    return RunResult(native.exit_code_of(process), message, report)
+    text = {key: value.decode(errors="replace") for key, value in printed.items()}
+    return RunResult(
+        native.exit_code_of(process), message, report, text.get("stdout"), text.get("stderr")
+    )
 
 
 class _Signalled(Exception):
