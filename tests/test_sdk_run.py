@@ -421,3 +421,65 @@ def test_the_python_call_returns_the_output_time_and_machine(dma_abs, monkeypatc
     assert run["simulated_ns"] > 0 and "[eib]" in run["machine_toml"]
     with pytest.raises(cellblade.ConfigError, match="absent.elf: no such file"):
         cellblade.sdk_run(dma_abs / "absent.elf")
+
+
+SPE_BAD_DMA = r"""
+#include <spu_mfcio.h>
+static char buf[256] __attribute__((aligned(128)));
+int main(unsigned long long speid, unsigned long long argp, unsigned long long envp)
+{
+    mfc_get(buf, argp, 128, 1, 0, 0); /* a good one first: it completes */
+    if (envp == 1)
+        mfc_get(buf + 4, argp, 128, 1, 0, 0);  /* misaligned */
+    else if (envp == 2)
+        mfc_get(buf, 0x10, 128, 1, 0, 0);      /* no PPE memory there */
+    else
+        mfc_get(buf, argp, 128, 40, 0, 0);     /* no tag 40 */
+    mfc_write_tag_mask(2);
+    mfc_read_tag_status_all();
+    return 0;
+}
+"""
+
+PPE_REPORTS_EXCEPTIONS = r"""
+#include <libspe2.h>
+#include <string.h>
+static char memory[128] __attribute__((aligned(128)));
+int main(void)
+{
+    spe_program_handle_t *image = spe_image_open("spe.elf");
+    for (unsigned long kind = 1; kind <= 3; kind++) {
+        spe_context_ptr_t spe = spe_context_create(0, NULL);
+        spe_program_load(spe, image);
+        unsigned int entry = SPE_DEFAULT_ENTRY;
+        spe_stop_info_t stop;
+        int r = spe_context_run(spe, &entry, 0, memory, (void *)kind, &stop);
+        printf("%d %s reason %u exception %#x\n", r, strerror(errno), stop.stop_reason,
+               stop.result.spe_runtime_exception);
+        spe_context_destroy(spe);
+    }
+    return 0;
+}
+"""
+
+
+def test_an_illegal_dma_stops_its_spe_with_the_exception_libspe2_gives(tmp_path):
+    (tmp_path / "spe.c").write_text(SPE_BAD_DMA)
+    (tmp_path / "ppe.c").write_text(PPE_REPORTS_EXCEPTIONS)
+    _build(tmp_path, "spe.c", "ppe.c", "-m32")
+    done = _cellblade("run", "./ppe.elf", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == (
+        "-1 Input/output error reason 4 exception 0x8\n"
+        "-1 Input/output error reason 4 exception 0x20\n"
+        "-1 Input/output error reason 4 exception 0x800\n"
+    )
+    notes = done.stderr.splitlines()
+    assert len(notes) == 3
+    assert notes[0].startswith(
+        "cellblade run: the SPE program of context 0 (SPE 0): MFC command 0x40 (lsa=0x"
+    )
+    assert "SPE_RUNTIME_EXCEPTION (SPE_DMA_ALIGNMENT)" in notes[0]
+    assert "ea=0x10, size=128, tag=1) refused" in notes[1]
+    assert "maps to nothing" in notes[1] and "(SPE_DMA_SEGMENTATION)" in notes[1]
+    assert "tag 40 is out of range" in notes[2] and "(SPE_INVALID_DMA)" in notes[2]

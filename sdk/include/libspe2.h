@@ -57,6 +57,12 @@ typedef struct spe_stop_info {
 #define SPE_CALLBACK_ERROR 6
 #define SPE_ISOLATION_ERROR 7
 
+/* The runtime exceptions of SPE_RUNTIME_EXCEPTION (spe_runtime_exception). */
+#define SPE_DMA_ALIGNMENT 0x0008
+#define SPE_DMA_SEGMENTATION 0x0020
+#define SPE_DMA_STORAGE 0x0040
+#define SPE_INVALID_DMA 0x0800
+
 /* Mailbox behaviours. */
 #define SPE_MBOX_ALL_BLOCKING 1
 #define SPE_MBOX_ANY_BLOCKING 2

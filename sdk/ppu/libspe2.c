@@ -248,6 +248,11 @@ int spe_context_run(spe_context_ptr_t spe, unsigned int *entry, unsigned int run
         info.result.spe_signal_code = (int)ans.value;
         result = (int)ans.value;
         break;
+    case SPE_RUNTIME_EXCEPTION:
+        info.result.spe_runtime_exception = (int)ans.value;
+        errno = EIO;
+        result = -1;
+        break;
     default:
         info.result.spe_runtime_error = (int)ans.value;
         errno = EFAULT;

@@ -560,14 +560,32 @@ async fn serve_spe(spu: Spu, n: usize, sock: UnixStream, job: JobRef) -> Result<
         let mut answer = Answer::default();
         match req.op {
             wire::SPU_HELLO => {}
-            wire::SPU_MFC => match req.a {
-                GETLLAR => {
-                    spu.mfc_getllar(req.b, req.d).await?;
-                    atomic_status = atomic::GETLLAR;
+            wire::SPU_MFC => {
+                let done = match req.a {
+                    GETLLAR => spu.mfc_getllar(req.b, req.d).await.map(|()| atomic_status = atomic::GETLLAR),
+                    PUTLLC => spu.mfc_putllc(req.b, req.d).await.map(|s| atomic_status = s),
+                    _ => mfc_command(&spu, &req).await,
+                };
+                match done {
+                    Ok(()) => {}
+                    // The MFC refuses the command: the SPE stops with a DMA exception, as on the
+                    // blade, and the PPE program goes on; its earlier DMAs still complete.
+                    Err(Error::Program(why)) => {
+                        let code = dma_exception(&why);
+                        job.borrow_mut().notes.push(format!(
+                            "{what}: MFC command {:#x} (lsa={:#x}, ea={:#x}, size={}, tag={}) refused: {why}: the context stops with SPE_RUNTIME_EXCEPTION ({})",
+                            req.a, req.b, req.d, req.e, req.c, code.1
+                        ));
+                        if let Some(mut child) = job.borrow_mut().contexts[n].child.take() {
+                            let _ = child.kill();
+                            let _ = child.wait();
+                        }
+                        tell_ppe(&sh, &job, n, Event::Stopped { reason: wire::SPE_RUNTIME_EXCEPTION, code: code.0 });
+                        return Ok(());
+                    }
+                    Err(e) => return Err(e),
                 }
-                PUTLLC => atomic_status = spu.mfc_putllc(req.b, req.d).await?,
-                _ => mfc_command(&spu, &req).await?,
-            },
+            }
             wire::SPU_WRITE_CHANNEL => match req.a {
                 channel::WR_TAG_MASK => spu.mfc_write_tag_mask(req.d as u32),
                 channel::WR_TAG_UPDATE => tag_update = req.d as u32,
@@ -630,6 +648,19 @@ mod channel {
     pub const WR_OUT_MBOX: u32 = 28;
     pub const RD_IN_MBOX: u32 = 29;
     pub const RD_ATOMIC_STAT: u32 = 27;
+}
+
+/// libspe2's runtime exception (and its name) for an MFC command the blade refused, from the
+/// machine's reason: a size or an alignment the MFC does not take, an effective address that
+/// maps to nothing, or anything else that makes the command invalid (a local-store range, a tag).
+fn dma_exception(why: &str) -> (u64, &'static str) {
+    if why.contains("maps to nothing") {
+        (0x0020, "SPE_DMA_SEGMENTATION")
+    } else if why.contains("illegal") || why.contains("aligned") || why.contains("same offset") {
+        (0x0008, "SPE_DMA_ALIGNMENT")
+    } else {
+        (0x0800, "SPE_INVALID_DMA")
+    }
 }
 
 /// The lock-line commands (spu_mfcio.h's MFC_GETLLAR_CMD, MFC_PUTLLC_CMD) and MFC_RdAtomicStat's
