@@ -93,11 +93,8 @@ int cb_sdk_call_passing(int fd, const struct cb_request *req, int passed, struct
     return cb_sdk_answer(fd, ans, NULL, 0);
 }
 
-int cb_sdk_answer(int fd, struct cb_answer *ans, void *into, uint32_t room)
+static int decode_answer(const unsigned char b[ANSWER_BYTES], struct cb_answer *ans)
 {
-    unsigned char b[ANSWER_BYTES];
-    if (get_all(fd, b, sizeof b) != 0)
-        return -1;
     uint32_t status, a, len;
     uint64_t value;
     memcpy(&status, b, 4);
@@ -108,6 +105,14 @@ int cb_sdk_answer(int fd, struct cb_answer *ans, void *into, uint32_t room)
     ans->a = be32toh(a);
     ans->value = be64toh(value);
     ans->len = be32toh(len);
+    return 0;
+}
+
+int cb_sdk_answer(int fd, struct cb_answer *ans, void *into, uint32_t room)
+{
+    unsigned char b[ANSWER_BYTES];
+    if (get_all(fd, b, sizeof b) != 0 || decode_answer(b, ans) != 0)
+        return -1;
     if (ans->len > room) {
         errno = EMSGSIZE;
         return -1;
@@ -121,4 +126,32 @@ int cb_sdk_call(int fd, const struct cb_request *req, const void *payload, uint3
     if (cb_sdk_send(fd, req, payload, len) != 0)
         return -1;
     return cb_sdk_answer(fd, ans, into, room);
+}
+
+int cb_sdk_call_receiving(int fd, const struct cb_request *req, struct cb_answer *ans,
+                          int *passed)
+{
+    *passed = -1;
+    if (cb_sdk_send(fd, req, NULL, 0) != 0)
+        return -1;
+    unsigned char b[ANSWER_BYTES];
+    union {
+        struct cmsghdr header;
+        char room[CMSG_SPACE(sizeof(int))];
+    } control;
+    struct iovec iov = {.iov_base = b, .iov_len = sizeof b};
+    struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = control.room,
+                         .msg_controllen = sizeof control.room};
+    ssize_t got;
+    do
+        got = recvmsg(fd, &msg, MSG_CMSG_CLOEXEC);
+    while (got < 0 && errno == EINTR);
+    if (got <= 0)
+        return -1;
+    for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c != NULL; c = CMSG_NXTHDR(&msg, c))
+        if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
+            memcpy(passed, CMSG_DATA(c), sizeof(int));
+    if ((size_t)got < sizeof b && get_all(fd, b + got, sizeof b - (size_t)got) != 0)
+        return -1;
+    return decode_answer(b, ans) == 0 && ans->len == 0 ? 0 : -1;
 }

@@ -12,7 +12,7 @@ enum {
     /* A PPE program's (sdk/ppu/libspe2.c). */
     CB_PPE_HELLO = 32, CB_CONTEXT_CREATE, CB_PROGRAM_LOAD, CB_CONTEXT_RUN, CB_CONTEXT_RESUME,
     CB_CONTEXT_DESTROY, CB_IN_MBOX_WRITE, CB_OUT_MBOX_READ, CB_OUT_MBOX_STATUS, CB_IN_MBOX_STATUS,
-    CB_THREAD_CREATE, CB_THREAD_EXIT, CB_THREAD_JOIN, CB_SIGNAL_WRITE
+    CB_THREAD_CREATE, CB_THREAD_EXIT, CB_THREAD_JOIN, CB_SIGNAL_WRITE, CB_LS_AREA, CB_LS_MAPPED
 };
 /* CB_CONTEXT_RUN's answers. */
 #define CB_RUN_STOPPED 0
@@ -39,6 +39,9 @@ int cb_sdk_call(int fd, const struct cb_request *req, const void *payload, uint3
                 struct cb_answer *ans, void *into, uint32_t room);
 /* The same, with descriptor `passed` sent beside the request (SCM_RIGHTS). */
 int cb_sdk_call_passing(int fd, const struct cb_request *req, int passed, struct cb_answer *ans);
+/* A call whose answer brings a descriptor (SCM_RIGHTS): *passed is it, or -1. */
+int cb_sdk_call_receiving(int fd, const struct cb_request *req, struct cb_answer *ans,
+                          int *passed);
 /* Send a request that gets no answer read here (the caller reads it with cb_sdk_answer). */
 int cb_sdk_send(int fd, const struct cb_request *req, const void *payload, uint32_t len);
 int cb_sdk_answer(int fd, struct cb_answer *ans, void *into, uint32_t room);

@@ -90,6 +90,9 @@ int spe_in_mbox_status(spe_context_ptr_t spe);
 int spe_out_mbox_read(spe_context_ptr_t spe, unsigned int *mbox_data, int count);
 int spe_out_mbox_status(spe_context_ptr_t spe);
 int spe_signal_write(spe_context_ptr_t spe, unsigned int signal_reg, unsigned int data);
+/* The PPE address of the context's local store, mapped into the program, and its size. */
+void *spe_ls_area_get(spe_context_ptr_t spe);
+int spe_ls_size_get(spe_context_ptr_t spe);
 
 #ifdef __cplusplus
 }

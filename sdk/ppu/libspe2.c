@@ -14,6 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../common/sdk_wire.h"
@@ -32,6 +34,9 @@ static uint32_t be16(const unsigned char *p)
 struct spe_context {
     spe_program_handle_t handle;
     uint32_t number;
+    /* The context's local store mapped here (spe_ls_area_get), and its size. */
+    void *ls;
+    size_t ls_size;
 };
 
 /* What an opened image is: the handle programs see, and the file behind it, on a list of those
@@ -111,6 +116,8 @@ int spe_context_destroy(spe_context_ptr_t spe)
     struct cb_answer ans;
     if (simple(CB_CONTEXT_DESTROY, spe, 0, NULL, 0, &ans, NULL, 0) != 0)
         return -1;
+    if (spe->ls != NULL)
+        munmap(spe->ls, spe->ls_size);
     free(spe);
     return 0;
 }
@@ -329,4 +336,51 @@ int spe_signal_write(spe_context_ptr_t spe, unsigned int signal_reg, unsigned in
     struct cb_request req = {CB_SIGNAL_WRITE, spe->number, signal_reg, 0, data, 0};
     struct cb_answer ans;
     return call(&req, NULL, 0, &ans, NULL, 0) != 0 ? -1 : answered(&ans);
+}
+
+/* Map the context's local store: the simulator hands over its file, and is told where it is,
+ * so that a DMA to an address in it is one to that local store. */
+static int map_local_store(spe_context_ptr_t spe)
+{
+    int simulator = cb_ppu_connection();
+    if (simulator < 0)
+        return -1;
+    struct cb_request req = {CB_LS_AREA, spe->number, 0, 0, 0, 0};
+    struct cb_answer ans;
+    int file;
+    if (cb_sdk_call_receiving(simulator, &req, &ans, &file) != 0)
+        return -1;
+    if (answered(&ans) != 0 || file < 0)
+        return -1;
+    struct stat st;
+    void *at = fstat(file, &st) == 0
+                   ? mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, file, 0)
+                   : MAP_FAILED;
+    close(file);
+    if (at == MAP_FAILED)
+        return -1;
+    struct cb_request mapped = {CB_LS_MAPPED, spe->number, 0, 0, (uint64_t)(uintptr_t)at, 0};
+    if (cb_sdk_call(simulator, &mapped, NULL, 0, &ans, NULL, 0) != 0 || answered(&ans) != 0) {
+        munmap(at, (size_t)st.st_size);
+        return -1;
+    }
+    spe->ls = at;
+    spe->ls_size = (size_t)st.st_size;
+    return 0;
+}
+
+void *spe_ls_area_get(spe_context_ptr_t spe)
+{
+    if (spe == NULL) {
+        errno = ESRCH;
+        return NULL;
+    }
+    if (spe->ls == NULL && map_local_store(spe) != 0)
+        return NULL;
+    return spe->ls;
+}
+
+int spe_ls_size_get(spe_context_ptr_t spe)
+{
+    return spe_ls_area_get(spe) == NULL ? -1 : (int)spe->ls_size;
 }

@@ -103,6 +103,8 @@ struct Job {
     notes: Vec<String>,
     /// When the PPE program ended, once it has.
     ppe_ended: Option<Time>,
+    /// Where the PPE mapped each context's local store (spe_ls_area_get): its address, the SPE.
+    ls_windows: Vec<(u64, usize)>,
     /// The run's own folder (embedded SPE images written for qemu-user), removed with it.
     folder: Option<PathBuf>,
     embedded: Vec<(Vec<u8>, PathBuf)>,
@@ -129,6 +131,7 @@ pub fn run_sdk(file: MachineFile, ppe: UnixStream, opts: SdkOptions) -> Result<S
         ppe_ended: None,
         folder: None,
         embedded: Vec::new(),
+        ls_windows: Vec::new(),
     }));
     let served = job.clone();
     blade.ppe(move |p| serve_ppe(p, ppe, served, 0));
@@ -182,6 +185,18 @@ async fn serve_ppe(p: Ppe, sock: UnixStream, job: JobRef, thread: usize) -> Resu
             ppe_thread_gone(&job, &p, thread);
             return Ok(());
         };
+        if req.op == wire::LS_AREA {
+            // The answer carries the context's local-store file, which the PPE maps.
+            let sent = match context_of(&job, req.a) {
+                Ok(spe) => wire::write_answer_passing(&sock, &Answer::default(), job.borrow().local_stores[spe].as_raw_fd()),
+                Err(refusal) => wire::write_answer(&mut &sock, &refusal, &[]),
+            };
+            if sent.is_err() {
+                ppe_thread_gone(&job, &p, thread);
+                return Ok(());
+            }
+            continue;
+        }
         let Some((answer, out)) = serve_ppe_call(&p, thread, &req, &payload, fd, &job, &sock).await? else {
             ppe_thread_gone(&job, &p, thread);
             return Ok(());
@@ -287,8 +302,13 @@ async fn serve_ppe_call(
                 None => (refused(wire::EAGAIN), Vec::new()),
                 Some(spe) => {
                     // SPE_CFG_SIGNOTIFY1_OR and _2_OR: each register ORs what is written to it.
+                    // A new context's local store is all zeros, as spufs gives it, whatever
+                    // the SPE's last context left there.
                     let or_mode = [req.a & 0x10 != 0, req.a & 0x20 != 0];
-                    p.process().0.world.borrow_mut().ch[spe].signal_or_mode = or_mode;
+                    let mut m = p.process().0.world.borrow_mut();
+                    m.ch[spe].signal_or_mode = or_mode;
+                    m.mem.ls[spe].fill(0);
+                    drop(m);
                     j.contexts.push(Context {
                         spe,
                         image: None,
@@ -332,6 +352,8 @@ async fn serve_ppe_call(
                 let ctx = &mut j.contexts[req.a as usize];
                 end_process(ctx);
                 ctx.destroyed = true;
+                let spe = ctx.spe;
+                j.ls_windows.retain(|&(_, s)| s != spe);
                 (ok, Vec::new())
             }
         },
@@ -376,6 +398,13 @@ async fn serve_ppe_call(
                 }
                 _ => (refused(wire::EINVAL), Vec::new()),
             },
+        },
+        wire::LS_MAPPED => match context_of(job, req.a) {
+            Err(a) => (a, Vec::new()),
+            Ok(spe) => {
+                job.borrow_mut().ls_windows.push((req.d, spe));
+                (ok, Vec::new())
+            }
         },
         wire::OUT_MBOX_STATUS | wire::IN_MBOX_STATUS => match context_of(job, req.a) {
             Err(a) => (a, Vec::new()),
@@ -539,6 +568,7 @@ async fn serve_spe(spu: Spu, n: usize, sock: UnixStream, job: JobRef) -> Result<
     let what = format!("the SPE program of context {n} (SPE {spe})");
     let sh = spu.shared();
     let mut tag_update = 0u32;
+    let ls_bytes = sh.world.borrow().p.ls_bytes as u64;
     // MFC_RdAtomicStat: the last lock-line command's outcome, cleared when read.
     let mut atomic_status = 0u32;
     loop {
@@ -561,6 +591,8 @@ async fn serve_spe(spu: Spu, n: usize, sock: UnixStream, job: JobRef) -> Result<
         match req.op {
             wire::SPU_HELLO => {}
             wire::SPU_MFC => {
+                let mut req = req;
+                req.d = effective_address(&job, req.d, ls_bytes);
                 let done = match req.a {
                     GETLLAR => spu.mfc_getllar(req.b, req.d).await.map(|()| atomic_status = atomic::GETLLAR),
                     PUTLLC => spu.mfc_putllc(req.b, req.d).await.map(|s| atomic_status = s),
@@ -648,6 +680,16 @@ mod channel {
     pub const WR_OUT_MBOX: u32 = 28;
     pub const RD_IN_MBOX: u32 = 29;
     pub const RD_ATOMIC_STAT: u32 = 27;
+}
+
+/// The blade's effective address for a PPE address an SPE program DMAs to: a local store where
+/// the PPE mapped one (spe_ls_area_get), the PPE's own memory elsewhere.
+fn effective_address(job: &JobRef, ea: u64, ls_bytes: u64) -> u64 {
+    let j = job.borrow();
+    match j.ls_windows.iter().find(|&&(at, _)| ea >= at && ea - at < ls_bytes) {
+        Some(&(at, spe)) => crate::machine::memory::Memory::ls_ea(spe, (ea - at) as u32),
+        None => ea,
+    }
 }
 
 /// libspe2's runtime exception (and its name) for an MFC command the blade refused, from the

@@ -71,6 +71,11 @@ pub const THREAD_EXIT: u32 = 43;
 pub const THREAD_JOIN: u32 = 44;
 /// spe_signal_write: a = context, b = the register (1 or 2), d = the value.
 pub const SIGNAL_WRITE: u32 = 45;
+/// spe_ls_area_get: a = context; the context's local-store file comes beside the answer.
+pub const LS_AREA: u32 = 46;
+/// The PPE has mapped context a's local store at its address d: a DMA to d + offset is one to
+/// that local store.
+pub const LS_MAPPED: u32 = 47;
 
 /// CONTEXT_RUN's answers: the status, then a = the stop reason (libspe2's SPE_EXIT, ...) and
 /// value = its code; or a = the descriptor and the payload the bytes of an SPE's stdio write.
@@ -153,6 +158,36 @@ pub fn write_answer(to: &mut impl Write, a: &Answer, payload: &[u8]) -> io::Resu
     b.extend_from_slice(&[0; 4]);
     b.extend_from_slice(payload);
     to.write_all(&b)
+}
+
+/// [`write_answer`] with descriptor `fd` sent beside it (SCM_RIGHTS).
+pub fn write_answer_passing(sock: &UnixStream, a: &Answer, fd: i32) -> io::Result<()> {
+    let mut b = Vec::with_capacity(ANSWER_BYTES);
+    write_answer(&mut b, a, &[])?;
+    let mut iov = libc::iovec { iov_base: b.as_mut_ptr().cast(), iov_len: b.len() };
+    let mut control = [0u64; 4];
+    // SAFETY: a zeroed msghdr is valid; it points at `iov` and `control`, which outlive the
+    // call, and the control message is built within `control` by the CMSG_* macros.
+    let sent = unsafe {
+        let mut msg: libc::msghdr = std::mem::zeroed();
+        msg.msg_iov = &mut iov;
+        msg.msg_iovlen = 1;
+        msg.msg_control = control.as_mut_ptr().cast();
+        msg.msg_controllen = libc::CMSG_SPACE(std::mem::size_of::<i32>() as u32) as _;
+        let c = libc::CMSG_FIRSTHDR(&msg);
+        (*c).cmsg_level = libc::SOL_SOCKET;
+        (*c).cmsg_type = libc::SCM_RIGHTS;
+        (*c).cmsg_len = libc::CMSG_LEN(std::mem::size_of::<i32>() as u32) as _;
+        std::ptr::write_unaligned(libc::CMSG_DATA(c).cast::<i32>(), fd);
+        libc::sendmsg(std::os::fd::AsRawFd::as_raw_fd(sock), &msg, 0)
+    };
+    if sent < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    if (sent as usize) < b.len() {
+        (&mut &*sock).write_all(&b[sent as usize..])?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]
