@@ -301,6 +301,6 @@ mod tests {
         let split = claims_of(pattern_runs(results.into_iter().map(|(_, r)| r).collect()));
         assert_eq!(pieces().len(), PATTERNS.len() * choices().count());
         assert_eq!(serde_json::to_string(&split).unwrap(), serde_json::to_string(&whole).unwrap());
-        assert_eq!(split.len(), 15);
+        assert_eq!(split.len(), 18);
     }
 }
