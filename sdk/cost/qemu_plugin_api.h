@@ -26,6 +26,8 @@ typedef void (*qemu_plugin_udata_cb_t)(qemu_plugin_id_t id, void *userdata);
 void qemu_plugin_register_vcpu_tb_trans_cb(qemu_plugin_id_t id, qemu_plugin_vcpu_tb_trans_cb_t cb);
 size_t qemu_plugin_tb_n_insns(const struct qemu_plugin_tb *tb);
 struct qemu_plugin_insn *qemu_plugin_tb_get_insn(const struct qemu_plugin_tb *tb, size_t idx);
+uint64_t qemu_plugin_tb_vaddr(const struct qemu_plugin_tb *tb);
+uint64_t qemu_plugin_insn_vaddr(const struct qemu_plugin_insn *insn);
 const void *qemu_plugin_insn_data(const struct qemu_plugin_insn *insn);
 size_t qemu_plugin_insn_size(const struct qemu_plugin_insn *insn);
 void qemu_plugin_register_vcpu_tb_exec_inline(struct qemu_plugin_tb *tb, enum qemu_plugin_op op,

@@ -28,23 +28,34 @@ static uint64_t own_counter;
 static uint64_t *counter = &own_counter;
 static int print_at_exit = 1;
 
+/* qemu ends a translated block at 512 instructions (TCG_MAX_INSNS); longer ones are priced in
+ * parts. */
+#define MAX_BLOCK 512
+
 static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
     (void)id;
+    uint32_t words[MAX_BLOCK];
     size_t n = qemu_plugin_tb_n_insns(tb);
-    uint64_t even = 0, odd = 0, stall = 0;
+    uint64_t cycles = 0;
+    unsigned k = 0;
     for (size_t i = 0; i < n; i++) {
         const struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
         if (qemu_plugin_insn_size(insn) != 4)
             continue;
         const uint8_t *p = qemu_plugin_insn_data(insn);
-        uint32_t word = (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-        const struct spu_price *price = &spu_prices[spu_cost_class(word)];
-        even += price->even;
-        odd += price->odd;
-        stall += price->stall;
+        words[k++] = (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+        if (k == MAX_BLOCK) {
+            cycles += spu_cost_block(words, k, 0);
+            k = 0;
+        }
     }
-    uint64_t cycles = (even > odd ? even : odd) + stall;
+    int loop = 0;
+    if (k == n && n > 0) { /* a block that branches back to its own start: a loop's body */
+        uint64_t last = qemu_plugin_insn_vaddr(qemu_plugin_tb_get_insn(tb, n - 1));
+        loop = spu_branch_target(words[n - 1], last) == (int64_t)qemu_plugin_tb_vaddr(tb);
+    }
+    cycles += spu_cost_block(words, k, loop);
     if (cycles)
         qemu_plugin_register_vcpu_tb_exec_inline(tb, QEMU_PLUGIN_INLINE_ADD_U64, counter, cycles);
 }
