@@ -45,12 +45,11 @@
  *  - fetch groups and the SPU's even-then-odd pairing rule are not modelled: any even and odd
  *    instruction in order may pair (under); memory dependencies through local store neither;
  *  - the mispredicted exit of every loop and every taken forward branch are free (under);
- *  - every scalar instruction is priced as one SPU instruction on one slot, where the SPU needs
- *    none for loop counters kept in registers the same way (about right) but PowerPC scalar
- *    double code issues one fmadd per lane where the SPU's dfma does two (over, 2x);
+ *  - PowerPC has no DP vectors: vector double code issues one fmadd per lane where the SPU's
+ *    2-wide DP instruction does both lanes in the same 7 cycles (over, 2x);
  *  - the SDK's intrinsics are emulated in software (spu_intrinsics.h reproduces the SPU's single
  *    precision), so an intrinsic is priced as the PowerPC instructions of its emulation, not as
- *    the one SPU instruction it is (over, often 10x or more): see README.md;
+ *    the one SPU instruction it is (over: spu_madd about 90 cycles for 1): see README.md;
  *  - addressing: the add of an update form (lwzu) takes no issue slot (under);
  *  - the stack frames, register saves and PIC loads of PowerPC calls are priced as they are,
  *    where the SPU's ABI differs (over or under, small);
