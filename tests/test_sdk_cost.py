@@ -131,6 +131,10 @@ def test_a_one_block_loop_is_priced_in_its_steady_state(decoder):
     fmas = [0x1007302E | (r << 21) | (r << 6) for r in (1, 2)]  # vmaddfp vR,v7,vR,v6
     assert block(decoder, fmas + [BDNZ_BACK], loop=False) == 2
     assert block(decoder, fmas + [BDNZ_BACK], loop=True) == 6
+    # One DP multiply-add carried round the loop: its 13-cycle latency, not its 7 issue cycles.
+    fmadd_f0 = 0xFC08483A  # fmadd f0,f8,f0,f9
+    assert block(decoder, [fmadd_f0, BDNZ_BACK], loop=False) == 7 + 1
+    assert block(decoder, [fmadd_f0, BDNZ_BACK], loop=True) == 13
 
 
 def test_the_table_in_spu_costs_toml_is_the_one_the_plugin_uses(decoder):

@@ -10,6 +10,10 @@
  * of an open file descriptor (a memory file the simulator passes down), MAP_SHARED: the running
  * total is a native-endian uint64 at offset 0, for the simulator to read at each request.
  * Without either the total is printed at exit to stderr as "cellblade-cost: N cycles".
+ *
+ * A block is charged when it starts, whole: at a channel request (a system call, which ends its
+ * block) the counter already holds the block that makes the call. A block that faults part way
+ * and is run again is charged twice, the same way on every run.
  */
 #include <fcntl.h>
 #include <inttypes.h>
