@@ -1,0 +1,63 @@
+/* The PowerPC-to-SPU cost decoder of the cost plugin (see spu_cost.c and README.md). */
+#ifndef CELLBLADE_SPU_COST_H
+#define CELLBLADE_SPU_COST_H
+
+#include <stdint.h>
+
+/* Cost classes: what the SPU would issue for one PowerPC instruction. */
+enum spu_class {
+    SPU_NOP,          /* no SPU work: sync, cache hints, isync */
+    SPU_FX,           /* simple fixed point: add, logical, compare, move */
+    SPU_WS,           /* word shift and rotate */
+    SPU_SH,           /* shuffle, quadword shift/rotate, splat, merge, pack */
+    SPU_SP,           /* single-precision floating point, 4-wide */
+    SPU_FI,           /* floating-point integer: conversions, 16-bit multiplies */
+    SPU_DP,           /* double-precision floating point */
+    SPU_IMUL,         /* 32-bit multiply: three 16-bit multiplies and two adds */
+    SPU_IDIV,         /* integer divide: no SPU instruction, a software routine */
+    SPU_FDIV,         /* floating divide or square root: estimate and Newton steps */
+    SPU_LQ,           /* quadword load (lvx) */
+    SPU_SQ,           /* quadword store (stvx) */
+    SPU_LOAD_SCALAR,  /* byte/half/word/float/double load: load quadword + rotate */
+    SPU_STORE_SCALAR, /* scalar store: load quadword + shuffle + store quadword */
+    SPU_BRANCH,       /* direct branch, conditional or not: hinted or fall-through, no penalty */
+    SPU_BRANCH_INDIRECT, /* branch through lr/ctr: unhinted, the taken-branch penalty */
+    SPU_NCLASSES
+};
+
+struct spu_price {
+    uint32_t even;  /* issue cycles on the even pipeline */
+    uint32_t odd;   /* issue cycles on the odd pipeline */
+    uint32_t stall;   /* cycles after issue in which nothing issues on either pipeline */
+    uint32_t latency; /* cycles from issue until the result can be used */
+};
+
+/* Registers an instruction reads and writes, numbered in one space: GPRs 0-31, FPRs 32-63,
+ * vector registers 64-95, the condition register 96, CTR 97. */
+#define SPU_REG_FPR 32
+#define SPU_REG_VR 64
+#define SPU_REG_CR 96
+#define SPU_REG_CTR 97
+#define SPU_NREGS 98
+
+struct spu_insn {
+    int cls;
+    int nsrc, ndst;
+    uint8_t src[4], dst[2];
+    uint8_t dst_fx; /* bit k: dst[k] is an address update, ready at simple fixed-point latency */
+};
+
+extern const struct spu_price spu_prices[SPU_NCLASSES];
+extern const char *const spu_class_names[SPU_NCLASSES];
+
+/* The class of one PowerPC instruction word (host byte order, already byte-swapped). */
+int spu_cost_class(uint32_t word);
+/* Its class and registers. */
+void spu_cost_decode(uint32_t word, struct spu_insn *out);
+/* The branch target of a direct branch at address pc, or -1 (not a direct branch). */
+int64_t spu_branch_target(uint32_t word, uint64_t pc);
+/* SPU cycles of a block of n instruction words (host byte order); loop != 0 prices it as the
+ * body of a loop that branches back to its own start, in the steady state. */
+uint64_t spu_cost_block(const uint32_t *words, unsigned n, int loop);
+
+#endif
