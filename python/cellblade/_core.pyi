@@ -56,6 +56,9 @@ def mpi_matmul(request: dict[str, Any], machine: Optional[_Machine] = None) -> _
 def mpi_run(fds: list[int], request: dict[str, Any], machine: Optional[_Machine] = None) -> _Answer:
     """Takes ownership of the socket descriptors `fds`, one per rank, rank order."""
 
+def sdk_run(fd: int, request: dict[str, Any], machine: Optional[_Machine] = None) -> _Answer:
+    """Takes ownership of the socket descriptor `fd`, the PPE process's (cellblade.sdk.launcher)."""
+
 class Op:
     """One operation a program yields; its result is the value of the ``yield``."""
 
