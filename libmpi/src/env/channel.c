@@ -64,11 +64,12 @@ static uint64_t wtimes;
 
 /* The simulator ended the connection: the launcher is ending the job and reports why. */
 void cb_state_phase(int phase, int code); /* env/fault.c */
+void cb_flush_last(void);                  /* env/fault.c */
 
 static void lost(void)
 {
     cb_state_phase(4, 0); /* CB_PHASE_LOST: the launcher learns the job's end from the simulator */
-    fflush(NULL);         /* what the rank printed is not lost with it */
+    cb_flush_last();      /* what the rank printed is not lost with it, nor printed twice */
     _exit(1);
 }
 

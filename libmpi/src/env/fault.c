@@ -14,7 +14,10 @@
  *   a signal that would lose it: a crash (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT), the
  *   SIGTERM, SIGINT or SIGHUP by which the launcher, the terminal or a user ends the rank, and
  *   the other signals whose default ends a process (an alarm, SIGUSR1, ...). The
- *   handler flushes, then dies of the same signal, so the launcher names it. Flushing is not
+ *   handler flushes, then dies of the same signal, so the launcher names it. Every last flush
+ *   (the handler's, the library's before _exit, the C library's at exit) runs with those
+ *   signals blocked: a second signal arriving mid-flush would flush the same buffer again and
+ *   print its lines twice (a rank ended by the launcher while it was already going). Flushing is not
  *   async-signal-safe: a crash inside stdio may crash again (the default action is back by
  *   then) or block on a lock another thread holds, which the alarm ends.
  *   Only signals whose action is the default get it; a program's own handler replaces it.
@@ -55,16 +58,45 @@ static MPI_Comm written_comm = MPI_COMM_NULL;
 static const int flushed_on[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTERM, SIGINT, SIGHUP,
                                  SIGQUIT, SIGALRM, SIGUSR1, SIGUSR2, SIGXCPU};
 
+/* Blocks the signals of flushed_on but `except` (0: none), so that no handler flushes again. */
+static void block_flushed(int except)
+{
+    sigset_t set;
+    sigemptyset(&set);
+    for (size_t i = 0; i < sizeof flushed_on / sizeof flushed_on[0]; i++)
+        if (flushed_on[i] != except)
+            sigaddset(&set, flushed_on[i]);
+    sigprocmask(SIG_BLOCK, &set, NULL);
+}
+
 static void flush_and_die(int sig)
 {
     struct sigaction dfl;
     memset(&dfl, 0, sizeof dfl);
     dfl.sa_handler = SIG_DFL;
     sigaction(SIGALRM, &dfl, NULL);
+    block_flushed(SIGALRM);
     alarm(2); /* a flush that blocks on a lock another thread holds still ends */
     fflush(NULL);
     sigaction(sig, &dfl, NULL);
-    raise(sig); /* SA_NODEFER: delivered now, with its default action */
+    sigset_t own;
+    sigemptyset(&own);
+    sigaddset(&own, sig);
+    raise(sig); /* pending until unblocked, then delivered with its default action */
+    sigprocmask(SIG_UNBLOCK, &own, NULL);
+}
+
+/* Registered first, so it runs last of the atexit handlers, just before the C library's own
+ * flush at exit. */
+static void block_before_exit_flush(void)
+{
+    block_flushed(0);
+}
+
+void cb_flush_last(void)
+{
+    block_flushed(0);
+    fflush(NULL);
 }
 
 static void flush_on_signals(void)
@@ -90,8 +122,10 @@ __attribute__((constructor)) static void cb_fault_start(void)
             _exit(1); /* the launcher died before the prctl took effect */
     }
     const char *sock = getenv("CELLBLADE_MPI_FD");
-    if (parent)
+    if (parent) {
         flush_on_signals();
+        atexit(block_before_exit_flush);
+    }
     if (sock)
         fcntl(atoi(sock), F_SETFD, FD_CLOEXEC);
     const char *fd = getenv("CELLBLADE_MPI_STATE_FD"), *rank = getenv("CELLBLADE_MPI_RANK");
@@ -188,6 +222,6 @@ void cb_state_phase(int phase, int code)
 
 void cb_exit(int code)
 {
-    fflush(NULL);
+    cb_flush_last();
     _exit(code);
 }
