@@ -221,7 +221,7 @@ def test_usage_exits_2_and_failures_exit_1(error, code, capsys):
         raise error
 
     parser.set_defaults(handler=handler)
-    assert cli._run(parser, []) == code
+    assert cli._run(lambda: parser, []) == code
     assert capsys.readouterr().err == f"cellblade: error: {error}\n"
 
 

@@ -201,8 +201,10 @@ class StageLines:
 
 def busy() -> bool:
     """Whether simulations started by `run` are still running in worker threads (after an
-    interrupt: the CLI then exits without waiting for them)."""
-    return any(t.name.startswith(_THREAD_PREFIX) and t.is_alive() for t in threading.enumerate())
+    interrupt: the CLI then exits without waiting for them). A thread still starting counts:
+    Ctrl-C can land while `submit` starts one, before `is_alive` says so, and the executor's
+    exit hook would then wait for its whole simulation."""
+    return any(t.name.startswith(_THREAD_PREFIX) for t in threading.enumerate())
 
 
 _THREAD_PREFIX = "cellblade-sim"

@@ -26,6 +26,7 @@ import importlib
 import os
 import re
 import sys
+from collections.abc import Callable
 
 from cellblade.cli.base import COMMANDS, HELP, Parser, UsageError, add_version_arg
 
@@ -37,7 +38,7 @@ def main(argv: list[str] | None = None) -> int:
     --help` loads none (tests/test_startup.py), so it answers at once."""
     argv = sys.argv[1:] if argv is None else argv
     named = next((word for word in argv if not word.startswith("-")), None)
-    return _run(build_parser(only=named if named in COMMANDS else ""), argv)
+    return _run(lambda: build_parser(only=named if named in COMMANDS else ""), argv)
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
@@ -62,7 +63,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
 def cellstats_main(argv: list[str] | None = None) -> int:
     """Entry point of `cellstats`."""
-    return _run(build_cellstats_parser(), argv)
+    return _run(build_cellstats_parser, argv)
 
 
 def build_cellstats_parser() -> argparse.ArgumentParser:
@@ -81,10 +82,14 @@ INTERRUPTED = 130  # 128 + SIGINT, what a shell reports for a command ended by C
 BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for `yes | head -1`'s yes
 
 
-def _run(parser: argparse.ArgumentParser, argv: list[str] | None) -> int:
-    program = parser.prog
+def _run(make_parser: Callable[[], argparse.ArgumentParser], argv: list[str] | None) -> int:
+    """Builds the parser inside the handlers too: Ctrl-C while a command's module loads is an
+    interrupt like any other (exit 130, no traceback)."""
+    program = "cellblade"
     args = None
     try:
+        parser = make_parser()
+        program = parser.prog
         args = parser.parse_args(argv)
         return args.handler(args)
     except KeyboardInterrupt:

@@ -105,4 +105,4 @@ def main() -> int:
     from cellblade.cli import _run, build_parser
 
     name = Path(sys.argv[0]).name
-    return _run(build_parser(only=name), [name, *sys.argv[1:]])
+    return _run(lambda: build_parser(only=name), [name, *sys.argv[1:]])
