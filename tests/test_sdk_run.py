@@ -180,6 +180,51 @@ def test_a_ppe_program_that_crashes_ends_the_run_and_its_spe_processes(tmp_path)
     assert left == []
 
 
+SPE_SAYS_THEN_WAITS = r"""
+#include <spu_mfcio.h>
+int main(void) { spu_write_out_mbox(7); return (int)spu_read_in_mbox(); }
+"""
+
+PPE_EXITS_WHILE_THE_SPE_WAITS = r"""
+#include <libspe2.h>
+#include <pthread.h>
+#include <stdio.h>
+static void *run(void *spe)
+{
+    unsigned int entry = SPE_DEFAULT_ENTRY;
+    spe_context_run(spe, &entry, 0, NULL, NULL, NULL);
+    return NULL;
+}
+int main(void)
+{
+    spe_context_ptr_t spe = spe_context_create(0, NULL);
+    spe_program_load(spe, spe_image_open("spe.elf"));
+    pthread_t t;
+    pthread_create(&t, NULL, run, spe);
+    unsigned int word;
+    while (spe_out_mbox_status(spe) == 0)
+        ;
+    spe_out_mbox_read(spe, &word, 1);
+    printf("the SPE said %u\n", word);
+    return 3;  /* the SPE thread, waiting for a word, ends with the process as on Linux */
+}
+"""
+
+
+def test_a_ppe_program_that_exits_while_an_spe_waits_ends_the_run_there(tmp_path, monkeypatch):
+    (tmp_path / "spe.c").write_text(SPE_SAYS_THEN_WAITS)
+    (tmp_path / "ppe.c").write_text(PPE_EXITS_WHILE_THE_SPE_WAITS)
+    _build(tmp_path, "spe.c", "ppe.c", "-m32")
+    monkeypatch.chdir(tmp_path)
+    run = cellblade.sdk_run(tmp_path / "ppe.elf")
+    assert (run["exit_code"], run["stdout"], run["stderr"]) == (3, "the SPE said 7\n", "")
+    # The run's report is the blade's at the PPE program's end (the SPE had started and
+    # written its word by then), not an empty one.
+    assert run["simulated_ns"] > 0 and run["events"] > 0
+    left = [p for p in psutil.Process().children(recursive=True) if p.name().startswith("qemu")]
+    assert left == []
+
+
 def test_a_deadlock_names_what_the_ppe_and_the_spe_wait_for(tmp_path):
     (tmp_path / "spe.c").write_text(SPE_WAITS)
     (tmp_path / "ppe.c").write_text(PPE_DIES)

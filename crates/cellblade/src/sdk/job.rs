@@ -101,8 +101,8 @@ struct Job {
     local_stores: Vec<OwnedFd>,
     opts: SdkOptions,
     notes: Vec<String>,
-    /// When the PPE program ended, once it has.
-    ppe_ended: Option<Time>,
+    /// Whether the PPE program has ended (the run ends with it).
+    ppe_ended: bool,
     /// Where the PPE mapped each context's local store (spe_ls_area_get): its address, the SPE.
     ls_windows: Vec<(u64, usize)>,
     /// The run's own folder (embedded SPE images written for qemu-user), removed with it.
@@ -128,7 +128,7 @@ pub fn run_sdk(file: MachineFile, ppe: UnixStream, opts: SdkOptions) -> Result<S
         local_stores: files,
         opts,
         notes: Vec::new(),
-        ppe_ended: None,
+        ppe_ended: false,
         folder: None,
         embedded: Vec::new(),
         ls_windows: Vec::new(),
@@ -141,16 +141,7 @@ pub fn run_sdk(file: MachineFile, ppe: UnixStream, opts: SdkOptions) -> Result<S
         end_process(ctx);
     }
     let notes = std::mem::take(&mut job.notes);
-    match (result, job.ppe_ended) {
-        (Ok(report), _) => Ok(SdkOutcome { report, notes }),
-        // SPE threads still waiting on the blade (for a mailbox word, say) when the PPE program
-        // ended: they ended with it, as on Linux; the run lasted until the PPE program's end.
-        (Err(Error::Deadlock(_)), Some(end)) => Ok(SdkOutcome {
-            report: RunReport { simulated: end, events: 0, packets: 0, wall_s: 0.0, trace: None, trace_dropped: 0 },
-            notes,
-        }),
-        (Err(e), _) => Err(e),
-    }
+    result.map(|report| SdkOutcome { report, notes })
 }
 
 fn io_err(what: &str, e: std::io::Error) -> Error {
@@ -164,13 +155,15 @@ fn end_process(ctx: &mut Context) {
     }
 }
 
-/// The PPE program has ended at `now`: so do its SPE processes.
-fn end_all(job: &JobRef, now: Time) {
+/// The PPE program has ended: so do its SPE processes, and the run with them (SPE threads still
+/// waiting on the blade, for a mailbox word say, end with the PPE process, as on Linux).
+fn end_all(job: &JobRef, p: &Ppe) {
     let mut j = job.borrow_mut();
-    j.ppe_ended = Some(now);
+    j.ppe_ended = true;
     for ctx in &mut j.contexts {
         end_process(ctx);
     }
+    p.process().0.end_run();
 }
 
 fn refused(status: i32) -> Answer {
@@ -182,7 +175,7 @@ async fn serve_ppe(p: Ppe, sock: UnixStream, job: JobRef, thread: usize) -> Resu
     loop {
         let next = wire::read_request(&sock).map_err(|e| io_err("the PPE program", e))?;
         let Some((req, payload, fd)) = next else {
-            ppe_thread_gone(&job, &p, thread);
+            ppe_thread_gone(&job, &p);
             return Ok(());
         };
         if req.op == wire::LS_AREA {
@@ -192,18 +185,18 @@ async fn serve_ppe(p: Ppe, sock: UnixStream, job: JobRef, thread: usize) -> Resu
                 Err(refusal) => wire::write_answer(&mut &sock, &refusal, &[]),
             };
             if sent.is_err() {
-                ppe_thread_gone(&job, &p, thread);
+                ppe_thread_gone(&job, &p);
                 return Ok(());
             }
             continue;
         }
         let Some((answer, out)) = serve_ppe_call(&p, thread, &req, &payload, fd, &job, &sock).await? else {
-            ppe_thread_gone(&job, &p, thread);
+            ppe_thread_gone(&job, &p);
             return Ok(());
         };
         if wire::write_answer(&mut &sock, &answer, &out).is_err() {
             // The PPE process ended while the call was under way (the launcher ended its group).
-            ppe_thread_gone(&job, &p, thread);
+            ppe_thread_gone(&job, &p);
             return Ok(());
         }
         if req.op == wire::THREAD_EXIT {
@@ -214,9 +207,11 @@ async fn serve_ppe(p: Ppe, sock: UnixStream, job: JobRef, thread: usize) -> Resu
 
 /// A PPE thread's connection closed without its exit: the process has ended (its main thread
 /// returned, or it was killed), and its SPE contexts end with it, as on Linux.
-fn ppe_thread_gone(job: &JobRef, p: &Ppe, thread: usize) {
-    if thread == 0 || job.borrow().ppe_ended.is_none() {
-        end_all(job, p.now());
+fn ppe_thread_gone(job: &JobRef, p: &Ppe) {
+    // A thread's connection closes with the process (a thread that exits says so first): the
+    // first to close marks the PPE program's end.
+    if !job.borrow().ppe_ended {
+        end_all(job, p);
     }
 }
 
@@ -581,7 +576,7 @@ async fn serve_spe(spu: Spu, n: usize, sock: UnixStream, job: JobRef) -> Result<
                 Some(s) => format!("exited with status {} before stopping", s.code().unwrap_or(-1)),
                 None => "ended".into(),
             };
-            if job.borrow().ppe_ended.is_none() {
+            if !job.borrow().ppe_ended {
                 job.borrow_mut().notes.push(format!("{what}: its process was {how}: the context stops with SPE_RUNTIME_ERROR"));
             }
             tell_ppe(&sh, &job, n, Event::Stopped { reason: wire::SPE_RUNTIME_ERROR, code: 0 });

@@ -111,6 +111,8 @@ pub struct Scheduler<E> {
     fault: Option<Error>,
     /// The event count at which the loop next polls for a fault or an interrupt (0: at once).
     next_poll: u64,
+    /// Set by [`Shared::end_run`]: the run ends when the process that set it finishes.
+    ending: bool,
 }
 
 impl<E> Scheduler<E> {
@@ -128,6 +130,7 @@ impl<E> Scheduler<E> {
             events: 0,
             fault: None,
             next_poll: 0,
+            ending: false,
         }
     }
 
@@ -331,6 +334,13 @@ impl<W: World> Shared<W> {
         pid
     }
 
+    /// End the run, without error, when the calling process finishes: the processes still
+    /// unfinished then are dropped where they wait, as a program's threads end with its process
+    /// (an SDK program's SPE threads when its PPE process exits). The caller finishes next.
+    pub fn end_run(&self) {
+        self.sched.borrow_mut().ending = true;
+    }
+
     /// End the run with `err` at the engine's next poll; the caller then suspends.
     pub fn fail(&self, err: Error) {
         self.sched.borrow_mut().fail(err);
@@ -410,6 +420,20 @@ impl<W: World + 'static> Engine<W> {
         self.futures.extend(spawned.into_iter().map(Some));
     }
 
+    /// Drop every unfinished process ([`Shared::end_run`]); the events still queued stay, but
+    /// the run loop returns before handling them, as nothing is left running.
+    fn drop_unfinished(&mut self) {
+        self.adopt();
+        let mut s = self.shared.sched.borrow_mut();
+        for (pid, fut) in self.futures.iter_mut().enumerate() {
+            if fut.take().is_some() {
+                s.procs[pid].done = true;
+            }
+        }
+        s.ready.clear();
+        self.running.set(0);
+    }
+
     /// Run until every process has finished. Errors: the first process error, or a deadlock
     /// report naming what each unfinished process waits for.
     pub fn run(&mut self) -> Result<()> {
@@ -457,9 +481,16 @@ impl<W: World + 'static> Engine<W> {
                 }
                 if let Poll::Ready(res) = fut.as_mut().poll(&mut cx) {
                     self.futures[pid] = None;
-                    self.shared.sched.borrow_mut().procs[pid].done = true;
+                    let ending = {
+                        let mut s = self.shared.sched.borrow_mut();
+                        s.procs[pid].done = true;
+                        s.ending
+                    };
                     self.running.set(self.running.get() - 1);
                     res?;
+                    if ending {
+                        self.drop_unfinished();
+                    }
                 }
             }
             if self.running.get() == 0 {

@@ -250,3 +250,31 @@ fn a_process_started_inside_the_run_runs_at_its_starters_time() {
     assert_eq!(seen.get(), (40, 1));
     assert_eq!(e.now(), Time(42));
 }
+
+#[test]
+fn a_process_that_ends_the_run_drops_those_still_waiting_at_its_end() {
+    let mut e = Engine::new(Counter(0));
+    let dropped = Rc::new(RefCell::new(false));
+    struct Flag(Rc<RefCell<bool>>);
+    impl Drop for Flag {
+        fn drop(&mut self) {
+            *self.0.borrow_mut() = true;
+        }
+    }
+    let (sh, flag) = (e.shared(), Flag(dropped.clone()));
+    e.spawn("waiter", async move {
+        let _held = flag;
+        sh.suspend(0).await?; // woken by nobody: a deadlock, were the run not ended
+        unreachable!("a dropped process never resumes");
+    });
+    let sh = e.shared();
+    e.spawn("ender", async move {
+        sh.sleep(1, Time(70)).await;
+        sh.with(|_, s| s.schedule(Time(500), 0)); // queued, never handled
+        sh.end_run();
+        Ok(())
+    });
+    e.run().unwrap();
+    assert_eq!(e.now(), Time(70));
+    assert!(*dropped.borrow(), "the waiting process was not dropped");
+}
