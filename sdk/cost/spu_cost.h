@@ -47,9 +47,13 @@ struct spu_insn {
     uint8_t dst_fx; /* bit k: dst[k] is an address update, ready at simple fixed-point latency */
 };
 
-extern const struct spu_price spu_prices[SPU_NCLASSES];
+/* The table: the machine file's [spu_cost], set class by class with spu_cost_set. */
+extern struct spu_price spu_prices[SPU_NCLASSES];
 extern const char *const spu_class_names[SPU_NCLASSES];
 
+/* Set one class from "NAME=EVEN:ODD:STALL:LATENCY": its index, -1 if NAME is no class (or there
+ * is no '='), -2 if the numbers are malformed. */
+int spu_cost_set(const char *arg);
 /* The class of one PowerPC instruction word (host byte order, already byte-swapped). */
 int spu_cost_class(uint32_t word);
 /* Its class and registers. */

@@ -4,7 +4,11 @@
  * (spu_cost.c), and adds that price to a 64-bit counter inline each time the block runs, so the
  * count costs one add per block executed and is the same on every run.
  *
- *   qemu-ppc -cpu G4 -plugin spu_cost_plugin.so[,counter=PATH][,fd=N] IMAGE
+ *   qemu-ppc -cpu G4 -plugin spu_cost_plugin.so[,counter=PATH][,fd=N],CLASS=E:O:S:L,... IMAGE
+ *
+ * Every class's price (CLASS=EVEN:ODD:STALL:LATENCY, one argument each, the names of
+ * spu_cost.h) is an argument: the machine file's [spu_cost] table, which the simulator passes
+ * (and the tests read from machines/qs20.toml); the plugin refuses to start without all of them.
  *
  * counter=PATH maps the first 8 bytes of file PATH (created and extended if needed), fd=N those
  * of an open file descriptor (a memory file the simulator passes down), MAP_SHARED: the running
@@ -93,8 +97,15 @@ CELLBLADE_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_
                                                 int argc, char **argv)
 {
     (void)info;
+    int given[SPU_NCLASSES] = {0};
     for (int i = 0; i < argc; i++) {
-        if (strncmp(argv[i], "counter=", 8) == 0) {
+        int cls = spu_cost_set(argv[i]);
+        if (cls >= 0) {
+            given[cls] = 1;
+        } else if (cls == -2) {
+            fprintf(stderr, "cellblade-cost: %s: a class's price is CLASS=EVEN:ODD:STALL:LATENCY\n", argv[i]);
+            return -1;
+        } else if (strncmp(argv[i], "counter=", 8) == 0) {
             int fd = open(argv[i] + 8, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
             if (fd < 0) {
                 fprintf(stderr, "cellblade-cost: cannot open %s\n", argv[i] + 8);
@@ -111,6 +122,15 @@ CELLBLADE_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_
                 return -1;
         } else {
             fprintf(stderr, "cellblade-cost: unknown argument %s\n", argv[i]);
+            return -1;
+        }
+    }
+    for (int c = 0; c < SPU_NCLASSES; c++) {
+        if (!given[c]) {
+            fprintf(stderr,
+                    "cellblade-cost: no price for class %s: pass every class as "
+                    "CLASS=EVEN:ODD:STALL:LATENCY (the machine file's [spu_cost])\n",
+                    spu_class_names[c]);
             return -1;
         }
     }
