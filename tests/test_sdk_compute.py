@@ -97,15 +97,21 @@ def _cycles_per_iteration(folder: Path, kernel: str, compute: str = "model") -> 
     return (ns[5000] - ns[1000]) * 1e-9 * CORE_HZ / 4000
 
 
+# The run's simulated time ends with the PPE program, which learns of the SPE's stop through
+# the blade's own timings: the slope between two runs agrees with the count to about 150
+# cycles in 200,000 (the plugin alone counts it exactly, tests/test_sdk_cost.py).
+REL = 1e-3
+
+
 def test_a_vectorised_multiply_add_loop_runs_at_8_flops_per_simulated_cycle(kernels):
     # 8 independent 4-wide vmaddfp an iteration: 64 flops in 8 cycles on the even pipe.
     flops_per_cycle = 64 / _cycles_per_iteration(kernels, "sp_madd")
-    assert flops_per_cycle == pytest.approx(8, rel=1e-6)
+    assert flops_per_cycle == pytest.approx(8, rel=REL)
 
 
 def test_a_dependent_chain_runs_at_its_latency(kernels):
     # 8 fadds each waiting for the one before: 6 cycles (SP latency) each.
-    assert _cycles_per_iteration(kernels, "sp_chain") / 8 == pytest.approx(6, rel=1e-6)
+    assert _cycles_per_iteration(kernels, "sp_chain") / 8 == pytest.approx(6, rel=REL)
 
 
 def test_under_zero_the_code_costs_nothing(kernels):
@@ -189,4 +195,4 @@ def test_the_machine_file_table_prints_and_can_be_changed_with_set(kernels):
         for n in (1000, 5000)
     }
     per_add = (ns[5000] - ns[1000]) * 1e-9 * CORE_HZ / 4000 / 8
-    assert per_add == pytest.approx(7, rel=1e-6)
+    assert per_add == pytest.approx(7, rel=REL)
