@@ -23,25 +23,6 @@ pytestmark = pytest.mark.skipif(
     reason="the host gcc, the PowerPC cross compiler or qemu-user is missing (make sdk-tools)",
 )
 
-# The PPE side of a kernel's run: one context running spe.elf to its end.
-PPE_RUNS_ONE = r"""
-#include <libspe2.h>
-#include <stdio.h>
-int main(int argc, char **argv)
-{
-    spe_program_handle_t *image = spe_image_open(argc > 1 ? argv[1] : "spe.elf");
-    spe_context_ptr_t spe = spe_context_create(0, NULL);
-    if (image == NULL || spe == NULL || spe_program_load(spe, image) != 0)
-        return 1;
-    unsigned int entry = SPE_DEFAULT_ENTRY;
-    spe_stop_info_t stop;
-    if (spe_context_run(spe, &entry, 0, NULL, NULL, &stop) < 0)
-        return 2;
-    printf("exit %d\n", stop.result.spe_exit_code);
-    return 0;
-}
-"""
-
 CORE_HZ = 3.2e9  # the qs20's clock.core_mhz, the SPU's clock
 
 
@@ -64,8 +45,8 @@ def _built(folder: Path, *commands: tuple[str, ...]) -> None:
 @pytest.fixture(scope="module")
 def kernels(tmp_path_factory) -> Path:
     folder = tmp_path_factory.mktemp("kernels")
-    (folder / "ppe.c").write_text(PPE_RUNS_ONE)
-    commands = [("ppu32-gcc", "-O2", "ppe.c", "-lspe2", "-o", "ppe.elf")]
+    # The PPE side: one context running the SPE executable named on its command line.
+    commands = [("ppu32-gcc", "-O2", str(KERNELS / "ppe_run.c"), "-lspe2", "-o", "ppe.elf")]
     for kernel in ("sp_madd", "sp_chain"):
         for n in (1000, 5000):
             source = str(KERNELS / f"{kernel}.c")
@@ -121,7 +102,9 @@ def test_under_zero_the_code_costs_nothing(kernels):
 def test_the_same_program_gives_the_same_bytes_and_simulated_time_every_run(kernels):
     runs = []
     for i in range(2):
-        done = _cellblade("run", "--out", f"again{i}", "./ppe.elf", "sp_chain-1000.elf", cwd=kernels)
+        done = _cellblade(
+            "run", "--out", f"again{i}", "./ppe.elf", "sp_chain-1000.elf", cwd=kernels
+        )
         assert done.returncode == 0, done.stderr
         report = json.loads((kernels / f"again{i}" / "result.json").read_text())
         report.pop("wall_s")
@@ -173,7 +156,9 @@ def test_double_buffering_is_faster_than_single_buffering_in_simulated_time(doub
 def test_a_bad_compute_is_refused_naming_the_flag_and_what_is_allowed(kernels, bad):
     done = _cellblade("run", "--compute", bad, "./ppe.elf", "sp_chain-1000.elf", cwd=kernels)
     assert done.returncode == 2, done.stderr
-    assert done.stderr.startswith(f"cellblade: error: --compute {bad} is not allowed: model or zero")
+    assert done.stderr.startswith(
+        f"cellblade: error: --compute {bad} is not allowed: model or zero"
+    )
     assert "qemu-user" in done.stderr
 
 

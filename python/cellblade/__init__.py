@@ -388,9 +388,7 @@ def sdk_run(
 
     chosen = _machine(machine, overrides)
     try:
-        result = launcher.run(
-            os.fspath(program), list(args), chosen, capture=True, compute=compute
-        )
+        result = launcher.run(os.fspath(program), list(args), chosen, capture=True, compute=compute)
     except launcher.RunError as error:
         raise ConfigError(str(error)) from None
     return {
