@@ -13,10 +13,10 @@ import os
 import shutil
 import subprocess
 import sys
-import tomllib
 from pathlib import Path
 
 import pytest
+import tomllib
 
 from cellblade.sdk.cost import plugin_args
 
