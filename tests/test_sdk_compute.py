@@ -47,7 +47,7 @@ def kernels(tmp_path_factory) -> Path:
     folder = tmp_path_factory.mktemp("kernels")
     # The PPE side: one context running the SPE executable named on its command line.
     commands = [("ppu32-gcc", "-O2", str(KERNELS / "ppe_run.c"), "-lspe2", "-o", "ppe.elf")]
-    for kernel in ("sp_madd", "sp_chain"):
+    for kernel in ("sp_madd", "sp_chain", "channel_reads"):
         for n in (1000, 5000):
             source = str(KERNELS / f"{kernel}.c")
             commands.append(("spu-gcc", "-O2", f"-DN={n}", source, "-o", f"{kernel}-{n}.elf"))
@@ -93,6 +93,13 @@ def test_a_vectorised_multiply_add_loop_runs_at_8_flops_per_simulated_cycle(kern
 def test_a_dependent_chain_runs_at_its_latency(kernels):
     # 8 fadds each waiting for the one before: 6 cycles (SP latency) each.
     assert _cycles_per_iteration(kernels, "sp_chain") / 8 == pytest.approx(6, rel=REL)
+
+
+def test_a_channel_request_is_not_charged_its_libraries_powerpc_code(kernels):
+    # A decrementer read: the request's message and system calls are marked uncharged; what is
+    # left is the library call around it (a call, a return through lr at the 18-cycle unhinted
+    # branch, the loop): 42 cycles, not the PowerPC code of the request itself.
+    assert _cycles_per_iteration(kernels, "channel_reads") < 60
 
 
 def test_under_zero_the_code_costs_nothing(kernels):

@@ -277,3 +277,20 @@ def test_the_flop_rates_are_the_spus(built):
     # A dependent chain of scalar adds: one flop per 6 cycles, 24 times slower per flop than
     # independent vector adds (4 flops per cycle).
     assert rate["sp_vadd"] == 4 and rate["sp_chain"] == 1 / 6
+
+
+def test_an_intrinsic_is_priced_as_the_spu_instruction_it_is(built):
+    # sp_madd_intrinsic: 8 spu_madd an iteration, each emulated in software (about 90 cycles of
+    # PowerPC code apiece, 728 an iteration before the markers) between the header's markers.
+    def per_iteration(table: str) -> float:
+        low, high = (spe(built, "sp_madd_intrinsic", n) for n in (1000, 3000))
+        return (cycles(built, high, table=table) - cycles(built, low, table=table)) / 2000
+
+    plain = per_iteration(ARGS)
+    # Each marked region is charged as one SP instruction: one more issue cycle for the class
+    # adds exactly 8 an iteration, whatever the emulation runs.
+    assert per_iteration(ARGS.replace("sp=1:0:0:6", "sp=2:0:0:6")) - plain == 8
+    # 8 for the fmas, and the PowerPC's copies of the operands into the emulation's argument
+    # registers (two vmr a call, on the even pipe) and the loop: 21 with gcc 12, counted from
+    # the disassembly; the plain vector arithmetic of sp_madd is 8.
+    assert 8 <= plain <= 24

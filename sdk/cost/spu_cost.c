@@ -89,6 +89,20 @@ int spu_cost_set(const char *arg)
     return -1;
 }
 
+int spu_marker(uint32_t word, int *cls, unsigned *count)
+{
+    if ((word & 0xffff0000u) != SPU_MARK_WORD)
+        return 0;
+    uint32_t k = word & 0xffff;
+    if (k == SPU_MARK_END)
+        return 2;
+    if ((k & 0xff00) != SPU_MARK_BEGIN || ((k >> 4) & 15) == 0 || (k & 15) >= SPU_NCLASSES)
+        return 0;
+    *cls = (int)(k & 15);
+    *count = (k >> 4) & 15;
+    return 1;
+}
+
 /* Opcode 31 (X and XO forms), extended opcode in bits 21-30. */
 static int class_31(uint32_t xo)
 {

@@ -15,6 +15,14 @@
  * total is a native-endian uint64 at offset 0, for the simulator to read at each request.
  * Without either the total is printed at exit to stderr as "cellblade-cost: N cycles".
  *
+ * Intrinsics (README.md): a block that holds a marker word is charged by a callback instead of
+ * the inline add, event by event: its code outside the markers, then at a begin marker the
+ * counter is remembered with the marked instructions' price, and at the matching end marker it
+ * is set back to that value plus the price, so what ran in between (the emulation, over any
+ * number of blocks, each of which added its own price inline) is replaced by the SPU
+ * instructions it stands for. Markers nest (an intrinsic built on another): the outermost pair
+ * counts.
+ *
  * A block is charged when it starts, whole: at a channel request (a system call, which ends its
  * block) the counter already holds the block that makes the call. A block that faults part way
  * and is run again is charged twice, the same way on every run.
@@ -36,6 +44,99 @@ static uint64_t own_counter;
 static uint64_t *counter = &own_counter;
 static int print_at_exit = 1;
 
+/* The events of a block with markers, in order: charge some cycles, begin a marked region (its
+ * price), end one. */
+enum { EV_CHARGE, EV_BEGIN, EV_END };
+struct event {
+    int kind;
+    uint64_t cycles;
+};
+struct marked_block {
+    unsigned n;
+    struct event ev[];
+};
+
+/* The marked region the program is in: how deep, the counter at its start and its price. One
+ * vCPU: qemu-user runs an SPE program's one thread. */
+static unsigned depth;
+static uint64_t at_begin, price;
+
+static void on_marked_block(unsigned int vcpu, void *userdata)
+{
+    (void)vcpu;
+    const struct marked_block *b = userdata;
+    for (unsigned i = 0; i < b->n; i++) {
+        const struct event *e = &b->ev[i];
+        if (e->kind == EV_CHARGE) {
+            *counter += e->cycles;
+        } else if (e->kind == EV_BEGIN) {
+            if (depth++ == 0) {
+                at_begin = *counter;
+                price = e->cycles;
+            }
+        } else if (depth > 0 && --depth == 0) {
+            *counter = at_begin + price;
+        }
+    }
+}
+
+/* A system call inside a marked region (a channel request, which the SPE library marks as
+ * uncharged): the simulator reads the counter during the call, so the region is settled first,
+ * the counter set to its start plus its price, and what runs after the call up to the end marker
+ * is the region's too, at no further price. The counter never goes back past a value the
+ * simulator may have read. */
+static void on_syscall(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, uint64_t a1,
+                       uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5, uint64_t a6,
+                       uint64_t a7, uint64_t a8)
+{
+    (void)id, (void)vcpu, (void)num, (void)a1, (void)a2, (void)a3, (void)a4, (void)a5, (void)a6,
+        (void)a7, (void)a8;
+    if (depth > 0) {
+        *counter = at_begin + price;
+        at_begin = *counter;
+        price = 0;
+    }
+}
+
+/* The price of `count` SPU instructions of one class issued back to back: their issue cycles
+ * and stalls (their latency is not waited for: see README.md). */
+static uint64_t marked_price(int cls, unsigned count)
+{
+    const struct spu_price *p = &spu_prices[cls];
+    return (uint64_t)count * (p->even + p->odd + p->stall);
+}
+
+/* A block with markers: its events, or NULL if it has none. Each stretch of code between
+ * markers is priced as a block of its own. */
+static struct marked_block *marked(const uint32_t *words, unsigned n)
+{
+    unsigned markers = 0;
+    int cls;
+    unsigned count;
+    for (unsigned i = 0; i < n; i++)
+        markers += spu_marker(words[i], &cls, &count) != 0;
+    if (!markers)
+        return NULL;
+    struct marked_block *b = malloc(sizeof *b + (2 * markers + 1) * sizeof(struct event));
+    if (b == NULL)
+        abort();
+    b->n = 0;
+    unsigned from = 0;
+    for (unsigned i = 0; i <= n; i++) {
+        int kind = i < n ? spu_marker(words[i], &cls, &count) : 0;
+        if (i < n && !kind)
+            continue;
+        if (i > from)
+            b->ev[b->n++] = (struct event){EV_CHARGE, spu_cost_block(words + from, i - from, 0)};
+        if (kind == 1)
+            b->ev[b->n++] = (struct event){EV_BEGIN, marked_price(cls, count)};
+        else if (kind == 2)
+            b->ev[b->n++] = (struct event){EV_END, 0};
+        from = i + 1;
+    }
+    return b;
+}
+
 /* qemu ends a translated block at 512 instructions (TCG_MAX_INSNS); longer ones are priced in
  * parts. */
 #define MAX_BLOCK 512
@@ -56,6 +157,13 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
         if (k == MAX_BLOCK) {
             cycles += spu_cost_block(words, k, 0);
             k = 0;
+        }
+    }
+    if (k == n) {
+        struct marked_block *b = marked(words, k);
+        if (b != NULL) { /* never freed: qemu keeps a translated block as long as the program runs */
+            qemu_plugin_register_vcpu_tb_exec_cb(tb, on_marked_block, QEMU_PLUGIN_CB_NO_REGS, b);
+            return;
         }
     }
     int loop = 0;
@@ -135,6 +243,7 @@ CELLBLADE_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_
         }
     }
     qemu_plugin_register_vcpu_tb_trans_cb(id, on_translate);
+    qemu_plugin_register_vcpu_syscall_cb(id, on_syscall);
     qemu_plugin_register_atexit_cb(id, on_guest_exit, NULL);
     return 0;
 }

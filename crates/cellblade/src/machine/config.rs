@@ -315,6 +315,8 @@ pub struct SpuCostCfg {
 impl SpuCostCfg {
     /// Every cycle count of a class is at most this: the longest, a software divide, is 40.
     pub const MAX_CYCLES: u32 = 1000;
+    /// No scalar keys: each class is an array, checked in `validate` against [`Self::MAX_CYCLES`].
+    const LIMITS: Limits = &[];
 
     /// Each class by the name the plugin knows it by, in the plugin's order (`spu_cost.h`).
     pub fn classes(&self) -> [(&'static str, [u32; 4]); 16] {
@@ -449,7 +451,7 @@ pub const RING_ELEMENTS: [&str; 12] = ["PPE", "SPE0", "SPE1", "SPE2", "SPE3", "S
 
 impl MachineFile {
     /// Each section's name and numeric limits.
-    const SECTIONS: [(&'static str, Limits); 12] = [
+    const SECTIONS: [(&'static str, Limits); 13] = [
         ("clock", ClockCfg::LIMITS),
         ("eib", EibCfg::LIMITS),
         ("bif", BifCfg::LIMITS),
@@ -462,6 +464,7 @@ impl MachineFile {
         ("scheduler", SchedulerCfg::LIMITS),
         ("mpi", MpiCfg::LIMITS),
         ("network", NetworkCfg::LIMITS),
+        ("spu_cost", SpuCostCfg::LIMITS),
     ];
 
     /// The rules a key's range cannot state (its range is checked on the table, before typing).

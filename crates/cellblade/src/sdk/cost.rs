@@ -122,5 +122,10 @@ mod tests {
         assert_eq!(args.split(',').count(), 16);
         assert!(args.contains("sp=1:0:0:6"), "{args}");
         assert!(args.contains("dp=1:0:6:13"), "{args}");
+        let text = crate::machine::config::preset_text("qs20").unwrap();
+        let set = crate::machine::config::load(text, &["spu_cost.sp=[1, 0, 0, 7]".into()]).unwrap();
+        assert!(plugin_args(&set.spu_cost).contains("sp=1:0:0:7"));
+        let e = crate::machine::config::load(text, &["spu_cost.sp=[1, 0, 0, 1001]".into()]).unwrap_err().to_string();
+        assert_eq!(e, "machine key 'spu_cost.sp' = [1, 0, 0, 1001] is out of range: allowed [even, odd, stall, latency], each 0 to 1000");
     }
 }
