@@ -320,7 +320,24 @@ impl SpuCostCfg {
 
     /// Each class by the name the plugin knows it by, in the plugin's order (`spu_cost.h`).
     pub fn classes(&self) -> [(&'static str, [u32; 4]); 16] {
-        [("nop", self.nop), ("fx", self.fx), ("ws", self.ws), ("sh", self.sh), ("sp", self.sp), ("fi", self.fi), ("dp", self.dp), ("imul", self.imul), ("idiv", self.idiv), ("fdiv", self.fdiv), ("lq", self.lq), ("sq", self.sq), ("load_scalar", self.load_scalar), ("store_scalar", self.store_scalar), ("branch", self.branch), ("branch_indirect", self.branch_indirect)]
+        [
+            ("nop", self.nop),
+            ("fx", self.fx),
+            ("ws", self.ws),
+            ("sh", self.sh),
+            ("sp", self.sp),
+            ("fi", self.fi),
+            ("dp", self.dp),
+            ("imul", self.imul),
+            ("idiv", self.idiv),
+            ("fdiv", self.fdiv),
+            ("lq", self.lq),
+            ("sq", self.sq),
+            ("load_scalar", self.load_scalar),
+            ("store_scalar", self.store_scalar),
+            ("branch", self.branch),
+            ("branch_indirect", self.branch_indirect),
+        ]
     }
 }
 
