@@ -294,3 +294,18 @@ def test_an_intrinsic_is_priced_as_the_spu_instruction_it_is(built):
     # registers (two vmr a call, on the even pipe) and the loop: 21 with gcc 12, counted from
     # the disassembly; the plain vector arithmetic of sp_madd is 8.
     assert 8 <= plain <= 24
+
+
+def test_a_double_precision_intrinsic_is_priced_as_one_dfma(built):
+    # dp_madd_intrinsic: 4 spu_madd on vector doubles an iteration, two PowerPC fmadd each
+    # (305 cycles an iteration unmarked, with the vector doubles' moves through memory).
+    def per_iteration(table: str) -> float:
+        low, high = (spe(built, "dp_madd_intrinsic", n) for n in (1000, 3000))
+        return (cycles(built, high, table=table) - cycles(built, low, table=table)) / 2000
+
+    plain = per_iteration(ARGS)
+    # Each is one DP instruction (1 issue + 6 stall): one more issue cycle adds 4 an iteration.
+    assert per_iteration(ARGS.replace("dp=1:0:6:13", "dp=2:0:6:13")) - plain == 4
+    # 4 x 7 for the dfmas and the moves of the operands and results through memory around the
+    # marks (75 with gcc 12): within three times the SPU's 28.
+    assert 28 <= plain <= 3 * 28

@@ -89,12 +89,14 @@ __SPU_INLINE vec_double2 __SPU_FN(spu_sub, f64)(vec_double2 a, vec_double2 b) { 
 __SPU_INLINE vec_double2 __SPU_FN(spu_mul, f64)(vec_double2 a, vec_double2 b) { return a * b; }
 
 #define __SPU_DEF_DP3(op, sign_result, sign_addend)                                         \
-    __SPU_INLINE vec_double2 __SPU_FN(op, f64)(vec_double2 a, vec_double2 b, vec_double2 c) \
+    __SPU_MARKED vec_double2 __SPU_FN(op, f64)(vec_double2 a, vec_double2 b, vec_double2 c) \
     {                                                                                       \
         int i;                                                                              \
         vec_double2 r;                                                                      \
+        __SPU_MARK_BEGIN_M3(__SPU_CLASS_DP, 1, a, b, c);                                    \
         for (i = 0; i < 2; i++)                                                             \
             r[i] = sign_result __builtin_fma(a[i], b[i], sign_addend c[i]);                 \
+        __SPU_MARK_END_M(r);                                                                \
         return r;                                                                           \
     }
 __SPU_DEF_DP3(spu_madd, +, +)

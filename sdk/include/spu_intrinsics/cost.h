@@ -20,6 +20,7 @@
 #define __SPU_CLASS_FX 1
 #define __SPU_CLASS_SP 4
 #define __SPU_CLASS_FI 5
+#define __SPU_CLASS_DP 6
 
 #if defined(__powerpc__) && defined(__ALTIVEC__)
 #define __SPU_MARK_K(cls, count) (0x5000 | ((count) << 4) | (cls))
@@ -31,10 +32,19 @@
                          : "v"(b), "v"(c), "i"(__SPU_MARK_K(cls, count))                           \
                          : "cr7")
 #define __SPU_MARK_END(r) __asm__ __volatile__("cmpwi 7,2,0x5FFF" : "+v"(r) : : "cr7")
+/* A vector double has no register on this PowerPC (no VSX): it is marked in memory. */
+#define __SPU_MARK_BEGIN_M3(cls, count, a, b, c)                                                   \
+    __asm__ __volatile__("cmpwi 7,2,%3"                                                            \
+                         : "+m"(a)                                                                 \
+                         : "m"(b), "m"(c), "i"(__SPU_MARK_K(cls, count))                           \
+                         : "cr7")
+#define __SPU_MARK_END_M(r) __asm__ __volatile__("cmpwi 7,2,0x5FFF" : "+m"(r) : : "cr7")
 #else /* not compiled for the SPE side's PowerPC: nothing to mark */
 #define __SPU_MARK_BEGIN2(cls, count, a, b) ((void)0)
 #define __SPU_MARK_BEGIN3(cls, count, a, b, c) ((void)0)
 #define __SPU_MARK_END(r) ((void)0)
+#define __SPU_MARK_BEGIN_M3(cls, count, a, b, c) ((void)0)
+#define __SPU_MARK_END_M(r) ((void)0)
 #endif
 
 #endif
