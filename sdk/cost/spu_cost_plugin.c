@@ -12,7 +12,8 @@
  *
  * counter=PATH maps the first 8 bytes of file PATH (created and extended if needed), fd=N those
  * of an open file descriptor (a memory file the simulator passes down), MAP_SHARED: the running
- * total is a native-endian uint64 at offset 0, for the simulator to read at each request.
+ * total is a native-endian uint64 at offset 0, updated at each system call and at exit, for the
+ * simulator to read at each request.
  * Without either the total is printed at exit to stderr as "cellblade-cost: N cycles".
  *
  * Intrinsics (README.md): a block that holds a marker word is charged by a callback instead of
@@ -40,8 +41,15 @@
 
 CELLBLADE_PLUGIN_EXPORT int qemu_plugin_version = CELLBLADE_QEMU_PLUGIN_VERSION;
 
+/* The running count, in the plugin's own memory: the inline adds and the marked regions work on
+ * it. The shared counter (counter= or fd=) gets its value at each system call and at exit only:
+ * the simulator reads it while the SPE process waits for the answer to a request, and between
+ * the request's system call and the answer's the count moves (the blocks of a marked region add
+ * to it before its end takes them back), so a counter updated as the code runs would give the
+ * simulator whatever it happened to read at that moment. */
 static uint64_t own_counter;
-static uint64_t *counter = &own_counter;
+static uint64_t *const counter = &own_counter;
+static uint64_t *shared;
 static int print_at_exit = 1;
 
 /* The events of a block with markers, in order: charge some cycles, begin a marked region (its
@@ -80,11 +88,11 @@ static void on_marked_block(unsigned int vcpu, void *userdata)
     }
 }
 
-/* A system call inside a marked region (a channel request, which the SPE library marks as
- * uncharged): the simulator reads the counter during the call, so the region is settled first,
- * the counter set to its start plus its price, and what runs after the call up to the end marker
- * is the region's too, at no further price. The counter never goes back past a value the
- * simulator may have read. */
+/* At each system call the count is published to the shared counter. Inside a marked region (a
+ * channel request, which the SPE library marks as uncharged) the region is settled first, the
+ * count set to its start plus its price, and what runs after the call up to the end marker is
+ * the region's too, at no further price: the count never goes back past a value the simulator
+ * may have read. */
 static void on_syscall(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, uint64_t a1,
                        uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5, uint64_t a6,
                        uint64_t a7, uint64_t a8)
@@ -96,6 +104,8 @@ static void on_syscall(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, uint
         at_begin = *counter;
         price = 0;
     }
+    if (shared)
+        *shared = *counter;
 }
 
 /* The price of `count` SPU instructions of one class issued back to back: their issue cycles
@@ -180,6 +190,8 @@ static void on_guest_exit(qemu_plugin_id_t id, void *userdata)
 {
     (void)id;
     (void)userdata;
+    if (shared)
+        *shared = *counter;
     if (print_at_exit)
         fprintf(stderr, "cellblade-cost: %" PRIu64 " cycles\n", *counter);
 }
@@ -196,7 +208,7 @@ static int map_counter(int fd, const char *what)
         fprintf(stderr, "cellblade-cost: cannot map %s\n", what);
         return -1;
     }
-    counter = page;
+    shared = page;
     print_at_exit = 0;
     return 0;
 }
