@@ -1,7 +1,8 @@
 """The SPU cost plugin (sdk/cost/): a qemu TCG plugin that prices the PowerPC code of an SPE
 program in SPU cycles. Its decoder's class of hand-assembled instruction words and its block
-schedule (through ctypes on the decoder alone), its table against spu_costs.toml, and kernels
-run under `qemu-ppc -cpu G4 -plugin` with no simulator: the count is the same on every run,
+schedule (through ctypes on the decoder alone), its table taken from the machine file's
+[spu_cost] (the one source: the plugin has no numbers of its own), and kernels run under
+`qemu-ppc -cpu G4 -plugin` with no simulator: the count is the same on every run,
 grows linearly with a loop's trip count at the per-iteration cost counted by hand from the
 kernel's disassembly, and gives the SPU's flop rates."""
 
@@ -15,9 +16,16 @@ import sys
 from pathlib import Path
 
 import pytest
+import tomllib
 
-COST = Path(__file__).resolve().parents[1] / "sdk" / "cost"
+from cellblade.sdk.cost import plugin_args
+
+TOP = Path(__file__).resolve().parents[1]
+COST = TOP / "sdk" / "cost"
 KERNELS = COST / "kernels"
+# The cost table the simulator passes the plugin: the qs20 preset's.
+TABLE = tomllib.loads((TOP / "machines" / "qs20.toml").read_text())["spu_cost"]
+ARGS = plugin_args(TABLE)
 
 pytestmark = pytest.mark.skipif(
     not all(shutil.which(t) for t in ("gcc", "powerpc-linux-gnu-gcc", "qemu-ppc")),
@@ -44,6 +52,9 @@ def decoder(built):
     lib.spu_cost_class.argtypes = [ctypes.c_uint32]
     lib.spu_cost_block.argtypes = [ctypes.POINTER(ctypes.c_uint32), ctypes.c_uint, ctypes.c_int]
     lib.spu_cost_block.restype = ctypes.c_uint64
+    lib.spu_cost_set.argtypes = [ctypes.c_char_p]
+    for arg in ARGS.split(","):
+        assert lib.spu_cost_set(arg.encode()) >= 0, arg
     return lib
 
 
@@ -135,21 +146,42 @@ def test_a_one_block_loop_is_priced_in_its_steady_state(decoder):
     assert block(decoder, [fmadd_f0, BDNZ_BACK], loop=True) == 13
 
 
-def test_the_table_in_spu_costs_toml_is_the_one_the_plugin_uses(decoder):
-    import tomllib
-
-    table = tomllib.loads((COST / "spu_costs.toml").read_text())["classes"]
-
+def test_the_decoder_prices_with_the_machine_files_table_and_refuses_malformed_ones(decoder):
     class Price(ctypes.Structure):
         _fields_ = [(f, ctypes.c_uint32) for f in ("even", "odd", "stall", "latency")]
 
     names = class_names(decoder)
     prices = (Price * len(names)).in_dll(decoder, "spu_prices")
-    in_c = {n: {f: getattr(p, f) for f, _ in Price._fields_} for n, p in zip(names, prices)}
-    assert in_c == table
-    for line in (COST / "spu_costs.toml").read_text().splitlines():
-        if " = {" in line:
-            assert "# source: [" in line, line
+    in_c = {n: [getattr(p, f) for f, _ in Price._fields_] for n, p in zip(names, prices)}
+    assert in_c == TABLE
+    assert decoder.spu_cost_set(b"sp=1:0:0") == -2
+    assert decoder.spu_cost_set(b"vector=1:0:0:6") == -1
+    assert decoder.spu_cost_set(b"counter=/tmp/x") == -1
+    # Every key of the section has its source in the machine file.
+    section = (TOP / "machines" / "qs20.toml").read_text().split("[spu_cost]")[1]
+    for line in section.splitlines():
+        if " = [" in line:
+            assert "# [" in line, line
+
+
+def test_the_plugin_refuses_to_start_without_every_class(built):
+    image = spe(built, "branchy", 1000)
+    without_sp = ",".join(a for a in ARGS.split(",") if not a.startswith("sp="))
+    run = subprocess.run(
+        ["qemu-ppc", "-cpu", "G4", "-plugin", f"{built / 'plugin.so'},{without_sp}", str(image)],
+        capture_output=True,
+        text=True,
+    )
+    assert run.returncode != 0
+    assert "cellblade-cost: no price for class sp" in run.stderr
+
+
+def test_a_class_changed_in_the_table_changes_the_count(built):
+    # sp_chain is 8 dependent fadds round the loop: 6 cycles of SP latency each.
+    slower = ARGS.replace("sp=1:0:0:6", "sp=1:0:0:7")
+    low, high = (spe(built, "sp_chain", n) for n in (1000, 3000))
+    per_iteration = (cycles(built, high, table=slower) - cycles(built, low, table=slower)) / 2000
+    assert per_iteration == 8 * 7
 
 
 def spe(built: Path, kernel: str, n: int, *flags: str) -> Path:
@@ -163,8 +195,8 @@ def spe(built: Path, kernel: str, n: int, *flags: str) -> Path:
     return image
 
 
-def cycles(built: Path, image: Path, *args: str) -> int:
-    plugin = ",".join([str(built / "plugin.so"), *args])
+def cycles(built: Path, image: Path, *args: str, table: str = ARGS) -> int:
+    plugin = ",".join([str(built / "plugin.so"), *args, table])
     run = subprocess.run(
         ["qemu-ppc", "-cpu", "G4", "-plugin", plugin, str(image)], capture_output=True, text=True
     )
@@ -179,7 +211,7 @@ def test_the_count_is_the_same_on_every_run_and_in_the_counter_file(built, tmp_p
     counts = {cycles(built, image) for _ in range(3)}
     assert len(counts) == 1
     counter = tmp_path / "counter"
-    plugin = f"{built / 'plugin.so'},counter={counter}"
+    plugin = f"{built / 'plugin.so'},counter={counter},{ARGS}"
     run = subprocess.run(["qemu-ppc", "-cpu", "G4", "-plugin", plugin, str(image)], check=True)
     assert run.returncode == 0
     assert int.from_bytes(counter.read_bytes()[:8], sys.byteorder) == counts.pop()
@@ -190,7 +222,7 @@ def test_the_counter_can_be_a_memory_file_the_caller_passes_down(built):
     expected = cycles(built, image)
     fd = os.memfd_create("cellblade-cost")
     try:
-        plugin = f"{built / 'plugin.so'},fd={fd}"
+        plugin = f"{built / 'plugin.so'},fd={fd},{ARGS}"
         run = subprocess.run(
             ["qemu-ppc", "-cpu", "G4", "-plugin", plugin, str(image)],
             pass_fds=(fd,),
@@ -245,3 +277,35 @@ def test_the_flop_rates_are_the_spus(built):
     # A dependent chain of scalar adds: one flop per 6 cycles, 24 times slower per flop than
     # independent vector adds (4 flops per cycle).
     assert rate["sp_vadd"] == 4 and rate["sp_chain"] == 1 / 6
+
+
+def test_an_intrinsic_is_priced_as_the_spu_instruction_it_is(built):
+    # sp_madd_intrinsic: 8 spu_madd an iteration, each emulated in software (about 90 cycles of
+    # PowerPC code apiece, 728 an iteration before the markers) between the header's markers.
+    def per_iteration(table: str) -> float:
+        low, high = (spe(built, "sp_madd_intrinsic", n) for n in (1000, 3000))
+        return (cycles(built, high, table=table) - cycles(built, low, table=table)) / 2000
+
+    plain = per_iteration(ARGS)
+    # Each marked region is charged as one SP instruction: one more issue cycle for the class
+    # adds exactly 8 an iteration, whatever the emulation runs.
+    assert per_iteration(ARGS.replace("sp=1:0:0:6", "sp=2:0:0:6")) - plain == 8
+    # 8 for the fmas, and the PowerPC's copies of the operands into the emulation's argument
+    # registers (two vmr a call, on the even pipe) and the loop: 21 with gcc 12, counted from
+    # the disassembly; the plain vector arithmetic of sp_madd is 8.
+    assert 8 <= plain <= 24
+
+
+def test_a_double_precision_intrinsic_is_priced_as_one_dfma(built):
+    # dp_madd_intrinsic: 4 spu_madd on vector doubles an iteration, two PowerPC fmadd each
+    # (305 cycles an iteration unmarked, with the vector doubles' moves through memory).
+    def per_iteration(table: str) -> float:
+        low, high = (spe(built, "dp_madd_intrinsic", n) for n in (1000, 3000))
+        return (cycles(built, high, table=table) - cycles(built, low, table=table)) / 2000
+
+    plain = per_iteration(ARGS)
+    # Each is one DP instruction (1 issue + 6 stall): one more issue cycle adds 4 an iteration.
+    assert per_iteration(ARGS.replace("dp=1:0:6:13", "dp=2:0:6:13")) - plain == 4
+    # 4 x 7 for the dfmas and the moves of the operands and results through memory around the
+    # marks (75 with gcc 12): within three times the SPU's 28.
+    assert 28 <= plain <= 3 * 28

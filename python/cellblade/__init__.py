@@ -377,16 +377,18 @@ def sdk_run(
     args: Iterable[str] = (),
     machine: Machine | None = None,
     overrides: Overrides = (),
+    compute: str | None = None,
 ) -> dict[str, Any]:
     """Run a Cell SDK program (a PPE executable built with ``cellblade ppu-gcc -lspe2``) on the
     simulated blade, as ``cellblade run`` does: ``{"exit_code", "message", "stdout", "stderr",
     "simulated_ns", "events", "packets", "wall_s", "notes", "machine_toml"}``, the output being
-    what the program and its SPEs printed."""
+    what the program and its SPEs printed. ``compute`` is what the SPE programs' own code costs:
+    ``"model"`` (the SPU cycles it takes; the default) or ``"zero"``."""
     from cellblade.sdk import launcher
 
     chosen = _machine(machine, overrides)
     try:
-        result = launcher.run(os.fspath(program), list(args), chosen, capture=True)
+        result = launcher.run(os.fspath(program), list(args), chosen, capture=True, compute=compute)
     except launcher.RunError as error:
         raise ConfigError(str(error)) from None
     return {

@@ -85,6 +85,32 @@ def archive_dir(
     return target
 
 
+def shared_object(
+    what: str, root: Path, files: tuple[str, ...], compile_command: list[str], name: str
+) -> Path:
+    """The path of shared object ``name`` in the cache, built from ``files`` (paths under
+    ``root``; the C files compiled and linked with ``compile_command`` + ``-shared``, every file
+    digested) on first use. ``what`` names it in a failure's message."""
+    digest = hashlib.sha256("\0".join(compile_command).encode())
+    for file in files:
+        digest.update(file.encode() + (root / file).read_bytes())
+    target = cache_root() / f"{Path(name).stem}-{digest.hexdigest()[:16]}"
+    if (target / name).exists():
+        return target / name
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=target.parent) as tmp:
+        build = Path(tmp)
+        sources = [str(root / f) for f in files if f.endswith(".c")]
+        _check(what, [*compile_command, "-shared", "-o", str(build / name), *sources])
+        try:
+            os.replace(build, target)
+        except OSError:
+            if not (target / name).exists():  # not a concurrent build's win
+                raise
+        build.mkdir(exist_ok=True)  # for TemporaryDirectory's clean-up
+    return target / name
+
+
 def _check(what: str, command: list[str]) -> None:
     done = subprocess.run(command, capture_output=True, text=True)
     if done.returncode != 0:

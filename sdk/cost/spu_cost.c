@@ -4,28 +4,15 @@
  * decoded into the class of SPU instructions that would do its work, and a block is priced as
  * the SPU would issue it.
  *
- * Prices: issue cycles per pipeline, cycles of the issue stall, latency. Source [T]: IBM Cell SDK 3.0 Programming Tutorial, "Pipelines and dual-issue
- * rules", Table 1 "SPU Instruction Latency and Pipeline, by Instruction Class" and its notes
- * (https://arcb.csc.ncsu.edu/~mueller/cluster/ps3/SDK3.0/docs/accessibility/sdkpt/cbet_3pipedr.html);
- * [F]: same tutorial, "Floating-point operations" (cbet_3floatp.html). [E]: an estimate of
- * cellblade's, no source gives it.
- *
- *   class            even odd stall  latency  what                                      source
- *   fx                 1   0    0       2     FX simple fixed point, even pipe            [T]
- *   ws                 1   0    0       4     WS word shift/rotate, even pipe             [T]
- *   sh                 0   1    0       4     SH shuffle/quadword rotate, odd pipe        [T]
- *   sp                 1   0    0       6     SP single precision, fully pipelined        [T][F]
- *   fi                 1   0    0       7     FI floating-point integer, even pipe        [T]
- *   dp                 1   0    6      13     DP: 6 issue-stall cycles, nothing issues    [T] note 2
- *   imul               5   0    0      11     mpyh+mpyh+mpyu (FI) + 2 a (FX)              [T] + [E]
- *   idiv              40   0    0      40     software divide, no SPU instruction         [E]
- *   fdiv               5   1    0      35     frest (SH) + fi + 2 Newton steps (SP)       [T] + [E]
- *   lq                 0   1    0       6     LS load quadword, odd pipe                  [T]
- *   sq                 0   1    0       6     LS store quadword, odd pipe                 [T]
- *   load_scalar        0   2    0      10     lqd (LS) + rotqby (SH) to the preferred slot [T]
- *   store_scalar       0   3    0       6     lqd + shufb (SH) + stqd: read-modify-write  [T]
- *   branch             0   1    0       4     BR, hinted or falling through: no penalty   [T] note 1
- *   branch_indirect    0   1   18       4     BR, unhinted taken: 18-cycle penalty        [T] note 1
+ * Prices: issue cycles per pipeline, cycles of the issue stall, latency, for each class: they
+ * are the machine file's [spu_cost] table (the presets in machines/, each with its source), which the
+ * simulator passes as the plugin's arguments (spu_cost_set); this file holds no number of its
+ * own, so the machine file is the one source. The classes are those of spu_cost.h:
+ * fx (simple fixed point), ws (word shift and rotate), sh (shuffle, quadword rotate), sp
+ * (single precision), fi (floating-point integer), dp (double precision: its stall is the
+ * cycles nothing issues after it), imul and idiv (a 32-bit multiply and divide, sequences of
+ * SPU instructions), fdiv (estimate and Newton steps), lq and sq (quadword load and store),
+ * load_scalar and store_scalar (load-rotate, read-modify-write), branch and branch_indirect.
  *
  * Block model: an in-order, dual-issue schedule of the block's instructions, priced once at
  * translation. An instruction issues when the one before it has issued (in the same cycle if
@@ -58,25 +45,11 @@
  */
 #include "spu_cost.h"
 
-const struct spu_price spu_prices[SPU_NCLASSES] = {
-    /* even, odd, stall, latency: the table above (and spu_costs.toml) */
-    [SPU_NOP] = {0, 0, 0, 0},
-    [SPU_FX] = {1, 0, 0, 2},
-    [SPU_WS] = {1, 0, 0, 4},
-    [SPU_SH] = {0, 1, 0, 4},
-    [SPU_SP] = {1, 0, 0, 6},
-    [SPU_FI] = {1, 0, 0, 7},
-    [SPU_DP] = {1, 0, 6, 13},
-    [SPU_IMUL] = {5, 0, 0, 11},
-    [SPU_IDIV] = {40, 0, 0, 40},
-    [SPU_FDIV] = {5, 1, 0, 35},
-    [SPU_LQ] = {0, 1, 0, 6},
-    [SPU_SQ] = {0, 1, 0, 6},
-    [SPU_LOAD_SCALAR] = {0, 2, 0, 10},
-    [SPU_STORE_SCALAR] = {0, 3, 0, 6},
-    [SPU_BRANCH] = {0, 1, 0, 4},
-    [SPU_BRANCH_INDIRECT] = {0, 1, 18, 4},
-};
+#include <stdio.h>
+#include <string.h>
+
+/* Set by spu_cost_set from the machine file's table; all zero until then. */
+struct spu_price spu_prices[SPU_NCLASSES];
 
 const char *const spu_class_names[SPU_NCLASSES] = {
     [SPU_NOP] = "nop",
@@ -96,6 +69,39 @@ const char *const spu_class_names[SPU_NCLASSES] = {
     [SPU_BRANCH] = "branch",
     [SPU_BRANCH_INDIRECT] = "branch_indirect",
 };
+
+int spu_cost_set(const char *arg)
+{
+    const char *eq = strchr(arg, '=');
+    if (eq == NULL)
+        return -1;
+    for (int c = 0; c < SPU_NCLASSES; c++) {
+        size_t len = strlen(spu_class_names[c]);
+        if ((size_t)(eq - arg) != len || strncmp(arg, spu_class_names[c], len) != 0)
+            continue;
+        unsigned v[4];
+        char end;
+        if (sscanf(eq + 1, "%u:%u:%u:%u%c", &v[0], &v[1], &v[2], &v[3], &end) != 4)
+            return -2;
+        spu_prices[c] = (struct spu_price){v[0], v[1], v[2], v[3]};
+        return c;
+    }
+    return -1;
+}
+
+int spu_marker(uint32_t word, int *cls, unsigned *count)
+{
+    if ((word & 0xffff0000u) != SPU_MARK_WORD)
+        return 0;
+    uint32_t k = word & 0xffff;
+    if (k == SPU_MARK_END)
+        return 2;
+    if ((k & 0xff00) != SPU_MARK_BEGIN || ((k >> 4) & 15) == 0 || (k & 15) >= SPU_NCLASSES)
+        return 0;
+    *cls = (int)(k & 15);
+    *count = (k >> 4) & 15;
+    return 1;
+}
 
 /* Opcode 31 (X and XO forms), extended opcode in bits 21-30. */
 static int class_31(uint32_t xo)

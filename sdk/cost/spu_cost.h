@@ -47,9 +47,13 @@ struct spu_insn {
     uint8_t dst_fx; /* bit k: dst[k] is an address update, ready at simple fixed-point latency */
 };
 
-extern const struct spu_price spu_prices[SPU_NCLASSES];
+/* The table: the machine file's [spu_cost], set class by class with spu_cost_set. */
+extern struct spu_price spu_prices[SPU_NCLASSES];
 extern const char *const spu_class_names[SPU_NCLASSES];
 
+/* Set one class from "NAME=EVEN:ODD:STALL:LATENCY": its index, -1 if NAME is no class (or there
+ * is no '='), -2 if the numbers are malformed. */
+int spu_cost_set(const char *arg);
 /* The class of one PowerPC instruction word (host byte order, already byte-swapped). */
 int spu_cost_class(uint32_t word);
 /* Its class and registers. */
@@ -59,5 +63,17 @@ int64_t spu_branch_target(uint32_t word, uint64_t pc);
 /* SPU cycles of a block of n instruction words (host byte order); loop != 0 prices it as the
  * body of a loop that branches back to its own start, in the steady state. */
 uint64_t spu_cost_block(const uint32_t *words, unsigned n, int loop);
+
+/* The intrinsic markers (README.md, "Intrinsics"): `cmpwi cr7,r2,K`. r2 is the thread pointer
+ * of the 32-bit PowerPC ABI, which compiled code never compares, so no compiler emits these
+ * words; spu_intrinsics.h wraps the software emulation of an intrinsic in a begin marker
+ * (K = SPU_MARK_BEGIN | count << 4 | class: the intrinsic is `count` SPU instructions of
+ * `class`) and an end marker (K = SPU_MARK_END), and the plugin charges what runs between them
+ * as those instructions, not as the emulation. */
+#define SPU_MARK_WORD 0x2F820000u /* cmpi cr7,0,r2,0 */
+#define SPU_MARK_BEGIN 0x5000u
+#define SPU_MARK_END 0x5FFFu
+/* 0: not a marker; 1: a begin marker (class and count set); 2: an end marker. */
+int spu_marker(uint32_t word, int *cls, unsigned *count);
 
 #endif

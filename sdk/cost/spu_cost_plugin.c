@@ -4,12 +4,25 @@
  * (spu_cost.c), and adds that price to a 64-bit counter inline each time the block runs, so the
  * count costs one add per block executed and is the same on every run.
  *
- *   qemu-ppc -cpu G4 -plugin spu_cost_plugin.so[,counter=PATH][,fd=N] IMAGE
+ *   qemu-ppc -cpu G4 -plugin spu_cost_plugin.so[,counter=PATH][,fd=N],CLASS=E:O:S:L,... IMAGE
+ *
+ * Every class's price (CLASS=EVEN:ODD:STALL:LATENCY, one argument each, the names of
+ * spu_cost.h) is an argument: the machine file's [spu_cost] table, which the simulator passes
+ * (and the tests read from machines/qs20.toml); the plugin refuses to start without all of them.
  *
  * counter=PATH maps the first 8 bytes of file PATH (created and extended if needed), fd=N those
  * of an open file descriptor (a memory file the simulator passes down), MAP_SHARED: the running
- * total is a native-endian uint64 at offset 0, for the simulator to read at each request.
+ * total is a native-endian uint64 at offset 0, updated at each system call and at exit, for the
+ * simulator to read at each request.
  * Without either the total is printed at exit to stderr as "cellblade-cost: N cycles".
+ *
+ * Intrinsics (README.md): a block that holds a marker word is charged by a callback instead of
+ * the inline add, event by event: its code outside the markers, then at a begin marker the
+ * counter is remembered with the marked instructions' price, and at the matching end marker it
+ * is set back to that value plus the price, so what ran in between (the emulation, over any
+ * number of blocks, each of which added its own price inline) is replaced by the SPU
+ * instructions it stands for. Markers nest (an intrinsic built on another): the outermost pair
+ * counts.
  *
  * A block is charged when it starts, whole: at a channel request (a system call, which ends its
  * block) the counter already holds the block that makes the call. A block that faults part way
@@ -28,9 +41,111 @@
 
 CELLBLADE_PLUGIN_EXPORT int qemu_plugin_version = CELLBLADE_QEMU_PLUGIN_VERSION;
 
+/* The running count, in the plugin's own memory: the inline adds and the marked regions work on
+ * it. The shared counter (counter= or fd=) gets its value at each system call and at exit only:
+ * the simulator reads it while the SPE process waits for the answer to a request, and between
+ * the request's system call and the answer's the count moves (the blocks of a marked region add
+ * to it before its end takes them back), so a counter updated as the code runs would give the
+ * simulator whatever it happened to read at that moment. */
 static uint64_t own_counter;
-static uint64_t *counter = &own_counter;
+static uint64_t *const counter = &own_counter;
+static uint64_t *shared;
 static int print_at_exit = 1;
+
+/* The events of a block with markers, in order: charge some cycles, begin a marked region (its
+ * price), end one. */
+enum { EV_CHARGE, EV_BEGIN, EV_END };
+struct event {
+    int kind;
+    uint64_t cycles;
+};
+struct marked_block {
+    unsigned n;
+    struct event ev[];
+};
+
+/* The marked region the program is in: how deep, the counter at its start and its price. One
+ * vCPU: qemu-user runs an SPE program's one thread. */
+static unsigned depth;
+static uint64_t at_begin, price;
+
+static void on_marked_block(unsigned int vcpu, void *userdata)
+{
+    (void)vcpu;
+    const struct marked_block *b = userdata;
+    for (unsigned i = 0; i < b->n; i++) {
+        const struct event *e = &b->ev[i];
+        if (e->kind == EV_CHARGE) {
+            *counter += e->cycles;
+        } else if (e->kind == EV_BEGIN) {
+            if (depth++ == 0) {
+                at_begin = *counter;
+                price = e->cycles;
+            }
+        } else if (depth > 0 && --depth == 0) {
+            *counter = at_begin + price;
+        }
+    }
+}
+
+/* At each system call the count is published to the shared counter. Inside a marked region (a
+ * channel request, which the SPE library marks as uncharged) the region is settled first, the
+ * count set to its start plus its price, and what runs after the call up to the end marker is
+ * the region's too, at no further price: the count never goes back past a value the simulator
+ * may have read. */
+static void on_syscall(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, uint64_t a1,
+                       uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5, uint64_t a6,
+                       uint64_t a7, uint64_t a8)
+{
+    (void)id, (void)vcpu, (void)num, (void)a1, (void)a2, (void)a3, (void)a4, (void)a5, (void)a6,
+        (void)a7, (void)a8;
+    if (depth > 0) {
+        *counter = at_begin + price;
+        at_begin = *counter;
+        price = 0;
+    }
+    if (shared)
+        *shared = *counter;
+}
+
+/* The price of `count` SPU instructions of one class issued back to back: their issue cycles
+ * and stalls (their latency is not waited for: see README.md). */
+static uint64_t marked_price(int cls, unsigned count)
+{
+    const struct spu_price *p = &spu_prices[cls];
+    return (uint64_t)count * (p->even + p->odd + p->stall);
+}
+
+/* A block with markers: its events, or NULL if it has none. Each stretch of code between
+ * markers is priced as a block of its own. */
+static struct marked_block *marked(const uint32_t *words, unsigned n)
+{
+    unsigned markers = 0;
+    int cls;
+    unsigned count;
+    for (unsigned i = 0; i < n; i++)
+        markers += spu_marker(words[i], &cls, &count) != 0;
+    if (!markers)
+        return NULL;
+    struct marked_block *b = malloc(sizeof *b + (2 * markers + 1) * sizeof(struct event));
+    if (b == NULL)
+        abort();
+    b->n = 0;
+    unsigned from = 0;
+    for (unsigned i = 0; i <= n; i++) {
+        int kind = i < n ? spu_marker(words[i], &cls, &count) : 0;
+        if (i < n && !kind)
+            continue;
+        if (i > from)
+            b->ev[b->n++] = (struct event){EV_CHARGE, spu_cost_block(words + from, i - from, 0)};
+        if (kind == 1)
+            b->ev[b->n++] = (struct event){EV_BEGIN, marked_price(cls, count)};
+        else if (kind == 2)
+            b->ev[b->n++] = (struct event){EV_END, 0};
+        from = i + 1;
+    }
+    return b;
+}
 
 /* qemu ends a translated block at 512 instructions (TCG_MAX_INSNS); longer ones are priced in
  * parts. */
@@ -54,6 +169,13 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
             k = 0;
         }
     }
+    if (k == n) {
+        struct marked_block *b = marked(words, k);
+        if (b != NULL) { /* never freed: qemu keeps a translated block as long as the program runs */
+            qemu_plugin_register_vcpu_tb_exec_cb(tb, on_marked_block, QEMU_PLUGIN_CB_NO_REGS, b);
+            return;
+        }
+    }
     int loop = 0;
     if (k == n && n > 0) { /* a block that branches back to its own start: a loop's body */
         uint64_t last = qemu_plugin_insn_vaddr(qemu_plugin_tb_get_insn(tb, n - 1));
@@ -68,6 +190,8 @@ static void on_guest_exit(qemu_plugin_id_t id, void *userdata)
 {
     (void)id;
     (void)userdata;
+    if (shared)
+        *shared = *counter;
     if (print_at_exit)
         fprintf(stderr, "cellblade-cost: %" PRIu64 " cycles\n", *counter);
 }
@@ -84,7 +208,7 @@ static int map_counter(int fd, const char *what)
         fprintf(stderr, "cellblade-cost: cannot map %s\n", what);
         return -1;
     }
-    counter = page;
+    shared = page;
     print_at_exit = 0;
     return 0;
 }
@@ -93,8 +217,15 @@ CELLBLADE_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_
                                                 int argc, char **argv)
 {
     (void)info;
+    int given[SPU_NCLASSES] = {0};
     for (int i = 0; i < argc; i++) {
-        if (strncmp(argv[i], "counter=", 8) == 0) {
+        int cls = spu_cost_set(argv[i]);
+        if (cls >= 0) {
+            given[cls] = 1;
+        } else if (cls == -2) {
+            fprintf(stderr, "cellblade-cost: %s: a class's price is CLASS=EVEN:ODD:STALL:LATENCY\n", argv[i]);
+            return -1;
+        } else if (strncmp(argv[i], "counter=", 8) == 0) {
             int fd = open(argv[i] + 8, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
             if (fd < 0) {
                 fprintf(stderr, "cellblade-cost: cannot open %s\n", argv[i] + 8);
@@ -114,7 +245,17 @@ CELLBLADE_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_
             return -1;
         }
     }
+    for (int c = 0; c < SPU_NCLASSES; c++) {
+        if (!given[c]) {
+            fprintf(stderr,
+                    "cellblade-cost: no price for class %s: pass every class as "
+                    "CLASS=EVEN:ODD:STALL:LATENCY (the machine file's [spu_cost])\n",
+                    spu_class_names[c]);
+            return -1;
+        }
+    }
     qemu_plugin_register_vcpu_tb_trans_cb(id, on_translate);
+    qemu_plugin_register_vcpu_syscall_cb(id, on_syscall);
     qemu_plugin_register_atexit_cb(id, on_guest_exit, NULL);
     return 0;
 }

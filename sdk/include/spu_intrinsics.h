@@ -42,6 +42,7 @@
 
 #include "spu_intrinsics/types.h"
 #include "spu_intrinsics/forms.h"
+#include "spu_intrinsics/cost.h"
 #include "spu_intrinsics/sp_float.h"
 #include "spu_intrinsics/arith.h"
 #include "spu_intrinsics/compare_select.h"

@@ -46,23 +46,37 @@ uint64_t cb_spu_call(uint32_t op, uint32_t a, uint32_t b, uint32_t c, uint64_t d
     }
     struct cb_request req = {op, a, b, c, d, e};
     struct cb_answer ans;
+    CB_UNCHARGED_BEGIN();
     if (cb_sdk_call(simulator, &req, payload, len, &ans, NULL, 0) != 0)
         _exit(CB_SPU_START_FAILED); /* the simulator has gone: nothing is left to serve */
+    CB_UNCHARGED_END();
     return ans.value;
 }
 
-unsigned int spu_readch(int channel)
+/* Each channel intrinsic is one SPU instruction: the library code of its emulation here is
+ * marked uncharged (spu_runtime.h), what the channel costs is the simulator's to charge. */
+static unsigned int readch(int channel)
 {
     if (channel >= MFC_LSA && channel <= MFC_TagID)
         return parameters[channel - MFC_LSA];
     return (unsigned int)cb_spu_call(CB_SPU_READ_CHANNEL, (uint32_t)channel, 0, 0, 0, 0, NULL, 0);
 }
 
+unsigned int spu_readch(int channel)
+{
+    CB_UNCHARGED_BEGIN();
+    unsigned int value = readch(channel);
+    CB_UNCHARGED_END();
+    return value;
+}
+
 void spu_mfcdma64(volatile void *ls, unsigned int eahi, unsigned int ealo, unsigned int size,
                   unsigned int tag, unsigned int cmd)
 {
+    CB_UNCHARGED_BEGIN();
     uint64_t ea = ((uint64_t)eahi << 32) | ealo;
     cb_spu_call(CB_SPU_MFC, cmd & 0xff, (uint32_t)(uintptr_t)ls, tag, ea, size, NULL, 0);
+    CB_UNCHARGED_END();
 }
 
 void spu_mfcdma32(volatile void *ls, unsigned int ea, unsigned int size, unsigned int tag,
@@ -71,7 +85,7 @@ void spu_mfcdma32(volatile void *ls, unsigned int ea, unsigned int size, unsigne
     spu_mfcdma64(ls, 0, ea, size, tag, cmd);
 }
 
-void spu_writech(int channel, unsigned int value)
+static void writech(int channel, unsigned int value)
 {
     if (channel >= MFC_LSA && channel <= MFC_TagID) {
         parameters[channel - MFC_LSA] = value;
@@ -86,9 +100,19 @@ void spu_writech(int channel, unsigned int value)
     cb_spu_call(CB_SPU_WRITE_CHANNEL, (uint32_t)channel, 0, 0, value, 0, NULL, 0);
 }
 
+void spu_writech(int channel, unsigned int value)
+{
+    CB_UNCHARGED_BEGIN();
+    writech(channel, value);
+    CB_UNCHARGED_END();
+}
+
 unsigned int spu_readchcnt(int channel)
 {
-    return (unsigned int)cb_spu_call(CB_SPU_CHANNEL_COUNT, (uint32_t)channel, 0, 0, 0, 0, NULL, 0);
+    CB_UNCHARGED_BEGIN();
+    uint64_t count = cb_spu_call(CB_SPU_CHANNEL_COUNT, (uint32_t)channel, 0, 0, 0, 0, NULL, 0);
+    CB_UNCHARGED_END();
+    return (unsigned int)count;
 }
 
 unsigned int spu_mfcstat(unsigned int type)

@@ -13,6 +13,12 @@ int cb_spu_connected(void);
 /* One request; the answer's value. A simulator that has gone ends the program. */
 uint64_t cb_spu_call(uint32_t op, uint32_t a, uint32_t b, uint32_t c, uint64_t d, uint64_t e,
                      const void *payload, uint32_t len);
+/* The cost plugin's markers (sdk/cost/README.md, "Intrinsics") around a request's own PowerPC
+ * code: building the message and the socket's system calls are no SPU code (the SPU's channel
+ * instruction is one, and the simulator charges the channel operation as the machine file
+ * says), so they are marked as one instruction of class nop (class 0, count 1: no cycles). */
+#define CB_UNCHARGED_BEGIN() __asm__ __volatile__("cmpwi 7,2,0x5010" ::: "cr7", "memory")
+#define CB_UNCHARGED_END() __asm__ __volatile__("cmpwi 7,2,0x5FFF" ::: "cr7", "memory")
 /* stdout and stderr through the PPE (stdio.c). */
 void cb_spu_stdio_to_ppe(void);
 #endif

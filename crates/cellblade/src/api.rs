@@ -119,6 +119,7 @@ pub struct Catalog {
     pub affinity: AffinityLimits,
     pub model: crate::model::request::ModelCatalog,
     pub mpi: crate::mpi::request::MpiCatalog,
+    pub sdk: crate::sdk::request::SdkCatalog,
     /// The claim groups of `reproduce`, in the order it states them: each can be run apart.
     pub reproduce_groups: Vec<&'static str>,
     /// The claims whose `reproduce --quick` verdict differs from the full run's on the qs20
@@ -217,6 +218,7 @@ pub fn catalog() -> Catalog {
         },
         model: crate::model::request::catalog(),
         mpi: crate::mpi::request::catalog(),
+        sdk: crate::sdk::request::catalog(),
         reproduce_groups: crate::reproduce::group_ids(),
         quick_differs: crate::reproduce::QUICK_DIFFERS,
         cluster: crate::cluster::request::catalog(),

@@ -10,10 +10,11 @@ from pathlib import Path
 
 from cellblade import outputs
 from cellblade.cli.base import HELP
-from cellblade.cli.common import UsageError, add_machine_args, add_out_arg
+from cellblade.cli.common import CATALOG, UsageError, add_machine_args, add_out_arg
 from cellblade.machine import MACHINE_FLAGS
 
 RUN_FILES = ["result.json", "machine.toml"]
+RUN_FLAGS = {**MACHINE_FLAGS, "compute": "--compute"}
 
 
 def add_commands(commands: argparse._SubParsersAction) -> None:
@@ -23,14 +24,23 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         help=HELP["run"],
         description="Run PROGRAM, a Cell SDK program's PPE executable (cellblade ppu-gcc, "
         "linked with -lspe2), on the simulated blade: its SPE contexts run the SPE executables "
-        "it opens (cellblade spu-gcc), every libspe2 and MFC call simulated. Computation between "
-        "calls costs no simulated time.",
+        "it opens (cellblade spu-gcc), every libspe2 and MFC call simulated. An SPE program's "
+        "code between two calls costs the SPU cycles it would take (--compute model).",
+    )
+    sdk = CATALOG["sdk"]
+    run.add_argument(
+        "--compute",
+        metavar="model|zero",
+        help="what each SPE program's own code between two channel calls costs in simulated "
+        "time: model, the SPU cycles it would take (the machine file's [spu_cost] table, "
+        "counted by a qemu plugin), or zero; "
+        f"allowed {sdk['compute_allowed']} (default {sdk['default_compute']})",
     )
     add_machine_args(run)
     add_out_arg(run, "none", "result.json (the run's report) and the resolved machine.toml")
     run.add_argument("program", help="the PPE program (built with cellblade ppu-gcc -lspe2)")
     run.add_argument("args", nargs=argparse.REMAINDER, help="the program's arguments")
-    run.set_defaults(handler=_run, flags=MACHINE_FLAGS)
+    run.set_defaults(handler=_run, flags=RUN_FLAGS)
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -41,7 +51,7 @@ def _run(args: argparse.Namespace) -> int:
         outputs.check_dir("--out", args.out, RUN_FILES, force=args.force)
     chosen = machine.choice(args.machine or args.preset, args.overrides)
     try:
-        result = launcher.run(args.program, args.args, chosen)
+        result = launcher.run(args.program, args.args, chosen, compute=args.compute)
     except launcher.RunError as error:
         raise UsageError(f"PROGRAM {error}") from None
     for note in result.report.get("notes", []):
@@ -57,7 +67,11 @@ def _save(out: Path, result, args: argparse.Namespace) -> None:
     report = dict(result.report)
     machine_toml = report.pop("machine_toml", None)
     report.update(
-        exit_code=result.exit_code, message=result.message, program=args.program, args=args.args
+        exit_code=result.exit_code,
+        message=result.message,
+        program=args.program,
+        args=args.args,
+        compute=args.compute or CATALOG["sdk"]["default_compute"],
     )
     with outputs.staged("--out", out, RUN_FILES, force=args.force) as staging:
         (staging / "result.json").write_text(json.dumps(report, indent=2) + "\n")

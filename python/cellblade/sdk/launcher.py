@@ -25,10 +25,13 @@ from pathlib import Path
 from typing import Any
 
 from cellblade import _core, native
-from cellblade.sdk import toolchain
+from cellblade.sdk import cost, toolchain
 
 # Where qemu-user puts the guest's address 0 in the host: above the low 4 GiB, which a 32-bit
 # guest's whole space fills, and far below where the host maps qemu itself and its libraries.
+# What SPE code costs when the caller names nothing: the core's default.
+DEFAULT_COMPUTE = _core.catalog()["sdk"]["default_compute"]
+
 GUEST_BASE = {32: 0x1_0000_0000, 64: 0x2000_0000_0000}
 
 
@@ -69,14 +72,24 @@ def run(
     machine: dict[str, Any] | None = None,
     trace: bool = False,
     capture: bool = False,
+    compute: str | None = None,
 ) -> RunResult:
     """Run the PPE program `program` with `args`; returns when it has ended. With `capture`,
     what the program (and its SPEs, through it) prints is kept in the result instead of going
-    to this process's standard output and error."""
+    to this process's standard output and error. `compute` is what the SPE programs' own code
+    costs: "model" (the SPU cycles it takes, the default) or "zero"; the core checks it."""
     path = Path(program)
     if not path.is_file():
         raise RunError(f"{program}: no such file")
     bits = _bits_of(program)
+    costs: dict[str, Any] = {}
+    if compute is not None:
+        costs["compute"] = compute
+    if (compute or DEFAULT_COMPUTE) == "model":
+        try:
+            costs["cost_plugin"] = str(cost.plugin())
+        except toolchain.ToolError as error:
+            raise RunError(str(error)) from None
     ppe = toolchain.PPC32 if bits == 32 else toolchain.PPC64
     ours, theirs = socket.socketpair()
     env = {
@@ -108,6 +121,7 @@ def run(
         "guest_base": GUEST_BASE[bits],
         "bits": bits,
         "trace": trace,
+        **costs,
     }
     outcome: dict[str, Any] = {}
     done_r, done_w = os.pipe()

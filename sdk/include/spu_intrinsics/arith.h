@@ -33,14 +33,27 @@ __SPU_DEF_INT_ADDSUB(s16)
 __SPU_DEF_INT_ADDSUB(u32)
 __SPU_DEF_INT_ADDSUB(s32)
 
-/* Single precision, element by element through the SPU's rules. */
+/* Single precision, element by element through the SPU's rules. The emulation is a function of
+ * its own, called between the cost plugin's markers (cost.h) by the intrinsic, which is always
+ * inlined: the call, its register saves and the emulation are charged as the one SPU
+ * instruction, and the caller keeps its values in registers across the call rather than
+ * spilling them around an inlined emulation. */
 #define __SPU_DEF_SP2(op, scalar_op)                                                         \
-    __SPU_INLINE vec_float4 __SPU_FN(op, f32)(vec_float4 a, vec_float4 b)                    \
+    static __attribute__((__noinline__)) vec_float4 __spu_emulated_##op(vec_float4 a,        \
+                                                                        vec_float4 b)        \
     {                                                                                        \
         int i;                                                                               \
         vec_float4 r;                                                                        \
         for (i = 0; i < 4; i++)                                                              \
             r[i] = scalar_op(a[i], b[i]);                                                    \
+        return r;                                                                            \
+    }                                                                                        \
+    __SPU_MARKED vec_float4 __SPU_FN(op, f32)(vec_float4 a, vec_float4 b)                    \
+    {                                                                                        \
+        vec_float4 r;                                                                        \
+        __SPU_MARK_BEGIN2(__SPU_CLASS_SP, 1, a, b);                                          \
+        r = __spu_emulated_##op(a, b);                                                       \
+        __SPU_MARK_END(r);                                                                   \
         return r;                                                                            \
     }
 __SPU_DEF_SP2(spu_add, __spu_sp_add)
@@ -49,13 +62,22 @@ __SPU_DEF_SP2(spu_mul, __spu_sp_mul)
 
 /* a * b + c, a * b - c and c - a * b, each truncated once. */
 #define __SPU_DEF_SP3(op, sign_product, sign_addend)                                        \
-    __SPU_INLINE vec_float4 __SPU_FN(op, f32)(vec_float4 a, vec_float4 b, vec_float4 c)     \
+    static __attribute__((__noinline__)) vec_float4 __spu_emulated_##op(                    \
+        vec_float4 a, vec_float4 b, vec_float4 c)                                           \
     {                                                                                       \
         int i;                                                                              \
         vec_float4 r;                                                                       \
         for (i = 0; i < 4; i++)                                                             \
             r[i] = __spu_sp_sum(sign_product __spu_sp_value(a[i]) * __spu_sp_value(b[i]),   \
                                 sign_addend __spu_sp_value(c[i]));                          \
+        return r;                                                                           \
+    }                                                                                       \
+    __SPU_MARKED vec_float4 __SPU_FN(op, f32)(vec_float4 a, vec_float4 b, vec_float4 c)     \
+    {                                                                                       \
+        vec_float4 r;                                                                       \
+        __SPU_MARK_BEGIN3(__SPU_CLASS_SP, 1, a, b, c);                                      \
+        r = __spu_emulated_##op(a, b, c);                                                   \
+        __SPU_MARK_END(r);                                                                  \
         return r;                                                                           \
     }
 __SPU_DEF_SP3(spu_madd, +, +)
@@ -67,12 +89,14 @@ __SPU_INLINE vec_double2 __SPU_FN(spu_sub, f64)(vec_double2 a, vec_double2 b) { 
 __SPU_INLINE vec_double2 __SPU_FN(spu_mul, f64)(vec_double2 a, vec_double2 b) { return a * b; }
 
 #define __SPU_DEF_DP3(op, sign_result, sign_addend)                                         \
-    __SPU_INLINE vec_double2 __SPU_FN(op, f64)(vec_double2 a, vec_double2 b, vec_double2 c) \
+    __SPU_MARKED vec_double2 __SPU_FN(op, f64)(vec_double2 a, vec_double2 b, vec_double2 c) \
     {                                                                                       \
         int i;                                                                              \
         vec_double2 r;                                                                      \
+        __SPU_MARK_BEGIN_M3(__SPU_CLASS_DP, 1, a, b, c);                                    \
         for (i = 0; i < 2; i++)                                                             \
             r[i] = sign_result __builtin_fma(a[i], b[i], sign_addend c[i]);                 \
+        __SPU_MARK_END_M(r);                                                                \
         return r;                                                                           \
     }
 __SPU_DEF_DP3(spu_madd, +, +)

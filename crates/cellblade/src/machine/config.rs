@@ -41,6 +41,7 @@ pub struct MachineFile {
     pub scheduler: SchedulerCfg,
     pub mpi: MpiCfg,
     pub network: NetworkCfg,
+    pub spu_cost: SpuCostCfg,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -286,6 +287,60 @@ impl NetworkCfg {
     ];
 }
 
+/// The SPU cost plugin's table (`sdk/cost/`, `cellblade run --compute model`): for each class of
+/// SPU instructions a PowerPC instruction of an SPE program is priced as, `[even, odd, stall,
+/// latency]`: its issue cycles on the even and on the odd pipeline, the cycles after its issue
+/// in which nothing issues, and the cycles until its result can be used.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SpuCostCfg {
+    pub nop: [u32; 4],
+    pub fx: [u32; 4],
+    pub ws: [u32; 4],
+    pub sh: [u32; 4],
+    pub sp: [u32; 4],
+    pub fi: [u32; 4],
+    pub dp: [u32; 4],
+    pub imul: [u32; 4],
+    pub idiv: [u32; 4],
+    pub fdiv: [u32; 4],
+    pub lq: [u32; 4],
+    pub sq: [u32; 4],
+    pub load_scalar: [u32; 4],
+    pub store_scalar: [u32; 4],
+    pub branch: [u32; 4],
+    pub branch_indirect: [u32; 4],
+}
+
+impl SpuCostCfg {
+    /// Every cycle count of a class is at most this: the longest, a software divide, is 40.
+    pub const MAX_CYCLES: u32 = 1000;
+    /// No scalar keys: each class is an array, checked in `validate` against [`Self::MAX_CYCLES`].
+    const LIMITS: Limits = &[];
+
+    /// Each class by the name the plugin knows it by, in the plugin's order (`spu_cost.h`).
+    pub fn classes(&self) -> [(&'static str, [u32; 4]); 16] {
+        [
+            ("nop", self.nop),
+            ("fx", self.fx),
+            ("ws", self.ws),
+            ("sh", self.sh),
+            ("sp", self.sp),
+            ("fi", self.fi),
+            ("dp", self.dp),
+            ("imul", self.imul),
+            ("idiv", self.idiv),
+            ("fdiv", self.fdiv),
+            ("lq", self.lq),
+            ("sq", self.sq),
+            ("load_scalar", self.load_scalar),
+            ("store_scalar", self.store_scalar),
+            ("branch", self.branch),
+            ("branch_indirect", self.branch_indirect),
+        ]
+    }
+}
+
 /// The text of a built-in preset.
 pub fn preset_text(name: &str) -> Result<&'static str> {
     match name {
@@ -413,7 +468,7 @@ pub const RING_ELEMENTS: [&str; 12] = ["PPE", "SPE0", "SPE1", "SPE2", "SPE3", "S
 
 impl MachineFile {
     /// Each section's name and numeric limits.
-    const SECTIONS: [(&'static str, Limits); 12] = [
+    const SECTIONS: [(&'static str, Limits); 13] = [
         ("clock", ClockCfg::LIMITS),
         ("eib", EibCfg::LIMITS),
         ("bif", BifCfg::LIMITS),
@@ -426,6 +481,7 @@ impl MachineFile {
         ("scheduler", SchedulerCfg::LIMITS),
         ("mpi", MpiCfg::LIMITS),
         ("network", NetworkCfg::LIMITS),
+        ("spu_cost", SpuCostCfg::LIMITS),
     ];
 
     /// The rules a key's range cannot state (its range is checked on the table, before typing).
@@ -448,6 +504,10 @@ impl MachineFile {
         check(self.mfc.max_dma_bytes.is_multiple_of(16), "mfc.max_dma_bytes", self.mfc.max_dma_bytes, "a multiple of 16")?;
         check(self.spu.ls_bytes.is_multiple_of(128), "spu.ls_bytes", self.spu.ls_bytes, "a multiple of 128")?;
         check(self.memory.xdram_bytes.is_multiple_of(65536), "memory.xdram_bytes", self.memory.xdram_bytes, "a multiple of 64 KiB")?;
+        for (name, cycles) in self.spu_cost.classes() {
+            let allowed = format!("[even, odd, stall, latency], each 0 to {}", SpuCostCfg::MAX_CYCLES);
+            check(cycles.iter().all(|&c| c <= SpuCostCfg::MAX_CYCLES), &format!("spu_cost.{name}"), format!("{cycles:?}"), &allowed)?;
+        }
         Ok(())
     }
 

@@ -100,6 +100,22 @@ pub const PARAMETERS: &[Parameter] = &[
     p("network.overhead_ns", "ns", "node network: an MPI send or receive call on the PPE", Assumed, "of the order of that generation's MPI small-message figures"),
     p("network.gap_ns", "ns", "node network: least time between two messages from one adapter", Assumed, "one message per microsecond"),
     p("network.gap_per_byte_ns", "ns", "node network: time per byte", Published, "InfiniBand Architecture Specification 1.2, 4x DDR (2 GB/s)"),
+    p("spu_cost.nop", "cycles: [even, odd, stall, latency]", "SPU cost of sync, isync and cache hints: no SPU work", Published, "SDK 3.0 Programming Tutorial, Pipelines and dual-issue rules, Table 1 (NOP/LNOP)"),
+    p("spu_cost.fx", "cycles: [even, odd, stall, latency]", "SPU cost of simple fixed point (add, logical, compare, move)", Published, "SDK 3.0 Programming Tutorial, Pipelines and dual-issue rules, Table 1 (FX)"),
+    p("spu_cost.ws", "cycles: [even, odd, stall, latency]", "SPU cost of word shifts and rotates", Published, "SDK 3.0 Programming Tutorial, Pipelines and dual-issue rules, Table 1 (WS)"),
+    p("spu_cost.sh", "cycles: [even, odd, stall, latency]", "SPU cost of shuffles, quadword rotates, splats and estimates", Published, "SDK 3.0 Programming Tutorial, Pipelines and dual-issue rules, Table 1 (SH)"),
+    p("spu_cost.sp", "cycles: [even, odd, stall, latency]", "SPU cost of single-precision arithmetic, 4-wide", Published, "SDK 3.0 Programming Tutorial, Pipelines and dual-issue rules, Table 1 (SP); Floating-point operations"),
+    p("spu_cost.fi", "cycles: [even, odd, stall, latency]", "SPU cost of conversions and 16-bit multiplies", Published, "SDK 3.0 Programming Tutorial, Pipelines and dual-issue rules, Table 1 (FI)"),
+    p("spu_cost.dp", "cycles: [even, odd, stall, latency]", "SPU cost of double-precision arithmetic", Published, "SDK 3.0 Programming Tutorial, Pipelines and dual-issue rules, Table 1 (DP) and note 2"),
+    p("spu_cost.imul", "cycles: [even, odd, stall, latency]", "SPU cost of a 32-bit multiply (three 16-bit multiplies and two adds)", Assumed, "the sequence; its instructions from the SDK 3.0 tutorial's Table 1 (FI, FX)"),
+    p("spu_cost.idiv", "cycles: [even, odd, stall, latency]", "SPU cost of an integer divide (no SPU instruction)", Assumed, "a software divide routine's order of magnitude"),
+    p("spu_cost.fdiv", "cycles: [even, odd, stall, latency]", "SPU cost of a floating divide or square root", Assumed, "frest, fi and Newton steps; their instructions from the SDK 3.0 tutorial's Table 1"),
+    p("spu_cost.lq", "cycles: [even, odd, stall, latency]", "SPU cost of a quadword load", Published, "SDK 3.0 Programming Tutorial, Pipelines and dual-issue rules, Table 1 (LS)"),
+    p("spu_cost.sq", "cycles: [even, odd, stall, latency]", "SPU cost of a quadword store", Published, "SDK 3.0 Programming Tutorial, Pipelines and dual-issue rules, Table 1 (LS)"),
+    p("spu_cost.load_scalar", "cycles: [even, odd, stall, latency]", "SPU cost of a scalar load (load quadword, rotate)", Published, "SDK 3.0 Programming Tutorial, Pipelines and dual-issue rules, Table 1 (LS + SH)"),
+    p("spu_cost.store_scalar", "cycles: [even, odd, stall, latency]", "SPU cost of a scalar store (load, shuffle, store quadword)", Published, "SDK 3.0 Programming Tutorial, Pipelines and dual-issue rules, Table 1 (LS + SH + LS)"),
+    p("spu_cost.branch", "cycles: [even, odd, stall, latency]", "SPU cost of a direct branch, hinted or not taken", Published, "SDK 3.0 Programming Tutorial, Pipelines and dual-issue rules, Table 1 (BR) and note 1"),
+    p("spu_cost.branch_indirect", "cycles: [even, odd, stall, latency]", "SPU cost of a branch through lr or ctr: unhinted, taken", Published, "SDK 3.0 Programming Tutorial, Pipelines and dual-issue rules, Table 1 note 1 (18-19 cycles)"),
 ];
 
 /// The declaration of `key`, if it is one.

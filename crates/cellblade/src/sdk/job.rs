@@ -38,6 +38,7 @@ use crate::ppe::{Access, Ppe};
 use crate::sim::{Pid, Shared, Time};
 use crate::spu::Spu;
 
+use super::cost::{self, Compute, Counter};
 use super::process_memory::ProcessMemory;
 use super::wire::{self, Answer, Request};
 
@@ -51,6 +52,10 @@ pub struct SdkOptions {
     pub guest_base: u64,
     pub bits: u32,
     pub trace: bool,
+    /// What the SPE programs' own code costs, and the cost plugin that counts it under
+    /// [`Compute::Model`] ([`super::cost`]).
+    pub compute: Compute,
+    pub cost_plugin: Option<PathBuf>,
 }
 
 /// How the program ended, as the simulator saw it.
@@ -65,6 +70,8 @@ pub struct SdkOutcome {
 /// The descriptors an SPE process finds its local store and its socket at.
 const LS_FD: i32 = 3;
 const SDK_FD: i32 = 4;
+/// And, under `--compute model`, its cost counter (the plugin's `fd=`).
+const COST_FD: i32 = 5;
 
 /// One SPE context of the PPE program.
 struct Context {
@@ -72,6 +79,8 @@ struct Context {
     image: Option<PathBuf>,
     /// While its program runs: the SPE process and what it has asked of the PPE.
     child: Option<Child>,
+    /// Its cost counter, under `--compute model`.
+    counter: Option<Counter>,
     /// What the PPE thread running the context is told next: a stop or a PPE-assisted call.
     event: Option<Event>,
     /// The simulated PPE thread waiting in spe_context_run, and the SPE thread waiting for a
@@ -108,12 +117,19 @@ struct Job {
     /// The run's own folder (embedded SPE images written for qemu-user), removed with it.
     folder: Option<PathBuf>,
     embedded: Vec<(Vec<u8>, PathBuf)>,
+    /// Under `--compute model`, the machine's cost table as the plugin's arguments.
+    cost_table: Option<String>,
 }
 
 type JobRef = Rc<RefCell<Job>>;
 
 /// Run the PPE program at the other end of `ppe` until its process ends.
 pub fn run_sdk(file: MachineFile, ppe: UnixStream, opts: SdkOptions) -> Result<SdkOutcome> {
+    let cost_table = match (opts.compute, &opts.cost_plugin) {
+        (Compute::Zero, _) => None,
+        (Compute::Model, Some(_)) => Some(cost::plugin_args(&file.spu_cost)),
+        (Compute::Model, None) => return Err(Error::Internal("compute model without the cost plugin: the front passes it".into())),
+    };
     let mut blade = Blade::new(file, opts.trace);
     let ls_bytes = blade.machine().p.ls_bytes;
     let (stores, files) = LocalStores::shared(ls_bytes, SPES).map_err(|e| Error::Internal(e.to_string()))?;
@@ -132,6 +148,7 @@ pub fn run_sdk(file: MachineFile, ppe: UnixStream, opts: SdkOptions) -> Result<S
         folder: None,
         embedded: Vec::new(),
         ls_windows: Vec::new(),
+        cost_table,
     }));
     let served = job.clone();
     blade.ppe(move |p| serve_ppe(p, ppe, served, 0));
@@ -308,6 +325,7 @@ async fn serve_ppe_call(
                         spe,
                         image: None,
                         child: None,
+                        counter: None,
                         event: None,
                         ppe_waiting: None,
                         spe_waiting: None,
@@ -428,11 +446,12 @@ async fn run_context(p: &Ppe, req: &Request, speid: u64, job: &JobRef, sock: &Un
     let dt = sh.world.borrow().p.thread_create;
     sh.sleep(ppe_pid, dt).await;
     let (ours, theirs) = UnixStream::pair().map_err(|e| io_err("an SPE program", e))?;
-    let child = spawn_spe(job, spe, &image, speid, req.d, req.e, theirs)?;
+    let (child, counter) = spawn_spe(job, spe, &image, speid, req.d, req.e, theirs)?;
     {
         let mut j = job.borrow_mut();
         let ctx = &mut j.contexts[n];
         ctx.child = Some(child);
+        ctx.counter = counter;
         ctx.event = None;
     }
     let pid = sh.next_pid();
@@ -512,14 +531,35 @@ impl Drop for Job {
     }
 }
 
-fn spawn_spe(job: &JobRef, spe: usize, image: &PathBuf, speid: u64, argp: u64, envp: u64, theirs: UnixStream) -> Result<Child> {
+/// Start the SPE process of a context and, under `--compute model`, the counter its cost plugin
+/// adds to.
+fn spawn_spe(
+    job: &JobRef,
+    spe: usize,
+    image: &PathBuf,
+    speid: u64,
+    argp: u64,
+    envp: u64,
+    theirs: UnixStream,
+) -> Result<(Child, Option<Counter>)> {
     let j = job.borrow();
     let (program, args) = j.opts.spe_command.split_first().ok_or_else(|| Error::Internal("no SPE command".into()))?;
     let ls = j.local_stores[spe].as_raw_fd();
     let ppe_pid = j.opts.ppe_pid;
     let sock = theirs.as_raw_fd();
     let mut cmd = Command::new(program);
-    cmd.args(args).arg(image);
+    cmd.args(args);
+    let counter = match (&j.cost_table, &j.opts.cost_plugin) {
+        (Some(table), Some(plugin)) => {
+            let counter = Counter::new()?;
+            cmd.arg("-plugin").arg(format!("{},fd={COST_FD},{table}", plugin.display()));
+            Some(counter)
+        }
+        _ => None,
+    };
+    // -1: no counter to hand down.
+    let cost = counter.as_ref().map_or(-1, Counter::raw_fd);
+    cmd.arg(image);
     cmd.env("CELLBLADE_LS_FD", LS_FD.to_string()).env("CELLBLADE_SDK_FD", SDK_FD.to_string());
     cmd.env("CELLBLADE_SPE_ARGS", format!("{speid:#x},{argp:#x},{envp:#x}"));
     // SAFETY: between fork and exec only async-signal-safe calls: fcntl, dup2, close, prctl.
@@ -532,6 +572,14 @@ fn spawn_spe(job: &JobRef, spe: usize, image: &PathBuf, speid: u64, argp: u64, e
             }
             libc::close(l);
             libc::close(s);
+            if cost >= 0 {
+                // Not closed on exec (dup2 clears the flag): the plugin maps it.
+                let c = libc::fcntl(cost, libc::F_DUPFD, 10);
+                if c < 0 || libc::dup2(c, COST_FD) < 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                libc::close(c);
+            }
             // An SPE process does not outlive the simulator's thread, and it joins the PPE
             // process's group, which the launcher ends with the PPE program.
             libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
@@ -541,7 +589,13 @@ fn spawn_spe(job: &JobRef, spe: usize, image: &PathBuf, speid: u64, argp: u64, e
     }
     let child = cmd.spawn().map_err(|e| program_err(format!("starting the SPE program {}: {program}: {e}", image.display())))?;
     drop(theirs);
-    Ok(child)
+    Ok((child, counter))
+}
+
+/// The SPU cycles context `n`'s program has run since the last charge (0 under `--compute
+/// zero`).
+fn counted(job: &JobRef, n: usize) -> Result<u64> {
+    job.borrow_mut().contexts[n].counter.as_mut().map_or(Ok(0), Counter::take)
 }
 
 /// Tell the PPE thread running context `n` of `event`.
@@ -568,6 +622,14 @@ async fn serve_spe(spu: Spu, n: usize, sock: UnixStream, job: JobRef) -> Result<
     let mut atomic_status = 0u32;
     loop {
         let next = wire::read_request(&sock).map_err(|e| io_err(&what, e))?;
+        // The code the SPE ran since its last request, as the SPU would have run it: the
+        // request happens when that code ends. The hello, the first request, is made by the
+        // launcher's start-up code (the C library's, copying the loaded data into the local
+        // store), which is no SPE code: what it counted is dropped.
+        let cycles = counted(&job, n)?;
+        if cycles > 0 && !matches!(&next, Some((r, _, _)) if r.op == wire::SPU_HELLO) {
+            spu.compute(cycles).await;
+        }
         let Some((req, payload, _)) = next else {
             // Ended without a stop: a crash of SPE code is the context's runtime error.
             let status = job.borrow_mut().contexts[n].child.take().and_then(|mut c| c.wait().ok());

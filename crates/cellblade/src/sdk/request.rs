@@ -4,6 +4,7 @@ use std::os::unix::net::UnixStream;
 
 use serde::{Deserialize, Serialize};
 
+use super::cost::Compute;
 use super::job::{run_sdk, SdkOptions};
 use crate::error::{config_err, Result};
 use crate::machine::config::MachineFile;
@@ -23,10 +24,32 @@ pub struct RunRequest {
     /// Whether the report carries a Chrome/Perfetto trace.
     #[serde(default)]
     pub trace: bool,
+    /// What the SPE programs' own code costs: "model" (the SPU cycles the cost plugin counts)
+    /// or "zero" ([`super::cost`]).
+    #[serde(default = "default_compute")]
+    pub compute: String,
+    /// The cost plugin (a shared object the front built from `sdk/cost/`), needed by "model".
+    #[serde(default)]
+    pub cost_plugin: Option<String>,
     /// The simulator's end of the PPE process's socket: not request data, the front that
     /// started the process hands it over.
     #[serde(skip)]
     pub stream: Option<UnixStream>,
+}
+
+fn default_compute() -> String {
+    Compute::DEFAULT.into()
+}
+
+/// `cellblade run`'s defaults and what its fields allow, for the fronts.
+#[derive(Debug, Clone, Serialize)]
+pub struct SdkCatalog {
+    pub default_compute: &'static str,
+    pub compute_allowed: String,
+}
+
+pub fn catalog() -> SdkCatalog {
+    SdkCatalog { default_compute: Compute::DEFAULT, compute_allowed: Compute::allowed() }
 }
 
 /// How the run ended, as the simulator saw it (the PPE process's exit status is the front's).
@@ -52,6 +75,10 @@ impl Request for RunRequest {
         if self.spe_command.is_empty() {
             return Err(config_err("run: spe_command is empty: it names the program that runs an SPE executable"));
         }
+        let compute = Compute::parse(&self.compute)?;
+        if compute == Compute::Model && self.cost_plugin.is_none() {
+            return Err(config_err("run: compute model needs cost_plugin, the SPU cost plugin the front builds from sdk/cost"));
+        }
         let stream = self.stream.ok_or_else(|| config_err("run: no connection to the PPE process"))?;
         let opts = SdkOptions {
             spe_command: self.spe_command,
@@ -59,6 +86,8 @@ impl Request for RunRequest {
             guest_base: self.guest_base,
             bits: self.bits,
             trace: self.trace,
+            compute,
+            cost_plugin: self.cost_plugin.map(std::path::PathBuf::from),
         };
         let out = run_sdk(file.clone(), stream, opts)?;
         let r = out.report;

@@ -1,0 +1,50 @@
+/* Marks for the SPU cost plugin (sdk/cost/README.md, "Intrinsics"): an intrinsic whose SPU
+ * arithmetic is emulated here in software (single precision: truncation, no denormals) costs
+ * the one SPU instruction it is, not the PowerPC code of its emulation. The emulation is put
+ * between two marker instructions, `cmpwi cr7,r2,K` (r2 is the 32-bit PowerPC ABI's thread
+ * pointer, which compiled code never compares; the only effect is on cr7, declared clobbered):
+ * the begin marker's K names the SPU class and the number of instructions, the end marker's K
+ * is 0x5FFF. The begin marker takes the intrinsic's first operand as an in-out operand and the
+ * others as inputs, the end marker its result as in-out, so the compiler computes the operands
+ * before the begin marker and the result before the end one: the emulation, which needs the
+ * first operand as the begin marker leaves it, lies between them. (Only the first is in-out:
+ * an in-out operand the program uses again, such as a multiplier shared by many calls, would be
+ * copied before each call.) The class numbers are sdk/cost/spu_cost.h's. */
+#ifndef SPU_INTRINSICS_COST_H
+#define SPU_INTRINSICS_COST_H
+
+/* A marked intrinsic is always inlined: a call's own code (the branch and return, the register
+ * saves) would lie outside the markers and be charged as PowerPC code. */
+#define __SPU_MARKED __SPU_INLINE __attribute__((__always_inline__))
+
+#define __SPU_CLASS_FX 1
+#define __SPU_CLASS_SP 4
+#define __SPU_CLASS_FI 5
+#define __SPU_CLASS_DP 6
+
+#if defined(__powerpc__) && defined(__ALTIVEC__)
+#define __SPU_MARK_K(cls, count) (0x5000 | ((count) << 4) | (cls))
+#define __SPU_MARK_BEGIN2(cls, count, a, b)                                                        \
+    __asm__ __volatile__("cmpwi 7,2,%2" : "+v"(a) : "v"(b), "i"(__SPU_MARK_K(cls, count)) : "cr7")
+#define __SPU_MARK_BEGIN3(cls, count, a, b, c)                                                     \
+    __asm__ __volatile__("cmpwi 7,2,%3"                                                            \
+                         : "+v"(a)                                                                 \
+                         : "v"(b), "v"(c), "i"(__SPU_MARK_K(cls, count))                           \
+                         : "cr7")
+#define __SPU_MARK_END(r) __asm__ __volatile__("cmpwi 7,2,0x5FFF" : "+v"(r) : : "cr7")
+/* A vector double has no register on this PowerPC (no VSX): it is marked in memory. */
+#define __SPU_MARK_BEGIN_M3(cls, count, a, b, c)                                                   \
+    __asm__ __volatile__("cmpwi 7,2,%3"                                                            \
+                         : "+m"(a)                                                                 \
+                         : "m"(b), "m"(c), "i"(__SPU_MARK_K(cls, count))                           \
+                         : "cr7")
+#define __SPU_MARK_END_M(r) __asm__ __volatile__("cmpwi 7,2,0x5FFF" : "+m"(r) : : "cr7")
+#else /* not compiled for the SPE side's PowerPC: nothing to mark */
+#define __SPU_MARK_BEGIN2(cls, count, a, b) ((void)0)
+#define __SPU_MARK_BEGIN3(cls, count, a, b, c) ((void)0)
+#define __SPU_MARK_END(r) ((void)0)
+#define __SPU_MARK_BEGIN_M3(cls, count, a, b, c) ((void)0)
+#define __SPU_MARK_END_M(r) ((void)0)
+#endif
+
+#endif
