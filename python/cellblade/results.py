@@ -322,8 +322,14 @@ def policies_summary(identification: dict[str, Any]) -> str:
     )
     if together:
         return text + f" Table 1 #9, #10 and #11 all hold under: {'; '.join(together)}."
-    rows = [r["name"] for r in policies[0]["table1"] if any(g in r["name"] for g in _POLICY_GROUPS[2:])]
-    never = [n for n in rows if not any(r["holds"] for p in policies for r in p["table1"] if r["name"] == n)]
+    rows = [
+        r["name"] for r in policies[0]["table1"] if any(g in r["name"] for g in _POLICY_GROUPS[2:])
+    ]
+    never = [
+        n
+        for n in rows
+        if not any(r["holds"] for p in policies for r in p["table1"] if r["name"] == n)
+    ]
     return (
         text
         + " No policy of the family gives Table 1 #9, #10 and #11 together"

@@ -1027,6 +1027,7 @@ fn insert_by<T: Copy + Default, K: PartialOrd>(q: &mut Fifo<T>, a: T, key: impl 
 /// The first ring that can take route `rt` now (its ended transfers retired), and the segments
 /// it holds there; otherwise lowers `next` to when one might.
 #[inline(always)]
+#[allow(clippy::too_many_arguments)] // the ring state and the leg's, passed apart so nothing is copied
 fn pick_ring(
     rings: &mut [Ring; 2 * MAX_RINGS_PER_DIRECTION],
     n: usize,
