@@ -248,3 +248,91 @@ def parameter_rows(
                 value += f" ({name}: {parameter_value(theirs[i]['value'])})"
         rows.append((p["key"], value, p["unit"], parameter_source(p), p["what"]))
     return rows
+
+
+# `cellblade calibrate --policies`: the arbiter's policy family, fitted and judged.
+POLICIES_HEADER = (
+    "policy (half-way / grant order / limit)",
+    "fitted",
+    "training",
+    "#6",
+    "#7",
+    "#9",
+    "#10",
+    "#11a",
+    "#11b",
+    "claims",
+    "held out",
+)
+
+_POLICY_GROUPS = ("#6:", "#7:", "#9:", "#10:", "#11a:", "#11b:")
+
+
+def _short_key(key: str) -> str:
+    return {
+        "eib.blind_share": "share",
+        "eib.ring_start_interval_bus_cycles": "ring",
+        "eib.direction_interval_bus_cycles": "dir",
+    }.get(key, key)
+
+
+def policies_rows(identification: dict[str, Any]) -> list[tuple[str, ...]]:
+    """One tuple per policy in POLICIES_HEADER's order: its fitted values (a `?` where no value
+    in range meets the row), the in-sample training rows holding, each held-out Table 1
+    pattern's rows holding, the held-out claims holding, and the total; the machine file's
+    policy is marked `(file)`, the best held out `(best)`."""
+    out = []
+    for i, p in enumerate(identification["policies"]):
+        marks = [m for m, k in (("file", "machine"), ("best", "best")) if identification[k] == i]
+        fitted = ", ".join(
+            f"{_short_key(f['key'])} {format_number(f['value'])}{'' if f['reached'] else '?'}"
+            for f in p["fitted"]
+        )
+
+        def held(rows: list[dict[str, Any]]) -> str:
+            return f"{sum(r['holds'] for r in rows)}/{len(rows)}"
+
+        groups = [held([r for r in p["table1"] if g in r["name"]]) for g in _POLICY_GROUPS]
+        claims = held(p["claims"]) + ("" if p["second_stage"] or not p["claims"] else " (barriers)")
+        out.append(
+            (
+                p["label"] + (f" ({', '.join(marks)})" if marks else ""),
+                fitted,
+                held(p["training"]),
+                *groups,
+                claims if p["claims"] else "-",
+                f"{p['held_out_holding']}/{p['held_out_total']}",
+            )
+        )
+    return out
+
+
+def policies_summary(identification: dict[str, Any]) -> str:
+    """Which policy holds the most held-out rows, against the machine file's, and whether any
+    gives Table 1 #9, #10 and #11 together (and if none, which of those rows every policy
+    misses)."""
+    policies = identification["policies"]
+    best, machine = policies[identification["best"]], policies[identification["machine"]]
+    together = [p["label"] for p in policies if p["gives_9_10_11"]]
+    text = (
+        f"{len(policies)} policies fitted on {', '.join(identification['training'])} and judged on "
+        f"{identification['held_out']}. Most held out holding: {best['label']}, "
+        f"{best['held_out_holding']} of {best['held_out_total']}; the machine file's "
+        f"{machine['label']}: {machine['held_out_holding']} of {machine['held_out_total']}."
+    )
+    if together:
+        return text + f" Table 1 #9, #10 and #11 all hold under: {'; '.join(together)}."
+    rows = [
+        r["name"] for r in policies[0]["table1"] if any(g in r["name"] for g in _POLICY_GROUPS[2:])
+    ]
+    never = [
+        n
+        for n in rows
+        if not any(r["holds"] for p in policies for r in p["table1"] if r["name"] == n)
+    ]
+    return (
+        text
+        + " No policy of the family gives Table 1 #9, #10 and #11 together"
+        + (f"; no policy holds {', '.join(never)}" if never else "")
+        + "."
+    )

@@ -182,6 +182,10 @@ program!(
     leave_one_out => cellblade::calibrate::leave_one_out::LeaveOneOutRequest
 );
 program!(
+    /// Runs every data-arbiter policy, fitted on named rows and judged on the rest.
+    identify_policies => cellblade::calibrate::policies::PoliciesRequest
+);
+program!(
     /// Measures the simulator's own speed.
     bench => cellblade::bench::BenchRequest
 );
@@ -261,6 +265,8 @@ mod _core {
 
     #[pymodule_export]
     use super::cluster_run;
+    #[pymodule_export]
+    use super::identify_policies;
     #[pymodule_export]
     use super::leave_one_out;
     #[pymodule_export]

@@ -5,7 +5,7 @@
 //! ```text
 //! request.rs    the one path of every program's typed request: parse, machine, run, answer
 //! api.rs        the fronts' door: requests from JSON text, the catalog of names and limits
-//! calibrate.rs  published measurements re-run on the simulated blade
+//! calibrate/    published measurements re-run on the simulated blade; leave-one-out; the arbiter policies identified
 //! bench.rs      simulator speed benchmark
 //! stats/        CellStats (seed 002 §3): the workloads behind `cellstats -f ...`
 //! coll/         the collective library of seed 000: schedules, algorithms, verifier, lowering
@@ -16,7 +16,7 @@
 //! evidence/     a claim or a row, one rule per kind of claim, verdicts and counts (below every paper's module)
 //! blade.rs      building and running a blade with SPE and PPE programs
 //! spu.rs ppe.rs the programming interface, named after spu_mfcio.h and libspe2
-//! machine/      EIB, BIF, MIC, MFC, local stores, mailboxes, signals, atomics (machine files)
+//! machine/      EIB (its arbiter policies: policy.rs), BIF, MIC, MFC, local stores, mailboxes, signals, atomics (machine files)
 //! progress.rs   how far the long runs under way are, for a front's progress bar
 //! sim/          integer time, event queue, process executor (knows nothing of Cell)
 //! ```

@@ -57,6 +57,17 @@ def add_commands(commands) -> None:
                 "the group's rows become",
             )
             command.add_argument(
+                "--policies",
+                action="store_true",
+                help="run every data-arbiter policy of the family, fit each on Table 1 #1-#5 "
+                "and #8 and judge it on the held-out rows and claims",
+            )
+            command.add_argument(
+                "--quick",
+                action="store_true",
+                help="with --policies: Table 1's held-out rows only (no claims)",
+            )
+            command.add_argument(
                 "--parameter",
                 action="append",
                 default=[],
@@ -73,6 +84,12 @@ def add_commands(commands) -> None:
 
 
 def _calibrate(args: argparse.Namespace) -> int:
+    if getattr(args, "policies", False):
+        if getattr(args, "leave_one_out", False):
+            raise UsageError("--policies and --leave-one-out are separate runs: give one")
+        return _policies(args)
+    if getattr(args, "quick", False):
+        raise UsageError("--quick is allowed only with --policies")
     if getattr(args, "leave_one_out", False):
         return _leave_one_out(args)
     if getattr(args, "parameter", None):
@@ -103,6 +120,19 @@ def _leave_one_out(args: argparse.Namespace) -> int:
     print(wrapped(results.leave_one_out_summary(refits)))
     for sentence in results.leave_one_out_verdicts(refits):
         print(wrapped(sentence))
+    return 0
+
+
+def _policies(args: argparse.Namespace) -> int:
+    identification = with_progress(
+        args, "identify_policies", "identifying", quick=args.quick, **machine_of(args)
+    )
+    if args.json:
+        print(json.dumps(identification))
+        return 0
+    rows = results.policies_rows(identification)
+    print(table(results.POLICIES_HEADER, rows, set(range(2, len(results.POLICIES_HEADER)))))
+    print(wrapped(results.policies_summary(identification)))
     return 0
 
 

@@ -7,6 +7,7 @@
 //! its group.
 
 pub mod leave_one_out;
+pub mod policies;
 
 use crate::error::Result;
 use crate::evidence::claim::DRAW_SEEDS;

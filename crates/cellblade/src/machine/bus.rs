@@ -69,6 +69,7 @@ use crate::sim::fifo::Fifo;
 use crate::sim::Time;
 
 use super::config::Params;
+use super::policy::{DirectionLimit, GrantOrder, HalfWay};
 use super::topology::{route, Element, Route, CHIPS, ELEMENTS_PER_CHIP, MIC};
 use super::trace::Tracer;
 
@@ -244,6 +245,12 @@ struct Eib {
     /// Rings 0..n clockwise, then n counter-clockwise, `n = rings_per_direction`.
     rings: [Ring; 2 * MAX_RINGS_PER_DIRECTION],
     rr: usize,
+    /// `eib.grant_order = "round_robin_per_direction"`: a pointer per direction (0 clockwise).
+    rr_dir: [usize; 2],
+    /// `eib.half_way`, copied here so that the ring choice reads it beside the rings.
+    half_way: HalfWay,
+    /// `eib.half_way = "round_robin"`: the next half-way packet tries counter-clockwise first.
+    half_ccw_first: bool,
     /// The arbiter's next step; `NEVER` while it has nothing to do.
     step_at: Time,
     /// The route between every pair of this chip's elements, indexed `from * 12 + to`. A half-way
@@ -295,7 +302,13 @@ impl<C: Copy> Bus<C> {
         assert!(p.max_transfers_per_ring as usize <= MAX_TRANSFERS_PER_RING, "validated by the machine file");
         assert!(p.rings_per_direction as usize <= MAX_RINGS_PER_DIRECTION, "validated by the machine file");
         assert_eq!(p.packet_bytes as usize, PACKET_SIZES - 1, "validated by the machine file");
-        let routes = std::array::from_fn(|i| route(p, i / ELEMENTS_PER_CHIP, i % ELEMENTS_PER_CHIP));
+        let mut routes: [Route; ELEMENTS_PER_CHIP * ELEMENTS_PER_CHIP] =
+            std::array::from_fn(|i| route(p, i / ELEMENTS_PER_CHIP, i % ELEMENTS_PER_CHIP));
+        if p.half_way == HalfWay::Clockwise && p.contention {
+            // Fixed per pair: narrowed once here, so the arbiter never sees a half-way route.
+            routes.iter_mut().filter(|r| r.either_way()).for_each(|r| r.ccw_ok = false);
+        }
+        let rings = [Ring::default(); 2 * MAX_RINGS_PER_DIRECTION];
         let eib = |_| Eib {
             pending: Default::default(),
             heads: [NO_LEG; ELEMENTS_PER_CHIP],
@@ -307,8 +320,11 @@ impl<C: Copy> Bus<C> {
             skip_refused: crate::sim::polls::fast_paths(),
             on_free: [Time::ZERO; ELEMENTS_PER_CHIP],
             off_free: [Time::ZERO; ELEMENTS_PER_CHIP],
-            rings: [Ring::default(); 2 * MAX_RINGS_PER_DIRECTION],
+            rings,
             rr: 0,
+            rr_dir: [0; 2],
+            half_way: p.half_way,
+            half_ccw_first: false,
             step_at: NEVER,
             routes,
             command_free: Time::ZERO,
@@ -495,6 +511,9 @@ impl<C: Copy> Bus<C> {
     /// One arbitration step at a bus-cycle boundary: grant up to `data_grants_per_bus_cycle`
     /// legs, the MIC first, then the other sources round-robin, and say when to step next.
     fn arbitrate(&mut self, now: Time, chip: usize, tr: &mut Tracer) {
+        if self.p.direction_limit == DirectionLimit::CommandSlot && self.p.contention {
+            self.eibs[chip].close_other_slot(now, self.p.rings_per_direction as usize, self.p.bus_cycle);
+        }
         let Scan { ready, unready: unready_first, ramp_busy, ramp_free } = self.eibs[chip].scan(now);
         // When the arbiter may next grant, if it grants nothing now: a source whose on-ramp is
         // busy may go when it frees (it grants nothing, so it is not offered below).
@@ -502,18 +521,18 @@ impl<C: Copy> Bus<C> {
         // The sources still ready after the grants, and the first of the others: where the
         // arbiter goes on after granting.
         let (mut ready_left, mut unready) = (ready, unready_first);
-        let mut grants = 0;
-        for e in Candidates::new(ready & !ramp_busy, self.eibs[chip].rr) {
-            if grants == self.p.data_grants_per_bus_cycle {
-                break;
+        let offered = ready & !ramp_busy;
+        // The policy is read once per step; the default keeps its iterator without a sort.
+        let grants = match self.p.grant_order {
+            GrantOrder::RoundRobin => {
+                let order = Candidates::new(offered, self.eibs[chip].rr);
+                self.grant_in(order, now, chip, &mut next, &mut ready_left, &mut unready, tr)
             }
-            let Some(head) = self.try_grant(now, chip, e, &mut next, tr) else { continue };
-            if head > now {
-                ready_left &= !(1 << e);
-                unready = unready.min(head);
+            policy => {
+                let order = self.eibs[chip].ordered(offered, policy);
+                self.grant_in(order, now, chip, &mut next, &mut ready_left, &mut unready, tr)
             }
-            grants += 1;
-        }
+        };
         let unasked = std::mem::take(&mut self.eibs[chip].unasked);
         if grants == 0 && unasked != 0 {
             self.ask_lookahead(now, chip, unasked, &mut next);
@@ -530,6 +549,36 @@ impl<C: Copy> Bus<C> {
             // The next cycle, unless no source has a leg ready by then.
             eib.wake((now + bus).max(unready.align_up(bus)));
         }
+    }
+
+    /// Offer a grant to the sources of `order` in turn, up to `data_grants_per_bus_cycle`
+    /// grants; returns how many. A source granted whose next leg is not ready leaves
+    /// `ready_left` and lowers `unready` to that leg's time.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn grant_in(
+        &mut self,
+        order: impl Iterator<Item = usize>,
+        now: Time,
+        chip: usize,
+        next: &mut Time,
+        ready_left: &mut u32,
+        unready: &mut Time,
+        tr: &mut Tracer,
+    ) -> u32 {
+        let mut grants = 0;
+        for e in order {
+            if grants == self.p.data_grants_per_bus_cycle {
+                break;
+            }
+            let Some(head) = self.try_grant(now, chip, e, next, tr) else { continue };
+            if head > now {
+                *ready_left &= !(1 << e);
+                *unready = (*unready).min(head);
+            }
+            grants += 1;
+        }
+        grants
     }
 
     /// The lookahead of the `unasked` sources (a bit each), whose legs all go where their refused
@@ -648,7 +697,57 @@ impl Iterator for Candidates {
     }
 }
 
+/// The sources of a step in a policy's order ([`Eib::ordered`]).
+struct Ordered {
+    list: [u8; ELEMENTS_PER_CHIP],
+    len: usize,
+    at: usize,
+}
+
+impl Iterator for Ordered {
+    type Item = usize;
+
+    #[inline]
+    fn next(&mut self) -> Option<usize> {
+        (self.at < self.len).then(|| {
+            self.at += 1;
+            self.list[self.at - 1] as usize
+        })
+    }
+}
+
 impl Eib {
+    /// The `ready` sources (a bit each) in the order grant policy `policy` offers them: the MIC
+    /// first, then by the policy's key, ties in round-robin order from `rr`.
+    #[cold]
+    #[inline(never)]
+    fn ordered(&self, ready: u32, policy: GrantOrder) -> Ordered {
+        let mut o = Ordered { list: [0; ELEMENTS_PER_CHIP], len: 0, at: 0 };
+        for e in Candidates::new(ready, self.rr) {
+            o.list[o.len] = e as u8;
+            o.len += 1;
+        }
+        let n = ELEMENTS_PER_CHIP;
+        let (routes, heads) = (&self.routes, &self.heads);
+        let route_of = |e: usize| &routes[e * n + heads[e].to as usize];
+        // Each key keeps the MIC first (0 before 1) and the round-robin place last, so a stable
+        // sort of the round-robin order is the policy's order.
+        let mic_first = |e: usize| (e != MIC) as u64;
+        let key = |e: usize| -> (u64, u64) {
+            match policy {
+                GrantOrder::RoundRobin => (mic_first(e), 0),
+                GrantOrder::RoundRobinPerDirection => {
+                    let dir = (!route_of(e).cw_ok) as usize;
+                    (mic_first(e), ((e + n - self.rr_dir[dir]) % n) as u64)
+                }
+                GrantOrder::ShortestFirst => (mic_first(e), route_of(e).hops as u64),
+                GrantOrder::OldestFirst => (mic_first(e), heads[e].at.0),
+            }
+        };
+        o.list[..o.len].sort_by_key(|&e| key(e as usize));
+        o
+    }
+
     /// The latest a write leg taking `dur` on a ring from element `from` may be ready and still
     /// reach the MIC by `written`, its burst's end, on an idle ring.
     #[inline]
@@ -809,7 +908,8 @@ impl Eib {
             return None;
         }
         // Hashed only here, where a ring is chosen: a leg whose off-ramp is busy needs no draw.
-        pick_ring(&mut self.rings, n, &self.routes[e * ELEMENTS_PER_CHIP + to], now, max_transfers, blind.draw(), next)
+        let half = (self.half_way, self.half_ccw_first);
+        pick_ring(&mut self.rings, n, &self.routes[e * ELEMENTS_PER_CHIP + to], now, max_transfers, blind.draw(), half, next)
     }
 
     /// Grant leg `j` of source `e` ring `ring` for `dur`: it holds the ramps and the ring, leaves
@@ -818,10 +918,18 @@ impl Eib {
     #[inline]
     fn grant(&mut self, now: Time, e: usize, j: usize, leg: Arrival, ring: usize, mask: u16, dur: Time, p: &Params) -> Time {
         let to = leg.to as usize;
+        let n = p.rings_per_direction as usize;
+        let cw = ring < n;
         let rt = &mut self.routes[e * ELEMENTS_PER_CHIP + to];
-        if rt.either_way() {
-            let cw = ring < p.rings_per_direction as usize;
-            (rt.cw_ok, rt.ccw_ok) = (cw, !cw);
+        let half_way = rt.either_way();
+        if half_way {
+            match self.half_way {
+                // Kept by the pair from its first grant (for a stream, until its queue empties:
+                // below, once the leg has left it).
+                HalfWay::PairFirstGrant | HalfWay::Stream => (rt.cw_ok, rt.ccw_ok) = (cw, !cw),
+                HalfWay::RoundRobin => self.half_ccw_first = !self.half_ccw_first,
+                HalfWay::Clockwise | HalfWay::Overlap | HalfWay::Occupancy => {}
+            }
         }
         let arrive = now + dur + Time(rt.hops as u64 * p.hop_latency.0);
         self.on_free[e] = now + dur;
@@ -830,6 +938,9 @@ impl Eib {
             let r = &mut self.rings[ring];
             r.ready_at = now + p.ring_start_interval;
             r.push(now + dur, mask);
+            if p.direction_limit == DirectionLimit::DirectionRate {
+                self.limit_direction(now, cw, n, p);
+            }
         }
         let q = &mut self.pending[e];
         if j == 0 {
@@ -848,7 +959,50 @@ impl Eib {
             self.last_at[e] = Time::ZERO;
         }
         self.rr = if e + 1 == ELEMENTS_PER_CHIP { 0 } else { e + 1 };
+        if p.grant_order == GrantOrder::RoundRobinPerDirection {
+            self.rr_dir[(!cw) as usize] = self.rr;
+        }
+        if self.half_way == HalfWay::Stream && self.routes[e * ELEMENTS_PER_CHIP + to].hops as usize * 2 == ELEMENTS_PER_CHIP {
+            self.reopen_stream(e, to);
+        }
         arrive
+    }
+
+    /// A stream's half-way direction holds while its source has packets queued for the same
+    /// destination; once none is left, the pair chooses afresh at its next grant.
+    #[cold]
+    #[inline(never)]
+    fn reopen_stream(&mut self, e: usize, to: usize) {
+        let q = &self.pending[e];
+        if !(0..q.len()).any(|i| q.get(i).to as usize == to) {
+            let rt = &mut self.routes[e * ELEMENTS_PER_CHIP + to];
+            (rt.cw_ok, rt.ccw_ok) = (true, true);
+        }
+    }
+
+    /// A grant rate per direction: after a start in one direction at `now` (clockwise if
+    /// `cw`), none of that direction's rings starts again before
+    /// `eib.direction_interval_bus_cycles`.
+    #[cold]
+    #[inline(never)]
+    fn limit_direction(&mut self, now: Time, cw: bool, n: usize, p: &Params) {
+        let first = if cw { 0 } else { n };
+        for r in &mut self.rings[first..first + n] {
+            r.ready_at = r.ready_at.max(now + p.direction_interval);
+        }
+    }
+
+    /// Command slots per direction: on a step at `now` (a bus-cycle boundary), the direction
+    /// whose slot it is not (clockwise has the even cycles, counter-clockwise the odd) starts
+    /// nothing before the next cycle, so every start falls in its direction's slot.
+    #[cold]
+    #[inline(never)]
+    fn close_other_slot(&mut self, now: Time, n: usize, bus: Time) {
+        let odd = (now.0 / bus.0) % 2 == 1;
+        let first = if odd { 0 } else { n };
+        for r in &mut self.rings[first..first + n] {
+            r.ready_at = r.ready_at.max(now + bus);
+        }
     }
 }
 
@@ -873,6 +1027,7 @@ fn insert_by<T: Copy + Default, K: PartialOrd>(q: &mut Fifo<T>, a: T, key: impl 
 /// The first ring that can take route `rt` now (its ended transfers retired), and the segments
 /// it holds there; otherwise lowers `next` to when one might.
 #[inline(always)]
+#[allow(clippy::too_many_arguments)] // the ring state and the leg's, passed apart so nothing is copied
 fn pick_ring(
     rings: &mut [Ring; 2 * MAX_RINGS_PER_DIRECTION],
     n: usize,
@@ -880,20 +1035,24 @@ fn pick_ring(
     now: Time,
     max_transfers: usize,
     draw: Option<u64>,
+    half: (HalfWay, bool),
     next: &mut Time,
 ) -> Option<(usize, u16)> {
     if rt.either_way() {
-        return pick_ring_half_way(rings, n, rt, now, max_transfers, draw, next);
+        return pick_ring_half_way(rings, n, rt, now, max_transfers, draw, half, next);
     }
     // The usual case: one shortest way. Rings 0..n go clockwise, n..2n counter-clockwise.
     let (first, mask) = if rt.cw_ok { (0, rt.cw_mask) } else { (n, rt.ccw_mask) };
     ring_of_direction(&mut rings[first..first + n], first, mask, now, max_transfers, draw, next)
 }
 
-/// A half-way transfer tries first the direction where fewer transfers in flight cross its path,
-/// then the emptier one.
+/// A half-way transfer tries first the direction its policy prefers (`half`: the policy and,
+/// for the round-robin one, whether counter-clockwise is first), then the other. By overlap:
+/// the direction where fewer transfers in flight cross its path, then the emptier one; by
+/// occupancy: the emptier one; ties clockwise.
 #[cold]
 #[inline(never)]
+#[allow(clippy::too_many_arguments)]
 fn pick_ring_half_way(
     rings: &mut [Ring; 2 * MAX_RINGS_PER_DIRECTION],
     n: usize,
@@ -901,16 +1060,22 @@ fn pick_ring_half_way(
     now: Time,
     max_transfers: usize,
     draw: Option<u64>,
+    half: (HalfWay, bool),
     next: &mut Time,
 ) -> Option<(usize, u16)> {
     rings[..2 * n].iter_mut().for_each(|r| r.settle(now));
     let (cw_rings, ccw_rings) = rings[..2 * n].split_at(n);
-    let cost = |on: &[Ring], mask: u16| (on.iter().map(|r| r.overlapping(mask)).sum::<usize>(), on.iter().map(|r| r.len).sum::<usize>());
-    let order = if cost(ccw_rings, rt.ccw_mask) < cost(cw_rings, rt.cw_mask) {
-        [(n, rt.ccw_mask), (0, rt.cw_mask)]
-    } else {
-        [(0, rt.cw_mask), (n, rt.ccw_mask)]
+    let overlap = |on: &[Ring], mask: u16| on.iter().map(|r| r.overlapping(mask)).sum::<usize>();
+    let load = |on: &[Ring]| on.iter().map(|r| r.len).sum::<usize>();
+    let ccw_first = match half.0 {
+        HalfWay::RoundRobin => half.1,
+        HalfWay::Occupancy => load(ccw_rings) < load(cw_rings),
+        // Clockwise never gets here (its routes are narrowed in `Bus::new`).
+        HalfWay::Clockwise | HalfWay::PairFirstGrant | HalfWay::Stream | HalfWay::Overlap => {
+            (overlap(ccw_rings, rt.ccw_mask), load(ccw_rings)) < (overlap(cw_rings, rt.cw_mask), load(cw_rings))
+        }
     };
+    let order = if ccw_first { [(n, rt.ccw_mask), (0, rt.cw_mask)] } else { [(0, rt.cw_mask), (n, rt.ccw_mask)] };
     order.into_iter().find_map(|(first, mask)| ring_of_direction(&mut rings[first..first + n], first, mask, now, max_transfers, draw, next))
 }
 
@@ -1268,6 +1433,104 @@ mod tests {
             // Alone, the same transfer goes clockwise (the rule's tie-break).
             let alone = drive(&[], &starts[1..2]);
             assert!(alone.grants.iter().all(|g| g.1 < n), "{:?}", alone.grants);
+        }
+
+        /// The half-way policies on the scenario above: per packet by overlap, the stream's
+        /// second packet goes clockwise once the clockwise path is empty; per stream, the pair
+        /// keeps counter-clockwise while its queue holds packets, and the packet started long
+        /// after (its queue empty) chooses afresh, clockwise; fixed per pair, all go clockwise.
+        #[test]
+        fn each_half_way_policy_chooses_when_its_rule_says() {
+            let starts =
+                [(0, Element::spe(3), Element::spe(5)), (16, Element::spe(1), Element::spe(6)), (5000, Element::spe(1), Element::spe(6))];
+            let rings = |policy: &str| {
+                let r = drive(&[policy], &starts);
+                let n = r.p.rings_per_direction as u64;
+                r.grants.iter().filter(|g| g.0 == "SPE1 -> SPE6").map(|g| g.1 >= n).collect::<Vec<bool>>()
+            };
+            // true: counter-clockwise.
+            assert_eq!(rings("eib.half_way=pair_first_grant"), vec![true, true]);
+            assert_eq!(rings("eib.half_way=stream"), vec![true, false]);
+            assert_eq!(rings("eib.half_way=overlap"), vec![true, false]);
+            assert_eq!(rings("eib.half_way=clockwise"), vec![false, false]);
+            // By occupancy the one transfer clockwise weighs as much as by overlap here.
+            assert_eq!(rings("eib.half_way=occupancy"), vec![true, false]);
+        }
+
+        #[test]
+        fn the_round_robin_pointer_alternates_half_way_directions() {
+            // Four half-way packets alone, each after the last has gone: by overlap each goes
+            // clockwise (the tie-break); the round-robin pointer alternates.
+            let starts: Vec<(u64, Element, Element)> = (0..4).map(|k| (k * 5000, Element::spe(1), Element::spe(6))).collect();
+            let dirs = |policy: &str| {
+                let r = drive(&[policy], &starts);
+                let n = r.p.rings_per_direction as u64;
+                r.grants.iter().map(|g| g.1 >= n).collect::<Vec<bool>>()
+            };
+            assert_eq!(dirs("eib.half_way=round_robin"), vec![false, true, false, true]);
+            assert_eq!(dirs("eib.half_way=overlap"), vec![false; 4]);
+        }
+
+        #[test]
+        fn oldest_first_grants_the_oldest_ready_packet() {
+            let p = Params::resolve(&load(preset_text("qs20").unwrap(), &[]).unwrap());
+            let (cp, pkt, hop, bus) = units(&p);
+            // `sources_are_served_round_robin`'s four packets: oldest first, SPE0's second packet
+            // (ready a slot before SPE2's first) goes second.
+            let (s0, s1, s2) = (Element::spe(0), Element::spe(1), Element::spe(2));
+            let r = drive(&["eib.grant_order=oldest_first"], &[(0, s0, s1), (bus, s0, s1), (2 * bus, s2, s1), (3 * bus, s2, s1)]);
+            let grant = |k: u64| cp + k * pkt;
+            assert_eq!(
+                r.delivered,
+                vec![grant(0) + pkt + 3 * hop, grant(1) + pkt + 3 * hop, grant(2) + pkt + 4 * hop, grant(3) + pkt + 4 * hop]
+            );
+        }
+
+        #[test]
+        fn shortest_first_grants_the_shorter_path() {
+            // SPE7 -> SPE5 holds SPE5's off-ramp while SPE0 -> SPE5 (5 hops) and SPE3 -> SPE5
+            // (1 hop) become ready; when it frees, round-robin from past SPE7 wraps to SPE0,
+            // shortest-first takes SPE3.
+            let p = Params::resolve(&load(preset_text("qs20").unwrap(), &[]).unwrap());
+            let bus = p.bus_cycle.0;
+            let starts = [
+                (0, Element::spe(7), Element::spe(5)),
+                (bus, Element::spe(0), Element::spe(5)),
+                (2 * bus, Element::spe(3), Element::spe(5)),
+            ];
+            let rr = drive(&[], &starts).delivered;
+            assert!(rr[1] < rr[2], "{rr:?}");
+            let short = drive(&["eib.grant_order=shortest_first"], &starts).delivered;
+            assert!(short[2] < short[1], "{short:?}");
+            // The per-direction pointer has granted nothing either way yet: from 0, SPE0 first.
+            let per_direction = drive(&["eib.grant_order=round_robin_per_direction"], &starts).delivered;
+            assert!(per_direction[1] < per_direction[2], "{per_direction:?}");
+        }
+
+        #[test]
+        fn command_slots_start_counter_clockwise_transfers_on_odd_bus_cycles_only() {
+            let p = Params::resolve(&load(preset_text("qs20").unwrap(), &[]).unwrap());
+            let (cp, pkt, hop, bus) = units(&p);
+            assert_eq!((cp / bus) % 2, 0, "the leg is ready on an even bus cycle");
+            let slot = "eib.direction_limit=command_slot";
+            // SPE6 -> SPE4 is one hop clockwise, SPE4 -> SPE6 one hop counter-clockwise.
+            let cw = drive(&[slot], &[(0, Element::spe(6), Element::spe(4))]).delivered;
+            let ccw = drive(&[slot], &[(0, Element::spe(4), Element::spe(6))]).delivered;
+            assert_eq!(cw, vec![cp + pkt + hop]);
+            assert_eq!(ccw, vec![cp + bus + pkt + hop]);
+            assert_eq!(drive(&[], &[(0, Element::spe(4), Element::spe(6))]).delivered, vec![cp + pkt + hop]);
+        }
+
+        #[test]
+        fn a_grant_rate_per_direction_spaces_starts_on_either_ring() {
+            // Two clockwise transfers on disjoint paths, ready a bus cycle apart: each ring is
+            // free, but the direction starts one transfer per 16 bus cycles.
+            let starts = [(0, Element::spe(1), Element::spe(3)), (0, Element::spe(5), Element::spe(7))];
+            let set = ["eib.direction_limit=direction_rate", "eib.direction_interval_bus_cycles=16", "eib.blind_share=0"];
+            let r = drive(&set, &starts);
+            let (cp, pkt, hop, bus) = units(&r.p);
+            assert_eq!(r.delivered, vec![cp + pkt + hop, cp + 16 * bus + pkt + hop]);
+            assert_eq!(drive(&set[2..], &starts).delivered, vec![cp + pkt + hop, cp + bus + pkt + hop]);
         }
 
         /// Three streams one way on paths that do not overlap (Table 1 #3: 2 <- 0, 5 <- 7,

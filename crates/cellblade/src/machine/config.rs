@@ -13,6 +13,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::policy::{DirectionLimit, GrantOrder, HalfWay};
 use crate::error::{config_err, Result};
 use crate::sim::{Time, TICKS_PER_SECOND};
 
@@ -78,6 +79,18 @@ pub struct EibCfg {
     /// Salt of the blind arbiter's draws (see [`Params::draw_seed`]).
     #[serde(default)]
     pub draw_seed: u64,
+    /// The arbiter's policies (`machine::policy`), each defaulting to the rule it had before
+    /// the family existed.
+    #[serde(default)]
+    pub half_way: HalfWay,
+    #[serde(default)]
+    pub grant_order: GrantOrder,
+    #[serde(default)]
+    pub direction_limit: DirectionLimit,
+    /// With `direction_limit = "direction_rate"`: bus cycles between two starts in one
+    /// direction (unused otherwise).
+    #[serde(default)]
+    pub direction_interval_bus_cycles: u64,
 }
 
 fn contended() -> bool {
@@ -96,6 +109,7 @@ impl EibCfg {
         ("data_grants_per_bus_cycle", 1.0, 12.0),
         ("blind_share", 0.0, 1.0),
         ("draw_seed", 0.0, 4_294_967_295.0),
+        ("direction_interval_bus_cycles", 0.0, 64.0),
     ];
 }
 
@@ -570,6 +584,10 @@ pub struct Params {
     /// depends on the draws, not on the mechanism (`reproduce` runs every claim with this seed and
     /// the next ones, [`crate::evidence::claim::DRAW_SEEDS`] in all).
     pub draw_seed: u64,
+    pub half_way: HalfWay,
+    pub grant_order: GrantOrder,
+    pub direction_limit: DirectionLimit,
+    pub direction_interval: Time,
     pub bif_element: usize,
     /// Ticks per byte on the BIF, as a rational `num / 1024` to keep sub-tick rates exact enough.
     pub bif_ticks_per_kib: u64,
@@ -630,6 +648,10 @@ impl Params {
             contention: f.eib.contention,
             blind_below: (f.eib.blind_share * (1u64 << 32) as f64).round() as u64,
             draw_seed: f.eib.draw_seed,
+            half_way: f.eib.half_way,
+            grant_order: f.eib.grant_order,
+            direction_limit: f.eib.direction_limit,
+            direction_interval: Time(bus_cycle.0 * f.eib.direction_interval_bus_cycles),
             bif_element: bif_idx,
             bif_ticks_per_kib: if f.eib.contention {
                 (1024.0 * TICKS_PER_SECOND as f64 / (f.bif.data_gbps * 1e9)).round() as u64

@@ -22,6 +22,7 @@ pub mod local_store;
 pub mod memory;
 pub mod mfc;
 pub mod parameters;
+pub mod policy;
 pub mod topology;
 pub(crate) mod trace;
 
