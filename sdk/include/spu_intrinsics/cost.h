@@ -24,14 +24,29 @@
 
 #if defined(__powerpc__) && defined(__ALTIVEC__)
 #define __SPU_MARK_K(cls, count) (0x5000 | ((count) << 4) | (cls))
+/* Before the begin word, one `cmpwi cr7,r2,0x5100+V` per vector register the region reads (its
+ * sources: the plugin waits for them as the SPU instruction would); before the end word, one
+ * `cmpwi cr7,r2,0x5200+V` naming the register that holds the result (ready the class's latency
+ * after the region issues). The compiler prints a "v" operand as its bare number, which the
+ * assembler adds to the base. */
 #define __SPU_MARK_BEGIN2(cls, count, a, b)                                                        \
-    __asm__ __volatile__("cmpwi 7,2,%2" : "+v"(a) : "v"(b), "i"(__SPU_MARK_K(cls, count)) : "cr7")
+    __asm__ __volatile__("cmpwi 7,2,0x5100+%0\n\tcmpwi 7,2,0x5100+%1\n\tcmpwi 7,2,%2"              \
+                         : "+v"(a)                                                                 \
+                         : "v"(b), "i"(__SPU_MARK_K(cls, count))                                   \
+                         : "cr7")
 #define __SPU_MARK_BEGIN3(cls, count, a, b, c)                                                     \
-    __asm__ __volatile__("cmpwi 7,2,%3"                                                            \
+    __asm__ __volatile__("cmpwi 7,2,0x5100+%0\n\tcmpwi 7,2,0x5100+%1\n\tcmpwi 7,2,0x5100+%2\n\t" \
+                         "cmpwi 7,2,%3"                                                            \
                          : "+v"(a)                                                                 \
                          : "v"(b), "v"(c), "i"(__SPU_MARK_K(cls, count))                           \
                          : "cr7")
-#define __SPU_MARK_END(r) __asm__ __volatile__("cmpwi 7,2,0x5FFF" : "+v"(r) : : "cr7")
+#define __SPU_MARK_BEGIN1(cls, count, a)                                                           \
+    __asm__ __volatile__("cmpwi 7,2,0x5100+%0\n\tcmpwi 7,2,%1"                                      \
+                         : "+v"(a)                                                                 \
+                         : "i"(__SPU_MARK_K(cls, count))                                           \
+                         : "cr7")
+#define __SPU_MARK_END(r)                                                                          \
+    __asm__ __volatile__("cmpwi 7,2,0x5200+%0\n\tcmpwi 7,2,0x5FFF" : "+v"(r) : : "cr7")
 /* A vector double has no register on this PowerPC (no VSX): it is marked in memory. */
 #define __SPU_MARK_BEGIN_M3(cls, count, a, b, c)                                                   \
     __asm__ __volatile__("cmpwi 7,2,%3"                                                            \
@@ -42,6 +57,7 @@
 #else /* not compiled for the SPE side's PowerPC: nothing to mark */
 #define __SPU_MARK_BEGIN2(cls, count, a, b) ((void)0)
 #define __SPU_MARK_BEGIN3(cls, count, a, b, c) ((void)0)
+#define __SPU_MARK_BEGIN1(cls, count, a) ((void)0)
 #define __SPU_MARK_END(r) ((void)0)
 #define __SPU_MARK_BEGIN_M3(cls, count, a, b, c) ((void)0)
 #define __SPU_MARK_END_M(r) ((void)0)
