@@ -54,9 +54,10 @@ static int print_at_exit = 1;
 
 /* The events of a block with markers, in order: an instruction outside the markers (scheduled
  * where it runs), a vector move folded into a neighbouring region, a source register of the
- * next region, the begin of a region (its class and count), the register holding its result,
- * its end. */
-enum { EV_INSN, EV_MOVE, EV_SOURCE, EV_BEGIN, EV_RESULT, EV_END };
+ * next region, the begin of a region (its class and count), the next part of the region (a
+ * begin word right after another: instructions of another class, each depending on the part
+ * before), the register holding its result, its end. */
+enum { EV_INSN, EV_MOVE, EV_SOURCE, EV_BEGIN, EV_NEXT, EV_RESULT, EV_END };
 struct event {
     int kind;
     int cls;        /* EV_BEGIN: the class; EV_MOVE: the source register */
@@ -127,6 +128,19 @@ static void on_marked_block(unsigned int vcpu, void *userdata)
                 *counter = frontier = pipes_free();
             }
             nsources = 0;
+            break;
+        case EV_NEXT:
+            if (depth == 1) {
+                /* The next part issues in its place in the order, without holding up what
+                 * follows (spu-gcc would put independent work between the two), and its result
+                 * is ready its latency after the part before's result. */
+                struct spu_insn in = {.cls = e->cls, .nsrc = 0, .ndst = 0, .dst_fx = 0};
+                uint64_t t = dyn.last, before = result_ready;
+                for (unsigned k = 0; k < e->count; k++)
+                    t = spu_issue(&dyn, &in);
+                result_ready = (t > before ? t : before) + spu_prices[e->cls].latency;
+                *counter = frontier = pipes_free();
+            }
             break;
         case EV_RESULT:
             if (depth == 1)
@@ -221,7 +235,11 @@ static struct marked_block *marked(const uint32_t *words, unsigned n)
         struct event *e = &b->ev[b->n++];
         memset(e, 0, sizeof *e);
         int kind = spu_marker(words[i], &cls, &count);
-        if (kind == 1) {
+        if (kind == 1 && i > 0 && b->n > 1 && b->ev[b->n - 2].kind == EV_BEGIN) {
+            e->kind = EV_NEXT;
+            e->cls = cls;
+            e->count = count;
+        } else if (kind == 1) {
             e->kind = EV_BEGIN;
             e->cls = cls;
             e->count = count;
