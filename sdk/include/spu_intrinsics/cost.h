@@ -22,8 +22,9 @@
 #define __SPU_EMULATION static __attribute__((__noinline__, __unused__))
 
 /* The marked wrappers: RT NAME(args) is `count` SPU instructions of class cls computed by EMUL.
- * Every vector operand is in-out at the begin marker (a copy the compiler makes of one the
- * program uses again is folded by the plugin, README.md); a scalar one is passed as it is. */
+ * As for the arithmetic, the first operand is in-out at the begin marker and the others are
+ * inputs, so the call (which needs the first as the begin leaves it) lies between the markers;
+ * a scalar operand is passed as it is, not tracked. */
 #define __SPU_WRAP_V1(cls, RT, NAME, EMUL, T1)                                                     \
     __SPU_MARKED RT NAME(T1 a)                                                                     \
     {                                                                                              \
@@ -86,19 +87,12 @@
                          : "+v"(a)                                                                 \
                          : "v"(b), "v"(c), "i"(__SPU_MARK_K(cls, count))                           \
                          : "cr7")
-#define __SPU_MARK_BEGIN1(cls, count, a)                                                           \
-    __asm__ __volatile__("cmpwi 7,2,0x5100+%0\n\tcmpwi 7,2,%1"                                      \
-                         : "+v"(a)                                                                 \
-                         : "i"(__SPU_MARK_K(cls, count))                                           \
-                         : "cr7")
 #define __SPU_MARK_END(r)                                                                          \
     __asm__ __volatile__("cmpwi 7,2,0x5200+%0\n\tcmpwi 7,2,0x5FFF" : "+v"(r) : : "cr7")
-/* Inlined emulations (conversions, compares, shuffles, quadword rotates...): every vector
- * operand is in-out at the begin marker, so that no part of the emulation can be computed
- * before it; a copy the compiler makes of an operand the program uses again is folded by the
- * plugin (README.md). A second begin word right after the first, in the same asm, is the next
- * SPU instruction of the same region, of another class, depending on the one before (spu_re:
- * frest, then fi). A scalar operand ("+r") orders the code but is not a tracked source. */
+/* One-operand begins for the wrappers above and the families that mark by hand: an in-out
+ * vector, or a scalar ("+r" orders the code but is not a tracked source). A second begin word
+ * right after the first, in the same asm, is the next SPU instruction of the same region, of
+ * another class, depending on the one before (spu_re: frest, then fi). */
 #define __SPU_MARK_IN1(cls, count, a)                                                              \
     __asm__ __volatile__("cmpwi 7,2,0x5100+%0\n\tcmpwi 7,2,%1"                                      \
                          : "+v"(a)                                                                 \
@@ -108,17 +102,6 @@
     __asm__ __volatile__("cmpwi 7,2,0x5100+%0\n\tcmpwi 7,2,%1\n\tcmpwi 7,2,%2"                     \
                          : "+v"(a)                                                                 \
                          : "i"(__SPU_MARK_K(cls, count)), "i"(__SPU_MARK_K(cls2, count2))          \
-                         : "cr7")
-#define __SPU_MARK_IN2(cls, count, a, b)                                                           \
-    __asm__ __volatile__("cmpwi 7,2,0x5100+%0\n\tcmpwi 7,2,0x5100+%1\n\tcmpwi 7,2,%2"              \
-                         : "+v"(a), "+v"(b)                                                        \
-                         : "i"(__SPU_MARK_K(cls, count))                                           \
-                         : "cr7")
-#define __SPU_MARK_IN3(cls, count, a, b, c)                                                        \
-    __asm__ __volatile__("cmpwi 7,2,0x5100+%0\n\tcmpwi 7,2,0x5100+%1\n\tcmpwi 7,2,0x5100+%2\n\t" \
-                         "cmpwi 7,2,%3"                                                            \
-                         : "+v"(a), "+v"(b), "+v"(c)                                               \
-                         : "i"(__SPU_MARK_K(cls, count))                                           \
                          : "cr7")
 #define __SPU_MARK_IN_R(cls, count, x)                                                             \
     __asm__ __volatile__("cmpwi 7,2,%1" : "+r"(x) : "i"(__SPU_MARK_K(cls, count)) : "cr7")
@@ -132,11 +115,8 @@
 #else /* not compiled for the SPE side's PowerPC: nothing to mark */
 #define __SPU_MARK_BEGIN2(cls, count, a, b) ((void)0)
 #define __SPU_MARK_BEGIN3(cls, count, a, b, c) ((void)0)
-#define __SPU_MARK_BEGIN1(cls, count, a) ((void)0)
 #define __SPU_MARK_IN1(cls, count, a) ((void)0)
 #define __SPU_MARK_IN1_THEN(cls, count, cls2, count2, a) ((void)0)
-#define __SPU_MARK_IN2(cls, count, a, b) ((void)0)
-#define __SPU_MARK_IN3(cls, count, a, b, c) ((void)0)
 #define __SPU_MARK_IN_R(cls, count, x) ((void)0)
 #define __SPU_MARK_END(r) ((void)0)
 #define __SPU_MARK_BEGIN_M3(cls, count, a, b, c) ((void)0)
