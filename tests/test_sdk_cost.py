@@ -352,8 +352,11 @@ FAMILIES = {
     "slqw": ("spu_slqw(v, 3)", "sh", 9),
     "rlmaskqwbyte": ("spu_rlmaskqwbyte(v, -4)", "sh", 9),
     "gather": ("(vector float)spu_gather((vector unsigned int)v)", "sh", 9),
-    # cntb: even pipe, 4 cycles (fxb), priced as the word-shift class (same pipe and latency)
+    # cntb, sumb: even pipe, 4 cycles (fxb), priced as the word-shift class (same pipe and
+    # latency); clz: simple fixed point (fx2)
     "cntb": ("(vector float)spu_cntb((vector unsigned char)v)", "ws", 9),
+    "sumb": ("(vector float)spu_sumb((vector unsigned char)v, (vector unsigned char)m)", "ws", 9),
+    "cntlz": ("(vector float)spu_cntlz((vector unsigned int)v)", "fx", 9),
     # frest (odd, 4) then fi (even, 7) on its estimate: 11 a link, 22 for the chain of two
     "re": ("spu_re(v)", "sh+fi", 22),
     "rsqrte": ("spu_rsqrte(v)", "sh+fi", 22),

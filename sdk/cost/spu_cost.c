@@ -454,15 +454,13 @@ static uint64_t schedule(const uint32_t *words, unsigned n, uint64_t start, stru
 
 uint64_t spu_cost_block(const uint32_t *words, unsigned n, int loop)
 {
-    static const struct spu_sched fresh;
-    struct spu_sched s = fresh;
-    struct spu_sched *ready = &s;
-    uint64_t once = schedule(words, n, 0, ready);
+    struct spu_sched s = {{0, 0}, 0, {0}}; /* every pipe free, every register ready */
+    uint64_t once = schedule(words, n, 0, &s);
     if (!loop)
         return once;
     /* A loop body in the steady state: the third pass's length, once the registers carried
      * round the loop arrive as late as they will. */
-    uint64_t twice = schedule(words, n, once, ready);
-    uint64_t thrice = schedule(words, n, twice, ready);
+    uint64_t twice = schedule(words, n, once, &s);
+    uint64_t thrice = schedule(words, n, twice, &s);
     return thrice - twice;
 }

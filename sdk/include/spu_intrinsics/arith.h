@@ -267,7 +267,7 @@ __SPU_INLINE vec_uchar16 spu_avg(vec_uchar16 a, vec_uchar16 b)
     return r;
 }
 
-__SPU_INLINE vec_ushort8 spu_sumb(vec_uchar16 a, vec_uchar16 b)
+__SPU_EMULATION vec_ushort8 __spu_em_sumb(vec_uchar16 a, vec_uchar16 b)
 {
     int i;
     vec_ushort8 r;
@@ -277,6 +277,8 @@ __SPU_INLINE vec_ushort8 spu_sumb(vec_uchar16 a, vec_uchar16 b)
     }
     return r;
 }
+/* sumb: even pipe, 4 cycles (gcc spu.md: fxb), the word-shift class's price */
+__SPU_WRAP_V2(__SPU_CLASS_WS, vec_ushort8, spu_sumb, __spu_em_sumb, vec_uchar16, vec_uchar16)
 
 #ifndef __cplusplus
 #define spu_add(a, b)                                                                        \

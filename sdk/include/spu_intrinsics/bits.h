@@ -19,14 +19,17 @@ __SPU_DEF_CNTB(u8)
 __SPU_DEF_CNTB(s8)
 
 #define __SPU_DEF_CNTLZ(f)                                                                   \
-    __SPU_INLINE vec_uint4 __SPU_FN(spu_cntlz, f)(__SPU_VT(f) a)                             \
+    __SPU_EMULATION vec_uint4 __SPU_FN(__spu_em_cntlz, f)(__SPU_VT(f) a)                     \
     {                                                                                        \
         int i;                                                                               \
         vec_uint4 u = (vec_uint4)a, r;                                                       \
         for (i = 0; i < 4; i++)                                                              \
             r[i] = u[i] ? (unsigned int)__builtin_clz(u[i]) : 32;                            \
         return r;                                                                            \
-    }
+    }                                                                                        \
+    /* clz: simple fixed point (gcc spu.md: fx2) */                                          \
+    __SPU_WRAP_V1(__SPU_CLASS_FX, vec_uint4, __SPU_FN(spu_cntlz, f), __SPU_FN(__spu_em_cntlz, f), \
+                  __SPU_VT(f))
 __SPU_DEF_CNTLZ(u32)
 __SPU_DEF_CNTLZ(s32)
 __SPU_DEF_CNTLZ(f32)
