@@ -96,6 +96,10 @@ int spu_marker(uint32_t word, int *cls, unsigned *count)
     uint32_t k = word & 0xffff;
     if (k == SPU_MARK_END)
         return 2;
+    if ((k & 0xffe0) == SPU_MARK_SOURCE || (k & 0xffe0) == SPU_MARK_RESULT) {
+        *count = SPU_REG_VR + (k & 31);
+        return (k & 0xffe0) == SPU_MARK_SOURCE ? 3 : 4;
+    }
     if ((k & 0xff00) != SPU_MARK_BEGIN || ((k >> 4) & 15) == 0 || (k & 15) >= SPU_NCLASSES)
         return 0;
     *cls = (int)(k & 15);
@@ -396,51 +400,67 @@ int64_t spu_branch_target(uint32_t w, uint64_t pc)
     return -1;
 }
 
-/* One pass of the in-order, dual-issue schedule over the block: an instruction issues when its
- * pipeline is free, its sources are ready and the one before it has issued (in the same cycle
- * if on the other pipeline). ready[] carries over between passes. Returns when the next block
- * can start issuing. */
-static uint64_t schedule(const uint32_t *words, unsigned n, uint64_t start, uint64_t *ready)
+int spu_vector_move(uint32_t w, int *dst, int *src)
 {
-    uint64_t pipe_free[2] = {start, start}, last = start;
+    /* vor vD,vA,vB (opcode 4, VX 1156) with vA == vB */
+    if ((w >> 26) != 4 || (w & 0x7ff) != 1156 || RA(w) != RB(w))
+        return 0;
+    *dst = SPU_REG_VR + (int)RT(w);
+    *src = SPU_REG_VR + (int)RA(w);
+    return 1;
+}
+
+/* The SPU's issue rule for one instruction: it issues when its pipeline is free, its sources
+ * are ready and the one before it has issued (in the same cycle if on the other pipeline). */
+uint64_t spu_issue(struct spu_sched *s, const struct spu_insn *in)
+{
+    const struct spu_price *p = &spu_prices[in->cls];
+    if (!p->even && !p->odd)
+        return s->last;
+    int pipe = p->even ? 0 : 1;
+    uint64_t t = s->last > s->pipe_free[pipe] ? s->last : s->pipe_free[pipe];
+    if (p->even && p->odd && s->pipe_free[1] > t)
+        t = s->pipe_free[1];
+    for (int k = 0; k < in->nsrc; k++)
+        if (s->ready[in->src[k]] > t)
+            t = s->ready[in->src[k]];
+    s->last = t;
+    if (p->even)
+        s->pipe_free[0] = t + p->even;
+    if (p->odd)
+        s->pipe_free[1] = t + (p->even ? p->even : 0) + p->odd;
+    if (p->stall) {
+        uint64_t resume = t + 1 + p->stall;
+        s->pipe_free[0] = s->pipe_free[0] > resume ? s->pipe_free[0] : resume;
+        s->pipe_free[1] = s->pipe_free[1] > resume ? s->pipe_free[1] : resume;
+    }
+    for (int k = 0; k < in->ndst; k++)
+        s->ready[in->dst[k]] = t + ((in->dst_fx >> k) & 1 ? spu_prices[SPU_FX].latency : p->latency);
+    return t;
+}
+
+/* One pass of the in-order, dual-issue schedule over the block (spu_issue's rule); the ready
+ * times carry over between passes. Returns when the next block can start issuing. */
+static uint64_t schedule(const uint32_t *words, unsigned n, uint64_t start, struct spu_sched *s)
+{
+    s->pipe_free[0] = s->pipe_free[1] = s->last = start;
     for (unsigned i = 0; i < n; i++) {
         struct spu_insn in;
         spu_cost_decode(words[i], &in);
-        const struct spu_price *p = &spu_prices[in.cls];
-        if (!p->even && !p->odd)
-            continue;
-        int pipe = p->even ? 0 : 1;
-        uint64_t t = last > pipe_free[pipe] ? last : pipe_free[pipe];
-        if (p->even && p->odd && pipe_free[1] > t)
-            t = pipe_free[1];
-        for (int k = 0; k < in.nsrc; k++)
-            if (ready[in.src[k]] > t)
-                t = ready[in.src[k]];
-        last = t;
-        if (p->even)
-            pipe_free[0] = t + p->even;
-        if (p->odd)
-            pipe_free[1] = t + (p->even ? p->even : 0) + p->odd;
-        if (p->stall) {
-            uint64_t resume = t + 1 + p->stall;
-            pipe_free[0] = pipe_free[0] > resume ? pipe_free[0] : resume;
-            pipe_free[1] = pipe_free[1] > resume ? pipe_free[1] : resume;
-        }
-        for (int k = 0; k < in.ndst; k++)
-            ready[in.dst[k]] = t + ((in.dst_fx >> k) & 1 ? spu_prices[SPU_FX].latency : p->latency);
+        spu_issue(s, &in);
     }
-    return pipe_free[0] > pipe_free[1] ? pipe_free[0] : pipe_free[1];
+    return s->pipe_free[0] > s->pipe_free[1] ? s->pipe_free[0] : s->pipe_free[1];
 }
 
 uint64_t spu_cost_block(const uint32_t *words, unsigned n, int loop)
 {
-    uint64_t ready[SPU_NREGS] = {0};
-    uint64_t once = schedule(words, n, 0, ready);
+    struct spu_sched s = {{0, 0}, 0, {0}}; /* every pipe free, every register ready */
+    uint64_t once = schedule(words, n, 0, &s);
     if (!loop)
         return once;
     /* A loop body in the steady state: the third pass's length, once the registers carried
      * round the loop arrive as late as they will. */
-    uint64_t twice = schedule(words, n, once, ready);
-    uint64_t thrice = schedule(words, n, twice, ready);
+    uint64_t twice = schedule(words, n, once, &s);
+    uint64_t thrice = schedule(words, n, twice, &s);
     return thrice - twice;
 }

@@ -73,7 +73,24 @@ uint64_t spu_cost_block(const uint32_t *words, unsigned n, int loop);
 #define SPU_MARK_WORD 0x2F820000u /* cmpi cr7,0,r2,0 */
 #define SPU_MARK_BEGIN 0x5000u
 #define SPU_MARK_END 0x5FFFu
-/* 0: not a marker; 1: a begin marker (class and count set); 2: an end marker. */
+/* Register words (K = SPU_MARK_SOURCE + V before a begin marker, SPU_MARK_RESULT + V before an
+ * end marker): vector register V is a source of the region / holds its result, so that the
+ * region takes part in the schedule as the SPU instruction it is (its sources' latencies, its
+ * result's). */
+#define SPU_MARK_SOURCE 0x5100u
+#define SPU_MARK_RESULT 0x5200u
+/* 0: not a marker; 1: a begin marker (class and count set); 2: an end marker; 3: a source
+ * register word, 4: a result register word (*count set to the register, numbered as
+ * struct spu_insn's). */
 int spu_marker(uint32_t word, int *cls, unsigned *count);
+/* Whether the word is a vector register move (vor vD,vA,vA), and its registers. */
+int spu_vector_move(uint32_t word, int *dst, int *src);
+/* Issue one instruction in a running schedule (the block scheduler's rule, exposed for the
+ * plugin's schedule of marked code): returns its issue cycle. */
+struct spu_sched {
+    uint64_t pipe_free[2], last;
+    uint64_t ready[SPU_NREGS];
+};
+uint64_t spu_issue(struct spu_sched *s, const struct spu_insn *in);
 
 #endif

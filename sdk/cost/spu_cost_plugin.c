@@ -52,98 +52,213 @@ static uint64_t *const counter = &own_counter;
 static uint64_t *shared;
 static int print_at_exit = 1;
 
-/* The events of a block with markers, in order: charge some cycles, begin a marked region (its
- * price), end one. */
-enum { EV_CHARGE, EV_BEGIN, EV_END };
+/* The events of a block with markers, in order: an instruction outside the markers (scheduled
+ * where it runs), a vector move folded into a neighbouring region, a source register of the
+ * next region, the begin of a region (its class and count), the next part of the region (a
+ * begin word right after another: instructions of another class, each depending on the part
+ * before), the register holding its result, its end. */
+enum { EV_INSN, EV_MOVE, EV_SOURCE, EV_BEGIN, EV_NEXT, EV_RESULT, EV_END };
 struct event {
     int kind;
-    uint64_t cycles;
+    int cls;        /* EV_BEGIN: the class; EV_MOVE: the source register */
+    unsigned count; /* EV_BEGIN: how many instructions; EV_SOURCE, EV_RESULT, EV_MOVE: register */
+    struct spu_insn insn;
 };
 struct marked_block {
     unsigned n;
     struct event ev[];
 };
 
-/* The marked region the program is in: how deep, the counter at its start and its price. One
- * vCPU: qemu-user runs an SPE program's one thread. */
-static unsigned depth;
-static uint64_t at_begin, price;
+/* Marked code is scheduled as it runs, not block by block: a region is one SPU instruction (or
+ * `count` of them) whose sources are registers of the code before it and whose result feeds the
+ * code after it, across the blocks the emulation's call splits the caller into. `dyn` is that
+ * schedule, in counter cycles: `frontier` is the counter value it last left (when the pipelines
+ * are free), and if other code has run since (the counter moved), it starts again from the
+ * counter with its registers' ready times kept, as the SPU would still wait for a result in
+ * flight. One vCPU: qemu-user runs an SPE program's one thread. */
+static struct spu_sched dyn;
+static uint64_t frontier;
+static unsigned depth;           /* how deep in marked regions */
+static uint8_t sources[8];       /* the next region's source registers */
+static unsigned nsources;
+static int result_reg = -1;      /* the outermost region's result register, once named */
+static uint64_t result_ready;    /* when the outermost region's result is ready */
+
+static uint64_t pipes_free(void)
+{
+    return dyn.pipe_free[0] > dyn.pipe_free[1] ? dyn.pipe_free[0] : dyn.pipe_free[1];
+}
 
 static void on_marked_block(unsigned int vcpu, void *userdata)
 {
     (void)vcpu;
     const struct marked_block *b = userdata;
+    if (depth == 0 && *counter != frontier) {
+        dyn.pipe_free[0] = dyn.pipe_free[1] = dyn.last = *counter;
+        frontier = *counter;
+    }
     for (unsigned i = 0; i < b->n; i++) {
         const struct event *e = &b->ev[i];
-        if (e->kind == EV_CHARGE) {
-            *counter += e->cycles;
-        } else if (e->kind == EV_BEGIN) {
-            if (depth++ == 0) {
-                at_begin = *counter;
-                price = e->cycles;
+        switch (e->kind) {
+        case EV_INSN:
+            if (depth == 0) {
+                spu_issue(&dyn, &e->insn);
+                *counter = frontier = pipes_free();
             }
-        } else if (depth > 0 && --depth == 0) {
-            *counter = at_begin + price;
+            break;
+        case EV_MOVE:
+            if (depth == 0)
+                dyn.ready[e->count] = dyn.ready[e->cls];
+            break;
+        case EV_SOURCE:
+            if (depth == 0 && nsources < sizeof sources)
+                sources[nsources++] = (uint8_t)e->count;
+            break;
+        case EV_BEGIN:
+            if (depth++ == 0) {
+                /* the region as `count` instructions of its class, each reading the sources */
+                struct spu_insn in = {.cls = e->cls, .nsrc = 0, .ndst = 0, .dst_fx = 0};
+                uint64_t t = dyn.last;
+                for (unsigned k = 0; k < nsources && k < 4; k++)
+                    in.src[in.nsrc++] = sources[k];
+                for (unsigned k = 0; k < e->count; k++)
+                    t = spu_issue(&dyn, &in);
+                result_ready = t + spu_prices[e->cls].latency;
+                result_reg = -1;
+                *counter = frontier = pipes_free();
+            }
+            nsources = 0;
+            break;
+        case EV_NEXT:
+            if (depth == 1) {
+                /* The next part issues in its place in the order, without holding up what
+                 * follows (spu-gcc would put independent work between the two), and its result
+                 * is ready its latency after the part before's result. */
+                struct spu_insn in = {.cls = e->cls, .nsrc = 0, .ndst = 0, .dst_fx = 0};
+                uint64_t t = dyn.last, before = result_ready;
+                for (unsigned k = 0; k < e->count; k++)
+                    t = spu_issue(&dyn, &in);
+                result_ready = (t > before ? t : before) + spu_prices[e->cls].latency;
+                *counter = frontier = pipes_free();
+            }
+            break;
+        case EV_RESULT:
+            if (depth == 1)
+                result_reg = (int)e->count;
+            break;
+        case EV_END:
+            if (depth > 0 && --depth == 0) {
+                /* what the emulation's blocks added inline is taken back */
+                *counter = frontier;
+                if (result_reg >= 0)
+                    dyn.ready[result_reg] = result_ready;
+                result_reg = -1;
+            }
+            break;
         }
     }
 }
 
 /* At each system call the count is published to the shared counter. Inside a marked region (a
- * channel request, which the SPE library marks as uncharged) the region is settled first, the
- * count set to its start plus its price, and what runs after the call up to the end marker is
- * the region's too, at no further price: the count never goes back past a value the simulator
- * may have read. */
+ * channel request, which the SPE library marks as uncharged) the region is settled first: the
+ * count is set to the schedule's frontier, which its end marker sets it to again, so what runs
+ * after the call up to the end marker is the region's, at no further price, and the count never
+ * goes back past a value the simulator may have read. */
 static void on_syscall(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, uint64_t a1,
                        uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5, uint64_t a6,
                        uint64_t a7, uint64_t a8)
 {
     (void)id, (void)vcpu, (void)num, (void)a1, (void)a2, (void)a3, (void)a4, (void)a5, (void)a6,
         (void)a7, (void)a8;
-    if (depth > 0) {
-        *counter = at_begin + price;
-        at_begin = *counter;
-        price = 0;
-    }
+    if (depth > 0)
+        *counter = frontier;
     if (shared)
         *shared = *counter;
 }
 
-/* The price of `count` SPU instructions of one class issued back to back: their issue cycles
- * and stalls (their latency is not waited for: see README.md). */
-static uint64_t marked_price(int cls, unsigned count)
-{
-    const struct spu_price *p = &spu_prices[cls];
-    return (uint64_t)count * (p->even + p->odd + p->stall);
-}
-
-/* A block with markers: its events, or NULL if it has none. Each stretch of code between
- * markers is priced as a block of its own. */
+/* A block with markers: its events, or NULL if it has none. A vector move (vor vD,vA,vA) that
+ * copies a region's result out of the emulation's return register (after its end, before the
+ * next region, from the result register or a copy of it) or an operand into the emulation's
+ * argument registers (before a region, into one of its source registers) is the emulation's
+ * calling convention, code the SPU would not run (its instruction takes any registers): it is
+ * folded into the schedule as a renaming, at no cost. */
 static struct marked_block *marked(const uint32_t *words, unsigned n)
 {
     unsigned markers = 0;
-    int cls;
+    int cls, dst, src;
     unsigned count;
     for (unsigned i = 0; i < n; i++)
         markers += spu_marker(words[i], &cls, &count) != 0;
     if (!markers)
         return NULL;
-    struct marked_block *b = malloc(sizeof *b + (2 * markers + 1) * sizeof(struct event));
-    if (b == NULL)
+    struct marked_block *b = malloc(sizeof *b + n * sizeof(struct event));
+    uint8_t *fold = calloc(n ? n : 1, 1);
+    if (b == NULL || fold == NULL)
         abort();
-    b->n = 0;
-    unsigned from = 0;
-    for (unsigned i = 0; i <= n; i++) {
-        int kind = i < n ? spu_marker(words[i], &cls, &count) : 0;
-        if (i < n && !kind)
-            continue;
-        if (i > from)
-            b->ev[b->n++] = (struct event){EV_CHARGE, spu_cost_block(words + from, i - from, 0)};
-        if (kind == 1)
-            b->ev[b->n++] = (struct event){EV_BEGIN, marked_price(cls, count)};
-        else if (kind == 2)
-            b->ev[b->n++] = (struct event){EV_END, 0};
-        from = i + 1;
+    for (unsigned i = 0; i < n; i++) {
+        int kind = spu_marker(words[i], &cls, &count);
+        if (kind == 4) { /* a result register: its copies up to the next region's markers */
+            uint64_t alias = 0;
+            alias |= 1ull << (count - SPU_REG_VR);
+            for (unsigned j = i + 1; j < n; j++) {
+                int k = spu_marker(words[j], &cls, &count);
+                if (k == 1 || k == 3)
+                    break;
+                if (k || !spu_vector_move(words[j], &dst, &src))
+                    continue;
+                if (alias >> (src - SPU_REG_VR) & 1) {
+                    fold[j] = 1;
+                    alias |= 1ull << (dst - SPU_REG_VR);
+                } else {
+                    alias &= ~(1ull << (dst - SPU_REG_VR));
+                }
+            }
+        }
+        if (kind == 3 && (i == 0 || spu_marker(words[i - 1], &cls, &count) != 3)) {
+            /* the first source word: the moves into the sources since the last marker */
+            uint64_t wanted = 0;
+            for (unsigned j = i; j < n && spu_marker(words[j], &cls, &count) == 3; j++)
+                wanted |= 1ull << (count - SPU_REG_VR);
+            for (unsigned j = i; j-- > 0;) {
+                int k = spu_marker(words[j], &cls, &count);
+                if (k == 1 || k == 2)
+                    break;
+                if (!k && spu_vector_move(words[j], &dst, &src) && (wanted >> (dst - SPU_REG_VR) & 1)) {
+                    fold[j] = 1;
+                    wanted &= ~(1ull << (dst - SPU_REG_VR));
+                }
+            }
+        }
     }
+    b->n = 0;
+    for (unsigned i = 0; i < n; i++) {
+        struct event *e = &b->ev[b->n++];
+        memset(e, 0, sizeof *e);
+        int kind = spu_marker(words[i], &cls, &count);
+        if (kind == 1 && i > 0 && b->n > 1 && b->ev[b->n - 2].kind == EV_BEGIN) {
+            e->kind = EV_NEXT;
+            e->cls = cls;
+            e->count = count;
+        } else if (kind == 1) {
+            e->kind = EV_BEGIN;
+            e->cls = cls;
+            e->count = count;
+        } else if (kind == 2) {
+            e->kind = EV_END;
+        } else if (kind == 3 || kind == 4) {
+            e->kind = kind == 3 ? EV_SOURCE : EV_RESULT;
+            e->count = count;
+        } else if (fold[i]) {
+            spu_vector_move(words[i], &dst, &src);
+            e->kind = EV_MOVE;
+            e->count = (unsigned)dst;
+            e->cls = src;
+        } else {
+            e->kind = EV_INSN;
+            spu_cost_decode(words[i], &e->insn);
+        }
+    }
+    free(fold);
     return b;
 }
 

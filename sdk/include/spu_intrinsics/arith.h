@@ -153,7 +153,7 @@ __SPU_DEF_CARRY(s32)
 /* Halfword products into words: even (first, high) halfwords for spu_mule and spu_mhhadd, odd
  * (low) for spu_mulo and spu_madd's integer form. */
 #define __SPU_DEF_HALF_PRODUCTS(hf, wf)                                                      \
-    __SPU_INLINE __SPU_VT(wf) __SPU_FN(spu_mule, hf)(__SPU_VT(hf) a, __SPU_VT(hf) b)         \
+    __SPU_EMULATION __SPU_VT(wf) __SPU_FN(__spu_em_mule, hf)(__SPU_VT(hf) a, __SPU_VT(hf) b) \
     {                                                                                        \
         int i;                                                                               \
         __SPU_VT(wf) r;                                                                      \
@@ -161,7 +161,7 @@ __SPU_DEF_CARRY(s32)
             r[i] = (__SPU_ET(wf))((__SPU_ET(wf))a[2 * i] * b[2 * i]);                        \
         return r;                                                                            \
     }                                                                                        \
-    __SPU_INLINE __SPU_VT(wf) __SPU_FN(spu_mulo, hf)(__SPU_VT(hf) a, __SPU_VT(hf) b)         \
+    __SPU_EMULATION __SPU_VT(wf) __SPU_FN(__spu_em_mulo, hf)(__SPU_VT(hf) a, __SPU_VT(hf) b) \
     {                                                                                        \
         int i;                                                                               \
         __SPU_VT(wf) r;                                                                      \
@@ -169,7 +169,7 @@ __SPU_DEF_CARRY(s32)
             r[i] = (__SPU_ET(wf))((__SPU_ET(wf))a[2 * i + 1] * b[2 * i + 1]);                \
         return r;                                                                            \
     }                                                                                        \
-    __SPU_INLINE __SPU_VT(wf) __SPU_FN(spu_mulo, hf##_s)(__SPU_VT(hf) a, __SPU_ET(hf) b)     \
+    __SPU_EMULATION __SPU_VT(wf) __SPU_FN(__spu_em_mulo, hf##_s)(__SPU_VT(hf) a, __SPU_ET(hf) b)\
     {                                                                                        \
         int i;                                                                               \
         __SPU_VT(wf) r;                                                                      \
@@ -177,21 +177,33 @@ __SPU_DEF_CARRY(s32)
             r[i] = (__SPU_ET(wf))((__SPU_ET(wf))a[2 * i + 1] * b);                           \
         return r;                                                                            \
     }                                                                                        \
-    __SPU_INLINE __SPU_VT(wf) __SPU_FN(spu_mhhadd, hf)(__SPU_VT(hf) a, __SPU_VT(hf) b,       \
-                                                       __SPU_VT(wf) c)                       \
+    __SPU_EMULATION __SPU_VT(wf) __SPU_FN(__spu_em_mhhadd, hf)(__SPU_VT(hf) a, __SPU_VT(hf) b,\
+                                                              __SPU_VT(wf) c)                \
     {                                                                                        \
-        return (__SPU_VT(wf))((vec_uint4)__SPU_FN(spu_mule, hf)(a, b) + (vec_uint4)c);       \
-    }
+        return (__SPU_VT(wf))((vec_uint4)__SPU_FN(__spu_em_mule, hf)(a, b) + (vec_uint4)c);  \
+    }                                                                                        \
+    /* mpyhh(u), mpy(u), mpyi/mpyui, mpyhha(u): 16-bit multiplies, floating-point integer */ \
+    __SPU_WRAP_V2(__SPU_CLASS_FI, __SPU_VT(wf), __SPU_FN(spu_mule, hf), __SPU_FN(__spu_em_mule, hf),\
+                  __SPU_VT(hf), __SPU_VT(hf))                                                \
+    __SPU_WRAP_V2(__SPU_CLASS_FI, __SPU_VT(wf), __SPU_FN(spu_mulo, hf), __SPU_FN(__spu_em_mulo, hf),\
+                  __SPU_VT(hf), __SPU_VT(hf))                                                \
+    __SPU_WRAP_V1S(__SPU_CLASS_FI, __SPU_VT(wf), __SPU_FN(spu_mulo, hf##_s),                 \
+                   __SPU_FN(__spu_em_mulo, hf##_s), __SPU_VT(hf), __SPU_ET(hf))              \
+    __SPU_WRAP_V3(__SPU_CLASS_FI, __SPU_VT(wf), __SPU_FN(spu_mhhadd, hf),                    \
+                  __SPU_FN(__spu_em_mhhadd, hf), __SPU_VT(hf), __SPU_VT(hf), __SPU_VT(wf))
 __SPU_DEF_HALF_PRODUCTS(u16, u32)
 __SPU_DEF_HALF_PRODUCTS(s16, s32)
 
-__SPU_INLINE vec_int4 __SPU_FN(spu_madd, s16)(vec_short8 a, vec_short8 b, vec_int4 c)
+__SPU_EMULATION vec_int4 __SPU_FN(__spu_em_madd, s16)(vec_short8 a, vec_short8 b, vec_int4 c)
 {
-    return (vec_int4)((vec_uint4)__SPU_FN(spu_mulo, s16)(a, b) + (vec_uint4)c);
+    return (vec_int4)((vec_uint4)__SPU_FN(__spu_em_mulo, s16)(a, b) + (vec_uint4)c);
 }
+/* mpya */
+__SPU_WRAP_V3(__SPU_CLASS_FI, vec_int4, __SPU_FN(spu_madd, s16), __SPU_FN(__spu_em_madd, s16),
+              vec_short8, vec_short8, vec_int4)
 
 /* spu_mulh: the high halfword of a by the low one of b, shifted into the high halfword. */
-__SPU_INLINE vec_int4 spu_mulh(vec_short8 a, vec_short8 b)
+__SPU_EMULATION vec_int4 __spu_em_mulh(vec_short8 a, vec_short8 b)
 {
     int i;
     vec_int4 r;
@@ -199,9 +211,11 @@ __SPU_INLINE vec_int4 spu_mulh(vec_short8 a, vec_short8 b)
         r[i] = (int)((unsigned int)(a[2 * i] * b[2 * i + 1]) << 16);
     return r;
 }
+/* mpyh */
+__SPU_WRAP_V2(__SPU_CLASS_FI, vec_int4, spu_mulh, __spu_em_mulh, vec_short8, vec_short8)
 
 /* spu_mulsr: the signed product of the low halfwords, shifted right 16 keeping its sign. */
-__SPU_INLINE vec_int4 spu_mulsr(vec_short8 a, vec_short8 b)
+__SPU_EMULATION vec_int4 __spu_em_mulsr(vec_short8 a, vec_short8 b)
 {
     int i;
     vec_int4 r;
@@ -209,14 +223,25 @@ __SPU_INLINE vec_int4 spu_mulsr(vec_short8 a, vec_short8 b)
         r[i] = (a[2 * i + 1] * b[2 * i + 1]) >> 16;
     return r;
 }
+/* mpys */
+__SPU_WRAP_V2(__SPU_CLASS_FI, vec_int4, spu_mulsr, __spu_em_mulsr, vec_short8, vec_short8)
 
 #define __SPU_DEF_SP_ESTIMATE(op, scalar_op)                                                 \
-    __SPU_INLINE vec_float4 op(vec_float4 a)                                                 \
+    __SPU_EMULATION vec_float4 __spu_em_##op(vec_float4 a)                                   \
     {                                                                                        \
         int i;                                                                               \
         vec_float4 r;                                                                        \
         for (i = 0; i < 4; i++)                                                              \
             r[i] = scalar_op(a[i]);                                                          \
+        return r;                                                                            \
+    }                                                                                        \
+    /* frest or frsqest (odd pipe), then fi on the estimate: two dependent instructions */   \
+    __SPU_MARKED vec_float4 op(vec_float4 a)                                                 \
+    {                                                                                        \
+        vec_float4 r;                                                                        \
+        __SPU_MARK_IN1_THEN(__SPU_CLASS_SH, 1, __SPU_CLASS_FI, 1, a);                        \
+        r = __spu_em_##op(a);                                                                \
+        __SPU_MARK_END(r);                                                                   \
         return r;                                                                            \
     }
 __SPU_DEF_SP_ESTIMATE(spu_re, __spu_sp_reciprocal)
@@ -242,7 +267,7 @@ __SPU_INLINE vec_uchar16 spu_avg(vec_uchar16 a, vec_uchar16 b)
     return r;
 }
 
-__SPU_INLINE vec_ushort8 spu_sumb(vec_uchar16 a, vec_uchar16 b)
+__SPU_EMULATION vec_ushort8 __spu_em_sumb(vec_uchar16 a, vec_uchar16 b)
 {
     int i;
     vec_ushort8 r;
@@ -252,6 +277,8 @@ __SPU_INLINE vec_ushort8 spu_sumb(vec_uchar16 a, vec_uchar16 b)
     }
     return r;
 }
+/* sumb: even pipe, 4 cycles (gcc spu.md: fxb), the word-shift class's price */
+__SPU_WRAP_V2(__SPU_CLASS_WS, vec_ushort8, spu_sumb, __spu_em_sumb, vec_uchar16, vec_uchar16)
 
 #ifndef __cplusplus
 #define spu_add(a, b)                                                                        \

@@ -44,14 +44,17 @@ __SPU_EACH_INT32(__SPU_DEF_INT_COMPARE)
 /* Float comparisons element by element on the values the SPU sees; magnitude forms compare
  * absolute values. */
 #define __SPU_DEF_SP_COMPARE(op, value, relation)                                            \
-    __SPU_INLINE vec_uint4 __SPU_FN(op, f32)(vec_float4 a, vec_float4 b)                     \
+    __SPU_EMULATION vec_uint4 __SPU_FN(__spu_em_##op, f32)(vec_float4 a, vec_float4 b)       \
     {                                                                                        \
         int i;                                                                               \
         vec_uint4 r;                                                                         \
         for (i = 0; i < 4; i++)                                                              \
             r[i] = value(a[i]) relation value(b[i]) ? 0xFFFFFFFFu : 0;                       \
         return r;                                                                            \
-    }
+    }                                                                                        \
+    /* fceq, fcgt, fcmeq, fcmgt: simple fixed point (gcc spu.md: fx2) */                     \
+    __SPU_WRAP_V2(__SPU_CLASS_FX, vec_uint4, __SPU_FN(op, f32), __SPU_FN(__spu_em_##op, f32), \
+                  vec_float4, vec_float4)
 #define __spu_sp_magnitude(x) __builtin_fabs(__spu_sp_value(x))
 __SPU_DEF_SP_COMPARE(spu_cmpeq, __spu_sp_value, ==)
 __SPU_DEF_SP_COMPARE(spu_cmpgt, __spu_sp_value, >)

@@ -20,7 +20,7 @@ __SPU_INLINE double __spu_pow2(int e)
 }
 
 #define __SPU_DEF_CONVTF(f)                                                                  \
-    __SPU_INLINE vec_float4 __SPU_FN(spu_convtf, f)(__SPU_VT(f) a, unsigned int scale)       \
+    __SPU_EMULATION vec_float4 __SPU_FN(__spu_em_convtf, f)(__SPU_VT(f) a, unsigned int scale)\
     {                                                                                        \
         int i;                                                                               \
         vec_float4 r;                                                                        \
@@ -31,10 +31,15 @@ __SPU_INLINE double __spu_pow2(int e)
     }
 __SPU_DEF_CONVTF(u32)
 __SPU_DEF_CONVTF(s32)
+/* cuflt, csflt: one floating-point-integer instruction */
+__SPU_WRAP_V1S(__SPU_CLASS_FI, vec_float4, __SPU_FN(spu_convtf, u32), __SPU_FN(__spu_em_convtf, u32),
+               vec_uint4, unsigned int)
+__SPU_WRAP_V1S(__SPU_CLASS_FI, vec_float4, __SPU_FN(spu_convtf, s32), __SPU_FN(__spu_em_convtf, s32),
+               vec_int4, unsigned int)
 
 /* The value times 2^scale, truncated toward zero into [low, high]. */
 #define __SPU_DEF_CONVT(op, vt, low, high)                                                   \
-    __SPU_INLINE vt op(vec_float4 a, unsigned int scale)                                     \
+    __SPU_EMULATION vt __spu_em_##op(vec_float4 a, unsigned int scale)                       \
     {                                                                                        \
         int i;                                                                               \
         vt r;                                                                                \
@@ -47,6 +52,9 @@ __SPU_DEF_CONVTF(s32)
     }
 __SPU_DEF_CONVT(spu_convts, vec_int4, -2147483648.0, 2147483647.0)
 __SPU_DEF_CONVT(spu_convtu, vec_uint4, 0.0, 4294967295.0)
+/* cflts, cfltu */
+__SPU_WRAP_V1S(__SPU_CLASS_FI, vec_int4, spu_convts, __spu_em_spu_convts, vec_float4, unsigned int)
+__SPU_WRAP_V1S(__SPU_CLASS_FI, vec_uint4, spu_convtu, __spu_em_spu_convtu, vec_float4, unsigned int)
 
 #define __SPU_DEF_EXTEND(from, to)                                                           \
     __SPU_INLINE __SPU_VT(to) __SPU_FN(spu_extend, from)(__SPU_VT(from) a)                   \

@@ -74,10 +74,33 @@ __SPU_INLINE vec_uchar16 __spu_rlmaskqwbyte_bytes(vec_uchar16 a, int count)
 #define __spu_qw_rlmaskqwbyte(a, n) __spu_rlmaskqwbyte_bytes(a, (int)(n))
 #define __spu_qw_rlmaskqwbytebc(a, n) __spu_rlmaskqwbyte_bytes(a, (int)(n) >> 3)
 
-#define __SPU_DEF_QW(op, f, count_type)                                                      \
-    __SPU_INLINE __SPU_VT(f) __SPU_FN(spu_##op, f)(__SPU_VT(f) a, count_type count)          \
+/* The emulations, on bytes, one function each (called between the markers). */
+#define __SPU_DEF_QW_EMULATION(op, count_type)                                               \
+    __SPU_EMULATION vec_uchar16 __spu_em_##op(vec_uchar16 a, count_type count)               \
     {                                                                                        \
-        return (__SPU_VT(f))__spu_qw_##op((vec_uchar16)a, count);                            \
+        return __spu_qw_##op(a, count);                                                      \
+    }
+__SPU_DEF_QW_EMULATION(slqw, unsigned int)
+__SPU_DEF_QW_EMULATION(slqwbyte, unsigned int)
+__SPU_DEF_QW_EMULATION(slqwbytebc, unsigned int)
+__SPU_DEF_QW_EMULATION(rlqw, int)
+__SPU_DEF_QW_EMULATION(rlqwbyte, int)
+__SPU_DEF_QW_EMULATION(rlqwbytebc, int)
+__SPU_DEF_QW_EMULATION(rlmaskqw, int)
+__SPU_DEF_QW_EMULATION(rlmaskqwbyte, int)
+__SPU_DEF_QW_EMULATION(rlmaskqwbytebc, int)
+
+/* Each is one quadword shift or rotate (shlqbi, shlqby, rotqbi, rotqby, rotqmbi, rotqmby and
+ * their immediate and bit-count forms: the odd pipe's shuffle class); marked as bytes, as a
+ * vector double or long long has no AltiVec register. */
+#define __SPU_DEF_QW(op, f, count_type)                                                      \
+    __SPU_MARKED __SPU_VT(f) __SPU_FN(spu_##op, f)(__SPU_VT(f) a, count_type count)          \
+    {                                                                                        \
+        vec_uchar16 a8 = (vec_uchar16)a, r;                                                  \
+        __SPU_MARK_IN1(__SPU_CLASS_SH, 1, a8);                                               \
+        r = __spu_em_##op(a8, count);                                                        \
+        __SPU_MARK_END(r);                                                                   \
+        return (__SPU_VT(f))r;                                                               \
     }
 #define __SPU_DEF_QW_ALL(f)                                                                  \
     __SPU_DEF_QW(slqw, f, unsigned int)                                                      \

@@ -9,7 +9,7 @@
 #ifndef SPU_INTRINSICS_SHUFFLE_H
 #define SPU_INTRINSICS_SHUFFLE_H
 
-__SPU_INLINE vec_uchar16 __spu_shuffle_bytes(vec_uchar16 a, vec_uchar16 b, vec_uchar16 pattern)
+__SPU_EMULATION vec_uchar16 __spu_shuffle_bytes(vec_uchar16 a, vec_uchar16 b, vec_uchar16 pattern)
 {
     int i;
     vec_uchar16 r;
@@ -31,18 +31,31 @@ __SPU_INLINE vec_uchar16 __spu_shuffle_bytes(vec_uchar16 a, vec_uchar16 b, vec_u
     __SPU_INLINE __SPU_VT(f) __SPU_FN(spu_shuffle, f)(__SPU_VT(f) a, __SPU_VT(f) b,          \
                                                       vec_uchar16 pattern)                   \
     {                                                                                        \
-        return (__SPU_VT(f))__spu_shuffle_bytes((vec_uchar16)a, (vec_uchar16)b, pattern);    \
+        /* shufb; marked as bytes: a vector double or long long has no AltiVec register */   \
+        vec_uchar16 a8 = (vec_uchar16)a, b8 = (vec_uchar16)b, r;                             \
+        __SPU_MARK_BEGIN3(__SPU_CLASS_SH, 1, a8, b8, pattern);                                  \
+        r = __spu_shuffle_bytes(a8, b8, pattern);                                            \
+        __SPU_MARK_END(r);                                                                   \
+        return (__SPU_VT(f))r;                                                               \
     }
 __SPU_EACH_FORM(__SPU_DEF_SHUFFLE)
 
 /* Each of the n low bits of bits (the highest first) as an element of all ones or zeros. */
 #define __SPU_DEF_MASK(op, vt, n)                                                            \
-    __SPU_INLINE vt op(unsigned int bits)                                                    \
+    __SPU_EMULATION vt __spu_em_##op(unsigned int bits)                                      \
     {                                                                                        \
         int i;                                                                               \
         vt r;                                                                                \
         for (i = 0; i < n; i++)                                                              \
             r[i] = -((bits >> (n - 1 - i)) & 1);                                             \
+        return r;                                                                            \
+    }                                                                                        \
+    __SPU_MARKED vt op(unsigned int bits) /* fsmb, fsmh, fsm: odd pipe */                    \
+    {                                                                                        \
+        vt r;                                                                                \
+        __SPU_MARK_IN_R(__SPU_CLASS_SH, 1, bits);                                            \
+        r = __spu_em_##op(bits);                                                             \
+        __SPU_MARK_END(r);                                                                   \
         return r;                                                                            \
     }
 __SPU_DEF_MASK(spu_maskb, vec_uchar16, 16)
@@ -51,7 +64,7 @@ __SPU_DEF_MASK(spu_maskw, vec_uint4, 4)
 
 /* The low bit of each element of the unsigned view u, n elements. */
 #define __SPU_DEF_GATHER(f, view, n)                                                         \
-    __SPU_INLINE vec_uint4 __SPU_FN(spu_gather, f)(__SPU_VT(f) a)                            \
+    __SPU_EMULATION vec_uint4 __SPU_FN(__spu_em_gather, f)(__SPU_VT(f) a)                    \
     {                                                                                        \
         int i;                                                                               \
         view u = (view)a;                                                                    \
@@ -60,7 +73,10 @@ __SPU_DEF_MASK(spu_maskw, vec_uint4, 4)
             bits = (bits << 1) | (u[i] & 1);                                                 \
         vec_uint4 r = {bits, 0, 0, 0};                                                       \
         return r;                                                                            \
-    }
+    }                                                                                        \
+    /* gbb, gbh, gb: odd pipe */                                                             \
+    __SPU_WRAP_V1(__SPU_CLASS_SH, vec_uint4, __SPU_FN(spu_gather, f), __SPU_FN(__spu_em_gather, f), \
+                  __SPU_VT(f))
 __SPU_DEF_GATHER(u8, vec_uchar16, 16)
 __SPU_DEF_GATHER(s8, vec_uchar16, 16)
 __SPU_DEF_GATHER(u16, vec_ushort8, 8)
