@@ -34,6 +34,9 @@ static uint32_t be16(const unsigned char *p)
 struct spe_context {
     spe_program_handle_t handle;
     uint32_t number;
+    /* The last stop, for spe_stop_info_read, and whether there was one. */
+    spe_stop_info_t last_stop;
+    int stopped;
     /* The context's local store mapped here (spe_ls_area_get), and its size. */
     void *ls;
     size_t ls_size;
@@ -84,13 +87,54 @@ static int answered(const struct cb_answer *ans)
     return 0;
 }
 
-spe_context_ptr_t spe_context_create(unsigned int flags, spe_gang_context_ptr_t gang)
+/* A gang is the simulator's number for it: the simulator places a gang's affinity chain. */
+struct spe_gang_context {
+    uint32_t number;
+};
+
+spe_gang_context_ptr_t spe_gang_context_create(unsigned int flags)
 {
-    (void)gang;
+    if (flags != 0) {
+        errno = EINVAL; /* libspe2 defines no gang flags */
+        return NULL;
+    }
+    struct spe_gang_context *gang = calloc(1, sizeof *gang);
+    if (gang == NULL)
+        return NULL;
+    struct cb_request req = {CB_GANG_CREATE, 0, 0, 0, 0, 0};
+    struct cb_answer ans;
+    if (call(&req, NULL, 0, &ans, NULL, 0) != 0 || answered(&ans) != 0) {
+        free(gang);
+        return NULL;
+    }
+    gang->number = (uint32_t)ans.value;
+    return gang;
+}
+
+int spe_gang_context_destroy(spe_gang_context_ptr_t gang)
+{
+    if (gang == NULL) {
+        errno = ESRCH;
+        return -1;
+    }
+    struct cb_request req = {CB_GANG_DESTROY, gang->number, 0, 0, 0, 0};
+    struct cb_answer ans;
+    if (call(&req, NULL, 0, &ans, NULL, 0) != 0 || answered(&ans) != 0)
+        return -1;
+    free(gang);
+    return 0;
+}
+
+/* Contexts are created by the simulator, which chooses their SPEs: b and c name the gang and the
+ * affinity neighbour, each as its number + 1 (0: none). */
+static spe_context_ptr_t create(unsigned int flags, spe_context_ptr_t neighbour,
+                                spe_gang_context_ptr_t gang)
+{
     struct spe_context *spe = calloc(1, sizeof *spe);
     if (spe == NULL)
         return NULL;
-    struct cb_request req = {CB_CONTEXT_CREATE, flags, 0, 0, 0, 0};
+    struct cb_request req = {CB_CONTEXT_CREATE, flags, gang != NULL ? gang->number + 1 : 0,
+                             neighbour != NULL ? neighbour->number + 1 : 0, 0, 0};
     struct cb_answer ans;
     if (call(&req, NULL, 0, &ans, NULL, 0) != 0 || answered(&ans) != 0) {
         free(spe);
@@ -98,6 +142,45 @@ spe_context_ptr_t spe_context_create(unsigned int flags, spe_gang_context_ptr_t 
     }
     spe->number = (uint32_t)ans.value;
     return spe;
+}
+
+spe_context_ptr_t spe_context_create(unsigned int flags, spe_gang_context_ptr_t gang)
+{
+    return create(flags, NULL, gang);
+}
+
+spe_context_ptr_t spe_context_create_affinity(unsigned int flags,
+                                              spe_context_ptr_t affinity_neighbor,
+                                              spe_gang_context_ptr_t gang)
+{
+    if (affinity_neighbor == NULL && !(flags & SPE_AFFINITY_MEMORY)) {
+        errno = EINVAL; /* affinity to nothing */
+        return NULL;
+    }
+    return create(flags, affinity_neighbor, gang);
+}
+
+int spe_stop_info_read(spe_context_ptr_t spe, spe_stop_info_t *stopinfo)
+{
+    if (spe == NULL) {
+        errno = ESRCH;
+        return -1;
+    }
+    if (stopinfo == NULL || !spe->stopped) {
+        errno = EINVAL;
+        return -1;
+    }
+    *stopinfo = spe->last_stop;
+    return 0;
+}
+
+int spe_cpu_info_get(int info_requested, int cpu_node)
+{
+    struct cb_request req = {CB_CPU_INFO, (uint32_t)info_requested, (uint32_t)cpu_node, 0, 0, 0};
+    struct cb_answer ans;
+    if (call(&req, NULL, 0, &ans, NULL, 0) != 0 || answered(&ans) != 0)
+        return -1;
+    return (int)ans.value;
 }
 
 static int simple(uint32_t op, spe_context_ptr_t spe, uint32_t b, const void *payload,
@@ -226,11 +309,23 @@ int spe_context_run(spe_context_ptr_t spe, unsigned int *entry, unsigned int run
         return -1;
     }
     uint64_t speid = (uint64_t)(uintptr_t)spe;
+    uint64_t arg = (uint64_t)(uintptr_t)argp, env = (uint64_t)(uintptr_t)envp;
+    if (runflags & SPE_RUN_USER_REGS) {
+        /* The 48 bytes at argp are r3, r4 and r5 whole: main's three arguments are their
+         * preferred (first) doublewords. */
+        if (argp == NULL) {
+            errno = EINVAL;
+            return -1;
+        }
+        const unsigned long long *regs = argp;
+        speid = regs[0];
+        arg = regs[2];
+        env = regs[4];
+    }
     unsigned char id[8];
     for (int i = 0; i < 8; i++)
         id[i] = (unsigned char)(speid >> (56 - 8 * i));
-    struct cb_request req = {CB_CONTEXT_RUN, spe->number, runflags, *entry,
-                             (uint64_t)(uintptr_t)argp, (uint64_t)(uintptr_t)envp};
+    struct cb_request req = {CB_CONTEXT_RUN, spe->number, runflags, *entry, arg, env};
     enum { ROOM = 1 << 20 }; /* the largest PPE-assisted write (wire.rs MAX_PAYLOAD) */
     char *bytes = malloc(ROOM);
     if (bytes == NULL)
@@ -254,6 +349,9 @@ int spe_context_run(spe_context_ptr_t spe, unsigned int *entry, unsigned int run
     case SPE_STOP_AND_SIGNAL:
         info.result.spe_signal_code = (int)ans.value;
         result = (int)ans.value;
+        /* libspe2 gives the SPU's next PC, where a run continues; the SPU's PC is not known
+         * here, and any entry but SPE_DEFAULT_ENTRY continues after the stop. */
+        *entry = 0;
         break;
     case SPE_RUNTIME_EXCEPTION:
         info.result.spe_runtime_exception = (int)ans.value;
@@ -267,6 +365,8 @@ int spe_context_run(spe_context_ptr_t spe, unsigned int *entry, unsigned int run
     }
     if (stopinfo != NULL)
         *stopinfo = info;
+    spe->last_stop = info;
+    spe->stopped = 1;
     return result;
 }
 
@@ -325,6 +425,43 @@ int spe_out_mbox_read(spe_context_ptr_t spe, unsigned int *mbox_data, int count)
         mbox_data[i] = (unsigned)words[4 * i] << 24 | (unsigned)words[4 * i + 1] << 16
                        | (unsigned)words[4 * i + 2] << 8 | words[4 * i + 3];
     return (int)ans.value;
+}
+
+int spe_out_intr_mbox_read(spe_context_ptr_t spe, unsigned int *mbox_data, int count,
+                           unsigned int behavior)
+{
+    if (count < 0 || mbox_data == NULL || behavior < SPE_MBOX_ALL_BLOCKING
+        || behavior > SPE_MBOX_ANY_NONBLOCKING) {
+        errno = EINVAL;
+        return -1;
+    }
+    unsigned char words[4 * 64];
+    int done = 0;
+    while (done < count) {
+        int n = count - done > 64 ? 64 : count - done;
+        if (spe == NULL) {
+            errno = ESRCH;
+            return -1;
+        }
+        /* After the first word ANY_BLOCKING reads what is there without waiting. */
+        unsigned int how = done > 0 && behavior == SPE_MBOX_ANY_BLOCKING ? SPE_MBOX_ANY_NONBLOCKING
+                                                                        : behavior;
+        struct cb_request req = {CB_OUT_INTR_MBOX_READ, spe->number, how, (uint32_t)n, 0, 0};
+        struct cb_answer ans;
+        if (call(&req, NULL, 0, &ans, words, sizeof words) != 0 || answered(&ans) != 0)
+            return -1;
+        for (uint32_t i = 0; i < ans.value; i++)
+            mbox_data[done + i] = be32(words + 4 * i);
+        done += (int)ans.value;
+        if ((int)ans.value < n)
+            break;
+    }
+    return done;
+}
+
+int spe_out_intr_mbox_status(spe_context_ptr_t spe)
+{
+    return status(CB_OUT_INTR_MBOX_STATUS, spe);
 }
 
 int spe_signal_write(spe_context_ptr_t spe, unsigned int signal_reg, unsigned int data)

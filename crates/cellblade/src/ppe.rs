@@ -147,6 +147,38 @@ impl Ppe {
         self.mmio_read(spe, reg::SPU_OUT_MBOX).await
     }
 
+    /// spe_out_intr_mbox_read of one word through spufs's ibox file (one kernel call): the word
+    /// there, or, with `block`, the one the SPU writes next, the thread sleeping until its
+    /// interrupt; `None` when empty and not blocking.
+    pub async fn spe_out_intr_mbox_read(&self, spe: usize, block: bool) -> Result<Option<u32>> {
+        Self::check_spe(spe)?;
+        self.cost(Access::Syscall).await;
+        let pid = self.pid;
+        let (v, woken) = self.sh.with(|m, s| {
+            let (v, woken) = m.ch[spe].read_out_intr_mbox(block.then_some(pid));
+            if v.is_none() && block {
+                s.set_waiting(pid, move || format!("spe_out_intr_mbox_read of spe {spe}"));
+            }
+            (v, woken)
+        });
+        if let Some(writer) = woken {
+            self.sh.with(|_, s| s.wake(writer, Ok(0)));
+        }
+        match (v, block) {
+            (Some(v), _) => Ok(Some(v)),
+            (None, false) => Ok(None),
+            (None, true) => Ok(Some(self.sh.suspend(pid).await? as u32)),
+        }
+    }
+
+    /// spe_out_intr_mbox_status: entries in the outbound interrupt mailbox (spufs's
+    /// ibox_stat, one kernel call).
+    pub async fn spe_out_intr_mbox_status(&self, spe: usize) -> Result<u32> {
+        Self::check_spe(spe)?;
+        self.cost(Access::Syscall).await;
+        Ok(self.sh.world.borrow().ch[spe].out_intr_mbox.is_some() as u32)
+    }
+
     /// spe_context_create + spe_program_load + spe_context_run of an empty program, and the
     /// join that detects its end (what seed 002 §4.2 times as thread creation).
     pub async fn spe_thread_create_and_join(&self) {

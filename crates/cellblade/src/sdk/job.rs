@@ -79,6 +79,18 @@ struct Context {
     ppe_waiting: Option<Pid>,
     spe_waiting: Option<Pid>,
     destroyed: bool,
+    /// Its gang, and whether a context was placed next to it by affinity (one may be).
+    gang: Option<usize>,
+    has_follower: bool,
+    /// The SPE thread stopped by a stop-and-signal, waiting to continue.
+    paused: Option<Pid>,
+}
+
+/// A gang of contexts (spe_gang_context_create): what affinity may still place in it.
+#[derive(Default)]
+struct Gang {
+    memory_affinity: bool,
+    destroyed: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -97,6 +109,7 @@ struct PpeThread {
 
 struct Job {
     contexts: Vec<Context>,
+    gangs: Vec<Gang>,
     threads: Vec<PpeThread>,
     local_stores: Vec<OwnedFd>,
     opts: SdkOptions,
@@ -124,6 +137,7 @@ pub fn run_sdk(file: MachineFile, ppe: UnixStream, opts: SdkOptions) -> Result<S
     }
     let job: JobRef = Rc::new(RefCell::new(Job {
         contexts: Vec::new(),
+        gangs: Vec::new(),
         threads: vec![PpeThread::default()],
         local_stores: files,
         opts,
@@ -293,33 +307,20 @@ async fn serve_ppe_call(
             }
             (ok, Vec::new())
         }
-        wire::CONTEXT_CREATE => {
+        wire::CONTEXT_CREATE => (create_context(p, job, req), Vec::new()),
+        wire::GANG_CREATE => {
             let mut j = job.borrow_mut();
-            let used: Vec<usize> = j.contexts.iter().filter(|c| !c.destroyed).map(|c| c.spe).collect();
-            // The first free SPE, in physical order: Linux's scheduler chooses otherwise (seed 001
-            // studies its placements), which a later placement option will model.
-            match (0..SPES).find(|s| !used.contains(s)) {
-                None => (refused(wire::EAGAIN), Vec::new()),
-                Some(spe) => {
-                    // SPE_CFG_SIGNOTIFY1_OR and _2_OR: each register ORs what is written to it.
-                    // A new context's local store is all zeros, as spufs gives it, whatever
-                    // the SPE's last context left there.
-                    let or_mode = [req.a & 0x10 != 0, req.a & 0x20 != 0];
-                    let mut m = p.process().0.world.borrow_mut();
-                    m.ch[spe].signal_or_mode = or_mode;
-                    m.mem.ls[spe].fill(0);
-                    drop(m);
-                    j.contexts.push(Context {
-                        spe,
-                        image: None,
-                        child: None,
-                        event: None,
-                        ppe_waiting: None,
-                        spe_waiting: None,
-                        destroyed: false,
-                    });
-                    (Answer { value: (j.contexts.len() - 1) as u64, ..ok }, Vec::new())
+            j.gangs.push(Gang::default());
+            (Answer { value: (j.gangs.len() - 1) as u64, ..ok }, Vec::new())
+        }
+        wire::GANG_DESTROY => {
+            let mut j = job.borrow_mut();
+            match j.gangs.get_mut(req.a as usize) {
+                Some(g) if !g.destroyed => {
+                    g.destroyed = true;
+                    (ok, Vec::new())
                 }
+                _ => (refused(wire::ESRCH), Vec::new()),
             }
         }
         wire::PROGRAM_LOAD => {
@@ -350,6 +351,7 @@ async fn serve_ppe_call(
             Ok(_) => {
                 let mut j = job.borrow_mut();
                 let ctx = &mut j.contexts[req.a as usize];
+                abandon_paused(p.process().0, ctx);
                 end_process(ctx);
                 ctx.destroyed = true;
                 let spe = ctx.spe;
@@ -406,6 +408,27 @@ async fn serve_ppe_call(
                 (ok, Vec::new())
             }
         },
+        wire::OUT_INTR_MBOX_READ => match context_of(job, req.a) {
+            Err(a) => (a, Vec::new()),
+            Ok(spe) => {
+                // libspe2's behaviours: ALL_BLOCKING waits for every word, ANY_BLOCKING for the
+                // first only, ANY_NONBLOCKING for none.
+                let mut out = Vec::new();
+                for i in 0..req.c {
+                    let block = req.b == 1 || (req.b == 2 && i == 0);
+                    match p.spe_out_intr_mbox_read(spe, block).await? {
+                        Some(w) => out.extend_from_slice(&w.to_be_bytes()),
+                        None => break,
+                    }
+                }
+                (Answer { value: (out.len() / 4) as u64, ..ok }, out)
+            }
+        },
+        wire::OUT_INTR_MBOX_STATUS => match context_of(job, req.a) {
+            Err(a) => (a, Vec::new()),
+            Ok(spe) => (Answer { value: p.spe_out_intr_mbox_status(spe).await? as u64, ..ok }, Vec::new()),
+        },
+        wire::CPU_INFO => cpu_info(req.a, req.b as i32),
         wire::OUT_MBOX_STATUS | wire::IN_MBOX_STATUS => match context_of(job, req.a) {
             Err(a) => (a, Vec::new()),
             Ok(spe) => {
@@ -415,6 +438,111 @@ async fn serve_ppe_call(
         },
         op => return Err(Error::Internal(format!("the PPE program: unknown request {op}: libspe2 and the simulator disagree"))),
     }))
+}
+
+/// spe_context_create(_affinity): req.a = flags, req.b = the gang's number + 1 (0: none), req.c
+/// = the affinity neighbour's context number + 1 (0: none). A context takes the first free SPE
+/// in physical order; one created with affinity takes the free SPE fewest ring hops from its
+/// neighbour's (SPE_AFFINITY_MEMORY: from the memory interface), on the same chip, as spufs
+/// places a gang's affinity chain. Linux's scheduler places plain contexts otherwise (seed 001
+/// studies its placements), which a later placement option will model.
+fn create_context(p: &Ppe, job: &JobRef, req: &Request) -> Answer {
+    const AFFINITY_MEMORY: u32 = 0x2000;
+    let mut j = job.borrow_mut();
+    let flags = req.a;
+    let gang = req.b.checked_sub(1).map(|g| g as usize);
+    if let Some(g) = gang {
+        if j.gangs.get(g).is_none_or(|g| g.destroyed) {
+            return refused(wire::ESRCH);
+        }
+    }
+    let neighbour = match req.c.checked_sub(1) {
+        None => None,
+        Some(n) => match j.contexts.get(n as usize) {
+            Some(c) if !c.destroyed => Some(n as usize),
+            _ => return refused(wire::ESRCH),
+        },
+    };
+    let affinity = neighbour.is_some() || flags & AFFINITY_MEMORY != 0;
+    if affinity {
+        // As libspe2 and spufs refuse them: affinity only within a gang, a neighbour of the
+        // same gang, one context next to each neighbour and one next to memory per gang.
+        let Some(g) = gang else { return refused(wire::EINVAL) };
+        if let Some(n) = neighbour {
+            if j.contexts[n].gang != Some(g) {
+                return refused(wire::ESRCH);
+            }
+            if j.contexts[n].has_follower {
+                return refused(wire::EEXIST);
+            }
+        }
+        if flags & AFFINITY_MEMORY != 0 && j.gangs[g].memory_affinity {
+            return refused(wire::EEXIST);
+        }
+    }
+    let used: Vec<usize> = j.contexts.iter().filter(|c| !c.destroyed).map(|c| c.spe).collect();
+    let free = (0..SPES).filter(|s| !used.contains(s));
+    let chosen = if affinity {
+        let m = p.process().0.world.borrow();
+        let (chip, from) = match neighbour {
+            Some(n) => {
+                let e = crate::machine::topology::Element::spe(j.contexts[n].spe);
+                (e.chip(), e.index())
+            }
+            None => (0, crate::machine::topology::MIC),
+        };
+        free.filter(|&s| s / crate::machine::topology::SPES_PER_CHIP == chip)
+            .min_by_key(|&s| (crate::machine::topology::route(&m.p, from, crate::machine::topology::Element::spe(s).index()).hops, s))
+    } else {
+        free.min()
+    };
+    let Some(spe) = chosen else {
+        return refused(if affinity { wire::EBUSY } else { wire::EAGAIN });
+    };
+    if let Some(n) = neighbour {
+        j.contexts[n].has_follower = true;
+    }
+    if let (Some(g), true) = (gang, flags & AFFINITY_MEMORY != 0) {
+        j.gangs[g].memory_affinity = true;
+    }
+    // SPE_CFG_SIGNOTIFY1_OR and _2_OR: each register ORs what is written to it. A new context's
+    // local store is all zeros, as spufs gives it, whatever the SPE's last context left there.
+    let or_mode = [flags & 0x10 != 0, flags & 0x20 != 0];
+    let mut m = p.process().0.world.borrow_mut();
+    m.ch[spe].signal_or_mode = or_mode;
+    m.mem.ls[spe].fill(0);
+    drop(m);
+    j.contexts.push(Context {
+        spe,
+        image: None,
+        child: None,
+        event: None,
+        ppe_waiting: None,
+        spe_waiting: None,
+        destroyed: false,
+        gang,
+        has_follower: false,
+        paused: None,
+    });
+    Answer { value: (j.contexts.len() - 1) as u64, ..Answer::default() }
+}
+
+/// spe_cpu_info_get(question, node): the blade's two Cell BE chips of eight SPEs each, every
+/// SPE usable by the program (none is taken by another program on the simulated blade).
+fn cpu_info(question: u32, node: i32) -> (Answer, Vec<u8>) {
+    let nodes = crate::machine::topology::CHIPS as i32;
+    if node < -1 || node >= nodes {
+        return (refused(wire::EINVAL), Vec::new());
+    }
+    let spes = if node == -1 { SPES } else { crate::machine::topology::SPES_PER_CHIP } as u64;
+    let value = match question {
+        // The count of nodes is of the whole system: libspe2 refuses a node for it.
+        1 if node == -1 => nodes as u64,
+        2 | 3 => spes,
+        4 => 1, // SPE_CPU_IS_CELLBE
+        _ => return (refused(wire::EINVAL), Vec::new()),
+    };
+    (Answer { value, ..Answer::default() }, Vec::new())
 }
 
 /// spe_context_run: start the SPE process and its thread, then tell the PPE thread of each
@@ -430,6 +558,21 @@ async fn run_context(p: &Ppe, req: &Request, speid: u64, job: &JobRef, sock: &Un
     };
     let (sh, ppe_pid) = p.process();
     let sh = sh.clone();
+    // After a stop-and-signal, an entry other than SPE_DEFAULT_ENTRY continues after the stop
+    // (libspe2 hands back the SPU's next PC); the default entry starts the program again.
+    let paused = job.borrow_mut().contexts[n].paused.take();
+    if let Some(spe_pid) = paused {
+        if req.c != u32::MAX {
+            // spu_run entered again: one kernel crossing.
+            let dt = sh.world.borrow().p.syscall;
+            sh.sleep(ppe_pid, dt).await;
+            job.borrow_mut().contexts[n].event = None;
+            sh.with(|_, s| s.wake(spe_pid, Ok(0)));
+            return wait_for_stop(&sh, ppe_pid, n, spe, job, sock).await;
+        }
+        sh.with(|_, s| s.wake(spe_pid, Ok(ABANDON)));
+        end_process(&mut job.borrow_mut().contexts[n]);
+    }
     let dt = sh.world.borrow().p.thread_create;
     sh.sleep(ppe_pid, dt).await;
     let (ours, theirs) = UnixStream::pair().map_err(|e| io_err("an SPE program", e))?;
@@ -444,6 +587,19 @@ async fn run_context(p: &Ppe, req: &Request, speid: u64, job: &JobRef, sock: &Un
     let spu = Spu::new(sh.clone(), pid, spe);
     let served = job.clone();
     sh.spawn(format!("spe{spe}"), serve_spe(spu, n, ours, served));
+    wait_for_stop(&sh, ppe_pid, n, spe, job, sock).await
+}
+
+/// Tell the PPE thread in spe_context_run of context `n` of each PPE-assisted call and, last,
+/// of the stop.
+async fn wait_for_stop(
+    sh: &Rc<Shared<crate::machine::Machine>>,
+    ppe_pid: Pid,
+    n: usize,
+    spe: usize,
+    job: &JobRef,
+    sock: &UnixStream,
+) -> Result<Option<(Answer, Vec<u8>)>> {
     loop {
         let event = job.borrow_mut().contexts[n].event.take();
         let event = match event {
@@ -457,8 +613,11 @@ async fn run_context(p: &Ppe, req: &Request, speid: u64, job: &JobRef, sock: &Un
         };
         match event {
             Event::Stopped { reason, code } => {
-                if let Some(mut child) = job.borrow_mut().contexts[n].child.take() {
-                    let _ = child.wait();
+                // A stopped-and-signalled SPE process lives on, to continue; others have ended.
+                if reason != wire::SPE_STOP_AND_SIGNAL {
+                    if let Some(mut child) = job.borrow_mut().contexts[n].child.take() {
+                        let _ = child.wait();
+                    }
                 }
                 return Ok(Some((Answer { status: wire::RUN_STOPPED, a: reason, value: code }, Vec::new())));
             }
@@ -581,10 +740,15 @@ async fn serve_spe(spu: Spu, n: usize, sock: UnixStream, job: JobRef) -> Result<
                 Some(s) => format!("exited with status {} before stopping", s.code().unwrap_or(-1)),
                 None => "ended".into(),
             };
+            // An illegal instruction is the SPU's invalid-instruction error, as libspe2 reports it.
+            let (code, named) = match status.and_then(|s| s.signal()) {
+                Some(libc::SIGILL) => (runtime_error::INVALID_INSTR, " (SPE_SPU_INVALID_INSTR)"),
+                _ => (0, ""),
+            };
             if job.borrow().ppe_ended.is_none() {
-                job.borrow_mut().notes.push(format!("{what}: its process was {how}: the context stops with SPE_RUNTIME_ERROR"));
+                job.borrow_mut().notes.push(format!("{what}: its process was {how}: the context stops with SPE_RUNTIME_ERROR{named}"));
             }
-            tell_ppe(&sh, &job, n, Event::Stopped { reason: wire::SPE_RUNTIME_ERROR, code: 0 });
+            tell_ppe(&sh, &job, n, Event::Stopped { reason: wire::SPE_RUNTIME_ERROR, code });
             return Ok(());
         };
         let mut answer = Answer::default();
@@ -622,7 +786,8 @@ async fn serve_spe(spu: Spu, n: usize, sock: UnixStream, job: JobRef) -> Result<
                 channel::WR_TAG_MASK => spu.mfc_write_tag_mask(req.d as u32),
                 channel::WR_TAG_UPDATE => tag_update = req.d as u32,
                 channel::WR_OUT_MBOX => spu.spu_write_out_mbox(req.d as u32).await?,
-                ch => return Err(program_err(format!("{what}: spu_writech of channel {ch}: not implemented in cellblade yet"))),
+                channel::WR_OUT_INTR_MBOX => spu.spu_write_out_intr_mbox(req.d as u32).await?,
+                ch => return channel_refused(&job, &sh, n, &what, "spu_writech", ch),
             },
             wire::SPU_READ_CHANNEL => {
                 answer.value = match req.a {
@@ -636,23 +801,31 @@ async fn serve_spe(spu: Spu, n: usize, sock: UnixStream, job: JobRef) -> Result<
                     channel::RD_SIG_NOTIFY_1 => spu.spu_read_signal1().await?,
                     channel::RD_SIG_NOTIFY_2 => spu.spu_read_signal2().await?,
                     channel::RD_ATOMIC_STAT => std::mem::take(&mut atomic_status),
-                    ch => return Err(program_err(format!("{what}: spu_readch of channel {ch}: not implemented in cellblade yet"))),
+                    ch => return channel_refused(&job, &sh, n, &what, "spu_readch", ch),
                 } as u64
             }
             wire::SPU_CHANNEL_COUNT => {
                 answer.value = match req.a {
                     channel::RD_IN_MBOX => spu.spu_stat_in_mbox(),
                     channel::WR_OUT_MBOX => 1 - spu.spu_stat_out_mbox(),
+                    channel::WR_OUT_INTR_MBOX => 1 - spu.spu_stat_out_intr_mbox(),
                     channel::RD_TAG_STAT | channel::WR_TAG_MASK | channel::WR_TAG_UPDATE => 1,
-                    ch => return Err(program_err(format!("{what}: spu_readchcnt of channel {ch}: not implemented in cellblade yet"))),
+                    ch => return channel_refused(&job, &sh, n, &what, "spu_readchcnt", ch),
                 } as u64
             }
             wire::SPU_STOP => {
                 let (reason, code) = match req.a {
                     c @ 0x2000..=0x20ff => (wire::SPE_EXIT, (c & 0xff) as u64),
+                    wire::STOP_HALT => (wire::SPE_RUNTIME_ERROR, runtime_error::HALT),
                     c => (wire::SPE_STOP_AND_SIGNAL, c as u64),
                 };
+                if reason == wire::SPE_STOP_AND_SIGNAL && !pause_at_stop(&spu, n, &job, Event::Stopped { reason, code }).await? {
+                    return Ok(()); // run again from its entry or destroyed: this program ends
+                }
                 wire::write_answer(&mut &sock, &answer, &[]).map_err(|e| io_err(&what, e))?;
+                if reason == wire::SPE_STOP_AND_SIGNAL {
+                    continue; // the SPE goes on after its stop
+                }
                 tell_ppe(&sh, &job, n, Event::Stopped { reason, code });
                 return Ok(());
             }
@@ -669,6 +842,61 @@ async fn serve_spe(spu: Spu, n: usize, sock: UnixStream, job: JobRef) -> Result<
     }
 }
 
+/// libspe2's runtime errors (spe_runtime_error of SPE_RUNTIME_ERROR).
+mod runtime_error {
+    pub const HALT: u64 = 0x04;
+    pub const INVALID_INSTR: u64 = 0x20;
+    pub const INVALID_CHANNEL: u64 = 0x40;
+}
+
+/// A channel access the simulator does not serve: one the SPU does not have (a read of a write
+/// channel, say) stops the SPE with SPE_RUNTIME_ERROR (SPE_SPU_INVALID_CHANNEL), as on the
+/// blade, and the PPE program goes on (Ok); one the SPU has that cellblade does not yet is an
+/// error of the run naming it.
+fn channel_refused(job: &JobRef, sh: &Shared<crate::machine::Machine>, n: usize, what: &str, call: &str, ch: u32) -> Result<()> {
+    // The SPU's channels (spu_channels.h's numbers), by direction.
+    const READ: [u32; 12] = [0, 3, 4, 8, 11, 12, 13, 15, 24, 25, 27, 29];
+    const WRITE: [u32; 16] = [1, 2, 7, 9, 14, 16, 17, 18, 19, 20, 21, 22, 23, 26, 28, 30];
+    let exists = match call {
+        "spu_readch" => READ.contains(&ch),
+        "spu_writech" => WRITE.contains(&ch),
+        _ => READ.contains(&ch) || WRITE.contains(&ch),
+    };
+    if exists {
+        return Err(program_err(format!("{what}: {call} of channel {ch}: not implemented in cellblade yet")));
+    }
+    job.borrow_mut().notes.push(format!(
+        "{what}: {call} of channel {ch}: the SPU has no such channel: the context stops with SPE_RUNTIME_ERROR (SPE_SPU_INVALID_CHANNEL)"
+    ));
+    if let Some(mut child) = job.borrow_mut().contexts[n].child.take() {
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+    tell_ppe(sh, job, n, Event::Stopped { reason: wire::SPE_RUNTIME_ERROR, code: runtime_error::INVALID_CHANNEL });
+    Ok(())
+}
+
+/// What a paused SPE thread is woken with when its context is not continued but run again from
+/// its entry or destroyed.
+const ABANDON: u64 = u64::MAX;
+
+/// A stop-and-signal: the SPE thread waits, stopped, until the context runs again (continuing
+/// after the stop: true) or is abandoned (false), as a stopped SPU keeps its state in spufs.
+async fn pause_at_stop(spu: &Spu, n: usize, job: &JobRef, stop: Event) -> Result<bool> {
+    let (sh, pid) = (spu.shared(), spu.pid());
+    job.borrow_mut().contexts[n].paused = Some(pid);
+    tell_ppe(&sh, job, n, stop);
+    sh.with(|_, s| s.set_waiting(pid, move || format!("context {n}, stopped, to be run again")));
+    Ok(sh.suspend(pid).await? != ABANDON)
+}
+
+/// Context `n`'s SPE thread, if it waits stopped, will not continue: it ends.
+fn abandon_paused(sh: &Shared<crate::machine::Machine>, ctx: &mut Context) {
+    if let Some(pid) = ctx.paused.take() {
+        sh.with(|_, s| s.wake(pid, Ok(ABANDON)));
+    }
+}
+
 /// The SPU channels the SPE library reads and writes (spu_mfcio.h's numbers).
 mod channel {
     pub const RD_SIG_NOTIFY_1: u32 = 3;
@@ -679,6 +907,7 @@ mod channel {
     pub const RD_TAG_STAT: u32 = 24;
     pub const WR_OUT_MBOX: u32 = 28;
     pub const RD_IN_MBOX: u32 = 29;
+    pub const WR_OUT_INTR_MBOX: u32 = 30;
     pub const RD_ATOMIC_STAT: u32 = 27;
 }
 
