@@ -165,6 +165,21 @@ int spe_signal_write(spe_context_ptr_t spe, unsigned int signal_reg, unsigned in
 void *spe_ls_area_get(spe_context_ptr_t spe);
 int spe_ls_size_get(spe_context_ptr_t spe);
 int spe_cpu_info_get(int info_requested, int cpu_node);
+/* Proxy DMA: the PPE queues an MFC command of the SPE (get: into its local store at `ls`). */
+int spe_mfcio_put(spe_context_ptr_t spe, unsigned int ls, void *ea, unsigned int size,
+                  unsigned int tag, unsigned int tid, unsigned int rid);
+int spe_mfcio_putb(spe_context_ptr_t spe, unsigned int ls, void *ea, unsigned int size,
+                   unsigned int tag, unsigned int tid, unsigned int rid);
+int spe_mfcio_putf(spe_context_ptr_t spe, unsigned int ls, void *ea, unsigned int size,
+                   unsigned int tag, unsigned int tid, unsigned int rid);
+int spe_mfcio_get(spe_context_ptr_t spe, unsigned int ls, void *ea, unsigned int size,
+                  unsigned int tag, unsigned int tid, unsigned int rid);
+int spe_mfcio_getb(spe_context_ptr_t spe, unsigned int ls, void *ea, unsigned int size,
+                   unsigned int tag, unsigned int tid, unsigned int rid);
+int spe_mfcio_getf(spe_context_ptr_t spe, unsigned int ls, void *ea, unsigned int size,
+                   unsigned int tag, unsigned int tid, unsigned int rid);
+int spe_mfcio_tag_status_read(spe_context_ptr_t spe, unsigned int mask, unsigned int behavior,
+                              unsigned int *tag_status);
 
 /* What libspe2 has and cellblade does not yet: using one fails at compile time, naming it. */
 #if defined(__has_attribute)
@@ -184,19 +199,6 @@ int spe_event_handler_deregister(spe_event_handler_ptr_t evhandler, spe_event_un
     CB_SPE_MISSING("spe_event_handler_deregister");
 int spe_event_wait(spe_event_handler_ptr_t evhandler, spe_event_unit_t *events, int max_events,
                    int timeout) CB_SPE_MISSING("spe_event_wait");
-#define CB_SPE_MFCIO(name)                                                                         \
-    int spe_mfcio_##name(spe_context_ptr_t spe, unsigned int ls, void *ea, unsigned int size,      \
-                         unsigned int tag, unsigned int tid, unsigned int rid)                     \
-        CB_SPE_MISSING("spe_mfcio_" #name);
-CB_SPE_MFCIO(put)
-CB_SPE_MFCIO(putb)
-CB_SPE_MFCIO(putf)
-CB_SPE_MFCIO(get)
-CB_SPE_MFCIO(getb)
-CB_SPE_MFCIO(getf)
-#undef CB_SPE_MFCIO
-int spe_mfcio_tag_status_read(spe_context_ptr_t spe, unsigned int mask, unsigned int behavior,
-                              unsigned int *tag_status) CB_SPE_MISSING("spe_mfcio_tag_status_read");
 int spe_mssync_start(spe_context_ptr_t spe) CB_SPE_MISSING("spe_mssync_start");
 int spe_mssync_status(spe_context_ptr_t spe) CB_SPE_MISSING("spe_mssync_status");
 void *spe_ps_area_get(spe_context_ptr_t spe, enum ps_area area) CB_SPE_MISSING("spe_ps_area_get");

@@ -153,10 +153,6 @@ spe_context_ptr_t spe_context_create_affinity(unsigned int flags,
                                               spe_context_ptr_t affinity_neighbor,
                                               spe_gang_context_ptr_t gang)
 {
-    if (affinity_neighbor == NULL && !(flags & SPE_AFFINITY_MEMORY)) {
-        errno = EINVAL; /* affinity to nothing */
-        return NULL;
-    }
     return create(flags, affinity_neighbor, gang);
 }
 
@@ -210,6 +206,12 @@ spe_program_handle_t *spe_image_open(const char *filename)
     FILE *f = fopen(filename, "rb");
     if (f == NULL)
         return NULL;
+    /* An SPE executable must be executable, as libspe2 refuses others (EACCES). */
+    if (access(filename, X_OK) != 0) {
+        fclose(f);
+        errno = EACCES;
+        return NULL;
+    }
     unsigned char ident[6];
     size_t got = fread(ident, 1, sizeof ident, f);
     fclose(f);
@@ -520,4 +522,58 @@ void *spe_ls_area_get(spe_context_ptr_t spe)
 int spe_ls_size_get(spe_context_ptr_t spe)
 {
     return spe_ls_area_get(spe) == NULL ? -1 : (int)spe->ls_size;
+}
+
+/* Proxy DMA: the simulator queues the command in the SPE's MFC (tid and rid, the transfer and
+ * replacement classes, do not change a transfer on the simulated blade). */
+static int mfcio(uint32_t opcode, spe_context_ptr_t spe, unsigned int ls, void *ea,
+                 unsigned int size, unsigned int tag)
+{
+    if (spe == NULL) {
+        errno = ESRCH;
+        return -1;
+    }
+    if (tag > 15) {
+        errno = EINVAL; /* libspe2's proxy tag groups are 0 to 15 */
+        return -1;
+    }
+    struct cb_request req = {CB_MFCIO, spe->number, opcode, tag, (uint64_t)(uintptr_t)ea,
+                             (uint64_t)ls << 32 | size};
+    struct cb_answer ans;
+    return call(&req, NULL, 0, &ans, NULL, 0) != 0 ? -1 : answered(&ans);
+}
+
+#define CB_MFCIO_CALL(name, opcode)                                                                \
+    int spe_mfcio_##name(spe_context_ptr_t spe, unsigned int ls, void *ea, unsigned int size,      \
+                         unsigned int tag, unsigned int tid, unsigned int rid)                     \
+    {                                                                                              \
+        (void)tid;                                                                                 \
+        (void)rid;                                                                                 \
+        return mfcio(opcode, spe, ls, ea, size, tag);                                              \
+    }
+CB_MFCIO_CALL(put, 0x20)
+CB_MFCIO_CALL(putb, 0x21)
+CB_MFCIO_CALL(putf, 0x22)
+CB_MFCIO_CALL(get, 0x40)
+CB_MFCIO_CALL(getb, 0x41)
+CB_MFCIO_CALL(getf, 0x42)
+
+int spe_mfcio_tag_status_read(spe_context_ptr_t spe, unsigned int mask, unsigned int behavior,
+                              unsigned int *tag_status)
+{
+    if (spe == NULL) {
+        errno = ESRCH;
+        return -1;
+    }
+    if (behavior < SPE_TAG_ALL || behavior > SPE_TAG_IMMEDIATE || tag_status == NULL
+        || (mask & ~0xFFFFu) != 0) {
+        errno = EINVAL;
+        return -1;
+    }
+    struct cb_request req = {CB_MFCIO_TAG_STATUS, spe->number, behavior, mask, 0, 0};
+    struct cb_answer ans;
+    if (call(&req, NULL, 0, &ans, NULL, 0) != 0 || answered(&ans) != 0)
+        return -1;
+    *tag_status = (unsigned int)ans.value;
+    return 0;
 }

@@ -90,6 +90,8 @@ struct Context {
 #[derive(Default)]
 struct Gang {
     memory_affinity: bool,
+    /// One of its contexts has run: spufs has placed the gang.
+    ran: bool,
     destroyed: bool,
 }
 
@@ -429,6 +431,51 @@ async fn serve_ppe_call(
             Ok(spe) => (Answer { value: p.spe_out_intr_mbox_status(spe).await? as u64, ..ok }, Vec::new()),
         },
         wire::CPU_INFO => cpu_info(req.a, req.b as i32),
+        wire::PPE_WAIT_HOST => {
+            // The thread is off the blade until another thread lets it go on: the poll
+            // interval is the machine's, as an SPE polling a word waits.
+            let (sh, pid) = p.process();
+            let dt = sh.world.borrow().p.poll;
+            sh.sleep(pid, dt).await;
+            (ok, Vec::new())
+        }
+        wire::MFCIO => match context_of(job, req.a) {
+            Err(a) => (a, Vec::new()),
+            Ok(spe) => {
+                let (lsa, size) = ((req.e >> 32) as u32, req.e as u32);
+                let ls_bytes = p.process().0.world.borrow().p.ls_bytes as u64;
+                let ea = effective_address(job, req.d, ls_bytes);
+                let (get, fence, barrier) = match req.b {
+                    0x40 => (true, false, false),
+                    0x41 => (true, false, true),
+                    0x42 => (true, true, false),
+                    0x20 => (false, false, false),
+                    0x21 => (false, false, true),
+                    0x22 => (false, true, false),
+                    _ => return Ok(Some((refused(wire::EINVAL), Vec::new()))),
+                };
+                match p.spe_mfcio(spe, get, lsa, ea, size, req.c, fence, barrier).await {
+                    Ok(()) => (ok, Vec::new()),
+                    // A command the MFC refuses (size, alignment, range): the call fails, as
+                    // spufs refuses the write, and the note says why.
+                    Err(Error::Program(why)) => {
+                        job.borrow_mut().notes.push(format!(
+                            "the PPE program: proxy DMA {:#x} to context {} (SPE {spe}) (lsa={lsa:#x}, ea={:#x}, size={size}, tag={}) refused: {why}: the call fails with EINVAL",
+                            req.b, req.a, req.d, req.c
+                        ));
+                        (refused(wire::EINVAL), Vec::new())
+                    }
+                    Err(e) => return Err(e),
+                }
+            }
+        },
+        wire::MFCIO_TAG_STATUS => match context_of(job, req.a) {
+            Err(a) => (a, Vec::new()),
+            Ok(spe) => {
+                let done = p.spe_mfcio_tag_status(spe, req.c, req.b == 1, req.b == 2).await?;
+                (Answer { value: done as u64, ..ok }, Vec::new())
+            }
+        },
         wire::OUT_MBOX_STATUS | wire::IN_MBOX_STATUS => match context_of(job, req.a) {
             Err(a) => (a, Vec::new()),
             Ok(spe) => {
@@ -468,6 +515,10 @@ fn create_context(p: &Ppe, job: &JobRef, req: &Request) -> Answer {
         // As libspe2 and spufs refuse them: affinity only within a gang, a neighbour of the
         // same gang, one context next to each neighbour and one next to memory per gang.
         let Some(g) = gang else { return refused(wire::EINVAL) };
+        // A gang that has run is placed: nothing more joins its chain.
+        if j.gangs[g].ran {
+            return refused(wire::EBUSY);
+        }
         if let Some(n) = neighbour {
             if j.contexts[n].gang != Some(g) {
                 return refused(wire::ESRCH);
@@ -496,8 +547,9 @@ fn create_context(p: &Ppe, job: &JobRef, req: &Request) -> Answer {
     } else {
         free.min()
     };
+    // A chain longer than a chip's free SPEs cannot be placed (spufs: EEXIST).
     let Some(spe) = chosen else {
-        return refused(if affinity { wire::EBUSY } else { wire::EAGAIN });
+        return refused(if affinity { wire::EEXIST } else { wire::EAGAIN });
     };
     if let Some(n) = neighbour {
         j.contexts[n].has_follower = true;
@@ -572,6 +624,10 @@ async fn run_context(p: &Ppe, req: &Request, speid: u64, job: &JobRef, sock: &Un
         }
         sh.with(|_, s| s.wake(spe_pid, Ok(ABANDON)));
         end_process(&mut job.borrow_mut().contexts[n]);
+    }
+    let gang = job.borrow().contexts[n].gang;
+    if let Some(g) = gang {
+        job.borrow_mut().gangs[g].ran = true;
     }
     let dt = sh.world.borrow().p.thread_create;
     sh.sleep(ppe_pid, dt).await;

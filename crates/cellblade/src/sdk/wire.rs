@@ -91,6 +91,14 @@ pub const CPU_INFO: u32 = 50;
 pub const GANG_CREATE: u32 = 51;
 /// spe_gang_context_destroy: a = gang.
 pub const GANG_DESTROY: u32 = 52;
+/// spe_mfcio_*: a = context, b = the opcode (MFC_GET_CMD ..., spu_mfcio.h's), c = tag, d =
+/// the effective address (a PPE address), e = local-store address << 32 | size.
+pub const MFCIO: u32 = 53;
+/// spe_mfcio_tag_status_read: a = context, b = behaviour (libspe2's SPE_TAG_*), c = mask.
+pub const MFCIO_TAG_STATUS: u32 = 54;
+/// The calling PPE thread waits on the host for another (a mutex, a condition variable): one
+/// poll interval passes for it, then it tries again (sdk/ppu/threads.c).
+pub const PPE_WAIT_HOST: u32 = 55;
 
 /// CONTEXT_RUN's answers: the status, then a = the stop reason (libspe2's SPE_EXIT, ...) and
 /// value = its code; or a = the descriptor and the payload the bytes of an SPE's stdio write.
