@@ -165,6 +165,13 @@ int spe_signal_write(spe_context_ptr_t spe, unsigned int signal_reg, unsigned in
 void *spe_ls_area_get(spe_context_ptr_t spe);
 int spe_ls_size_get(spe_context_ptr_t spe);
 int spe_cpu_info_get(int info_requested, int cpu_node);
+/* Events of contexts created with SPE_EVENTS_ENABLE: a handler waits for those registered. */
+spe_event_handler_ptr_t spe_event_handler_create(void);
+int spe_event_handler_destroy(spe_event_handler_ptr_t evhandler);
+int spe_event_handler_register(spe_event_handler_ptr_t evhandler, spe_event_unit_t *event);
+int spe_event_handler_deregister(spe_event_handler_ptr_t evhandler, spe_event_unit_t *event);
+int spe_event_wait(spe_event_handler_ptr_t evhandler, spe_event_unit_t *events, int max_events,
+                   int timeout);
 /* Proxy DMA: the PPE queues an MFC command of the SPE (get: into its local store at `ls`). */
 int spe_mfcio_put(spe_context_ptr_t spe, unsigned int ls, void *ea, unsigned int size,
                   unsigned int tag, unsigned int tid, unsigned int rid);
@@ -190,15 +197,6 @@ int spe_mfcio_tag_status_read(spe_context_ptr_t spe, unsigned int mask, unsigned
 #ifndef CB_SPE_MISSING
 #define CB_SPE_MISSING(name) __attribute__((error(name " is not implemented by cellblade")))
 #endif
-spe_event_handler_ptr_t spe_event_handler_create(void) CB_SPE_MISSING("spe_event_handler_create");
-int spe_event_handler_destroy(spe_event_handler_ptr_t evhandler)
-    CB_SPE_MISSING("spe_event_handler_destroy");
-int spe_event_handler_register(spe_event_handler_ptr_t evhandler, spe_event_unit_t *event)
-    CB_SPE_MISSING("spe_event_handler_register");
-int spe_event_handler_deregister(spe_event_handler_ptr_t evhandler, spe_event_unit_t *event)
-    CB_SPE_MISSING("spe_event_handler_deregister");
-int spe_event_wait(spe_event_handler_ptr_t evhandler, spe_event_unit_t *events, int max_events,
-                   int timeout) CB_SPE_MISSING("spe_event_wait");
 int spe_mssync_start(spe_context_ptr_t spe) CB_SPE_MISSING("spe_mssync_start");
 int spe_mssync_status(spe_context_ptr_t spe) CB_SPE_MISSING("spe_mssync_status");
 void *spe_ps_area_get(spe_context_ptr_t spe, enum ps_area area) CB_SPE_MISSING("spe_ps_area_get");

@@ -34,9 +34,7 @@ static uint32_t be16(const unsigned char *p)
 struct spe_context {
     spe_program_handle_t handle;
     uint32_t number;
-    /* The last stop, for spe_stop_info_read, and whether there was one. */
-    spe_stop_info_t last_stop;
-    int stopped;
+    unsigned int flags; /* spe_context_create's */
     /* The context's local store mapped here (spe_ls_area_get), and its size. */
     void *ls;
     size_t ls_size;
@@ -141,6 +139,7 @@ static spe_context_ptr_t create(unsigned int flags, spe_context_ptr_t neighbour,
         return NULL;
     }
     spe->number = (uint32_t)ans.value;
+    spe->flags = flags;
     return spe;
 }
 
@@ -162,12 +161,25 @@ int spe_stop_info_read(spe_context_ptr_t spe, spe_stop_info_t *stopinfo)
         errno = ESRCH;
         return -1;
     }
-    if (stopinfo == NULL || !spe->stopped) {
+    if (stopinfo == NULL) {
         errno = EINVAL;
         return -1;
     }
-    *stopinfo = spe->last_stop;
-    return 0;
+    if (spe->flags & SPE_EVENTS_ENABLE) {
+        /* With events, each stop is read once, in order (EAGAIN: none left), from the
+         * simulator, which queued it when the SPE stopped: the same on every run, whichever
+         * PPE thread reads it. */
+        struct cb_request req = {CB_STOP_INFO_READ, spe->number, 0, 0, 0, 0};
+        struct cb_answer ans;
+        if (call(&req, NULL, 0, &ans, NULL, 0) != 0 || answered(&ans) != 0)
+            return -1;
+        spe_stop_info_t info = {.stop_reason = ans.a};
+        info.result.spe_exit_code = (int)ans.value; /* the union's every member is the code */
+        *stopinfo = info;
+        return 0;
+    }
+    errno = ENOTSUP; /* libspe2 keeps stops for spe_stop_info_read only with events */
+    return -1;
 }
 
 int spe_cpu_info_get(int info_requested, int cpu_node)
@@ -212,12 +224,25 @@ spe_program_handle_t *spe_image_open(const char *filename)
         errno = EACCES;
         return NULL;
     }
-    unsigned char ident[6];
-    size_t got = fread(ident, 1, sizeof ident, f);
+    unsigned char head[4096];
+    size_t got = fread(head, 1, sizeof head, f);
     fclose(f);
-    /* An SPE executable of the simulated blade: a 32-bit big-endian ELF file (spu-gcc's). */
-    if (got != sizeof ident || memcmp(ident, "\177ELF", 4) != 0 || ident[4] != 1 || ident[5] != 2) {
-        errno = ENOEXEC;
+    /* An SPE executable of the simulated blade: a 32-bit big-endian ELF file (spu-gcc's) with
+     * a segment in local store (below 256 KB), which a PPE executable (at 0x10000000) has not;
+     * libspe2 refuses anything else with EINVAL. */
+    int spe_elf = got >= 52 && memcmp(head, "\177ELF", 4) == 0 && head[4] == 1 && head[5] == 2;
+    if (spe_elf) {
+        uint32_t phoff = be32(head + 28), phentsize = be16(head + 42), phnum = be16(head + 44);
+        int in_ls = 0;
+        for (uint32_t i = 0; i < phnum && phoff + (i + 1) * phentsize <= got; i++) {
+            const unsigned char *ph = head + phoff + i * phentsize;
+            if (be32(ph) == 1 /* PT_LOAD */ && be32(ph + 8) < 0x40000)
+                in_ls = 1;
+        }
+        spe_elf = in_ls;
+    }
+    if (!spe_elf) {
+        errno = EINVAL;
         return NULL;
     }
     struct image *image = calloc(1, sizeof *image);
@@ -367,8 +392,6 @@ int spe_context_run(spe_context_ptr_t spe, unsigned int *entry, unsigned int run
     }
     if (stopinfo != NULL)
         *stopinfo = info;
-    spe->last_stop = info;
-    spe->stopped = 1;
     return result;
 }
 
@@ -576,4 +599,148 @@ int spe_mfcio_tag_status_read(spe_context_ptr_t spe, unsigned int mask, unsigned
         return -1;
     *tag_status = (unsigned int)ans.value;
     return 0;
+}
+
+/* An event handler: the units registered with it, which spe_event_wait hands the simulator. */
+struct event_handler {
+    pthread_mutex_t lock;
+    spe_event_unit_t *units;
+    int used, room;
+};
+
+spe_event_handler_ptr_t spe_event_handler_create(void)
+{
+    struct event_handler *h = calloc(1, sizeof *h);
+    if (h != NULL)
+        pthread_mutex_init(&h->lock, NULL);
+    return h;
+}
+
+int spe_event_handler_destroy(spe_event_handler_ptr_t evhandler)
+{
+    struct event_handler *h = evhandler;
+    if (h == NULL) {
+        errno = ESRCH;
+        return -1;
+    }
+    if (h->used > 0) {
+        errno = EAGAIN; /* units are still registered */
+        return -1;
+    }
+    free(h->units);
+    free(h);
+    return 0;
+}
+
+static int event_unit_checked(struct event_handler *h, const spe_event_unit_t *event)
+{
+    if (h == NULL || event == NULL || event->spe == NULL) {
+        errno = h == NULL ? ESRCH : EINVAL;
+        return -1;
+    }
+    if (!(event->spe->flags & SPE_EVENTS_ENABLE) || (event->events & ~SPE_EVENT_ALL_EVENTS)) {
+        errno = ENOTSUP; /* a context created without SPE_EVENTS_ENABLE, or no such event */
+        return -1;
+    }
+    return 0;
+}
+
+int spe_event_handler_register(spe_event_handler_ptr_t evhandler, spe_event_unit_t *event)
+{
+    struct event_handler *h = evhandler;
+    if (event_unit_checked(h, event) != 0)
+        return -1;
+    pthread_mutex_lock(&h->lock);
+    int i = 0;
+    while (i < h->used && h->units[i].spe != event->spe)
+        i++;
+    if (i == h->used) {
+        if (h->used == h->room) {
+            int room = h->room ? 2 * h->room : 16;
+            spe_event_unit_t *grown = realloc(h->units, (size_t)room * sizeof *grown);
+            if (grown == NULL) {
+                pthread_mutex_unlock(&h->lock);
+                return -1;
+            }
+            h->units = grown;
+            h->room = room;
+        }
+        h->used++;
+    }
+    h->units[i] = *event; /* registering a context again replaces its events and data */
+    pthread_mutex_unlock(&h->lock);
+    return 0;
+}
+
+int spe_event_handler_deregister(spe_event_handler_ptr_t evhandler, spe_event_unit_t *event)
+{
+    struct event_handler *h = evhandler;
+    if (event_unit_checked(h, event) != 0)
+        return -1;
+    pthread_mutex_lock(&h->lock);
+    int i = 0;
+    while (i < h->used && h->units[i].spe != event->spe)
+        i++;
+    int found = i < h->used;
+    if (found) {
+        h->units[i].events &= ~event->events;
+        if (h->units[i].events == 0)
+            h->units[i] = h->units[--h->used];
+    }
+    pthread_mutex_unlock(&h->lock);
+    if (!found) {
+        errno = ENOENT;
+        return -1;
+    }
+    return 0;
+}
+
+/* The simulator waits in simulated time (a timeout is of simulated milliseconds) for any of
+ * the registered events, and says which units' which events happened. */
+int spe_event_wait(spe_event_handler_ptr_t evhandler, spe_event_unit_t *events, int max_events,
+                   int timeout)
+{
+    struct event_handler *h = evhandler;
+    if (h == NULL) {
+        errno = ESRCH;
+        return -1;
+    }
+    if (events == NULL || max_events <= 0) {
+        errno = EINVAL;
+        return -1;
+    }
+    pthread_mutex_lock(&h->lock);
+    int n = h->used;
+    spe_event_unit_t *units = malloc(((size_t)n + 1) * sizeof *units);
+    unsigned char *words = malloc(((size_t)n + 1) * 8);
+    if (units == NULL || words == NULL) {
+        pthread_mutex_unlock(&h->lock);
+        free(units);
+        free(words);
+        return -1;
+    }
+    for (int i = 0; i < n; i++) {
+        units[i] = h->units[i];
+        uint32_t w[2] = {units[i].spe->number, units[i].events};
+        for (int k = 0; k < 8; k++)
+            words[8 * i + k] = (unsigned char)(w[k / 4] >> (24 - 8 * (k % 4)));
+    }
+    pthread_mutex_unlock(&h->lock);
+    struct cb_request req = {CB_EVENT_WAIT, 0, 0, (uint32_t)max_events,
+                             (uint64_t)(int64_t)timeout, 0};
+    struct cb_answer ans;
+    int r = call(&req, words, (uint32_t)(8 * n), &ans, words, (uint32_t)(8 * n + 8));
+    if (r == 0)
+        r = answered(&ans);
+    int got = 0;
+    if (r == 0) {
+        for (got = 0; got < (int)ans.value && got < max_events; got++) {
+            uint32_t at = be32(words + 8 * got), fired = be32(words + 8 * got + 4);
+            events[got] = units[at];
+            events[got].events = fired;
+        }
+    }
+    free(units);
+    free(words);
+    return r == 0 ? got : -1;
 }

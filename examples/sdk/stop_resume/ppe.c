@@ -1,13 +1,15 @@
 /* The PPE side of stop and signal: each spe_context_run returns at the SPE's stop with
  * SPE_STOP_AND_SIGNAL and its code; the next run, with the entry the last one gave back,
- * continues after the stop, until the SPE exits. spe_stop_info_read gives the last stop. */
+ * continues after the stop, until the SPE exits. The context has events (SPE_EVENTS_ENABLE),
+ * so libspe2 keeps every stop for spe_stop_info_read, which reads them in order. */
+#include <errno.h>
 #include <libspe2.h>
 #include <stdio.h>
 
 int main(void)
 {
     spe_program_handle_t *image = spe_image_open("spe.elf");
-    spe_context_ptr_t spe = image ? spe_context_create(0, NULL) : NULL;
+    spe_context_ptr_t spe = image ? spe_context_create(SPE_EVENTS_ENABLE, NULL) : NULL;
     if (spe == NULL || spe_program_load(spe, image) != 0) {
         perror("spe.elf");
         return 1;
@@ -24,10 +26,12 @@ int main(void)
             break;
         printf("PPE: stopped and signalled %#x (returned %#x)\n", stop.result.spe_signal_code, r);
     }
-    spe_stop_info_t last;
-    spe_stop_info_read(spe, &last);
-    printf("PPE: exited with %d; spe_stop_info_read says reason %u, code %d\n",
-           stop.result.spe_exit_code, last.stop_reason, last.result.spe_exit_code);
+    printf("PPE: exited with %d\n", stop.result.spe_exit_code);
+    spe_stop_info_t kept;
+    while (spe_stop_info_read(spe, &kept) == 0)
+        printf("PPE: spe_stop_info_read: reason %u, code %#x\n", kept.stop_reason,
+               kept.result.spe_exit_code);
+    printf("PPE: then %s\n", errno == EAGAIN ? "EAGAIN" : "?");
     spe_context_destroy(spe);
     return 0;
 }

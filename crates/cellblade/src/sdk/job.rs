@@ -84,6 +84,12 @@ struct Context {
     has_follower: bool,
     /// The SPE thread stopped by a stop-and-signal, waiting to continue.
     paused: Option<Pid>,
+    /// Created with SPE_EVENTS_ENABLE: its stops are queued for spe_stop_info_read and are
+    /// SPE_EVENT_SPE_STOPPED events while unread.
+    events: bool,
+    stops: std::collections::VecDeque<(u32, u64)>,
+    /// A proxy DMA was queued since the last SPE_EVENT_TAG_GROUP reported.
+    proxy_queued: bool,
 }
 
 /// A gang of contexts (spe_gang_context_create): what affinity may still place in it.
@@ -431,6 +437,14 @@ async fn serve_ppe_call(
             Ok(spe) => (Answer { value: p.spe_out_intr_mbox_status(spe).await? as u64, ..ok }, Vec::new()),
         },
         wire::CPU_INFO => cpu_info(req.a, req.b as i32),
+        wire::EVENT_WAIT => event_wait(p, job, req, payload).await?,
+        wire::STOP_INFO_READ => match context_of(job, req.a) {
+            Err(a) => (a, Vec::new()),
+            Ok(_) => match job.borrow_mut().contexts[req.a as usize].stops.pop_front() {
+                Some((reason, code)) => (Answer { a: reason, value: code, ..ok }, Vec::new()),
+                None => (refused(wire::EAGAIN), Vec::new()),
+            },
+        },
         wire::PPE_WAIT_HOST => {
             // The thread is off the blade until another thread lets it go on: the poll
             // interval is the machine's, as an SPE polling a word waits.
@@ -455,7 +469,10 @@ async fn serve_ppe_call(
                     _ => return Ok(Some((refused(wire::EINVAL), Vec::new()))),
                 };
                 match p.spe_mfcio(spe, get, lsa, ea, size, req.c, fence, barrier).await {
-                    Ok(()) => (ok, Vec::new()),
+                    Ok(()) => {
+                        job.borrow_mut().contexts[req.a as usize].proxy_queued = true;
+                        (ok, Vec::new())
+                    }
                     // A command the MFC refuses (size, alignment, range): the call fails, as
                     // spufs refuses the write, and the note says why.
                     Err(Error::Program(why)) => {
@@ -472,7 +489,9 @@ async fn serve_ppe_call(
         wire::MFCIO_TAG_STATUS => match context_of(job, req.a) {
             Err(a) => (a, Vec::new()),
             Ok(spe) => {
-                let done = p.spe_mfcio_tag_status(spe, req.c, req.b == 1, req.b == 2).await?;
+                // A mask of 0 is every proxy tag group (0 to 15), all of them waited for.
+                let (mask, all, any) = if req.c == 0 { (0xffff, req.b != 3, false) } else { (req.c, req.b == 1, req.b == 2) };
+                let done = p.spe_mfcio_tag_status(spe, mask, all, any).await?;
                 (Answer { value: done as u64, ..ok }, Vec::new())
             }
         },
@@ -575,8 +594,74 @@ fn create_context(p: &Ppe, job: &JobRef, req: &Request) -> Answer {
         gang,
         has_follower: false,
         paused: None,
+        events: flags & 0x1000 != 0,
+        stops: Default::default(),
+        proxy_queued: false,
     });
     Answer { value: (j.contexts.len() - 1) as u64, ..Answer::default() }
+}
+
+/// spe_event_wait: the registered units' events that have happened, waiting for one in
+/// simulated time (epoll_wait on the contexts' spufs files, one kernel call, then a check every
+/// poll interval) until the timeout. The events are levels, as epoll reports them: an
+/// interrupt-mailbox word there, room in the inbound mailbox, a stop not yet read; and a proxy
+/// DMA's tag groups all complete, reported once after it was queued.
+async fn event_wait(p: &Ppe, job: &JobRef, req: &Request, payload: &[u8]) -> Result<(Answer, Vec<u8>)> {
+    let units: Vec<(u32, u32)> = payload
+        .chunks_exact(8)
+        .map(|w| (u32::from_be_bytes(w[0..4].try_into().expect("4 bytes")), u32::from_be_bytes(w[4..8].try_into().expect("4 bytes"))))
+        .collect();
+    for &(n, _) in &units {
+        if let Err(a) = context_of(job, n) {
+            return Ok((a, Vec::new()));
+        }
+    }
+    let timeout_ms = req.d as i64;
+    let (sh, pid) = p.process();
+    let (syscall, poll) = {
+        let m = sh.world.borrow();
+        (m.p.syscall, Time(m.p.poll.0.max(1)))
+    };
+    sh.sleep(pid, syscall).await;
+    let started = sh.now();
+    loop {
+        let mut out = Vec::new();
+        {
+            let m = sh.world.borrow();
+            let mut j = job.borrow_mut();
+            for (i, &(n, mask)) in units.iter().enumerate() {
+                if out.len() / 8 >= req.c as usize {
+                    break;
+                }
+                let ctx = &mut j.contexts[n as usize];
+                let (ch, mfc) = (&m.ch[ctx.spe], &m.mfc[ctx.spe]);
+                let mut fired = 0;
+                if mask & 1 != 0 && ch.out_intr_mbox.is_some() {
+                    fired |= 1;
+                }
+                if mask & 2 != 0 && ch.in_mbox.len() < crate::machine::channels::IN_MBOX_DEPTH {
+                    fired |= 2;
+                }
+                if mask & 4 != 0 && ctx.proxy_queued && mfc.done_tags(0xffff) == 0xffff {
+                    ctx.proxy_queued = false;
+                    fired |= 4;
+                }
+                if mask & 8 != 0 && !ctx.stops.is_empty() {
+                    fired |= 8;
+                }
+                if fired != 0 {
+                    out.extend_from_slice(&(i as u32).to_be_bytes());
+                    out.extend_from_slice(&(fired as u32).to_be_bytes());
+                }
+            }
+        }
+        let waited = sh.now().0 - started.0;
+        let timed_out = timeout_ms >= 0 && Time::as_ns(Time(waited)) >= timeout_ms as f64 * 1e6;
+        if !out.is_empty() || timed_out {
+            return Ok((Answer { value: (out.len() / 8) as u64, ..Answer::default() }, out));
+        }
+        sh.sleep(pid, poll).await;
+    }
 }
 
 /// spe_cpu_info_get(question, node): the blade's two Cell BE chips of eight SPEs each, every
@@ -769,6 +854,9 @@ fn tell_ppe(sh: &Shared<crate::machine::Machine>, job: &JobRef, n: usize, event:
     let waiting = {
         let mut j = job.borrow_mut();
         let ctx = &mut j.contexts[n];
+        if let (Event::Stopped { reason, code }, true) = (&event, ctx.events) {
+            ctx.stops.push_back((*reason, *code));
+        }
         ctx.event = Some(event);
         ctx.ppe_waiting.take()
     };

@@ -99,6 +99,13 @@ pub const MFCIO_TAG_STATUS: u32 = 54;
 /// The calling PPE thread waits on the host for another (a mutex, a condition variable): one
 /// poll interval passes for it, then it tries again (sdk/ppu/threads.c).
 pub const PPE_WAIT_HOST: u32 = 55;
+/// spe_event_wait: c = the most events to return, d = the timeout in milliseconds (negative:
+/// none), the payload (context, events) word pairs; the answer's payload is (unit index, events
+/// that happened) pairs, value their count.
+pub const EVENT_WAIT: u32 = 56;
+/// spe_stop_info_read of a context with events: a = context; the answer a = the reason, value
+/// = the code, or EAGAIN when no stop is left unread.
+pub const STOP_INFO_READ: u32 = 57;
 
 /// CONTEXT_RUN's answers: the status, then a = the stop reason (libspe2's SPE_EXIT, ...) and
 /// value = its code; or a = the descriptor and the payload the bytes of an SPE's stdio write.
