@@ -623,11 +623,7 @@ int spe_event_handler_destroy(spe_event_handler_ptr_t evhandler)
         errno = ESRCH;
         return -1;
     }
-    if (h->used > 0) {
-        errno = EAGAIN; /* units are still registered */
-        return -1;
-    }
-    free(h->units);
+    free(h->units); /* units still registered go with it, as in libspe2 */
     free(h);
     return 0;
 }

@@ -324,9 +324,24 @@ impl Spu {
 
     /// The decrementer: counts down from 0xffff_ffff at the machine's timebase rate.
     pub fn spu_read_decrementer(&self) -> u32 {
+        let ticks = self.decrementer_ticks();
+        match self.sh.world.borrow().ch[self.spe].decrementer_written {
+            // Counting down from the value written, at the decrementer's rate.
+            Some((value, at)) => value.wrapping_sub(ticks.wrapping_sub(at)),
+            None => u32::MAX.wrapping_sub(ticks),
+        }
+    }
+
+    /// spu_write_decrementer: the decrementer counts down from `value` from now on.
+    pub fn spu_write_decrementer(&self, value: u32) {
+        let ticks = self.decrementer_ticks();
+        self.sh.world.borrow_mut().ch[self.spe].decrementer_written = Some((value, ticks));
+    }
+
+    /// Decrementer ticks since the run began (modulo 2^32, as the register wraps).
+    fn decrementer_ticks(&self) -> u32 {
         let hz = self.sh.world.borrow().p.decrementer_hz as u128;
-        let ticks = (self.now().0 as u128 * hz / TICKS_PER_SECOND as u128) as u32;
-        u32::MAX.wrapping_sub(ticks)
+        (self.now().0 as u128 * hz / TICKS_PER_SECOND as u128) as u32
     }
 
     /// Seconds per decrementer tick.

@@ -26,6 +26,9 @@ pub struct Channels {
     /// (spufs's ibox read sleeps until the SPU's interrupt), and an SPU stalled on a full one.
     pub intr_reader: Option<Pid>,
     pub intr_writer: Option<(Pid, u32)>,
+    /// The decrementer's last write: the value and the tick count (modulo 2^32) it was written
+    /// at; unwritten, it counts down from 0xFFFFFFFF at time 0.
+    pub decrementer_written: Option<(u32, u32)>,
     /// Entries lost to inbound overflow (the hardware's overwrite of the newest entry).
     pub in_overwrites: u64,
 }

@@ -931,6 +931,7 @@ async fn serve_spe(spu: Spu, n: usize, sock: UnixStream, job: JobRef) -> Result<
                 channel::WR_TAG_UPDATE => tag_update = req.d as u32,
                 channel::WR_OUT_MBOX => spu.spu_write_out_mbox(req.d as u32).await?,
                 channel::WR_OUT_INTR_MBOX => spu.spu_write_out_intr_mbox(req.d as u32).await?,
+                channel::WR_DEC => spu.spu_write_decrementer(req.d as u32),
                 ch => return channel_refused(&job, &sh, n, &what, "spu_writech", ch),
             },
             wire::SPU_READ_CHANNEL => {
@@ -1045,6 +1046,7 @@ fn abandon_paused(sh: &Shared<crate::machine::Machine>, ctx: &mut Context) {
 mod channel {
     pub const RD_SIG_NOTIFY_1: u32 = 3;
     pub const RD_SIG_NOTIFY_2: u32 = 4;
+    pub const WR_DEC: u32 = 7;
     pub const RD_DEC: u32 = 8;
     pub const WR_TAG_MASK: u32 = 22;
     pub const WR_TAG_UPDATE: u32 = 23;
