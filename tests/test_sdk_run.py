@@ -560,7 +560,9 @@ def test_proxy_dma_from_the_ppe_moves_data_and_reports_its_tag_groups(tmp_path):
         "tag 16: -1 EINVAL\n"
         "misaligned: -1 EINVAL\n"
     )
-    assert "proxy DMA 0x40 to context 0" in done.stderr and "the call fails with EINVAL" in done.stderr
+    assert (
+        "proxy DMA 0x40 to context 0" in done.stderr and "the call fails with EINVAL" in done.stderr
+    )
 
 
 PPE_PLACES = r"""
