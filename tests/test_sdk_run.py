@@ -531,3 +531,229 @@ def test_an_illegal_dma_stops_its_spe_with_the_exception_libspe2_gives(tmp_path)
     assert "ea=0x10, size=128, tag=1) refused" in notes[1]
     assert "maps to nothing" in notes[1] and "(SPE_DMA_SEGMENTATION)" in notes[1]
     assert "tag 40 is out of range" in notes[2] and "(SPE_INVALID_DMA)" in notes[2]
+
+
+SPE_PROXY = r"""
+#include <spu_mfcio.h>
+static unsigned int buffer[32] __attribute__((aligned(128)));
+int main(void)
+{
+    spu_write_out_mbox((unsigned int)buffer); /* where the PPE's proxy DMAs go */
+    spu_read_in_mbox();                       /* the PPE's get has landed */
+    for (int i = 0; i < 32; i++)
+        buffer[i] *= 2;
+    spu_write_out_mbox(1);                    /* doubled: the PPE puts them back */
+    return 0;
+}
+"""
+
+PPE_PROXY = r"""
+#include <errno.h>
+#include <libspe2.h>
+#include <pthread.h>
+#include <stdio.h>
+static unsigned int in[32] __attribute__((aligned(128))), out[32] __attribute__((aligned(128)));
+static void *run(void *spe)
+{
+    unsigned int entry = SPE_DEFAULT_ENTRY;
+    spe_context_run(spe, &entry, 0, NULL, NULL, NULL);
+    return NULL;
+}
+int main(void)
+{
+    for (int i = 0; i < 32; i++)
+        in[i] = i;
+    spe_program_handle_t *image = spe_image_open("spe.elf");
+    spe_context_ptr_t spe = spe_context_create(0, NULL);
+    spe_program_load(spe, image);
+    pthread_t t;
+    pthread_create(&t, NULL, run, spe);
+    unsigned int ls = 0, done = 0, status = 0, go = 1;
+    while (spe_out_mbox_read(spe, &ls, 1) == 0)
+        ;
+    int got = spe_mfcio_get(spe, ls, in, sizeof in, 3, 0, 0);
+    spe_mfcio_tag_status_read(spe, 1 << 3, SPE_TAG_ALL, &status);
+    printf("get %d, tag status %#x\n", got, status);
+    spe_in_mbox_write(spe, &go, 1, SPE_MBOX_ALL_BLOCKING);
+    while (spe_out_mbox_read(spe, &done, 1) == 0)
+        ;
+    spe_mfcio_putf(spe, ls, out, sizeof out, 4, 0, 0);
+    spe_mfcio_tag_status_read(spe, 1 << 4, SPE_TAG_ANY, &status);
+    printf("put: tag status %#x, out[31] = %u\n", status, out[31]);
+    spe_mfcio_tag_status_read(spe, 1 << 5, SPE_TAG_IMMEDIATE, &status);
+    printf("an idle group: %#x\n", status);
+    int bad = spe_mfcio_get(spe, ls, in, sizeof in, 16, 0, 0);
+    printf("tag 16: %d %s\n", bad, errno == EINVAL ? "EINVAL" : "?");
+    bad = spe_mfcio_get(spe, ls + 4, in, sizeof in, 1, 0, 0);
+    printf("misaligned: %d %s\n", bad, errno == EINVAL ? "EINVAL" : "?");
+    pthread_join(t, NULL);
+    spe_context_destroy(spe);
+    return 0;
+}
+"""
+
+
+def test_proxy_dma_from_the_ppe_moves_data_and_reports_its_tag_groups(tmp_path):
+    (tmp_path / "spe.c").write_text(SPE_PROXY)
+    (tmp_path / "ppe.c").write_text(PPE_PROXY)
+    _build(tmp_path, "spe.c", "ppe.c", "-m32")
+    done = _cellblade("run", "./ppe.elf", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == (
+        "get 0, tag status 0x8\n"
+        "put: tag status 0x10, out[31] = 62\n"
+        "an idle group: 0x20\n"
+        "tag 16: -1 EINVAL\n"
+        "misaligned: -1 EINVAL\n"
+    )
+    assert (
+        "proxy DMA 0x40 to context 0" in done.stderr and "the call fails with EINVAL" in done.stderr
+    )
+
+
+PPE_PLACES = r"""
+#include <errno.h>
+#include <libspe2.h>
+#include <stdio.h>
+static const char *err(void *p) { return p ? "ok" : errno == EEXIST ? "EEXIST" : errno == ESRCH ? "ESRCH" : errno == EBUSY ? "EBUSY" : "?"; }
+int main(void)
+{
+    printf("nodes %d, SPEs %d, on node 1 %d, usable %d, type %d, nodes of node 0 %d\n",
+           spe_cpu_info_get(SPE_COUNT_PHYSICAL_CPU_NODES, -1),
+           spe_cpu_info_get(SPE_COUNT_PHYSICAL_SPES, -1), spe_cpu_info_get(SPE_COUNT_PHYSICAL_SPES, 1),
+           spe_cpu_info_get(SPE_COUNT_USABLE_SPES, 0), spe_cpu_info_get(SPE_CPU_TYPE, -1),
+           spe_cpu_info_get(SPE_COUNT_PHYSICAL_CPU_NODES, 0));
+    spe_gang_context_ptr_t gang = spe_gang_context_create(0), other = spe_gang_context_create(0);
+    spe_context_ptr_t first = spe_context_create_affinity(SPE_AFFINITY_MEMORY, NULL, gang);
+    spe_context_ptr_t second = spe_context_create_affinity(0, first, gang);
+    printf("memory %s, next %s\n", err(first), err(second));
+    printf("memory again %s\n", err(spe_context_create_affinity(SPE_AFFINITY_MEMORY, NULL, gang)));
+    printf("a second follower %s\n", err(spe_context_create_affinity(0, first, gang)));
+    printf("another gang's neighbour %s\n", err(spe_context_create_affinity(0, second, other)));
+    spe_context_ptr_t chain = second;
+    int placed = 2;
+    while ((chain = spe_context_create_affinity(0, chain ? chain : second, gang)) != NULL)
+        placed++;
+    printf("a chain of %d on one chip, then %s\n", placed, err(chain));
+    return 0;
+}
+"""
+
+
+def test_cpu_info_gangs_and_affinity_answer_as_libspe2_does(tmp_path):
+    (tmp_path / "spe.c").write_text("int main(void) { return 0; }\n")
+    (tmp_path / "ppe.c").write_text(PPE_PLACES)
+    _build(tmp_path, "spe.c", "ppe.c", "-m32")
+    done = _cellblade("run", "./ppe.elf", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == (
+        "nodes 2, SPEs 16, on node 1 8, usable 8, type 1, nodes of node 0 -1\n"
+        "memory ok, next ok\n"
+        "memory again EEXIST\n"
+        "a second follower EEXIST\n"
+        "another gang's neighbour ESRCH\n"
+        "a chain of 8 on one chip, then EEXIST\n"
+    )
+
+
+SPE_FAULTS = r"""
+#include <spu_mfcio.h>
+int main(unsigned long long speid, unsigned long long argp, unsigned long long envp)
+{
+    if (argp == 1)
+        spu_hcmpeq(3, 3);
+    else
+        spu_readch(SPU_WrOutMbox);
+    return 0;
+}
+"""
+
+PPE_FAULTS = r"""
+#include <errno.h>
+#include <libspe2.h>
+#include <stdio.h>
+int main(void)
+{
+    spe_program_handle_t *image = spe_image_open("spe.elf");
+    for (unsigned long which = 1; which <= 2; which++) {
+        spe_context_ptr_t spe = spe_context_create(0, NULL);
+        spe_program_load(spe, image);
+        unsigned int entry = SPE_DEFAULT_ENTRY;
+        spe_stop_info_t stop;
+        int r = spe_context_run(spe, &entry, 0, (void *)which, NULL, &stop);
+        printf("run %d errno %s reason %u error %#x\n", r, errno == EFAULT ? "EFAULT" : "?",
+               stop.stop_reason, stop.result.spe_runtime_error);
+        spe_context_destroy(spe);
+    }
+    return 0;
+}
+"""
+
+
+def test_a_halt_and_an_invalid_channel_are_runtime_errors_as_libspe2_gives(tmp_path):
+    (tmp_path / "spe.c").write_text(SPE_FAULTS)
+    (tmp_path / "ppe.c").write_text(PPE_FAULTS)
+    _build(tmp_path, "spe.c", "ppe.c", "-m32")
+    done = _cellblade("run", "./ppe.elf", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == (
+        "run -1 errno EFAULT reason 3 error 0x4\nrun -1 errno EFAULT reason 3 error 0x40\n"
+    )
+    assert "spu_readch of channel 28: the SPU has no such channel" in done.stderr
+
+
+PPE_BARRIER = r"""
+#include <libspe2.h>
+#include <pthread.h>
+#include <stdio.h>
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t all_here = PTHREAD_COND_INITIALIZER;
+static int arrived;
+static spe_program_handle_t *image;
+static void *run(void *arg)
+{
+    spe_context_ptr_t spe = spe_context_create(0, NULL);
+    spe_program_load(spe, image);
+    pthread_mutex_lock(&lock);  /* a barrier of mutex and condition, as libspe2's tests have */
+    if (++arrived == 4)
+        pthread_cond_broadcast(&all_here);
+    while (arrived < 4)
+        pthread_cond_wait(&all_here, &lock);
+    pthread_mutex_unlock(&lock);
+    unsigned int entry = SPE_DEFAULT_ENTRY;
+    spe_stop_info_t stop;
+    spe_context_run(spe, &entry, 0, arg, NULL, &stop);
+    spe_context_destroy(spe);
+    return (void *)(long)stop.result.spe_exit_code;
+}
+int main(void)
+{
+    image = spe_image_open("spe.elf");
+    pthread_t t[4];
+    for (long i = 0; i < 4; i++)
+        pthread_create(&t[i], NULL, run, (void *)i);
+    long sum = 0;
+    for (int i = 0; i < 4; i++) {
+        void *code;
+        pthread_join(t[i], &code);
+        sum += (long)code;
+    }
+    printf("exit codes sum to %ld\n", sum);
+    return 0;
+}
+"""
+
+
+def test_ppe_threads_meeting_at_a_mutex_and_condition_run_alike_every_time(tmp_path, monkeypatch):
+    spe = "int main(unsigned long long s, unsigned long long a, unsigned long long e)"
+    (tmp_path / "spe.c").write_text(spe + " { return (int)a + 10; }\n")
+    (tmp_path / "ppe.c").write_text(PPE_BARRIER)
+    _build(tmp_path, "spe.c", "ppe.c", "-m32")
+    monkeypatch.chdir(tmp_path)  # where the program opens spe.elf
+    times = []
+    for _ in range(2):
+        result = launcher.run(str(tmp_path / "ppe.elf"), [], capture=True)
+        assert result.exit_code == 0, result.stderr
+        assert result.stdout == "exit codes sum to 46\n"
+        times.append(result.report["simulated_ns"])
+    assert times[0] == times[1] > 0

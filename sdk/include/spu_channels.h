@@ -53,6 +53,12 @@ void spu_mfcdma64(volatile void *ls, unsigned int eahi, unsigned int ealo, unsig
 unsigned int spu_mfcstat(unsigned int type);
 /* Stop and signal with `code`: 0x2000 | n is exit(n). */
 void spu_stop(unsigned int code);
+/* Halt: the SPU stops, its context's run ends in SPE_RUNTIME_ERROR (SPE_SPU_HALT). */
+void cb_spu_halt(void) __attribute__((noreturn));
+/* The conditional halts (heq, hgt, hlgt): compared as the operands' C type compares them, so
+ * signed for int and unsigned for unsigned int, as the intrinsics' two forms do. */
+#define spu_hcmpeq(a, b) ((a) == (b) ? cb_spu_halt() : (void)0)
+#define spu_hcmpgt(a, b) ((a) > (b) ? cb_spu_halt() : (void)0)
 
 #ifdef __cplusplus
 }

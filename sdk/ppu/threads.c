@@ -2,9 +2,12 @@
  * when it is created (pthread_create, which ppu-gcc links through --wrap), so that its calls come
  * in its own order at its own simulated time, starting at its creator's; its exit and every
  * pthread_join are told to the simulator, which therefore never waits for a thread that waits for
- * another. Other ways PPE threads wait for one another (mutexes, condition variables, a spin on a
- * shared word) are not seen: the simulator, waiting for the next call of the thread whose turn
- * it is, would wait for ever if that thread waited for another thread's progress. */
+ * another. Mutexes and condition variables (pthread_mutex_lock, pthread_cond_wait, _signal,
+ * _broadcast, linked through --wrap too) wait in simulated time: a thread that cannot go on
+ * sleeps one poll interval on the simulated blade and tries again, so the others, the one it
+ * waits for among them, run on meanwhile (see cb_wait_for_another). A spin on a shared word
+ * is not seen: the simulator, waiting for the next call of the thread whose turn it is, would
+ * wait for ever if that thread waited for another thread's progress. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
@@ -22,6 +25,10 @@
 int __real_pthread_create(pthread_t *thread, const pthread_attr_t *attr,
                           void *(*start)(void *), void *arg);
 int __real_pthread_join(pthread_t thread, void **result);
+int __real_pthread_mutex_lock(pthread_mutex_t *mutex);
+int __real_pthread_cond_wait(pthread_cond_t *cond, pthread_mutex_t *mutex);
+int __real_pthread_cond_signal(pthread_cond_t *cond);
+int __real_pthread_cond_broadcast(pthread_cond_t *cond);
 
 static __thread int connection = -1;
 static int main_connected;
@@ -163,4 +170,87 @@ int __wrap_pthread_join(pthread_t thread, void **result)
         cb_sdk_call(connection, &req, NULL, 0, &ans, NULL, 0);
     }
     return __real_pthread_join(thread, result);
+}
+
+/* This thread waits for another PPE thread's progress (a mutex it holds, a condition it will
+ * signal): one poll interval passes on the simulated blade. Whatever the other thread does on
+ * the host between two of its calls happens at its last call's simulated time, which is before
+ * this thread's next try whenever the simulator serves that try, so the outcome of each try is
+ * the same on every run. */
+static int wait_for_another(void)
+{
+    struct cb_request req = {CB_PPE_WAIT_HOST, 0, 0, 0, 0, 0};
+    struct cb_answer ans;
+    return cb_sdk_call(connection, &req, NULL, 0, &ans, NULL, 0);
+}
+
+int __wrap_pthread_mutex_lock(pthread_mutex_t *mutex)
+{
+    if (connection < 0)
+        return __real_pthread_mutex_lock(mutex);
+    for (;;) {
+        int r = pthread_mutex_trylock(mutex);
+        if (r != EBUSY)
+            return r;
+        if (wait_for_another() != 0)
+            return __real_pthread_mutex_lock(mutex); /* the simulator has gone */
+    }
+}
+
+/* Each condition variable's signal count, kept beside it: a waiter waits until the count moves
+ * (a wake-up that POSIX allows to be spurious, as a broadcast's is for every waiter). */
+static pthread_mutex_t signals_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct signalled {
+    const pthread_cond_t *cond;
+    unsigned long count;
+} *signals;
+static size_t signals_used, signals_room;
+
+static unsigned long signal_count(const pthread_cond_t *cond, int bump)
+{
+    __real_pthread_mutex_lock(&signals_lock);
+    size_t i = 0;
+    while (i < signals_used && signals[i].cond != cond)
+        i++;
+    if (i == signals_used && signals_used == signals_room) {
+        size_t room = signals_room ? 2 * signals_room : 16;
+        struct signalled *grown = realloc(signals, room * sizeof *signals);
+        if (grown != NULL) {
+            signals = grown;
+            signals_room = room;
+        }
+    }
+    unsigned long count = 0;
+    if (i < signals_room) {
+        if (i == signals_used)
+            signals[signals_used++] = (struct signalled){cond, 0};
+        signals[i].count += bump != 0;
+        count = signals[i].count;
+    }
+    pthread_mutex_unlock(&signals_lock);
+    return count;
+}
+
+int __wrap_pthread_cond_wait(pthread_cond_t *cond, pthread_mutex_t *mutex)
+{
+    if (connection < 0)
+        return __real_pthread_cond_wait(cond, mutex);
+    unsigned long seen = signal_count(cond, 0);
+    pthread_mutex_unlock(mutex);
+    while (signal_count(cond, 0) == seen)
+        if (wait_for_another() != 0)
+            break;
+    return __wrap_pthread_mutex_lock(mutex);
+}
+
+int __wrap_pthread_cond_signal(pthread_cond_t *cond)
+{
+    signal_count(cond, 1);
+    return __real_pthread_cond_signal(cond);
+}
+
+int __wrap_pthread_cond_broadcast(pthread_cond_t *cond)
+{
+    signal_count(cond, 1);
+    return __real_pthread_cond_broadcast(cond);
 }

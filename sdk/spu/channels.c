@@ -127,3 +127,9 @@ void spu_stop(unsigned int code)
         exit((int)(code & 0xff));
     cb_spu_call(CB_SPU_STOP, code, 0, 0, 0, 0, NULL, 0);
 }
+
+void cb_spu_halt(void)
+{
+    cb_spu_call(CB_SPU_STOP, CB_STOP_HALT, 0, 0, 0, 0, NULL, 0);
+    _exit(0); /* a halted SPU does not go on; the simulator has stopped its context */
+}

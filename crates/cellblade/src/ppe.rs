@@ -147,6 +147,77 @@ impl Ppe {
         self.mmio_read(spe, reg::SPU_OUT_MBOX).await
     }
 
+    /// spe_out_intr_mbox_read of one word through spufs's ibox file (one kernel call): the word
+    /// there, or, with `block`, the one the SPU writes next, the thread sleeping until its
+    /// interrupt; `None` when empty and not blocking.
+    pub async fn spe_out_intr_mbox_read(&self, spe: usize, block: bool) -> Result<Option<u32>> {
+        Self::check_spe(spe)?;
+        self.cost(Access::Syscall).await;
+        let pid = self.pid;
+        let (v, woken) = self.sh.with(|m, s| {
+            let (v, woken) = m.ch[spe].read_out_intr_mbox(block.then_some(pid));
+            if v.is_none() && block {
+                s.set_waiting(pid, move || format!("spe_out_intr_mbox_read of spe {spe}"));
+            }
+            (v, woken)
+        });
+        if let Some(writer) = woken {
+            self.sh.with(|_, s| s.wake(writer, Ok(0)));
+        }
+        match (v, block) {
+            (Some(v), _) => Ok(Some(v)),
+            (None, false) => Ok(None),
+            (None, true) => Ok(Some(self.sh.suspend(pid).await? as u32)),
+        }
+    }
+
+    /// spe_out_intr_mbox_status: entries in the outbound interrupt mailbox (spufs's
+    /// ibox_stat, one kernel call).
+    pub async fn spe_out_intr_mbox_status(&self, spe: usize) -> Result<u32> {
+        Self::check_spe(spe)?;
+        self.cost(Access::Syscall).await;
+        Ok(self.sh.world.borrow().ch[spe].out_intr_mbox.is_some() as u32)
+    }
+
+    /// A proxy DMA (spe_mfcio_get, _put and their fenced and barriered forms): the PPE writes the
+    /// command to spufs's mfc file (one kernel call) and it goes through SPE `spe`'s MFC as the
+    /// SPU's own commands do, `get` moving from `ea` into local store. Unlike the blade's, whose
+    /// proxy commands have a queue (8 entries) and tag groups of their own, the command takes a
+    /// slot of the SPE's queue (waiting, polled, for one) and counts in its tag group.
+    #[allow(clippy::too_many_arguments)]
+    pub async fn spe_mfcio(&self, spe: usize, get: bool, lsa: u32, ea: u64, size: u32, tag: u32, fence: bool, barrier: bool) -> Result<()> {
+        Self::check_spe(spe)?;
+        self.cost(Access::Syscall).await;
+        let kind = if get { crate::machine::mfc::CmdKind::Get } else { crate::machine::mfc::CmdKind::Put };
+        let cmd = crate::machine::mfc::MfcCommand { kind, lsa, ea, size, tag, fence, barrier, list: Vec::new() };
+        loop {
+            let full = {
+                let m = self.sh.world.borrow();
+                m.mfc[spe].queue.len() >= m.p.mfc_queue_depth
+            };
+            if !full {
+                break;
+            }
+            self.cost(Access::Syscall).await;
+        }
+        let queued = self.sh.with(|m, s| m.mfc_enqueue(s, spe, self.pid, cmd))?;
+        debug_assert!(queued, "a free slot was checked for");
+        Ok(())
+    }
+
+    /// spe_mfcio_tag_status_read: the groups of `mask` complete, read through spufs (one kernel
+    /// call a read); `wait_all` or `wait_any` read again until all of them, or one, are.
+    pub async fn spe_mfcio_tag_status(&self, spe: usize, mask: u32, wait_all: bool, wait_any: bool) -> Result<u32> {
+        Self::check_spe(spe)?;
+        loop {
+            self.cost(Access::Syscall).await;
+            let done = self.sh.world.borrow().mfc[spe].done_tags(mask);
+            if (!wait_all && !wait_any) || (wait_all && done == mask) || (wait_any && done != 0) || mask == 0 {
+                return Ok(done);
+            }
+        }
+    }
+
     /// spe_context_create + spe_program_load + spe_context_run of an empty program, and the
     /// join that detects its end (what seed 002 §4.2 times as thread creation).
     pub async fn spe_thread_create_and_join(&self) {

@@ -285,6 +285,30 @@ impl Spu {
         Ok(())
     }
 
+    /// spu_write_out_intr_mbox: the word goes to a PPE thread blocked reading the interrupt
+    /// mailbox (the SPU's interrupt wakes it), or waits in the one-entry mailbox; the SPU stalls
+    /// while it is full.
+    pub async fn spu_write_out_intr_mbox(&self, v: u32) -> Result<()> {
+        let (spe, pid) = (self.spe, self.pid);
+        self.channel_wait(
+            |m, s| {
+                let (written, delivered) = m.ch[spe].write_out_intr_mbox(pid, v);
+                if let Some((reader, w)) = delivered {
+                    s.wake(reader, Ok(w as u64));
+                }
+                written.then_some(0)
+            },
+            |_| move || format!("room in the outbound interrupt mailbox of spe {spe}"),
+        )
+        .await?;
+        Ok(())
+    }
+
+    /// Entries in the outbound interrupt mailbox (0 or 1).
+    pub fn spu_stat_out_intr_mbox(&self) -> u32 {
+        self.sh.world.borrow().ch[self.spe].out_intr_mbox.is_some() as u32
+    }
+
     async fn read_signal(&self, which: usize) -> Result<u32> {
         let (spe, pid) = (self.spe, self.pid);
         self.channel_wait(|m, _| m.ch[spe].read_signal(which, pid), |_| move || format!("signal register {} of spe {spe}", which + 1)).await
@@ -300,9 +324,24 @@ impl Spu {
 
     /// The decrementer: counts down from 0xffff_ffff at the machine's timebase rate.
     pub fn spu_read_decrementer(&self) -> u32 {
+        let ticks = self.decrementer_ticks();
+        match self.sh.world.borrow().ch[self.spe].decrementer_written {
+            // Counting down from the value written, at the decrementer's rate.
+            Some((value, at)) => value.wrapping_sub(ticks.wrapping_sub(at)),
+            None => u32::MAX.wrapping_sub(ticks),
+        }
+    }
+
+    /// spu_write_decrementer: the decrementer counts down from `value` from now on.
+    pub fn spu_write_decrementer(&self, value: u32) {
+        let ticks = self.decrementer_ticks();
+        self.sh.world.borrow_mut().ch[self.spe].decrementer_written = Some((value, ticks));
+    }
+
+    /// Decrementer ticks since the run began (modulo 2^32, as the register wraps).
+    fn decrementer_ticks(&self) -> u32 {
         let hz = self.sh.world.borrow().p.decrementer_hz as u128;
-        let ticks = (self.now().0 as u128 * hz / TICKS_PER_SECOND as u128) as u32;
-        u32::MAX.wrapping_sub(ticks)
+        (self.now().0 as u128 * hz / TICKS_PER_SECOND as u128) as u32
     }
 
     /// Seconds per decrementer tick.

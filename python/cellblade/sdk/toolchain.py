@@ -179,10 +179,12 @@ def command(name: str, args: list[str]) -> list[str]:
         # Where -lspe2 finds libspe2 (sdk/ppu), for the width built.
         tail += ["-L", str(_library(target, "ppu", "libspe2.a"))]
         if "-lspe2" in own:
-            # A program's threads are the simulator's to see (sdk/ppu/threads.c). And the
+            # A program's threads, and their waits on mutexes and condition variables, are the
+            # simulator's to see (sdk/ppu/threads.c). And the
             # library again after the program's objects: Makefiles of the time name -lspe2
             # before their sources, which a shared libspe2 allowed and a static one does not.
-            tail += ["-Wl,--wrap=pthread_create", "-Wl,--wrap=pthread_join", "-lspe2"]
+            wrapped = ["create", "join", "mutex_lock", "cond_wait", "cond_signal", "cond_broadcast"]
+            tail += [f"-Wl,--wrap=pthread_{name}" for name in wrapped] + ["-lspe2"]
     # An SPE main takes (speid, argp, envp), which GCC's -Wmain (in -Wall) would question.
     return head + own + tail + (["-Wno-main"] if tool.side == "spu" else [])
 

@@ -22,6 +22,13 @@ pub struct Channels {
     pub in_reader: Option<Pid>,
     pub out_writer: Option<(Pid, u32)>,
     pub signal_reader: [Option<Pid>; 2],
+    /// The outbound interrupt mailbox's ends: a PPE thread blocked in spe_out_intr_mbox_read
+    /// (spufs's ibox read sleeps until the SPU's interrupt), and an SPU stalled on a full one.
+    pub intr_reader: Option<Pid>,
+    pub intr_writer: Option<(Pid, u32)>,
+    /// The decrementer's last write: the value and the tick count (modulo 2^32) it was written
+    /// at; unwritten, it counts down from 0xFFFFFFFF at time 0.
+    pub decrementer_written: Option<(u32, u32)>,
     /// Entries lost to inbound overflow (the hardware's overwrite of the newest entry).
     pub in_overwrites: u64,
 }
@@ -74,6 +81,36 @@ impl Channels {
         (v, woken)
     }
 
+    /// The SPU writes its outbound interrupt mailbox: a PPE thread blocked reading it is handed
+    /// the word (to be woken with it); else the word is stored, true; or, full, the SPU must wait.
+    pub fn write_out_intr_mbox(&mut self, pid: Pid, v: u32) -> (bool, Delivery) {
+        if let Some(reader) = self.intr_reader.take() {
+            return (true, Some((reader, v)));
+        }
+        if self.out_intr_mbox.is_none() {
+            self.out_intr_mbox = Some(v);
+            (true, None)
+        } else {
+            self.intr_writer = Some((pid, v));
+            (false, None)
+        }
+    }
+
+    /// The PPE reads the outbound interrupt mailbox: the word and the SPU writer to wake (its
+    /// stalled word moves in); with nothing there and `reader`, that PPE thread waits for one.
+    pub fn read_out_intr_mbox(&mut self, reader: Option<Pid>) -> (Option<u32>, Option<Pid>) {
+        let v = self.out_intr_mbox.take();
+        if v.is_none() {
+            self.intr_reader = reader;
+            return (None, None);
+        }
+        let woken = self.intr_writer.take().map(|(pid, w)| {
+            self.out_intr_mbox = Some(w);
+            pid
+        });
+        (v, woken)
+    }
+
     /// SPU_Mbox_Stat: outbound count (bits 0-7), free inbound slots (8-15), interrupt-mailbox count (16-23).
     pub fn mbox_status(&self) -> u32 {
         self.out_mbox.is_some() as u32
@@ -120,6 +157,18 @@ mod tests {
         assert_eq!(c.in_overwrites, 1);
         assert_eq!(c.read_in_mbox(7), None);
         assert_eq!(c.write_in_mbox(9), Some((7, 9)));
+    }
+
+    #[test]
+    fn the_interrupt_mailbox_holds_one_word_and_hands_it_to_a_waiting_reader() {
+        let mut c = Channels::default();
+        assert_eq!(c.write_out_intr_mbox(1, 10), (true, None));
+        assert_eq!(c.write_out_intr_mbox(1, 11), (false, None), "full: the SPU stalls");
+        assert_eq!(c.read_out_intr_mbox(None), (Some(10), Some(1)), "the stalled word moves in");
+        assert_eq!(c.read_out_intr_mbox(Some(5)), (Some(11), None));
+        assert_eq!(c.read_out_intr_mbox(Some(5)), (None, None), "empty: the reader waits");
+        assert_eq!(c.write_out_intr_mbox(1, 12), (true, Some((5, 12))));
+        assert_eq!(c.out_intr_mbox, None);
     }
 
     #[test]

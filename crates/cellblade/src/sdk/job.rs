@@ -88,6 +88,26 @@ struct Context {
     ppe_waiting: Option<Pid>,
     spe_waiting: Option<Pid>,
     destroyed: bool,
+    /// Its gang, and whether a context was placed next to it by affinity (one may be).
+    gang: Option<usize>,
+    has_follower: bool,
+    /// The SPE thread stopped by a stop-and-signal, waiting to continue.
+    paused: Option<Pid>,
+    /// Created with SPE_EVENTS_ENABLE: its stops are queued for spe_stop_info_read and are
+    /// SPE_EVENT_SPE_STOPPED events while unread.
+    events: bool,
+    stops: std::collections::VecDeque<(u32, u64)>,
+    /// A proxy DMA was queued since the last SPE_EVENT_TAG_GROUP reported.
+    proxy_queued: bool,
+}
+
+/// A gang of contexts (spe_gang_context_create): what affinity may still place in it.
+#[derive(Default)]
+struct Gang {
+    memory_affinity: bool,
+    /// One of its contexts has run: spufs has placed the gang.
+    ran: bool,
+    destroyed: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -106,6 +126,7 @@ struct PpeThread {
 
 struct Job {
     contexts: Vec<Context>,
+    gangs: Vec<Gang>,
     threads: Vec<PpeThread>,
     local_stores: Vec<OwnedFd>,
     opts: SdkOptions,
@@ -140,6 +161,7 @@ pub fn run_sdk(file: MachineFile, ppe: UnixStream, opts: SdkOptions) -> Result<S
     }
     let job: JobRef = Rc::new(RefCell::new(Job {
         contexts: Vec::new(),
+        gangs: Vec::new(),
         threads: vec![PpeThread::default()],
         local_stores: files,
         opts,
@@ -305,34 +327,20 @@ async fn serve_ppe_call(
             }
             (ok, Vec::new())
         }
-        wire::CONTEXT_CREATE => {
+        wire::CONTEXT_CREATE => (create_context(p, job, req), Vec::new()),
+        wire::GANG_CREATE => {
             let mut j = job.borrow_mut();
-            let used: Vec<usize> = j.contexts.iter().filter(|c| !c.destroyed).map(|c| c.spe).collect();
-            // The first free SPE, in physical order: Linux's scheduler chooses otherwise (seed 001
-            // studies its placements), which a later placement option will model.
-            match (0..SPES).find(|s| !used.contains(s)) {
-                None => (refused(wire::EAGAIN), Vec::new()),
-                Some(spe) => {
-                    // SPE_CFG_SIGNOTIFY1_OR and _2_OR: each register ORs what is written to it.
-                    // A new context's local store is all zeros, as spufs gives it, whatever
-                    // the SPE's last context left there.
-                    let or_mode = [req.a & 0x10 != 0, req.a & 0x20 != 0];
-                    let mut m = p.process().0.world.borrow_mut();
-                    m.ch[spe].signal_or_mode = or_mode;
-                    m.mem.ls[spe].fill(0);
-                    drop(m);
-                    j.contexts.push(Context {
-                        spe,
-                        image: None,
-                        child: None,
-                        counter: None,
-                        event: None,
-                        ppe_waiting: None,
-                        spe_waiting: None,
-                        destroyed: false,
-                    });
-                    (Answer { value: (j.contexts.len() - 1) as u64, ..ok }, Vec::new())
+            j.gangs.push(Gang::default());
+            (Answer { value: (j.gangs.len() - 1) as u64, ..ok }, Vec::new())
+        }
+        wire::GANG_DESTROY => {
+            let mut j = job.borrow_mut();
+            match j.gangs.get_mut(req.a as usize) {
+                Some(g) if !g.destroyed => {
+                    g.destroyed = true;
+                    (ok, Vec::new())
                 }
+                _ => (refused(wire::ESRCH), Vec::new()),
             }
         }
         wire::PROGRAM_LOAD => {
@@ -363,6 +371,7 @@ async fn serve_ppe_call(
             Ok(_) => {
                 let mut j = job.borrow_mut();
                 let ctx = &mut j.contexts[req.a as usize];
+                abandon_paused(p.process().0, ctx);
                 end_process(ctx);
                 ctx.destroyed = true;
                 let spe = ctx.spe;
@@ -419,6 +428,85 @@ async fn serve_ppe_call(
                 (ok, Vec::new())
             }
         },
+        wire::OUT_INTR_MBOX_READ => match context_of(job, req.a) {
+            Err(a) => (a, Vec::new()),
+            Ok(spe) => {
+                // libspe2's behaviours: ALL_BLOCKING waits for every word, ANY_BLOCKING for the
+                // first only, ANY_NONBLOCKING for none.
+                let mut out = Vec::new();
+                for i in 0..req.c {
+                    let block = req.b == 1 || (req.b == 2 && i == 0);
+                    match p.spe_out_intr_mbox_read(spe, block).await? {
+                        Some(w) => out.extend_from_slice(&w.to_be_bytes()),
+                        None => break,
+                    }
+                }
+                (Answer { value: (out.len() / 4) as u64, ..ok }, out)
+            }
+        },
+        wire::OUT_INTR_MBOX_STATUS => match context_of(job, req.a) {
+            Err(a) => (a, Vec::new()),
+            Ok(spe) => (Answer { value: p.spe_out_intr_mbox_status(spe).await? as u64, ..ok }, Vec::new()),
+        },
+        wire::CPU_INFO => cpu_info(req.a, req.b as i32),
+        wire::EVENT_WAIT => event_wait(p, job, req, payload).await?,
+        wire::STOP_INFO_READ => match context_of(job, req.a) {
+            Err(a) => (a, Vec::new()),
+            Ok(_) => match job.borrow_mut().contexts[req.a as usize].stops.pop_front() {
+                Some((reason, code)) => (Answer { a: reason, value: code, ..ok }, Vec::new()),
+                None => (refused(wire::EAGAIN), Vec::new()),
+            },
+        },
+        wire::PPE_WAIT_HOST => {
+            // The thread is off the blade until another thread lets it go on: the poll
+            // interval is the machine's, as an SPE polling a word waits.
+            let (sh, pid) = p.process();
+            let dt = sh.world.borrow().p.poll;
+            sh.sleep(pid, dt).await;
+            (ok, Vec::new())
+        }
+        wire::MFCIO => match context_of(job, req.a) {
+            Err(a) => (a, Vec::new()),
+            Ok(spe) => {
+                let (lsa, size) = ((req.e >> 32) as u32, req.e as u32);
+                let ls_bytes = p.process().0.world.borrow().p.ls_bytes as u64;
+                let ea = effective_address(job, req.d, ls_bytes);
+                let (get, fence, barrier) = match req.b {
+                    0x40 => (true, false, false),
+                    0x41 => (true, false, true),
+                    0x42 => (true, true, false),
+                    0x20 => (false, false, false),
+                    0x21 => (false, false, true),
+                    0x22 => (false, true, false),
+                    _ => return Ok(Some((refused(wire::EINVAL), Vec::new()))),
+                };
+                match p.spe_mfcio(spe, get, lsa, ea, size, req.c, fence, barrier).await {
+                    Ok(()) => {
+                        job.borrow_mut().contexts[req.a as usize].proxy_queued = true;
+                        (ok, Vec::new())
+                    }
+                    // A command the MFC refuses (size, alignment, range): the call fails, as
+                    // spufs refuses the write, and the note says why.
+                    Err(Error::Program(why)) => {
+                        job.borrow_mut().notes.push(format!(
+                            "the PPE program: proxy DMA {:#x} to context {} (SPE {spe}) (lsa={lsa:#x}, ea={:#x}, size={size}, tag={}) refused: {why}: the call fails with EINVAL",
+                            req.b, req.a, req.d, req.c
+                        ));
+                        (refused(wire::EINVAL), Vec::new())
+                    }
+                    Err(e) => return Err(e),
+                }
+            }
+        },
+        wire::MFCIO_TAG_STATUS => match context_of(job, req.a) {
+            Err(a) => (a, Vec::new()),
+            Ok(spe) => {
+                // A mask of 0 is every proxy tag group (0 to 15), all of them waited for.
+                let (mask, all, any) = if req.c == 0 { (0xffff, req.b != 3, false) } else { (req.c, req.b == 1, req.b == 2) };
+                let done = p.spe_mfcio_tag_status(spe, mask, all, any).await?;
+                (Answer { value: done as u64, ..ok }, Vec::new())
+            }
+        },
         wire::OUT_MBOX_STATUS | wire::IN_MBOX_STATUS => match context_of(job, req.a) {
             Err(a) => (a, Vec::new()),
             Ok(spe) => {
@@ -428,6 +516,183 @@ async fn serve_ppe_call(
         },
         op => return Err(Error::Internal(format!("the PPE program: unknown request {op}: libspe2 and the simulator disagree"))),
     }))
+}
+
+/// spe_context_create(_affinity): req.a = flags, req.b = the gang's number + 1 (0: none), req.c
+/// = the affinity neighbour's context number + 1 (0: none). A context takes the first free SPE
+/// in physical order; one created with affinity takes the free SPE fewest ring hops from its
+/// neighbour's (SPE_AFFINITY_MEMORY: from the memory interface), on the same chip, as spufs
+/// places a gang's affinity chain. Linux's scheduler places plain contexts otherwise (seed 001
+/// studies its placements), which a later placement option will model.
+fn create_context(p: &Ppe, job: &JobRef, req: &Request) -> Answer {
+    const AFFINITY_MEMORY: u32 = 0x2000;
+    let mut j = job.borrow_mut();
+    let flags = req.a;
+    let gang = req.b.checked_sub(1).map(|g| g as usize);
+    if let Some(g) = gang {
+        if j.gangs.get(g).is_none_or(|g| g.destroyed) {
+            return refused(wire::ESRCH);
+        }
+    }
+    let neighbour = match req.c.checked_sub(1) {
+        None => None,
+        Some(n) => match j.contexts.get(n as usize) {
+            Some(c) if !c.destroyed => Some(n as usize),
+            _ => return refused(wire::ESRCH),
+        },
+    };
+    let affinity = neighbour.is_some() || flags & AFFINITY_MEMORY != 0;
+    if affinity {
+        // As libspe2 and spufs refuse them: affinity only within a gang, a neighbour of the
+        // same gang, one context next to each neighbour and one next to memory per gang.
+        let Some(g) = gang else { return refused(wire::EINVAL) };
+        // A gang that has run is placed: nothing more joins its chain.
+        if j.gangs[g].ran {
+            return refused(wire::EBUSY);
+        }
+        if let Some(n) = neighbour {
+            if j.contexts[n].gang != Some(g) {
+                return refused(wire::ESRCH);
+            }
+            if j.contexts[n].has_follower {
+                return refused(wire::EEXIST);
+            }
+        }
+        if flags & AFFINITY_MEMORY != 0 && j.gangs[g].memory_affinity {
+            return refused(wire::EEXIST);
+        }
+    }
+    let used: Vec<usize> = j.contexts.iter().filter(|c| !c.destroyed).map(|c| c.spe).collect();
+    let free = (0..SPES).filter(|s| !used.contains(s));
+    let chosen = if affinity {
+        let m = p.process().0.world.borrow();
+        let (chip, from) = match neighbour {
+            Some(n) => {
+                let e = crate::machine::topology::Element::spe(j.contexts[n].spe);
+                (e.chip(), e.index())
+            }
+            None => (0, crate::machine::topology::MIC),
+        };
+        free.filter(|&s| s / crate::machine::topology::SPES_PER_CHIP == chip)
+            .min_by_key(|&s| (crate::machine::topology::route(&m.p, from, crate::machine::topology::Element::spe(s).index()).hops, s))
+    } else {
+        free.min()
+    };
+    // A chain longer than a chip's free SPEs cannot be placed (spufs: EEXIST).
+    let Some(spe) = chosen else {
+        return refused(if affinity { wire::EEXIST } else { wire::EAGAIN });
+    };
+    if let Some(n) = neighbour {
+        j.contexts[n].has_follower = true;
+    }
+    if let (Some(g), true) = (gang, flags & AFFINITY_MEMORY != 0) {
+        j.gangs[g].memory_affinity = true;
+    }
+    // SPE_CFG_SIGNOTIFY1_OR and _2_OR: each register ORs what is written to it. A new context's
+    // local store is all zeros, as spufs gives it, whatever the SPE's last context left there.
+    let or_mode = [flags & 0x10 != 0, flags & 0x20 != 0];
+    let mut m = p.process().0.world.borrow_mut();
+    m.ch[spe].signal_or_mode = or_mode;
+    m.mem.ls[spe].fill(0);
+    drop(m);
+    j.contexts.push(Context {
+        spe,
+        image: None,
+        child: None,
+        counter: None,
+        event: None,
+        ppe_waiting: None,
+        spe_waiting: None,
+        destroyed: false,
+        gang,
+        has_follower: false,
+        paused: None,
+        events: flags & 0x1000 != 0,
+        stops: Default::default(),
+        proxy_queued: false,
+    });
+    Answer { value: (j.contexts.len() - 1) as u64, ..Answer::default() }
+}
+
+/// spe_event_wait: the registered units' events that have happened, waiting for one in
+/// simulated time (epoll_wait on the contexts' spufs files, one kernel call, then a check every
+/// poll interval) until the timeout. The events are levels, as epoll reports them: an
+/// interrupt-mailbox word there, room in the inbound mailbox, a stop not yet read; and a proxy
+/// DMA's tag groups all complete, reported once after it was queued.
+async fn event_wait(p: &Ppe, job: &JobRef, req: &Request, payload: &[u8]) -> Result<(Answer, Vec<u8>)> {
+    let units: Vec<(u32, u32)> = payload
+        .chunks_exact(8)
+        .map(|w| (u32::from_be_bytes(w[0..4].try_into().expect("4 bytes")), u32::from_be_bytes(w[4..8].try_into().expect("4 bytes"))))
+        .collect();
+    for &(n, _) in &units {
+        if let Err(a) = context_of(job, n) {
+            return Ok((a, Vec::new()));
+        }
+    }
+    let timeout_ms = req.d as i64;
+    let (sh, pid) = p.process();
+    let (syscall, poll) = {
+        let m = sh.world.borrow();
+        (m.p.syscall, Time(m.p.poll.0.max(1)))
+    };
+    sh.sleep(pid, syscall).await;
+    let started = sh.now();
+    loop {
+        let mut out = Vec::new();
+        {
+            let m = sh.world.borrow();
+            let mut j = job.borrow_mut();
+            for (i, &(n, mask)) in units.iter().enumerate() {
+                if out.len() / 8 >= req.c as usize {
+                    break;
+                }
+                let ctx = &mut j.contexts[n as usize];
+                let (ch, mfc) = (&m.ch[ctx.spe], &m.mfc[ctx.spe]);
+                let mut fired = 0;
+                if mask & 1 != 0 && ch.out_intr_mbox.is_some() {
+                    fired |= 1;
+                }
+                if mask & 2 != 0 && ch.in_mbox.len() < crate::machine::channels::IN_MBOX_DEPTH {
+                    fired |= 2;
+                }
+                if mask & 4 != 0 && ctx.proxy_queued && mfc.done_tags(0xffff) == 0xffff {
+                    ctx.proxy_queued = false;
+                    fired |= 4;
+                }
+                if mask & 8 != 0 && !ctx.stops.is_empty() {
+                    fired |= 8;
+                }
+                if fired != 0 {
+                    out.extend_from_slice(&(i as u32).to_be_bytes());
+                    out.extend_from_slice(&(fired as u32).to_be_bytes());
+                }
+            }
+        }
+        let waited = sh.now().0 - started.0;
+        let timed_out = timeout_ms >= 0 && Time::as_ns(Time(waited)) >= timeout_ms as f64 * 1e6;
+        if !out.is_empty() || timed_out {
+            return Ok((Answer { value: (out.len() / 8) as u64, ..Answer::default() }, out));
+        }
+        sh.sleep(pid, poll).await;
+    }
+}
+
+/// spe_cpu_info_get(question, node): the blade's two Cell BE chips of eight SPEs each, every
+/// SPE usable by the program (none is taken by another program on the simulated blade).
+fn cpu_info(question: u32, node: i32) -> (Answer, Vec<u8>) {
+    let nodes = crate::machine::topology::CHIPS as i32;
+    if node < -1 || node >= nodes {
+        return (refused(wire::EINVAL), Vec::new());
+    }
+    let spes = if node == -1 { SPES } else { crate::machine::topology::SPES_PER_CHIP } as u64;
+    let value = match question {
+        // The count of nodes is of the whole system: libspe2 refuses a node for it.
+        1 if node == -1 => nodes as u64,
+        2 | 3 => spes,
+        4 => 1, // SPE_CPU_IS_CELLBE
+        _ => return (refused(wire::EINVAL), Vec::new()),
+    };
+    (Answer { value, ..Answer::default() }, Vec::new())
 }
 
 /// spe_context_run: start the SPE process and its thread, then tell the PPE thread of each
@@ -443,6 +708,25 @@ async fn run_context(p: &Ppe, req: &Request, speid: u64, job: &JobRef, sock: &Un
     };
     let (sh, ppe_pid) = p.process();
     let sh = sh.clone();
+    // After a stop-and-signal, an entry other than SPE_DEFAULT_ENTRY continues after the stop
+    // (libspe2 hands back the SPU's next PC); the default entry starts the program again.
+    let paused = job.borrow_mut().contexts[n].paused.take();
+    if let Some(spe_pid) = paused {
+        if req.c != u32::MAX {
+            // spu_run entered again: one kernel crossing.
+            let dt = sh.world.borrow().p.syscall;
+            sh.sleep(ppe_pid, dt).await;
+            job.borrow_mut().contexts[n].event = None;
+            sh.with(|_, s| s.wake(spe_pid, Ok(0)));
+            return wait_for_stop(&sh, ppe_pid, n, spe, job, sock).await;
+        }
+        sh.with(|_, s| s.wake(spe_pid, Ok(ABANDON)));
+        end_process(&mut job.borrow_mut().contexts[n]);
+    }
+    let gang = job.borrow().contexts[n].gang;
+    if let Some(g) = gang {
+        job.borrow_mut().gangs[g].ran = true;
+    }
     let dt = sh.world.borrow().p.thread_create;
     sh.sleep(ppe_pid, dt).await;
     let (ours, theirs) = UnixStream::pair().map_err(|e| io_err("an SPE program", e))?;
@@ -458,6 +742,19 @@ async fn run_context(p: &Ppe, req: &Request, speid: u64, job: &JobRef, sock: &Un
     let spu = Spu::new(sh.clone(), pid, spe);
     let served = job.clone();
     sh.spawn(format!("spe{spe}"), serve_spe(spu, n, ours, served));
+    wait_for_stop(&sh, ppe_pid, n, spe, job, sock).await
+}
+
+/// Tell the PPE thread in spe_context_run of context `n` of each PPE-assisted call and, last,
+/// of the stop.
+async fn wait_for_stop(
+    sh: &Rc<Shared<crate::machine::Machine>>,
+    ppe_pid: Pid,
+    n: usize,
+    spe: usize,
+    job: &JobRef,
+    sock: &UnixStream,
+) -> Result<Option<(Answer, Vec<u8>)>> {
     loop {
         let event = job.borrow_mut().contexts[n].event.take();
         let event = match event {
@@ -471,8 +768,11 @@ async fn run_context(p: &Ppe, req: &Request, speid: u64, job: &JobRef, sock: &Un
         };
         match event {
             Event::Stopped { reason, code } => {
-                if let Some(mut child) = job.borrow_mut().contexts[n].child.take() {
-                    let _ = child.wait();
+                // A stopped-and-signalled SPE process lives on, to continue; others have ended.
+                if reason != wire::SPE_STOP_AND_SIGNAL {
+                    if let Some(mut child) = job.borrow_mut().contexts[n].child.take() {
+                        let _ = child.wait();
+                    }
                 }
                 return Ok(Some((Answer { status: wire::RUN_STOPPED, a: reason, value: code }, Vec::new())));
             }
@@ -603,6 +903,9 @@ fn tell_ppe(sh: &Shared<crate::machine::Machine>, job: &JobRef, n: usize, event:
     let waiting = {
         let mut j = job.borrow_mut();
         let ctx = &mut j.contexts[n];
+        if let (Event::Stopped { reason, code }, true) = (&event, ctx.events) {
+            ctx.stops.push_back((*reason, *code));
+        }
         ctx.event = Some(event);
         ctx.ppe_waiting.take()
     };
@@ -638,10 +941,15 @@ async fn serve_spe(spu: Spu, n: usize, sock: UnixStream, job: JobRef) -> Result<
                 Some(s) => format!("exited with status {} before stopping", s.code().unwrap_or(-1)),
                 None => "ended".into(),
             };
+            // An illegal instruction is the SPU's invalid-instruction error, as libspe2 reports it.
+            let (code, named) = match status.and_then(|s| s.signal()) {
+                Some(libc::SIGILL) => (runtime_error::INVALID_INSTR, " (SPE_SPU_INVALID_INSTR)"),
+                _ => (0, ""),
+            };
             if !job.borrow().ppe_ended {
-                job.borrow_mut().notes.push(format!("{what}: its process was {how}: the context stops with SPE_RUNTIME_ERROR"));
+                job.borrow_mut().notes.push(format!("{what}: its process was {how}: the context stops with SPE_RUNTIME_ERROR{named}"));
             }
-            tell_ppe(&sh, &job, n, Event::Stopped { reason: wire::SPE_RUNTIME_ERROR, code: 0 });
+            tell_ppe(&sh, &job, n, Event::Stopped { reason: wire::SPE_RUNTIME_ERROR, code });
             return Ok(());
         };
         let mut answer = Answer::default();
@@ -679,7 +987,9 @@ async fn serve_spe(spu: Spu, n: usize, sock: UnixStream, job: JobRef) -> Result<
                 channel::WR_TAG_MASK => spu.mfc_write_tag_mask(req.d as u32),
                 channel::WR_TAG_UPDATE => tag_update = req.d as u32,
                 channel::WR_OUT_MBOX => spu.spu_write_out_mbox(req.d as u32).await?,
-                ch => return Err(program_err(format!("{what}: spu_writech of channel {ch}: not implemented in cellblade yet"))),
+                channel::WR_OUT_INTR_MBOX => spu.spu_write_out_intr_mbox(req.d as u32).await?,
+                channel::WR_DEC => spu.spu_write_decrementer(req.d as u32),
+                ch => return channel_refused(&job, &sh, n, &what, "spu_writech", ch),
             },
             wire::SPU_READ_CHANNEL => {
                 answer.value = match req.a {
@@ -693,23 +1003,31 @@ async fn serve_spe(spu: Spu, n: usize, sock: UnixStream, job: JobRef) -> Result<
                     channel::RD_SIG_NOTIFY_1 => spu.spu_read_signal1().await?,
                     channel::RD_SIG_NOTIFY_2 => spu.spu_read_signal2().await?,
                     channel::RD_ATOMIC_STAT => std::mem::take(&mut atomic_status),
-                    ch => return Err(program_err(format!("{what}: spu_readch of channel {ch}: not implemented in cellblade yet"))),
+                    ch => return channel_refused(&job, &sh, n, &what, "spu_readch", ch),
                 } as u64
             }
             wire::SPU_CHANNEL_COUNT => {
                 answer.value = match req.a {
                     channel::RD_IN_MBOX => spu.spu_stat_in_mbox(),
                     channel::WR_OUT_MBOX => 1 - spu.spu_stat_out_mbox(),
+                    channel::WR_OUT_INTR_MBOX => 1 - spu.spu_stat_out_intr_mbox(),
                     channel::RD_TAG_STAT | channel::WR_TAG_MASK | channel::WR_TAG_UPDATE => 1,
-                    ch => return Err(program_err(format!("{what}: spu_readchcnt of channel {ch}: not implemented in cellblade yet"))),
+                    ch => return channel_refused(&job, &sh, n, &what, "spu_readchcnt", ch),
                 } as u64
             }
             wire::SPU_STOP => {
                 let (reason, code) = match req.a {
                     c @ 0x2000..=0x20ff => (wire::SPE_EXIT, (c & 0xff) as u64),
+                    wire::STOP_HALT => (wire::SPE_RUNTIME_ERROR, runtime_error::HALT),
                     c => (wire::SPE_STOP_AND_SIGNAL, c as u64),
                 };
+                if reason == wire::SPE_STOP_AND_SIGNAL && !pause_at_stop(&spu, n, &job, Event::Stopped { reason, code }).await? {
+                    return Ok(()); // run again from its entry or destroyed: this program ends
+                }
                 wire::write_answer(&mut &sock, &answer, &[]).map_err(|e| io_err(&what, e))?;
+                if reason == wire::SPE_STOP_AND_SIGNAL {
+                    continue; // the SPE goes on after its stop
+                }
                 tell_ppe(&sh, &job, n, Event::Stopped { reason, code });
                 return Ok(());
             }
@@ -726,16 +1044,73 @@ async fn serve_spe(spu: Spu, n: usize, sock: UnixStream, job: JobRef) -> Result<
     }
 }
 
+/// libspe2's runtime errors (spe_runtime_error of SPE_RUNTIME_ERROR).
+mod runtime_error {
+    pub const HALT: u64 = 0x04;
+    pub const INVALID_INSTR: u64 = 0x20;
+    pub const INVALID_CHANNEL: u64 = 0x40;
+}
+
+/// A channel access the simulator does not serve: one the SPU does not have (a read of a write
+/// channel, say) stops the SPE with SPE_RUNTIME_ERROR (SPE_SPU_INVALID_CHANNEL), as on the
+/// blade, and the PPE program goes on (Ok); one the SPU has that cellblade does not yet is an
+/// error of the run naming it.
+fn channel_refused(job: &JobRef, sh: &Shared<crate::machine::Machine>, n: usize, what: &str, call: &str, ch: u32) -> Result<()> {
+    // The SPU's channels (spu_channels.h's numbers), by direction.
+    const READ: [u32; 12] = [0, 3, 4, 8, 11, 12, 13, 15, 24, 25, 27, 29];
+    const WRITE: [u32; 16] = [1, 2, 7, 9, 14, 16, 17, 18, 19, 20, 21, 22, 23, 26, 28, 30];
+    let exists = match call {
+        "spu_readch" => READ.contains(&ch),
+        "spu_writech" => WRITE.contains(&ch),
+        _ => READ.contains(&ch) || WRITE.contains(&ch),
+    };
+    if exists {
+        return Err(program_err(format!("{what}: {call} of channel {ch}: not implemented in cellblade yet")));
+    }
+    job.borrow_mut().notes.push(format!(
+        "{what}: {call} of channel {ch}: the SPU has no such channel: the context stops with SPE_RUNTIME_ERROR (SPE_SPU_INVALID_CHANNEL)"
+    ));
+    if let Some(mut child) = job.borrow_mut().contexts[n].child.take() {
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+    tell_ppe(sh, job, n, Event::Stopped { reason: wire::SPE_RUNTIME_ERROR, code: runtime_error::INVALID_CHANNEL });
+    Ok(())
+}
+
+/// What a paused SPE thread is woken with when its context is not continued but run again from
+/// its entry or destroyed.
+const ABANDON: u64 = u64::MAX;
+
+/// A stop-and-signal: the SPE thread waits, stopped, until the context runs again (continuing
+/// after the stop: true) or is abandoned (false), as a stopped SPU keeps its state in spufs.
+async fn pause_at_stop(spu: &Spu, n: usize, job: &JobRef, stop: Event) -> Result<bool> {
+    let (sh, pid) = (spu.shared(), spu.pid());
+    job.borrow_mut().contexts[n].paused = Some(pid);
+    tell_ppe(&sh, job, n, stop);
+    sh.with(|_, s| s.set_waiting(pid, move || format!("context {n}, stopped, to be run again")));
+    Ok(sh.suspend(pid).await? != ABANDON)
+}
+
+/// Context `n`'s SPE thread, if it waits stopped, will not continue: it ends.
+fn abandon_paused(sh: &Shared<crate::machine::Machine>, ctx: &mut Context) {
+    if let Some(pid) = ctx.paused.take() {
+        sh.with(|_, s| s.wake(pid, Ok(ABANDON)));
+    }
+}
+
 /// The SPU channels the SPE library reads and writes (spu_mfcio.h's numbers).
 mod channel {
     pub const RD_SIG_NOTIFY_1: u32 = 3;
     pub const RD_SIG_NOTIFY_2: u32 = 4;
+    pub const WR_DEC: u32 = 7;
     pub const RD_DEC: u32 = 8;
     pub const WR_TAG_MASK: u32 = 22;
     pub const WR_TAG_UPDATE: u32 = 23;
     pub const RD_TAG_STAT: u32 = 24;
     pub const WR_OUT_MBOX: u32 = 28;
     pub const RD_IN_MBOX: u32 = 29;
+    pub const WR_OUT_INTR_MBOX: u32 = 30;
     pub const RD_ATOMIC_STAT: u32 = 27;
 }
 

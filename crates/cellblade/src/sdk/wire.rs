@@ -33,6 +33,9 @@ pub const SPU_READ_CHANNEL: u32 = 4;
 pub const SPU_CHANNEL_COUNT: u32 = 5;
 /// spu_stop / exit: a = the stop code (0x2000 | exit code for an exit).
 pub const SPU_STOP: u32 = 6;
+/// SPU_STOP's code for a halt (spu_hcmpeq and the other halts): beyond the 14 bits of a stop
+/// code, so no stop-and-signal is mistaken for it.
+pub const STOP_HALT: u32 = 0x1_0000;
 /// A PPE-assisted call (a stop in the 0x2100 class): a = the call, b = its descriptor, the
 /// payload its bytes; answered when the PPE has run it.
 pub const SPU_PPE_CALL: u32 = 7;
@@ -76,6 +79,33 @@ pub const LS_AREA: u32 = 46;
 /// The PPE has mapped context a's local store at its address d: a DMA to d + offset is one to
 /// that local store.
 pub const LS_MAPPED: u32 = 47;
+/// spe_out_intr_mbox_read: a = context, b = behaviour (libspe2's SPE_MBOX_*), c = how many
+/// words at most; the payload the words read.
+pub const OUT_INTR_MBOX_READ: u32 = 48;
+/// spe_out_intr_mbox_status: a = context.
+pub const OUT_INTR_MBOX_STATUS: u32 = 49;
+/// spe_cpu_info_get: a = the question (libspe2's SPE_COUNT_*, SPE_CPU_TYPE), b = the node
+/// (-1: all) as a two's-complement word.
+pub const CPU_INFO: u32 = 50;
+/// spe_gang_context_create; the answer's value is the gang's number.
+pub const GANG_CREATE: u32 = 51;
+/// spe_gang_context_destroy: a = gang.
+pub const GANG_DESTROY: u32 = 52;
+/// spe_mfcio_*: a = context, b = the opcode (MFC_GET_CMD ..., spu_mfcio.h's), c = tag, d =
+/// the effective address (a PPE address), e = local-store address << 32 | size.
+pub const MFCIO: u32 = 53;
+/// spe_mfcio_tag_status_read: a = context, b = behaviour (libspe2's SPE_TAG_*), c = mask.
+pub const MFCIO_TAG_STATUS: u32 = 54;
+/// The calling PPE thread waits on the host for another (a mutex, a condition variable): one
+/// poll interval passes for it, then it tries again (sdk/ppu/threads.c).
+pub const PPE_WAIT_HOST: u32 = 55;
+/// spe_event_wait: c = the most events to return, d = the timeout in milliseconds (negative:
+/// none), the payload (context, events) word pairs; the answer's payload is (unit index, events
+/// that happened) pairs, value their count.
+pub const EVENT_WAIT: u32 = 56;
+/// spe_stop_info_read of a context with events: a = context; the answer a = the reason, value
+/// = the code, or EAGAIN when no stop is left unread.
+pub const STOP_INFO_READ: u32 = 57;
 
 /// CONTEXT_RUN's answers: the status, then a = the stop reason (libspe2's SPE_EXIT, ...) and
 /// value = its code; or a = the descriptor and the payload the bytes of an SPE's stdio write.
@@ -95,6 +125,8 @@ pub const SPE_RUNTIME_EXCEPTION: u32 = 4;
 pub const EINVAL: i32 = -22;
 pub const ESRCH: i32 = -3;
 pub const EAGAIN: i32 = -11;
+pub const EBUSY: i32 = -16;
+pub const EEXIST: i32 = -17;
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Request {
