@@ -4,8 +4,8 @@
 //! no interference with transfers in flight, the MIC first and the others round-robin, eight-beat
 //! tenures, a ring start every three cycles) leave three choices open; each variant below is
 //! one reading the rules allow, and `cellblade calibrate --policies` runs every combination,
-//! fits each one's free parameters on named rows and judges it on the rest
-//! ([`crate::calibrate::policies`]).
+//! fits each one's free parameters on named rows and judges it on the rest (the calibration
+//! layer's `policies` module, above this one).
 //!
 //! The bus reads a policy once per decision by a `match` on these plain enums (no strings, no
 //! allocation), so a policy that is not chosen costs nothing on the hot path: the default
