@@ -59,6 +59,7 @@ pub mod sdk;
 pub mod sim;
 pub mod spu;
 pub mod stats;
+pub mod threads;
 
 pub use blade::{Blade, RunReport};
 pub use error::{Error, ErrorKind, Result};

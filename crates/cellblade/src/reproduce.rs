@@ -18,7 +18,6 @@
 
 use std::any::Any;
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use crate::error::Result;
@@ -252,7 +251,11 @@ pub fn run_groups<S: AsRef<str>>(file: &MachineFile, quick: bool, ids: &[S], job
     let free_share = weight(FREE_SHARE.0, FREE_SHARE.1, quick);
     let units = |t: &Task| progress_units(t.weight * if t.blade == seeds { free_share } else { 1.0 });
     let work = progress::Work::start(&progress::PROCESS, tasks.iter().map(units).sum());
-    let mut results = run_tasks(&tasks, jobs, |t| {
+    // The heaviest pieces start first, so that no long one is left for the end.
+    let mut heaviest_first: Vec<usize> = (0..tasks.len()).collect();
+    heaviest_first.sort_by(|&a, &b| tasks[b].weight.total_cmp(&tasks[a].weight));
+    let mut results = crate::threads::run_each(&heaviest_first, jobs, |i| {
+        let t = &tasks[i];
         let measured = (GROUPS[t.group].measure)(&blades[t.blade], quick, t.name, &shared[t.blade]);
         work.advance(units(t));
         measured
@@ -298,28 +301,6 @@ pub fn piece_times(file: &MachineFile, quick: bool) -> Result<Vec<(String, f64)>
     Ok(out)
 }
 
-/// `run(task)` for each of `tasks` on `jobs` threads, the heaviest started first; the results
-/// in the order of `tasks`.
-fn run_tasks<R: Send>(tasks: &[Task], jobs: usize, run: impl Fn(&Task) -> R + Sync) -> Vec<R> {
-    let mut order: Vec<usize> = (0..tasks.len()).collect();
-    order.sort_by(|&a, &b| tasks[b].weight.total_cmp(&tasks[a].weight));
-    let next = AtomicUsize::new(0);
-    let slots: Vec<Mutex<Option<R>>> = tasks.iter().map(|_| Mutex::new(None)).collect();
-    let work = || {
-        while let Some(&i) = order.get(next.fetch_add(1, Ordering::Relaxed)) {
-            let r = run(&tasks[i]);
-            *slots[i].lock().expect("a result slot") = Some(r);
-        }
-    };
-    std::thread::scope(|scope| {
-        for _ in 1..jobs.clamp(1, tasks.len().max(1)) {
-            scope.spawn(work);
-        }
-        work();
-    });
-    slots.into_iter().map(|s| s.into_inner().expect("a result slot").expect("every task ran")).collect()
-}
-
 /// The seeds' findings re-checked on the chosen machine.
 #[derive(Debug, Clone, Default, serde::Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -340,11 +321,7 @@ impl crate::request::Request for ReproduceRequest {
     type Output = Vec<Claim>;
 
     fn run(self, machine: &MachineFile) -> Result<Vec<Claim>> {
-        let jobs = match self.jobs {
-            Some(0) => return Err(crate::error::field_err("jobs", 0, "at least 1")),
-            Some(n) => n,
-            None => std::thread::available_parallelism().map_or(1, |n| n.get()),
-        };
+        let jobs = crate::threads::jobs(self.jobs)?;
         let ids = match self.claims {
             Some(ids) if ids.is_empty() => {
                 return Err(crate::error::field_err("claims", "[]", format!("one or more of {}", group_ids().join(", "))))
@@ -359,6 +336,7 @@ impl crate::request::Request for ReproduceRequest {
 #[cfg(test)]
 mod group_tests {
     use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
 
     fn qs20() -> MachineFile {
         crate::machine::config::load(crate::machine::config::preset_text("qs20").unwrap(), &[]).unwrap()

@@ -23,9 +23,6 @@
 //! The table is deterministic: each policy's work depends on nothing but its machine file, and
 //! the policies are listed in the family's order whatever the threads did.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
-
 use serde::Serialize;
 
 use crate::error::Result;
@@ -34,6 +31,7 @@ use crate::evidence::row::redrawn;
 use crate::evidence::Row;
 use crate::machine::config::{load, MachineFile};
 use crate::machine::policy::{name, DirectionLimit, GrantOrder, HalfWay};
+use crate::threads::run_each;
 
 /// The training rows: Table 1 #1-#5 and #8 (name prefixes of `affinity/rows.rs`).
 pub const TRAINING: &[&str] = &["Table 1 #1:", "Table 1 #2:", "Table 1 #3:", "Table 1 #4:", "Table 1 #5:", "Table 1 #8:"];
@@ -268,32 +266,12 @@ fn count(j: &mut Judged) {
     j.held_out_holding = j.table1.iter().chain(&j.claims).filter(|v| v.holds).count();
 }
 
-/// `work(i)` for `0..n` on `jobs` threads; results in index order.
-fn parallel<R: Send>(n: usize, jobs: usize, work: impl Fn(usize) -> R + Sync) -> Vec<R> {
-    let next = AtomicUsize::new(0);
-    let slots: Vec<Mutex<Option<R>>> = (0..n).map(|_| Mutex::new(None)).collect();
-    let run = || loop {
-        let i = next.fetch_add(1, Ordering::Relaxed);
-        if i >= n {
-            break;
-        }
-        let r = work(i);
-        *slots[i].lock().expect("a result slot") = Some(r);
-    };
-    std::thread::scope(|s| {
-        for _ in 1..jobs.clamp(1, n.max(1)) {
-            s.spawn(run);
-        }
-        run();
-    });
-    slots.into_iter().map(|s| s.into_inner().expect("a result slot").expect("every policy ran")).collect()
-}
-
 /// Identify the arbiter's policy on `base` (the machine file whose other values stay).
 pub fn identify(base: &MachineFile, quick: bool, jobs: usize) -> Result<Identification> {
     let family = Policy::family();
-    let first: Vec<(MachineFile, Judged)> =
-        parallel(family.len(), jobs, |i| judge(base, family[i], quick)).into_iter().collect::<Result<Vec<_>>>()?;
+    let first: Vec<(MachineFile, Judged)> = run_each(&(0..family.len()).collect::<Vec<_>>(), jobs, |i| judge(base, family[i], quick))
+        .into_iter()
+        .collect::<Result<Vec<_>>>()?;
     let machine = family.iter().position(|p| *p == Policy::of(base)).expect("the machine file's policy is in the family");
     let (files, mut policies): (Vec<MachineFile>, Vec<Judged>) = first.into_iter().unzip();
     if !quick {
@@ -307,7 +285,7 @@ pub fn identify(base: &MachineFile, quick: bool, jobs: usize) -> Result<Identifi
             second.push(machine);
         }
         second.sort();
-        let more = parallel(second.len(), jobs, |k| claim_verdicts(&files[second[k]], &["affinity", "model"]));
+        let more = run_each(&(0..second.len()).collect::<Vec<_>>(), jobs, |k| claim_verdicts(&files[second[k]], &["affinity", "model"]));
         for (k, claims) in second.iter().zip(more) {
             let j = &mut policies[*k];
             j.claims.extend(claims?);
@@ -353,11 +331,7 @@ impl crate::request::Request for PoliciesRequest {
     type Output = Identification;
 
     fn run(self, machine: &MachineFile) -> Result<Identification> {
-        let jobs = match self.jobs {
-            Some(0) => return Err(crate::error::field_err("jobs", 0, "at least 1")),
-            Some(n) => n,
-            None => std::thread::available_parallelism().map_or(1, |n| n.get()),
-        };
+        let jobs = crate::threads::jobs(self.jobs)?;
         identify(machine, self.quick, jobs)
     }
 }
