@@ -138,17 +138,18 @@ struct Job {
     /// The run's own folder (embedded SPE images written for qemu-user), removed with it.
     folder: Option<PathBuf>,
     embedded: Vec<(Vec<u8>, PathBuf)>,
-    /// Under `--compute model`, the machine's cost table as the plugin's arguments.
-    cost_table: Option<String>,
+    /// Under `--compute model`, qemu's `-plugin` argument: the cost plugin, the counter's
+    /// descriptor and the machine's cost table (the same for every SPE process of the run).
+    cost_plugin: Option<String>,
 }
 
 type JobRef = Rc<RefCell<Job>>;
 
 /// Run the PPE program at the other end of `ppe` until its process ends.
 pub fn run_sdk(file: MachineFile, ppe: UnixStream, opts: SdkOptions) -> Result<SdkOutcome> {
-    let cost_table = match (opts.compute, &opts.cost_plugin) {
+    let cost_plugin = match (opts.compute, &opts.cost_plugin) {
         (Compute::Zero, _) => None,
-        (Compute::Model, Some(_)) => Some(cost::plugin_args(&file.spu_cost)),
+        (Compute::Model, Some(plugin)) => Some(format!("{},fd={COST_FD},{}", plugin.display(), cost::plugin_args(&file.spu_cost))),
         (Compute::Model, None) => return Err(Error::Internal("compute model without the cost plugin: the front passes it".into())),
     };
     let mut blade = Blade::new(file, opts.trace);
@@ -170,7 +171,7 @@ pub fn run_sdk(file: MachineFile, ppe: UnixStream, opts: SdkOptions) -> Result<S
         folder: None,
         embedded: Vec::new(),
         ls_windows: Vec::new(),
-        cost_table,
+        cost_plugin,
     }));
     let served = job.clone();
     blade.ppe(move |p| serve_ppe(p, ppe, served, 0));
@@ -849,13 +850,12 @@ fn spawn_spe(
     let sock = theirs.as_raw_fd();
     let mut cmd = Command::new(program);
     cmd.args(args);
-    let counter = match (&j.cost_table, &j.opts.cost_plugin) {
-        (Some(table), Some(plugin)) => {
-            let counter = Counter::new()?;
-            cmd.arg("-plugin").arg(format!("{},fd={COST_FD},{table}", plugin.display()));
-            Some(counter)
+    let counter = match &j.cost_plugin {
+        Some(plugin) => {
+            cmd.arg("-plugin").arg(plugin);
+            Some(Counter::new()?)
         }
-        _ => None,
+        None => None,
     };
     // -1: no counter to hand down.
     let cost = counter.as_ref().map_or(-1, Counter::raw_fd);
