@@ -357,6 +357,22 @@ FAMILIES = {
     "cntb": ("(vector float)spu_cntb((vector unsigned char)v)", "ws", 9),
     "sumb": ("(vector float)spu_sumb((vector unsigned char)v, (vector unsigned char)m)", "ws", 9),
     "cntlz": ("(vector float)spu_cntlz((vector unsigned int)v)", "fx", 9),
+    # absdb, avgb: even pipe, 4 cycles (fxb), as cntb
+    "absd": ("(vector float)spu_absd((vector unsigned char)v, (vector unsigned char)m)", "ws", 9),
+    "avg": ("(vector float)spu_avg((vector unsigned char)v, (vector unsigned char)m)", "ws", 9),
+    # cg, cgx, bg, bgx, addx, sfx, xsbh, xshw: simple fixed point (fx2)
+    "genc": ("(vector float)spu_genc((vector unsigned int)v, (vector unsigned int)m)", "fx", 9),
+    "genbx": (
+        "(vector float)spu_genbx((vector unsigned int)v, (vector unsigned int)m, (vector unsigned int)m)",
+        "fx",
+        9,
+    ),
+    "addx": (
+        "(vector float)spu_addx((vector signed int)v, (vector signed int)m, (vector signed int)m)",
+        "fx",
+        9,
+    ),
+    "extend": ("(vector float)spu_extend((vector signed short)v)", "fx", 9),
     # frest (odd, 4) then fi (even, 7) on its estimate: 11 a link, 22 for the chain of two
     "re": ("spu_re(v)", "sh+fi", 22),
     "rsqrte": ("spu_rsqrte(v)", "sh+fi", 22),

@@ -108,18 +108,18 @@ __SPU_DEF_DP3(spu_nmsub, -, -)
  * borrow (a >= b unsigned); the x forms add c's low bit as carry in (for a sub, 1 = no borrow
  * in), so multi-word sums chain as on the SPU. */
 #define __SPU_DEF_CARRY(f)                                                                   \
-    __SPU_INLINE __SPU_VT(f) __SPU_FN(spu_addx, f)(__SPU_VT(f) a, __SPU_VT(f) b,             \
-                                                   __SPU_VT(f) c)                            \
+    __SPU_EMULATION __SPU_VT(f) __SPU_FN(__spu_em_addx, f)(__SPU_VT(f) a, __SPU_VT(f) b,     \
+                                                           __SPU_VT(f) c)                    \
     {                                                                                        \
         return (__SPU_VT(f))((vec_uint4)a + (vec_uint4)b + ((vec_uint4)c & 1));              \
     }                                                                                        \
-    __SPU_INLINE __SPU_VT(f) __SPU_FN(spu_subx, f)(__SPU_VT(f) a, __SPU_VT(f) b,             \
-                                                   __SPU_VT(f) c)                            \
+    __SPU_EMULATION __SPU_VT(f) __SPU_FN(__spu_em_subx, f)(__SPU_VT(f) a, __SPU_VT(f) b,     \
+                                                           __SPU_VT(f) c)                    \
     {                                                                                        \
         return (__SPU_VT(f))((vec_uint4)a + ~(vec_uint4)b + ((vec_uint4)c & 1));             \
     }                                                                                        \
-    __SPU_INLINE __SPU_VT(f) __SPU_FN(spu_gencx, f)(__SPU_VT(f) a, __SPU_VT(f) b,            \
-                                                    __SPU_VT(f) c)                           \
+    __SPU_EMULATION __SPU_VT(f) __SPU_FN(__spu_em_gencx, f)(__SPU_VT(f) a, __SPU_VT(f) b,    \
+                                                            __SPU_VT(f) c)                   \
     {                                                                                        \
         int i;                                                                               \
         __SPU_VT(f) r;                                                                       \
@@ -128,8 +128,8 @@ __SPU_DEF_DP3(spu_nmsub, -, -)
                                    (unsigned int)b[i] + ((unsigned int)c[i] & 1)) >> 32);    \
         return r;                                                                            \
     }                                                                                        \
-    __SPU_INLINE __SPU_VT(f) __SPU_FN(spu_genbx, f)(__SPU_VT(f) a, __SPU_VT(f) b,            \
-                                                    __SPU_VT(f) c)                           \
+    __SPU_EMULATION __SPU_VT(f) __SPU_FN(__spu_em_genbx, f)(__SPU_VT(f) a, __SPU_VT(f) b,    \
+                                                            __SPU_VT(f) c)                   \
     {                                                                                        \
         int i;                                                                               \
         __SPU_VT(f) r;                                                                       \
@@ -139,14 +139,27 @@ __SPU_DEF_DP3(spu_nmsub, -, -)
         return r;                                                                            \
     }                                                                                        \
     /* without a carry in; without a borrow in */                                            \
-    __SPU_INLINE __SPU_VT(f) __SPU_FN(spu_genc, f)(__SPU_VT(f) a, __SPU_VT(f) b)             \
+    __SPU_EMULATION __SPU_VT(f) __SPU_FN(__spu_em_genc, f)(__SPU_VT(f) a, __SPU_VT(f) b)     \
     {                                                                                        \
-        return __SPU_FN(spu_gencx, f)(a, b, (__SPU_VT(f)){0, 0, 0, 0});                      \
+        return __SPU_FN(__spu_em_gencx, f)(a, b, (__SPU_VT(f)){0, 0, 0, 0});                 \
     }                                                                                        \
-    __SPU_INLINE __SPU_VT(f) __SPU_FN(spu_genb, f)(__SPU_VT(f) a, __SPU_VT(f) b)             \
+    __SPU_EMULATION __SPU_VT(f) __SPU_FN(__spu_em_genb, f)(__SPU_VT(f) a, __SPU_VT(f) b)     \
     {                                                                                        \
-        return __SPU_FN(spu_genbx, f)(a, b, (__SPU_VT(f)){1, 1, 1, 1});                      \
-    }
+        return __SPU_FN(__spu_em_genbx, f)(a, b, (__SPU_VT(f)){1, 1, 1, 1});                 \
+    }                                                                                        \
+    /* addx, sfx, cgx, bgx, cg, bg: simple fixed point (spu.md fx2), one instruction each */ \
+    __SPU_WRAP_V3(__SPU_CLASS_FX, __SPU_VT(f), __SPU_FN(spu_addx, f), __SPU_FN(__spu_em_addx, f), \
+                  __SPU_VT(f), __SPU_VT(f), __SPU_VT(f))                                     \
+    __SPU_WRAP_V3(__SPU_CLASS_FX, __SPU_VT(f), __SPU_FN(spu_subx, f), __SPU_FN(__spu_em_subx, f), \
+                  __SPU_VT(f), __SPU_VT(f), __SPU_VT(f))                                     \
+    __SPU_WRAP_V3(__SPU_CLASS_FX, __SPU_VT(f), __SPU_FN(spu_gencx, f),                       \
+                  __SPU_FN(__spu_em_gencx, f), __SPU_VT(f), __SPU_VT(f), __SPU_VT(f))        \
+    __SPU_WRAP_V3(__SPU_CLASS_FX, __SPU_VT(f), __SPU_FN(spu_genbx, f),                       \
+                  __SPU_FN(__spu_em_genbx, f), __SPU_VT(f), __SPU_VT(f), __SPU_VT(f))        \
+    __SPU_WRAP_V2(__SPU_CLASS_FX, __SPU_VT(f), __SPU_FN(spu_genc, f), __SPU_FN(__spu_em_genc, f), \
+                  __SPU_VT(f), __SPU_VT(f))                                                  \
+    __SPU_WRAP_V2(__SPU_CLASS_FX, __SPU_VT(f), __SPU_FN(spu_genb, f), __SPU_FN(__spu_em_genb, f), \
+                  __SPU_VT(f), __SPU_VT(f))
 __SPU_DEF_CARRY(u32)
 __SPU_DEF_CARRY(s32)
 
@@ -249,7 +262,7 @@ __SPU_DEF_SP_ESTIMATE(spu_rsqrte, __spu_sp_rsqrt)
 
 /* Byte operations: absolute difference, rounded average, and the sums of each word's bytes
  * (b's into the even halfword, a's into the odd, as the SPU's sumb places them). */
-__SPU_INLINE vec_uchar16 spu_absd(vec_uchar16 a, vec_uchar16 b)
+__SPU_EMULATION vec_uchar16 __spu_em_absd(vec_uchar16 a, vec_uchar16 b)
 {
     int i;
     vec_uchar16 r;
@@ -258,7 +271,7 @@ __SPU_INLINE vec_uchar16 spu_absd(vec_uchar16 a, vec_uchar16 b)
     return r;
 }
 
-__SPU_INLINE vec_uchar16 spu_avg(vec_uchar16 a, vec_uchar16 b)
+__SPU_EMULATION vec_uchar16 __spu_em_avg(vec_uchar16 a, vec_uchar16 b)
 {
     int i;
     vec_uchar16 r;
@@ -266,6 +279,9 @@ __SPU_INLINE vec_uchar16 spu_avg(vec_uchar16 a, vec_uchar16 b)
         r[i] = (unsigned char)((a[i] + b[i] + 1) >> 1);
     return r;
 }
+/* absdb, avgb: even pipe, 4 cycles (gcc spu.md: fxb), the word-shift class's price */
+__SPU_WRAP_V2(__SPU_CLASS_WS, vec_uchar16, spu_absd, __spu_em_absd, vec_uchar16, vec_uchar16)
+__SPU_WRAP_V2(__SPU_CLASS_WS, vec_uchar16, spu_avg, __spu_em_avg, vec_uchar16, vec_uchar16)
 
 __SPU_EMULATION vec_ushort8 __spu_em_sumb(vec_uchar16 a, vec_uchar16 b)
 {
