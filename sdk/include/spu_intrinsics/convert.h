@@ -56,8 +56,10 @@ __SPU_DEF_CONVT(spu_convtu, vec_uint4, 0.0, 4294967295.0)
 __SPU_WRAP_V1S(__SPU_CLASS_FI, vec_int4, spu_convts, __spu_em_spu_convts, vec_float4, unsigned int)
 __SPU_WRAP_V1S(__SPU_CLASS_FI, vec_uint4, spu_convtu, __spu_em_spu_convtu, vec_float4, unsigned int)
 
-#define __SPU_DEF_EXTEND(from, to)                                                           \
-    __SPU_EMULATION __SPU_VT(to) __SPU_FN(__spu_em_extend, from)(__SPU_VT(from) a)           \
+/* QUAL NAME_from: the sign extension itself, an emulation called between marks or, where the
+ * result has no register to mark, the intrinsic inlined whole. */
+#define __SPU_DEF_EXTEND(QUAL, NAME, from, to)                                               \
+    QUAL __SPU_VT(to) __SPU_FN(NAME, from)(__SPU_VT(from) a)                                 \
     {                                                                                        \
         int i;                                                                               \
         __SPU_VT(to) r;                                                                      \
@@ -66,19 +68,15 @@ __SPU_WRAP_V1S(__SPU_CLASS_FI, vec_uint4, spu_convtu, __spu_em_spu_convtu, vec_f
         return r;                                                                            \
     }
 /* xsbh, xshw: simple fixed point (spu.md fx2), one instruction */
-__SPU_DEF_EXTEND(s8, s16)
+__SPU_DEF_EXTEND(__SPU_EMULATION, __spu_em_extend, s8, s16)
 __SPU_WRAP_V1(__SPU_CLASS_FX, vec_short8, __SPU_FN(spu_extend, s8), __SPU_FN(__spu_em_extend, s8),
               vec_char16)
-__SPU_DEF_EXTEND(s16, s32)
+__SPU_DEF_EXTEND(__SPU_EMULATION, __spu_em_extend, s16, s32)
 __SPU_WRAP_V1(__SPU_CLASS_FX, vec_int4, __SPU_FN(spu_extend, s16), __SPU_FN(__spu_em_extend, s16),
               vec_short8)
-/* xswd: its result is a vector long long, which has no register here: the emulation inlined,
- * priced as its PowerPC code */
-__SPU_DEF_EXTEND(s32, s64)
-__SPU_INLINE vec_llong2 __SPU_FN(spu_extend, s32)(vec_int4 a)
-{
-    return __SPU_FN(__spu_em_extend, s32)(a);
-}
+/* xswd: its result is a vector long long, which has no register here: inlined, priced as its
+ * PowerPC code */
+__SPU_DEF_EXTEND(__SPU_INLINE, spu_extend, s32, s64)
 
 __SPU_INLINE vec_double2 __SPU_FN(spu_extend, f32)(vec_float4 a)
 {
