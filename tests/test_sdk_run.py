@@ -12,7 +12,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -33,13 +32,16 @@ pytestmark = pytest.mark.skipif(
 EXAMPLES = Path(__file__).parent.parent / "examples" / "sdk"
 
 
-def _cellblade(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+def _cellblade(
+    *args: str, cwd: Path, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess:
     done = subprocess.run(
         [sys.executable, "-m", "cellblade", *args],
         cwd=cwd,
         capture_output=True,
         text=True,
         timeout=120,
+        env=env,
     )
     return done
 
@@ -281,11 +283,15 @@ def test_an_embedded_spe_image_runs_and_leaves_no_file(tmp_path, width):
     built = _cellblade("ppu-gcc", width, "ppe.c", "abs.o", "-lspe2", "-o", "ppe.elf", cwd=tmp_path)
     assert built.returncode == 0, built.stderr
     (tmp_path / "spe.elf").unlink()  # the image is the PPE program's own now
-    before = set(Path(tempfile.gettempdir()).glob("cellblade-run-*"))
-    done = _cellblade("run", "./ppe.elf", cwd=tmp_path)
+    # A temporary folder of the run's own, so that other runs on the host do not count.
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    done = _cellblade(
+        "run", "./ppe.elf", cwd=tmp_path, env={**os.environ, "TMPDIR": str(temporary)}
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout == "0 1 63\nclosing an embedded image: -1\n"
-    assert set(Path(tempfile.gettempdir()).glob("cellblade-run-*")) == before
+    assert list(temporary.iterdir()) == []
 
 
 def test_embedspu_refuses_what_it_cannot_embed(tmp_path):
