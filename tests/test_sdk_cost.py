@@ -412,3 +412,50 @@ def test_each_marked_family_costs_its_spu_class(built, name):
     last = cls.split("+")[-1]
     chain = 2 * (20 + (TABLE["sh"][3] if "+" in cls else 0))
     assert family_slope(built, name, slower(last, 20)) == max(9, chain)
+
+
+# The combine loop of a reduction (kernels/reduce_combine.c: the seeds' SIMD-ized add, built at
+# -O3 as seed 003 §7 built it) costs, a quadword, what the collectives charge for it: gamma (seed
+# 003 §3.1) comes out of the code that reduces, not only out of the machine file.
+COMBINE = {
+    "vector signed int": "reduce_core_cycles_per_quadword",
+    "vector float": "reduce_sp_core_cycles_per_quadword",
+}
+
+
+def combine_cycles(built: Path, element: str, quadwords: int, table: str = ARGS) -> int:
+    name = element.replace(" ", "_")
+    image = built / f"combine-{name}-{quadwords}"
+    if not image.exists():
+        subprocess.run(
+            [sys.executable, "-m", "cellblade", "spu-gcc", "-O3", f"-DN={quadwords}"]
+            + [f"-DTYPE={element}", str(KERNELS / "reduce_combine.c"), "-o", str(image)],
+            check=True,
+        )
+    return cycles(built, image, table=table)
+
+
+def combine_slope(built: Path, element: str, table: str = ARGS) -> float:
+    # Over two spans of 1,000 quadwords, which must agree: between them the arrays outgrow 64 KB
+    # and the code before the loop takes one more address instruction (2 cycles, once).
+    counts = [combine_cycles(built, element, n, table) for n in (1000, 2000, 3000, 4000)]
+    spans = {counts[1] - counts[0], counts[3] - counts[2]}
+    assert len(spans) == 1, counts
+    return spans.pop() / 1000
+
+
+@pytest.mark.parametrize("element", COMBINE)
+def test_the_reduction_loop_costs_what_the_collectives_charge(built, element):
+    spu = tomllib.loads((TOP / "machines" / "qs20.toml").read_text())["spu"]
+    assert combine_slope(built, element) == spu[COMBINE[element]]
+
+
+def test_a_double_precision_combine_is_one_dfa_a_quadword(built):
+    # spu_add on vector double is one dfa: a DP issue held one cycle longer costs one cycle more
+    # a quadword. The loop costs more than the machine file's 7 (the DP issue interval, a
+    # pipelined loop's): this one waits out dfa's latency before its store (guide, "Cell SDK
+    # programs", cost table).
+    plain = combine_slope(built, "vector double")
+    longer = combine_slope(built, "vector double", ARGS.replace("dp=1:0:6:13", "dp=1:0:7:13"))
+    assert longer - plain == 1
+    assert plain > 7

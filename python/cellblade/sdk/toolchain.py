@@ -160,7 +160,11 @@ def command(name: str, args: list[str]) -> list[str]:
         str(root / "include"),
     ]
     if tool.side == "spu":
-        head += ["-D__SPU__"]
+        # The SDK's spu-gcc (GCC 4.1) unrolled no loop at -O2 or -O3 unless told to; today's
+        # PowerPC back end unrolls small loops from -O2 on, which would price an SPE loop as
+        # code spu-gcc never made (a reduction's combine loop: 10 cycles a quadword, not 11).
+        # A build's own -funroll-loops comes later and still unrolls.
+        head += ["-D__SPU__", "-fno-unroll-loops"]
     else:
         head += ["-D__PPU__"]
     if _NO_LINK.intersection(args):

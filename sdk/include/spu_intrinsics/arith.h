@@ -84,9 +84,20 @@ __SPU_DEF_SP3(spu_madd, +, +)
 __SPU_DEF_SP3(spu_msub, +, -)
 __SPU_DEF_SP3(spu_nmsub, -, +)
 
-__SPU_INLINE vec_double2 __SPU_FN(spu_add, f64)(vec_double2 a, vec_double2 b) { return a + b; }
-__SPU_INLINE vec_double2 __SPU_FN(spu_sub, f64)(vec_double2 a, vec_double2 b) { return a - b; }
-__SPU_INLINE vec_double2 __SPU_FN(spu_mul, f64)(vec_double2 a, vec_double2 b) { return a * b; }
+/* One dfa, dfs or dfm: the two scalar PowerPC operations (each priced as a DP issue) between
+ * memory marks, as the multiply-adds below. */
+#define __SPU_DEF_DP2(op, operator)                                                         \
+    __SPU_MARKED vec_double2 __SPU_FN(op, f64)(vec_double2 a, vec_double2 b)                \
+    {                                                                                       \
+        vec_double2 r;                                                                      \
+        __SPU_MARK_BEGIN_M2(__SPU_CLASS_DP, 1, a, b);                                       \
+        r = a operator b;                                                                   \
+        __SPU_MARK_END_M(r);                                                                \
+        return r;                                                                           \
+    }
+__SPU_DEF_DP2(spu_add, +)
+__SPU_DEF_DP2(spu_sub, -)
+__SPU_DEF_DP2(spu_mul, *)
 
 #define __SPU_DEF_DP3(op, sign_result, sign_addend)                                         \
     __SPU_MARKED vec_double2 __SPU_FN(op, f64)(vec_double2 a, vec_double2 b, vec_double2 c) \

@@ -106,6 +106,8 @@
 #define __SPU_MARK_IN_R(cls, count, x)                                                             \
     __asm__ __volatile__("cmpwi 7,2,%1" : "+r"(x) : "i"(__SPU_MARK_K(cls, count)) : "cr7")
 /* A vector double has no register on this PowerPC (no VSX): it is marked in memory. */
+#define __SPU_MARK_BEGIN_M2(cls, count, a, b)                                                      \
+    __asm__ __volatile__("cmpwi 7,2,%2" : "+m"(a) : "m"(b), "i"(__SPU_MARK_K(cls, count)) : "cr7")
 #define __SPU_MARK_BEGIN_M3(cls, count, a, b, c)                                                   \
     __asm__ __volatile__("cmpwi 7,2,%3"                                                            \
                          : "+m"(a)                                                                 \
@@ -119,6 +121,7 @@
 #define __SPU_MARK_IN1_THEN(cls, count, cls2, count2, a) ((void)0)
 #define __SPU_MARK_IN_R(cls, count, x) ((void)0)
 #define __SPU_MARK_END(r) ((void)0)
+#define __SPU_MARK_BEGIN_M2(cls, count, a, b) ((void)0)
 #define __SPU_MARK_BEGIN_M3(cls, count, a, b, c) ((void)0)
 #define __SPU_MARK_END_M(r) ((void)0)
 #endif

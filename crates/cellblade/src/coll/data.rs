@@ -5,6 +5,7 @@
 use std::rc::Rc;
 
 use crate::error::{config_err, Result};
+use crate::machine::config::Params;
 
 use super::schedule::Op;
 
@@ -31,6 +32,16 @@ impl Dtype {
         match self {
             Dtype::Float64 => 8,
             _ => 4,
+        }
+    }
+
+    /// SPU core cycles to combine one quadword of this type: the machine file's cost of the
+    /// combine loop for its add (sdk/cost/kernels/reduce_combine.c is that loop in C).
+    pub fn reduce_cycles_per_quadword(self, p: &Params) -> u64 {
+        match self {
+            Dtype::Int32 => p.reduce_cycles_per_quadword,
+            Dtype::Float32 => p.reduce_sp_cycles_per_quadword,
+            Dtype::Float64 => p.reduce_dp_cycles_per_quadword,
         }
     }
 }

@@ -115,10 +115,8 @@ impl Costs {
     /// The costs the machine file gives for reductions of `dtype`.
     pub fn of(file: &crate::machine::config::MachineFile, dtype: Dtype) -> Costs {
         let spu = &file.spu;
-        let reduce_cycles =
-            if dtype == Dtype::Float64 { spu.reduce_dp_core_cycles_per_quadword } else { spu.reduce_core_cycles_per_quadword };
         Costs {
-            reduce_cycles,
+            reduce_cycles: dtype.reduce_cycles_per_quadword(&crate::machine::config::Params::resolve(file)),
             copy_cycles: spu.copy_core_cycles_per_quadword,
             signal_call_cycles: spu.signal_call_core_cycles,
             cml_call_cycles: spu.cml_call_core_cycles,

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use super::bench::{burst, free_running, half_rtt, note_train, train, Move};
 use super::params::{CongestionRow, GammaRow, ModelParams};
+use crate::coll::data::Dtype;
 use crate::error::{field_err, field_msg, Result};
 use crate::machine::config::{MachineFile, Params};
 
@@ -119,17 +120,16 @@ pub fn butterfly_at_once(file: &MachineFile, n: u32, bytes: u32, it: u32) -> Res
     Ok(max(&burst(file, &moves, it)?))
 }
 
-/// Gamma from the SPU costs the collectives' lowering charges per quadword (the machine file:
-/// 3 core cycles to combine int32/float32, 7 for float64); every operator costs the same.
+/// Gamma from the SPU cycles the collectives' lowering charges to combine a quadword of each
+/// type (the machine file's `spu.reduce_*core_cycles_per_quadword`); every operator costs the same.
 fn gamma(file: &MachineFile) -> Vec<GammaRow> {
     let p = Params::resolve(file);
     let core_ns = p.core_cycle.as_ns();
     let mut rows = Vec::new();
-    for (dtype, cycles) in
-        [("int32", p.reduce_cycles_per_quadword), ("float32", p.reduce_cycles_per_quadword), ("float64", p.reduce_dp_cycles_per_quadword)]
-    {
+    for (name, dtype) in Dtype::NAMES.iter().zip([Dtype::Int32, Dtype::Float32, Dtype::Float64]) {
+        let cycles = dtype.reduce_cycles_per_quadword(&p);
         for op in ["sum", "min", "max", "prod"] {
-            rows.push(GammaRow { dtype: dtype.into(), op: op.into(), ns_per_byte: cycles as f64 * core_ns / 16.0 });
+            rows.push(GammaRow { dtype: (*name).into(), op: op.into(), ns_per_byte: cycles as f64 * core_ns / 16.0 });
         }
     }
     rows

@@ -409,9 +409,7 @@ impl Library {
         let dtype = call.dtype.unwrap_or(Dtype::Int32);
         state.dtype = dtype;
         state.rop = call.rop.unwrap_or(ReduceOp::Sum);
-        state.costs.reduce_cycles =
-            r.spu()
-                .with_machine(|m| if dtype == Dtype::Float64 { m.p.reduce_dp_cycles_per_quadword } else { m.p.reduce_cycles_per_quadword });
+        state.costs.reduce_cycles = r.spu().with_machine(|m| dtype.reduce_cycles_per_quadword(&m.p));
         let op = s.op;
         let gives = match op {
             Op::Barrier => false,
