@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -17,6 +18,12 @@ from hypothesis import settings
 settings.register_profile("derandomized", derandomize=True, database=None)
 settings.register_profile("explore", max_examples=200)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "derandomized"))
+
+# A test run started with SIGINT ignored (under nohup, or as a background job of a script)
+# would pass the ignoring down to every command it starts, and the tests of Ctrl-C would send
+# signals nobody receives. Python's own handler here makes each child start with the default
+# (a handler, unlike an ignored signal, is reset at exec).
+signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def run_cli(*args: str, backtrace: bool = False) -> subprocess.CompletedProcess[str]:

@@ -385,7 +385,13 @@ def test_ctrl_c_ends_every_rank(tmp_path):
     assert len(ranks()) == 3
     time.sleep(0.3)
     job.send_signal(signal.SIGINT)
-    out, err = job.communicate(timeout=60)
+    try:
+        out, err = job.communicate(timeout=60)
+    finally:
+        if job.poll() is None:  # the signal did not end it: nothing is left behind
+            os.killpg(job.pid, signal.SIGKILL)
+            for rank in ranks():
+                os.kill(rank, signal.SIGKILL)
     assert job.returncode == 130, err
     assert ranks() == [], "no rank is left behind"
 

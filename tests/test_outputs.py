@@ -147,7 +147,10 @@ def test_ctrl_c_exits_130_leaving_no_result(tmp_path):
         time.sleep(0.05)
     time.sleep(0.5)
     child.send_signal(signal.SIGINT)
-    stdout, stderr = child.communicate(timeout=60)
+    try:
+        stdout, stderr = child.communicate(timeout=60)
+    finally:
+        child.kill()  # a run the signal did not end is not left behind
     assert child.returncode == 130
     assert stdout == "" and stderr == ""
     assert list(tmp_path.iterdir()) == []

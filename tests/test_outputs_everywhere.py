@@ -111,7 +111,10 @@ def test_ctrl_c_during_a_traced_run_leaves_no_temporary_file(tmp_path):
     names = [p.name for p in tmp_path.iterdir()]
     assert names and all(n.startswith(".t.") and n != "t.json.part" for n in names), names
     child.send_signal(signal.SIGINT)
-    child.communicate(timeout=60)
+    try:
+        child.communicate(timeout=60)
+    finally:
+        child.kill()  # a run the signal did not end is not left behind
     assert child.returncode == 130
     assert list(tmp_path.iterdir()) == []
 
