@@ -16,9 +16,10 @@
 //!   seed 002's 16-SPE barriers, which run over the contended bus).
 //! - Held out, for the best policies of that first stage (the four best and every one tied
 //!   with them) and the machine file's own (full
-//!   run only): `reproduce --quick`'s seed 001 placement claims (group `affinity`) and seed
-//!   003's model claims (group `model`, with the BIF congestion), ten seconds and more a policy,
-//!   too slow to run for all 72 on two cores.
+//!   run only): `reproduce --quick`'s seed 001 placement claims (group `affinity`), seed
+//!   003's model claims (group `model`, with the BIF congestion) and seed 000's broadcast and
+//!   reduction findings (groups `broadcasts` and `reductions`, on 8 and 16 SPEs over the
+//!   contended bus), fifteen seconds and more a policy, too slow to run for all 72 on two cores.
 //!
 //! The table is deterministic: each policy's work depends on nothing but its machine file, and
 //! the policies are listed in the family's order whatever the threads did.
@@ -35,6 +36,9 @@ use crate::threads::run_each;
 
 /// The training rows: Table 1 #1-#5 and #8 (name prefixes of `affinity/rows.rs`).
 pub const TRAINING: &[&str] = &["Table 1 #1:", "Table 1 #2:", "Table 1 #3:", "Table 1 #4:", "Table 1 #5:", "Table 1 #8:"];
+
+/// The claim groups judged for the first stage's best policies only (`reproduce --claims`).
+const SECOND_STAGE_GROUPS: &[&str] = &["affinity", "model", "broadcasts", "reductions"];
 
 /// Table 1 rows fitted by a parameter the sweep does not refit: neither trained on nor judged.
 pub const NOT_JUDGED: &[&str] = &["Table 1 #7: 7 <- 1, loss"];
@@ -285,7 +289,7 @@ pub fn identify(base: &MachineFile, quick: bool, jobs: usize) -> Result<Identifi
             second.push(machine);
         }
         second.sort();
-        let more = run_each(&(0..second.len()).collect::<Vec<_>>(), jobs, |k| claim_verdicts(&files[second[k]], &["affinity", "model"]));
+        let more = run_each(&(0..second.len()).collect::<Vec<_>>(), jobs, |k| claim_verdicts(&files[second[k]], SECOND_STAGE_GROUPS));
         for (k, claims) in second.iter().zip(more) {
             let j = &mut policies[*k];
             j.claims.extend(claims?);
@@ -305,8 +309,8 @@ pub fn identify(base: &MachineFile, quick: bool, jobs: usize) -> Result<Identifi
         } else {
             format!(
                 "Table 1 #6, #7 (but 7 <- 1), #9, #10, #11a, #11b under four draw seeds, and the barrier claims (reproduce --quick) for \
-                 every policy; the placement (affinity) and model claims (reproduce --quick) for the {SECOND_STAGE} best (and any tied \
-                 with them) and the machine file's"
+                 every policy; the placement (affinity), model, broadcast and reduction claims (reproduce --quick) for the \
+                 {SECOND_STAGE} best (and any tied with them) and the machine file's"
             )
         },
         policies,
