@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+import cellblade
 from cellblade.sdk import toolchain
 
 pytestmark = pytest.mark.skipif(
@@ -594,3 +595,91 @@ def test_contexts_created_and_destroyed_by_the_hundred_leave_no_descriptor(tmp_p
     assert (done.returncode, done.stderr) == (0, "")
     # 0 + 1 + ... + 6 for each of 21 rounds of seven, then 0, 1 and 2.
     assert done.stdout == f"sum {21 * 21 + 3}\n"
+
+
+# Seed 002 Table 1's PPE-to-SPE cycles written in C against the mapped problem-state area, as
+# CellStats wrote them (cbe_mfc.h's direct MMIO): the PPE checks for a free inbound slot and
+# writes SPU_In_Mbox (or writes SPU_Sig_Notify_1), the SPE answers in its outbound mailbox, the
+# PPE polls SPU_Mbox_Stat and loads SPU_Out_Mbox. The same cycle through the Python front
+# (cellblade.run_stats) is the one implementation below both.
+SPE_ANSWERS = r"""
+#include <spu_mfcio.h>
+int main(unsigned long long speid, unsigned long long argp, unsigned long long envp)
+{
+    for (unsigned int i = 0; i < (unsigned int)argp; i++)
+        spu_write_out_mbox(envp ? spu_read_signal1() : spu_read_in_mbox());
+    return 0;
+}
+"""
+
+PPE_CYCLES = r"""
+#include <libspe2.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+struct job { spe_context_ptr_t spe; unsigned long n, signal; };
+static void *run(void *arg)
+{
+    struct job *j = arg;
+    unsigned int entry = SPE_DEFAULT_ENTRY;
+    spe_context_run(j->spe, &entry, 0, (void *)j->n, (void *)j->signal, NULL);
+    return NULL;
+}
+int main(int argc, char **argv)
+{
+    struct job j = {NULL, strtoul(argv[2], NULL, 0), strcmp(argv[1], "signal") == 0};
+    for (int i = 0; i <= 8 * atoi(argv[3]); i++)  /* the first free SPE: SPE 0, or SPE 8 */
+        j.spe = spe_context_create(SPE_MAP_PS, NULL);
+    spe_program_load(j.spe, spe_image_open("spe.elf"));
+    volatile spe_spu_control_area_t *c = spe_ps_area_get(j.spe, SPE_CONTROL_AREA);
+    volatile spe_sig_notify_1_area_t *s = spe_ps_area_get(j.spe, SPE_SIG_NOTIFY_1_AREA);
+    pthread_t t;
+    pthread_create(&t, NULL, run, &j);
+    for (unsigned long i = 0; i < j.n; i++) {
+        if (j.signal) {
+            s->SPU_Sig_Notify_1 = 1;
+        } else {
+            while (((c->SPU_Mbox_Stat >> 8) & 0xff) == 0)
+                ;
+            c->SPU_In_Mbox = 1;
+        }
+        while ((c->SPU_Mbox_Stat & 0xff) == 0)
+            ;
+        (void)c->SPU_Out_Mbox;
+    }
+    pthread_join(t, NULL);
+    return 0;
+}
+"""
+
+# Seed 002 Table 1 (ns): the direct MMIO rows, SPE on chip 0 and on chip 1.
+TABLE_1 = {
+    ("mailbox", 0): 779.7,
+    ("mailbox", 1): 1678.2,
+    ("signal", 0): 503.8,
+    ("signal", 1): 1182.3,
+}
+
+
+def test_table_1s_cycles_through_the_problem_state_area_time_as_the_python_front(
+    tmp_path, monkeypatch
+):
+    folder = _program(tmp_path, SPE_ANSWERS, PPE_CYCLES)
+    monkeypatch.chdir(folder)  # where the program opens spe.elf
+
+    def simulated_ns(function: str, cell: int, n: int) -> float:
+        run = cellblade.sdk_run(folder / "ppe.elf", [function, str(n), str(cell)], compute="zero")
+        assert run["exit_code"] == 0, run
+        return run["simulated_ns"]
+
+    for (function, cell), published in TABLE_1.items():
+        # The cycle's time: the slope between 50 and 150 cycles (start-up cancels out).
+        from_c = (simulated_ns(function, cell, 150) - simulated_ns(function, cell, 50)) / 100
+        from_python = cellblade.run_stats(function, spes=1, cell=cell, iterations=1000)[
+            "latency_ns"
+        ]
+        print(
+            f"{function} chip {cell}: C {from_c:.1f} ns, Python {from_python:.1f} ns, "
+            f"seed 002 Table 1 {published} ns (C {(from_c - published) / published:+.1%})"
+        )
+        assert from_c == pytest.approx(from_python, rel=1e-3)
