@@ -497,6 +497,7 @@ int main(int argc, char **argv)
     while ((c->SPU_Mbox_Stat & 0xff) == 0)
         ;
     unsigned int lsa = c->SPU_Out_Mbox;
+    printf("SPU_Status %#x\n", c->SPU_Status);  /* running, waiting on its inbound mailbox */
     c->SPU_In_Mbox = 40;
     s1->SPU_Sig_Notify_1 = 2;
     while ((c->SPU_Mbox_Stat & 0xff) == 0)
@@ -506,6 +507,7 @@ int main(int argc, char **argv)
         data[i] = 3 * i + 1;
     unsigned long long ea = (unsigned long long)(unsigned long)data;
     m->MFC_LSA = lsa;
+    printf("MFC_LSA reads %s\n", m->MFC_LSA == lsa ? "back" : "wrong");
     m->MFC_EAH = (unsigned int)(ea >> 32);
     m->MFC_EAL = (unsigned int)ea;
     m->MFC_Size_Tag = (sizeof data << 16) | 5;
@@ -520,6 +522,7 @@ int main(int argc, char **argv)
     printf("queue %#x\n", m->MFC_QStatus);
     c->SPU_In_Mbox = 0;
     pthread_join(t, NULL);
+    printf("SPU_Status %#x\n", c->SPU_Status);  /* ended */
     spe_context_destroy(spe);
     return 0;
 }
@@ -530,10 +533,13 @@ NULL: (nil) ESRCH
 no SPE_MAP_PS: (nil) EACCES
 area 7: (nil) EINVAL
 the same area again: yes
+SPU_Status 0x1
 out mbox 42, in mbox 4 free
+MFC_LSA reads back
 command status 0
 queue 0x80000010
 SPE: buf 1 94
+SPU_Status 0
 """
 
 

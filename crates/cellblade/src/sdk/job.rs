@@ -101,6 +101,8 @@ struct Context {
     /// SPE_EVENT_SPE_STOPPED events while unread.
     events: bool,
     stops: std::collections::VecDeque<(u32, u64)>,
+    /// Its last stop's reason and code (SPU_Status reads them while it is stopped).
+    last_stop: Option<(u32, u64)>,
     /// A proxy DMA was queued since the last SPE_EVENT_TAG_GROUP reported.
     proxy_queued: bool,
     /// The flags of the run under way (spe_context_run's): SPE_NO_CALLBACKS makes a library
@@ -635,6 +637,7 @@ fn create_context(p: &Ppe, job: &JobRef, req: &Request) -> Answer {
         paused: None,
         events: flags & 0x1000 != 0,
         stops: Default::default(),
+        last_stop: None,
         proxy_queued: false,
         run_flags: 0,
         spufs_held: false,
@@ -971,8 +974,11 @@ fn tell_ppe(sh: &Shared<crate::machine::Machine>, job: &JobRef, n: usize, event:
     let waiting = {
         let mut j = job.borrow_mut();
         let ctx = &mut j.contexts[n];
-        if let (Event::Stopped { reason, code }, true) = (&event, ctx.events) {
-            ctx.stops.push_back((*reason, *code));
+        if let Event::Stopped { reason, code } = &event {
+            ctx.last_stop = Some((*reason, *code));
+            if ctx.events {
+                ctx.stops.push_back((*reason, *code));
+            }
         }
         ctx.event = Some(event);
         ctx.ppe_waiting.take()

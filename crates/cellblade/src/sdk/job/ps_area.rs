@@ -9,9 +9,11 @@
 //! | MFC command | MFC_LSA, _EAH, _EAL, _Size_Tag (0x4-0x10) store | kept for the command: posted, they cost the PPE nothing, and their own bus time is not modelled |
 //! | MFC command | MFC_ClassID_CMD (0x14) store | the proxy command enters the SPE's MFC queue (which the blade's proxy commands share here, as [`Ppe::spe_mfcio`] says) |
 //! | MFC command | MFC_CMDStatus (0x14), MFC_QStatus (0x104), Prxy_TagStatus (0x22C) load | the command's outcome (0, or 2 when the queue was full, 1 when the MFC refused it), the free slots (bit 31: none queued), the groups of Prxy_QueryMask (0x21C) complete; each timed as a load of SPU_Mbox_Stat, a register on the same path |
+//! | MFC command | MFC_LSA ... MFC_Size_Tag load | what was stored, timed as a load of SPU_Mbox_Stat |
+//! | control | SPU_Status (0x24) load | running 0x1, or stopped by a stop-and-signal 0x2 with its code in the upper half (Linux's spu.h bits), else 0; timed so too |
 //! | MSSync | MFC_MSSync (0x0) store, load | starts; reads 1 while the SPE's MFC has transfers not complete (those queued after the start too), else 0 |
 //!
-//! Any other register (SPU_RunCntl, SPU_Status, SPU_NPC, a read of a signal register) is refused
+//! Any other register (SPU_RunCntl, SPU_NPC, a read of a signal register) is refused
 //! with a note naming it, and the PPE program ends by its fault.
 
 use crate::error::{Error, Result};
@@ -53,6 +55,31 @@ pub(super) async fn ps_access(p: &Ppe, job: &JobRef, spe: usize, req: &Request) 
         (CONTROL, 0xC, true) => p.mmio_write(spe, reg::SPU_IN_MBOX, value).await.and(ok(0)),
         (SIG_NOTIFY_1, 0xC, true) => p.mmio_write(spe, reg::SIGNOTIFY1, value).await.and(ok(0)),
         (SIG_NOTIFY_2, 0xC, true) => p.mmio_write(spe, reg::SIGNOTIFY2, value).await.and(ok(0)),
+        (CONTROL, 0x24, false) => {
+            // SPU_Status (Linux's spu.h bits): running 0x1; stopped by a stop instruction 0x2,
+            // its code in the upper half; else 0. Timed as a load of SPU_Mbox_Stat, a register
+            // on the same path.
+            p.mmio_read(spe, reg::SPU_MBOX_STAT).await?;
+            let j = job.borrow();
+            let ctx = &j.contexts[n];
+            let stopped = match ctx.last_stop {
+                Some((wire::SPE_STOP_AND_SIGNAL, code)) => (code as u32) << 16 | 0x2,
+                _ => 0,
+            };
+            ok(if ctx.paused.is_some() {
+                stopped
+            } else if ctx.child.is_some() {
+                0x1
+            } else {
+                0
+            })
+        }
+        (MFC_COMMAND, 0x4..=0x10, false) => {
+            // The command's parameters read back as written, timed as a load on the same path.
+            p.mmio_read(spe, reg::SPU_MBOX_STAT).await?;
+            let r = job.borrow().contexts[n].proxy;
+            ok([r.lsa, r.eah, r.eal, r.size_tag][(offset / 4 - 1) as usize])
+        }
         (MFC_COMMAND, 0x4..=0x10 | 0x204 | 0x21C, true) => {
             let mut j = job.borrow_mut();
             let r = &mut j.contexts[n].proxy;
