@@ -20,7 +20,7 @@ import pytest
 
 import cellblade
 from cellblade.programs import Blade
-from cellblade.sdk import launcher
+from cellblade.sdk import launcher, toolchain
 
 pytestmark = pytest.mark.skipif(
     not all(
@@ -47,12 +47,7 @@ def _cellblade(
 
 
 def _build(folder: Path, spe: str, ppe: str, *ppe_flags: str) -> None:
-    for tool, source, output, extra in (
-        ("spu-gcc", spe, "spe.elf", []),
-        ("ppu-gcc", ppe, "ppe.elf", [*ppe_flags, "-lspe2"]),
-    ):
-        built = _cellblade(tool, "-O2", "-Wall", source, "-o", output, *extra, cwd=folder)
-        assert built.returncode == 0, built.stderr
+    toolchain.build_pair(folder, spe, ppe, ppe_flags)
 
 
 @pytest.fixture(scope="module", params=["-m32", "-m64"])

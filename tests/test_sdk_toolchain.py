@@ -104,7 +104,10 @@ def test_bad_start_registers_are_refused_by_name(spe_program):
         ["qemu-ppc", "-cpu", "G4", str(spe_program)], env=env, capture_output=True, text=True
     )
     assert done.returncode == 126
-    assert "CELLBLADE_SPE_ARGS is not three numbers speid,argp,envp: 3,nine,0" in done.stderr
+    assert (
+        "CELLBLADE_SPE_ARGS is not three or four numbers speid,argp,envp[,r4-rest]: 3,nine,0"
+        in done.stderr
+    )
 
 
 def test_a_program_too_large_for_local_store_is_refused_naming_the_sizes(tmp_path):

@@ -14,13 +14,22 @@ enum {
     CB_CONTEXT_DESTROY, CB_IN_MBOX_WRITE, CB_OUT_MBOX_READ, CB_OUT_MBOX_STATUS, CB_IN_MBOX_STATUS,
     CB_THREAD_CREATE, CB_THREAD_EXIT, CB_THREAD_JOIN, CB_SIGNAL_WRITE, CB_LS_AREA, CB_LS_MAPPED,
     CB_OUT_INTR_MBOX_READ, CB_OUT_INTR_MBOX_STATUS, CB_CPU_INFO, CB_GANG_CREATE, CB_GANG_DESTROY, CB_MFCIO,
-    CB_MFCIO_TAG_STATUS, CB_PPE_WAIT_HOST, CB_EVENT_WAIT, CB_STOP_INFO_READ
+    CB_MFCIO_TAG_STATUS, CB_PPE_WAIT_HOST, CB_EVENT_WAIT, CB_STOP_INFO_READ, CB_PS_ACCESS
 };
+/* CB_PS_ACCESS's b: the problem-state area (libspe2's enum ps_area), with this bit when the
+ * access is a library call through spufs (spe_mssync_*) rather than a load or store. */
+#define CB_PS_THROUGH_SPUFS 0x100
 /* CB_CONTEXT_RUN's answers. */
 #define CB_RUN_STOPPED 0
 #define CB_RUN_CALL 1
+/* A PPE-assisted library call (a stop 0x2100 + n): a = n, value = the SPU's next PC. The PPE
+ * thread answers with CB_CONTEXT_RESUME, b = the handler's return value (0: the SPE goes on). */
+#define CB_RUN_LIBRARY_CALL 2
 /* CB_SPU_STOP's code for a halt (wire.rs STOP_HALT): beyond a stop code's 14 bits. */
 #define CB_STOP_HALT 0x10000
+/* CB_SPU_STOP's c for a stop the SPE goes on from when run again (b = its next PC); an exit by
+ * exit() or main's return ends the program, c = 0. */
+#define CB_STOP_RESUMABLE 1
 /* The PPE-assisted calls (CB_SPU_PPE_CALL's a). */
 #define CB_CALL_WRITE 1
 

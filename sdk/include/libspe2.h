@@ -39,7 +39,9 @@ typedef struct spe_event_unit {
 typedef void *spe_event_handler_ptr_t;
 typedef int spe_event_handler_t;
 
-/* The problem-state areas of spe_ps_area_get. */
+/* The problem-state areas of spe_ps_area_get, and their registers as a program reads and
+ * writes them (libspe2's cbea_map.h: the offsets are the hardware's). A 32-bit load or store of
+ * one is that register's access on the simulated blade (sdk/ppu/ps_area.c says how). */
 enum ps_area {
     SPE_MSSYNC_AREA,
     SPE_MFC_COMMAND_AREA,
@@ -47,6 +49,55 @@ enum ps_area {
     SPE_SIG_NOTIFY_1_AREA,
     SPE_SIG_NOTIFY_2_AREA
 };
+
+typedef struct spe_mssync_area {
+    unsigned int MFC_MSSync;
+} spe_mssync_area_t;
+
+typedef struct spe_mfc_command_area {
+    unsigned char reserved_0_3[4];
+    unsigned int MFC_LSA;
+    unsigned int MFC_EAH;
+    unsigned int MFC_EAL;
+    unsigned int MFC_Size_Tag;
+    union {
+        unsigned int MFC_ClassID_CMD;
+        unsigned int MFC_CMDStatus;
+    };
+    unsigned char reserved_18_103[236];
+    unsigned int MFC_QStatus;
+    unsigned char reserved_108_203[252];
+    unsigned int Prxy_QueryType;
+    unsigned char reserved_208_21B[20];
+    unsigned int Prxy_QueryMask;
+    unsigned char reserved_220_22B[12];
+    unsigned int Prxy_TagStatus;
+} spe_mfc_command_area_t;
+
+typedef struct spe_spu_control_area {
+    unsigned char reserved_0_3[4];
+    unsigned int SPU_Out_Mbox;
+    unsigned char reserved_8_B[4];
+    unsigned int SPU_In_Mbox;
+    unsigned char reserved_10_13[4];
+    unsigned int SPU_Mbox_Stat;
+    unsigned char reserved_18_1B[4];
+    unsigned int SPU_RunCntl;
+    unsigned char reserved_20_23[4];
+    unsigned int SPU_Status;
+    unsigned char reserved_28_33[12];
+    unsigned int SPU_NPC;
+} spe_spu_control_area_t;
+
+typedef struct spe_sig_notify_1_area {
+    unsigned char reserved_0_B[12];
+    unsigned int SPU_Sig_Notify_1;
+} spe_sig_notify_1_area_t;
+
+typedef struct spe_sig_notify_2_area {
+    unsigned char reserved_0_B[12];
+    unsigned int SPU_Sig_Notify_2;
+} spe_sig_notify_2_area_t;
 
 typedef struct spe_stop_info {
     unsigned int stop_reason;
@@ -187,6 +238,19 @@ int spe_mfcio_getf(spe_context_ptr_t spe, unsigned int ls, void *ea, unsigned in
                    unsigned int tag, unsigned int tid, unsigned int rid);
 int spe_mfcio_tag_status_read(spe_context_ptr_t spe, unsigned int mask, unsigned int behavior,
                               unsigned int *tag_status);
+/* A problem-state area of a context created with SPE_MAP_PS (EACCES otherwise). */
+void *spe_ps_area_get(spe_context_ptr_t spe, enum ps_area area);
+/* MFC multisource synchronisation: start it; then the status is nonzero while the context's
+ * MFC still has transfers to complete. */
+int spe_mssync_start(spe_context_ptr_t spe);
+int spe_mssync_status(spe_context_ptr_t spe);
+/* PPE-assisted calls: `handler(ls_base, ls_address)` serves an SPE's stop 0x2100 + callnum
+ * (callnum 4 to 255; 0 to 3 are the library's), ls_address being the SPU's next PC, the word
+ * after the stop. Its return value 0 lets the SPE go on after that word; any other value ends
+ * the run with SPE_CALLBACK_ERROR. */
+int spe_callback_handler_register(void *handler, unsigned int callnum, unsigned int mode);
+int spe_callback_handler_deregister(unsigned int callnum);
+void *spe_callback_handler_query(unsigned int callnum);
 
 /* What libspe2 has and cellblade does not yet: using one fails at compile time, naming it. */
 #if defined(__has_attribute)
@@ -197,14 +261,6 @@ int spe_mfcio_tag_status_read(spe_context_ptr_t spe, unsigned int mask, unsigned
 #ifndef CB_SPE_MISSING
 #define CB_SPE_MISSING(name) __attribute__((error(name " is not implemented by cellblade")))
 #endif
-int spe_mssync_start(spe_context_ptr_t spe) CB_SPE_MISSING("spe_mssync_start");
-int spe_mssync_status(spe_context_ptr_t spe) CB_SPE_MISSING("spe_mssync_status");
-void *spe_ps_area_get(spe_context_ptr_t spe, enum ps_area area) CB_SPE_MISSING("spe_ps_area_get");
-int spe_callback_handler_register(void *handler, unsigned int callnum, unsigned int mode)
-    CB_SPE_MISSING("spe_callback_handler_register");
-int spe_callback_handler_deregister(unsigned int callnum)
-    CB_SPE_MISSING("spe_callback_handler_deregister");
-void *spe_callback_handler_query(unsigned int callnum) CB_SPE_MISSING("spe_callback_handler_query");
 
 #ifdef __cplusplus
 }

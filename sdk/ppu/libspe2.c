@@ -31,14 +31,6 @@ static uint32_t be16(const unsigned char *p)
     return (uint32_t)p[0] << 8 | p[1];
 }
 
-struct spe_context {
-    spe_program_handle_t handle;
-    uint32_t number;
-    unsigned int flags; /* spe_context_create's */
-    /* The context's local store mapped here (spe_ls_area_get), and its size. */
-    void *ls;
-    size_t ls_size;
-};
 
 /* What an opened image is: the handle programs see, and the file behind it, on a list of those
  * open. A handle that is not on it is an embedded image (ppu-embedspu), whose elf_image is the
@@ -209,6 +201,7 @@ int spe_context_destroy(spe_context_ptr_t spe)
         return -1;
     if (spe->ls != NULL)
         munmap(spe->ls, spe->ls_size);
+    cb_ppu_ps_release(spe);
     free(spe);
     return 0;
 }
@@ -336,7 +329,7 @@ int spe_context_run(spe_context_ptr_t spe, unsigned int *entry, unsigned int run
         return -1;
     }
     uint64_t speid = (uint64_t)(uintptr_t)spe;
-    uint64_t arg = (uint64_t)(uintptr_t)argp, env = (uint64_t)(uintptr_t)envp;
+    uint64_t arg = (uint64_t)(uintptr_t)argp, env = (uint64_t)(uintptr_t)envp, arg_rest = 0;
     if (runflags & SPE_RUN_USER_REGS) {
         /* The 48 bytes at argp are r3, r4 and r5 whole: main's three arguments are their
          * preferred (first) doublewords. */
@@ -348,10 +341,15 @@ int spe_context_run(spe_context_ptr_t spe, unsigned int *entry, unsigned int run
         speid = regs[0];
         arg = regs[2];
         env = regs[4];
+        /* r4's second doubleword too: elfspe's argument block names its effective address and
+         * size there, which the SPE's start code reads (sdk/elfspe/elfspe.c). */
+        arg_rest = regs[3];
     }
-    unsigned char id[8];
-    for (int i = 0; i < 8; i++)
+    unsigned char id[16];
+    for (int i = 0; i < 8; i++) {
         id[i] = (unsigned char)(speid >> (56 - 8 * i));
+        id[8 + i] = (unsigned char)(arg_rest >> (56 - 8 * i));
+    }
     struct cb_request req = {CB_CONTEXT_RUN, spe->number, runflags, *entry, arg, env};
     enum { ROOM = 1 << 20 }; /* the largest PPE-assisted write (wire.rs MAX_PAYLOAD) */
     char *bytes = malloc(ROOM);
@@ -359,9 +357,15 @@ int spe_context_run(spe_context_ptr_t spe, unsigned int *entry, unsigned int run
         return -1;
     struct cb_answer ans;
     int r = call(&req, id, sizeof id, &ans, bytes, ROOM);
-    while (r == 0 && ans.status == CB_RUN_CALL) {
-        carry_out(&ans, bytes);
-        struct cb_request resume = {CB_CONTEXT_RESUME, spe->number, 0, 0, 0, 0};
+    while (r == 0 && (ans.status == CB_RUN_CALL || ans.status == CB_RUN_LIBRARY_CALL)) {
+        /* The simulator decided (by SPE_NO_CALLBACKS) that the stop is a library call; its
+         * handler's value goes back, and a failure ends the run there (SPE_CALLBACK_ERROR). */
+        int handled = 0;
+        if (ans.status == CB_RUN_CALL)
+            carry_out(&ans, bytes);
+        else
+            handled = cb_ppu_library_call(spe, ans.a, (unsigned int)ans.value);
+        struct cb_request resume = {CB_CONTEXT_RESUME, spe->number, (uint32_t)handled, 0, 0, 0};
         r = call(&resume, NULL, 0, &ans, bytes, ROOM);
     }
     free(bytes);
@@ -372,13 +376,27 @@ int spe_context_run(spe_context_ptr_t spe, unsigned int *entry, unsigned int run
     switch (ans.a) {
     case SPE_EXIT:
         info.result.spe_exit_code = (int)ans.value;
+        *entry = 0; /* a stop instruction's exit code: a run may go on past it, as on the SPU */
+        break;
+    case SPE_ISOLATION_ERROR:
+        info.result.spe_isolation_error = (int)ans.value;
+        *entry = 0;
+        errno = EFAULT;
+        result = -1;
         break;
     case SPE_STOP_AND_SIGNAL:
         info.result.spe_signal_code = (int)ans.value;
         result = (int)ans.value;
         /* libspe2 gives the SPU's next PC, where a run continues; the SPU's PC is not known
-         * here, and any entry but SPE_DEFAULT_ENTRY continues after the stop. */
+         * here, and any entry but SPE_DEFAULT_ENTRY continues after the stop (a program that
+         * ended, by exit() or main's return, starts again). */
         *entry = 0;
+        break;
+    case SPE_CALLBACK_ERROR:
+        info.result.spe_callback_error = (int)ans.value;
+        *entry = 0; /* stopped at the call, as after a stop-and-signal */
+        errno = EFAULT;
+        result = -1;
         break;
     case SPE_RUNTIME_EXCEPTION:
         info.result.spe_runtime_exception = (int)ans.value;
@@ -395,13 +413,29 @@ int spe_context_run(spe_context_ptr_t spe, unsigned int *entry, unsigned int run
     return result;
 }
 
-int spe_in_mbox_write(spe_context_ptr_t spe, unsigned int *mbox_data, int count,
-                      unsigned int behavior)
+/* As libspe2 checks the three mailbox calls: the context first (ESRCH), then the words, at
+ * least one of them, and the behaviour (EINVAL). */
+static int mbox_checked(spe_context_ptr_t spe, const unsigned int *mbox_data, int count,
+                        int has_behavior, unsigned int behavior)
 {
-    if (count < 0 || behavior < SPE_MBOX_ALL_BLOCKING || behavior > SPE_MBOX_ANY_NONBLOCKING) {
+    if (spe == NULL) {
+        errno = ESRCH;
+        return -1;
+    }
+    if (mbox_data == NULL || count < 1
+        || (has_behavior
+            && (behavior < SPE_MBOX_ALL_BLOCKING || behavior > SPE_MBOX_ANY_NONBLOCKING))) {
         errno = EINVAL;
         return -1;
     }
+    return 0;
+}
+
+int spe_in_mbox_write(spe_context_ptr_t spe, unsigned int *mbox_data, int count,
+                      unsigned int behavior)
+{
+    if (mbox_checked(spe, mbox_data, count, 1, behavior) != 0)
+        return -1;
     unsigned char words[4 * 64];
     int done = 0;
     while (done < count) {
@@ -437,10 +471,8 @@ int spe_out_mbox_status(spe_context_ptr_t spe)
 
 int spe_out_mbox_read(spe_context_ptr_t spe, unsigned int *mbox_data, int count)
 {
-    if (count < 0 || mbox_data == NULL) {
-        errno = EINVAL;
+    if (mbox_checked(spe, mbox_data, count, 0, 0) != 0)
         return -1;
-    }
     unsigned char words[4 * 64];
     int n = count > 64 ? 64 : count;
     struct cb_answer ans;
@@ -455,19 +487,12 @@ int spe_out_mbox_read(spe_context_ptr_t spe, unsigned int *mbox_data, int count)
 int spe_out_intr_mbox_read(spe_context_ptr_t spe, unsigned int *mbox_data, int count,
                            unsigned int behavior)
 {
-    if (count < 0 || mbox_data == NULL || behavior < SPE_MBOX_ALL_BLOCKING
-        || behavior > SPE_MBOX_ANY_NONBLOCKING) {
-        errno = EINVAL;
+    if (mbox_checked(spe, mbox_data, count, 1, behavior) != 0)
         return -1;
-    }
     unsigned char words[4 * 64];
     int done = 0;
     while (done < count) {
         int n = count - done > 64 ? 64 : count - done;
-        if (spe == NULL) {
-            errno = ESRCH;
-            return -1;
-        }
         /* After the first word ANY_BLOCKING reads what is there without waiting. */
         unsigned int how = done > 0 && behavior == SPE_MBOX_ANY_BLOCKING ? SPE_MBOX_ANY_NONBLOCKING
                                                                         : behavior;

@@ -121,11 +121,18 @@ unsigned int spu_mfcstat(unsigned int type)
     return spu_readch(MFC_RdTagStat);
 }
 
+uint32_t cb_spu_stop_at(uint32_t code, uint32_t npc)
+{
+    return (uint32_t)cb_spu_call(CB_SPU_STOP, code, npc, CB_STOP_RESUMABLE, 0, 0, NULL, 0);
+}
+
+/* spu_stop from C: there is no instruction after it in local store, so a PPE-assisted call's
+ * handler is given the next PC 0. */
 void spu_stop(unsigned int code)
 {
     if ((code & 0xff00) == 0x2000)
         exit((int)(code & 0xff));
-    cb_spu_call(CB_SPU_STOP, code, 0, 0, 0, 0, NULL, 0);
+    cb_spu_call(CB_SPU_STOP, code, 0, CB_STOP_RESUMABLE, 0, 0, NULL, 0);
 }
 
 void cb_spu_halt(void)

@@ -19,6 +19,13 @@ uint64_t cb_spu_call(uint32_t op, uint32_t a, uint32_t b, uint32_t c, uint64_t d
  * says), so they are marked as one instruction of class nop (class 0, count 1: no cycles). */
 #define CB_UNCHARGED_BEGIN() __asm__ __volatile__("cmpwi 7,2,0x5010" ::: "cr7", "memory")
 #define CB_UNCHARGED_END() __asm__ __volatile__("cmpwi 7,2,0x5FFF" ::: "cr7", "memory")
+/* The SPU stops with stop-and-signal `code` (14 bits), its next PC `npc` a local-store address:
+ * how many bytes the SPE skips after npc when it goes on (4 after a PPE-assisted library call
+ * served, libspe2 resuming at npc + 4; else 0). An exit code (0x20xx) stops it too: a program
+ * that exits ends through exit(), not here (channels.c). */
+uint32_t cb_spu_stop_at(uint32_t code, uint32_t npc);
+/* Run the SPU instructions a program calls in local store (spu_code.c). */
+void cb_spu_run_spu_code(void);
 /* stdout and stderr through the PPE (stdio.c). */
 void cb_spu_stdio_to_ppe(void);
 #endif

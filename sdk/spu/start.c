@@ -13,9 +13,12 @@
  *   that the program still runs with its stack in local store;
  * - main runs on a stack at the top of local store, as on the SPU, growing down towards the
  *   data: a buffer on the stack is a local-store address a DMA can use;
- * - main gets the SPE's start registers r3-r5 (speid, argp, envp: CELLBLADE_SPE_ARGS, three
- *   numbers the launcher takes from spe_context_run), as `main(speid, argp, envp)` expects,
- *   and its return value is the program's exit code.
+ * - main gets the SPE's start registers r3-r5 (speid, argp, envp: CELLBLADE_SPE_ARGS, numbers
+ *   the launcher takes from spe_context_run), as `main(speid, argp, envp)` expects, and its
+ *   return value is the program's exit code. A program run alone (elfspe) gets
+ *   `main(argc, argv)`, its arguments copied to the top of local store;
+ * - SPU instructions the program calls in local store are run as the SPU runs them
+ *   (spu_code.c).
  *
  * - under `cellblade run` (CELLBLADE_SDK_FD), the program connects to the simulator, whose
  *   answer comes when its simulated SPE thread starts, and its stdio goes to the PPE (stdio.c);
@@ -34,6 +37,7 @@
 #include <sys/mman.h>
 #include <ucontext.h>
 
+#include "spu_channels.h"
 #include "spu_layout.h"
 #include "spu_runtime.h"
 
@@ -43,7 +47,8 @@ int __real_main(unsigned long long speid, unsigned long long argp, unsigned long
 void __real_exit(int code) __attribute__((noreturn));
 
 static ucontext_t on_launcher_stack, on_ls_stack;
-static unsigned long long start_registers[3];
+/* speid, argp, envp (r3-r5's first doublewords) and r4's second doubleword. */
+static unsigned long long start_registers[4];
 static int exit_code;
 
 static void fail(const char *what, const char *detail)
@@ -64,13 +69,47 @@ static void read_start_registers(void)
         return; /* started by hand: speid, argp and envp are 0 */
     const char *next = text;
     char *end;
-    for (int i = 0; i < 3; i++) {
+    /* The fourth, r4's second doubleword, may be left out (a program started by hand). */
+    for (int i = 0; i < 4; i++) {
         errno = 0;
         start_registers[i] = strtoull(next, &end, 0);
-        if (errno != 0 || end == next || (*end != (i < 2 ? ',' : '\0')))
-            fail("CELLBLADE_SPE_ARGS is not three numbers speid,argp,envp", text);
+        int last = *end == '\0' && i >= 2;
+        if (errno != 0 || end == next || (*end != ',' && !last) || (i == 3 && !last))
+            fail("CELLBLADE_SPE_ARGS is not three or four numbers speid,argp,envp[,r4-rest]",
+                 text);
+        if (last)
+            break;
         next = end + 1;
     }
+}
+
+/* An SPE program run alone (elfspe, `cellblade run --spe`): r3 = argc and r4 = {local-store
+ * address, effective address (two words), size} of its argument block, which the start code
+ * copies by DMA to the top of local store, as the SPU's did, the stack going below it. Other
+ * programs' r4 (argp, which libspe2 programs choose) is taken for such a block only in elfspe's
+ * exact shape: 16 to 4096 bytes, a multiple of 16, ending at the top of local store, from a
+ * 16-byte-aligned address, with room for argc + 1 pointers. The block's address, or 0. */
+static uint32_t copy_argument_block(size_t used)
+{
+    uint32_t argc = (uint32_t)(start_registers[0] >> 32);
+    uint32_t at = (uint32_t)(start_registers[1] >> 32);
+    uint64_t ea = (start_registers[1] & 0xffffffffu) << 32 | start_registers[3] >> 32;
+    uint32_t bytes = (uint32_t)start_registers[3];
+    if (!cb_spu_connected() || bytes == 0 || bytes > 4096 || bytes % 16 != 0
+        || at + (uint64_t)bytes != CB_LS_BYTES || ea % 16 != 0 || (argc + 1) * 4 > bytes)
+        return 0;
+    if (at < used + CB_SPU_MIN_STACK) {
+        char sizes[128];
+        snprintf(sizes, sizeof sizes, "%u bytes of arguments, %zu of data and %u of stack in %u",
+                 bytes, used, CB_SPU_MIN_STACK, CB_LS_BYTES);
+        fail("the program's arguments do not fit in local store beside it", sizes);
+    }
+    enum { TAG = 31, MFC_GET = 0x40, ALL = 2 };
+    cb_spu_call(CB_SPU_MFC, MFC_GET, at, TAG, ea, bytes, NULL, 0);
+    spu_writech(MFC_WrTagMask, 1u << TAG);
+    spu_writech(MFC_WrTagUpdate, ALL);
+    (void)spu_readch(MFC_RdTagStat);
+    return at;
 }
 
 /* Map the launcher's local store (or an anonymous one) over addresses 0 .. CB_LS_BYTES. */
@@ -93,7 +132,9 @@ static void map_local_store(size_t used)
         fail("saving the loaded data", strerror(errno));
     for (size_t i = 0; i < used; i++)
         saved[i] = ls[i];
-    if (mmap((void *)(uintptr_t)0, CB_LS_BYTES, PROT_READ | PROT_WRITE, MAP_FIXED | MAP_SHARED, atoi(fd_text), 0)
+    /* Executable, as the SPU runs code from its local store (spu_code.c). */
+    if (mmap((void *)(uintptr_t)0, CB_LS_BYTES, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_FIXED | MAP_SHARED,
+             atoi(fd_text), 0)
         == MAP_FAILED)
         fail("mapping the local store CELLBLADE_LS_FD", strerror(errno));
     for (size_t i = 0; i < used; i++)
@@ -116,11 +157,24 @@ int __wrap_main(int argc, char **argv)
     map_local_store(used);
     if (cb_spu_connect())
         cb_spu_stdio_to_ppe();
+    /* cellblade's own start-up after the hello, no SPE code: marked uncharged (spu_runtime.h),
+     * so that a program's counted cycles are those they were before it came. */
+    CB_UNCHARGED_BEGIN();
+    if (cb_spu_connected())
+        cb_spu_run_spu_code();
     size_t stack_from = (used + 15) & ~(size_t)15;
+    uint32_t arguments = copy_argument_block(used);
+    if (arguments != 0) {
+        /* On the SPU argc is r3's first word and argv r4's; main(int argc, char **argv) on
+         * the PowerPC reads both from speid's two words (r3 and r4 of its 32-bit ABI). */
+        start_registers[0] = (start_registers[0] & 0xffffffff00000000ull) | arguments;
+    }
+    size_t stack_top = arguments != 0 ? arguments : CB_LS_BYTES;
+    CB_UNCHARGED_END();
     if (getcontext(&on_ls_stack) != 0)
         fail("getcontext", strerror(errno));
     on_ls_stack.uc_stack.ss_sp = (void *)stack_from;
-    on_ls_stack.uc_stack.ss_size = CB_LS_BYTES - stack_from;
+    on_ls_stack.uc_stack.ss_size = stack_top - stack_from;
     on_ls_stack.uc_link = &on_launcher_stack;
     makecontext(&on_ls_stack, run_main, 0);
     if (swapcontext(&on_launcher_stack, &on_ls_stack) != 0)

@@ -76,6 +76,12 @@ impl Ppe {
         self.sh.sleep(self.pid, dt).await;
     }
 
+    /// One call into the kernel through spufs, for a library call whose effect the caller
+    /// performs itself (spe_mssync_* without the mapped area).
+    pub(crate) async fn kernel_call(&self) {
+        self.cost(Access::Syscall).await;
+    }
+
     /// A store to a problem-state register. It is posted: the core hands it to the non-cacheable
     /// unit and goes on, so it costs the PPE nothing here; its bus time delays the PPE's next
     /// load instead (guarded accesses are performed in order, [`Machine::ppe_mmio_read`]).

@@ -36,6 +36,13 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         "counted by a qemu plugin), or zero; "
         f"allowed {sdk['compute_allowed']} (default {sdk['default_compute']})",
     )
+    run.add_argument(
+        "--spe",
+        action="store_true",
+        help="PROGRAM is an SPE executable (cellblade spu-gcc) to run alone, as the SDK's elfspe "
+        "ran one: main(argc, argv) gets PROGRAM and ARGS, its output is the run's and its exit "
+        "code the run's",
+    )
     add_machine_args(run)
     add_out_arg(run, "none", "result.json (the run's report) and the resolved machine.toml")
     run.add_argument("program", help="the PPE program (built with cellblade ppu-gcc -lspe2)")
@@ -51,7 +58,10 @@ def _run(args: argparse.Namespace) -> int:
         outputs.check_dir("--out", args.out, RUN_FILES, force=args.force)
     chosen = machine.choice(args.machine or args.preset, args.overrides)
     try:
-        result = launcher.run(args.program, args.args, chosen, compute=args.compute)
+        if args.spe:
+            result = launcher.run_spe(args.program, args.args, chosen, compute=args.compute)
+        else:
+            result = launcher.run(args.program, args.args, chosen, compute=args.compute)
     except launcher.RunError as error:
         raise UsageError(f"PROGRAM {error}") from None
     for note in result.report.get("notes", []):
@@ -70,6 +80,7 @@ def _save(out: Path, result, args: argparse.Namespace) -> None:
         exit_code=result.exit_code,
         message=result.message,
         program=args.program,
+        spe=args.spe,
         args=args.args,
         compute=args.compute or CATALOG["sdk"]["default_compute"],
     )

@@ -34,21 +34,6 @@ OPS_PER_ROUND = {"dma": 3, "mailbox": 2}
 TARGET_US = {1: 10.0, 16: 50.0}
 
 
-def _build(folder: Path) -> str | None:
-    for name, args in (
-        ("spu-gcc", ["-O2", str(EXAMPLE / "spe.c"), "-o", str(folder / "spe.elf")]),
-        ("ppu32-gcc", ["-O2", str(EXAMPLE / "ppe.c"), "-lspe2", "-o", str(folder / "ppe.elf")]),
-    ):
-        try:
-            command = toolchain.command(name, args)
-        except toolchain.ToolError as error:
-            return str(error)
-        done = subprocess.run(command, capture_output=True, text=True)
-        if done.returncode != 0:
-            return f"building {EXAMPLE.name} failed: {done.stderr.strip()}"
-    return None
-
-
 def _wall(folder: Path, workload: str, spes: int, rounds: int) -> float:
     start = time.perf_counter()
     done = subprocess.run(
@@ -113,9 +98,10 @@ def run(quick: bool = False) -> dict[str, Any]:
     rows = []
     with tempfile.TemporaryDirectory() as name:
         folder = Path(name)
-        why = _build(folder)
-        if why:
-            return {"skipped": why}
+        try:
+            toolchain.build_pair(folder, EXAMPLE / "spe.c", EXAMPLE / "ppe.c")
+        except toolchain.ToolError as error:
+            return {"skipped": str(error)}
         for workload in OPS_PER_ROUND:
             for spes in TARGET_US:
                 slopes = []

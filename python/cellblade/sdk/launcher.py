@@ -185,6 +185,25 @@ def run(
     )
 
 
+def run_spe(program: str, args: list[str], *options: Any, **named: Any) -> RunResult:
+    """Run the SPE executable `program` alone, as the SDK's elfspe did: cellblade's PPE program
+    (sdk/elfspe/elfspe.c) runs it in one context, its `main(argc, argv)` gets `program` and
+    `args`, and the run's exit code is the SPE's. The other arguments are :func:`run`'s."""
+    path = Path(program)
+    if not path.is_file():
+        raise RunError(f"{program}: no such file")
+    if not toolchain.is_spe_executable(path):
+        raise RunError(
+            f"{program}: not an SPE executable (a 32-bit big-endian ELF file with its data in "
+            "local store): build it with `cellblade spu-gcc`"
+        )
+    try:
+        ppe = toolchain.elfspe()
+    except toolchain.ToolError as error:
+        raise RunError(str(error)) from None
+    return run(str(ppe), [program, *args], *options, **named)
+
+
 class _Signalled(Exception):
     def __init__(self, signum: int) -> None:
         super().__init__(signum)

@@ -267,6 +267,61 @@ def check_fits(elf: Path) -> None:
         )
 
 
+def build_pair(
+    folder: Path,
+    spe_source: str | Path,
+    ppe_source: str | Path,
+    ppe_flags: tuple[str, ...] = ("-m32",),
+) -> None:
+    """Build an SDK program's two sides in `folder`, as a user would with `cellblade spu-gcc`
+    and `cellblade ppu-gcc`: ``spe.elf`` from `spe_source` and ``ppe.elf`` from `ppe_source`
+    (with `ppe_flags`, -m32 or -m64, and -lspe2), both at -O2 -Wall; sources relative to
+    `folder`. Raises ToolError naming the side that failed and the compiler's message."""
+    for name, source, output, extra in (
+        ("spu-gcc", spe_source, "spe.elf", []),
+        ("ppu-gcc", ppe_source, "ppe.elf", [*ppe_flags, "-lspe2"]),
+    ):
+        args = ["-O2", "-Wall", str(source), "-o", output, *extra]
+        done = subprocess.run(command(name, args), cwd=folder, capture_output=True, text=True)
+        if done.returncode == 0 and TOOLS[name].side == "spu":
+            check_fits(Path(folder) / output)
+        if done.returncode != 0:
+            raise ToolError(f"building {source} with {name} failed: {done.stderr.strip()}")
+
+
+def elfspe() -> Path:
+    """The PPE program that runs an SPE executable alone (sdk/elfspe/elfspe.c, `cellblade run
+    --spe`), built with ppu32-gcc into the cache on first use, again when its source or the PPE
+    library changes."""
+    root = sdk_root()
+    source = root / "elfspe" / "elfspe.c"
+    library = _library(PPC32, "ppu", "libspe2.a")
+    digest = hashlib.sha256(source.read_bytes() + str(library).encode()).hexdigest()[:16]
+    built = c_library.cache_root() / f"elfspe-{digest}" / "elfspe.elf"
+    if built.exists():
+        return built
+    built.parent.mkdir(parents=True, exist_ok=True)
+    partial = built.with_suffix(".partial")
+    done = subprocess.run(
+        command("ppu32-gcc", ["-O2", "-Wall", str(source), "-o", str(partial), "-lspe2"]),
+        capture_output=True,
+        text=True,
+    )
+    if done.returncode != 0:
+        raise ToolError(f"building cellblade's elfspe failed: {done.stderr.strip()}")
+    partial.replace(built)
+    return built
+
+
+def is_spe_executable(elf: Path) -> bool:
+    """Whether `elf` is an SPE executable as `cellblade spu-gcc` links one: a 32-bit big-endian
+    ELF file with a segment loaded in local store (a PPE executable has none below 256 KB)."""
+    try:
+        return local_store_bytes(elf) > 0
+    except (ToolError, struct.error):
+        return False
+
+
 def run(name: str, args: list[str]) -> int:
     """Compile (and link) like the SDK's tool ``name``; the compiler's exit code."""
     done = subprocess.run(command(name, args))

@@ -22,9 +22,10 @@ pub struct Channels {
     pub in_reader: Option<Pid>,
     pub out_writer: Option<(Pid, u32)>,
     pub signal_reader: [Option<Pid>; 2],
-    /// The outbound interrupt mailbox's ends: a PPE thread blocked in spe_out_intr_mbox_read
-    /// (spufs's ibox read sleeps until the SPU's interrupt), and an SPU stalled on a full one.
-    pub intr_reader: Option<Pid>,
+    /// The outbound interrupt mailbox's ends: the PPE threads blocked in spe_out_intr_mbox_read
+    /// (spufs's ibox read sleeps on the context's wait queue until the SPU's interrupt), served
+    /// in the order they began to wait, and an SPU stalled on a full one.
+    pub intr_readers: VecDeque<Pid>,
     pub intr_writer: Option<(Pid, u32)>,
     /// The decrementer's last write: the value and the tick count (modulo 2^32) it was written
     /// at; unwritten, it counts down from 0xFFFFFFFF at time 0.
@@ -81,10 +82,11 @@ impl Channels {
         (v, woken)
     }
 
-    /// The SPU writes its outbound interrupt mailbox: a PPE thread blocked reading it is handed
-    /// the word (to be woken with it); else the word is stored, true; or, full, the SPU must wait.
+    /// The SPU writes its outbound interrupt mailbox: the PPE thread that has waited longest
+    /// to read it is handed the word (to be woken with it); else the word is stored, true; or,
+    /// full, the SPU must wait.
     pub fn write_out_intr_mbox(&mut self, pid: Pid, v: u32) -> (bool, Delivery) {
-        if let Some(reader) = self.intr_reader.take() {
+        if let Some(reader) = self.intr_readers.pop_front() {
             return (true, Some((reader, v)));
         }
         if self.out_intr_mbox.is_none() {
@@ -97,11 +99,12 @@ impl Channels {
     }
 
     /// The PPE reads the outbound interrupt mailbox: the word and the SPU writer to wake (its
-    /// stalled word moves in); with nothing there and `reader`, that PPE thread waits for one.
+    /// stalled word moves in); with nothing there and `reader`, that PPE thread waits for one,
+    /// behind those already waiting.
     pub fn read_out_intr_mbox(&mut self, reader: Option<Pid>) -> (Option<u32>, Option<Pid>) {
         let v = self.out_intr_mbox.take();
         if v.is_none() {
-            self.intr_reader = reader;
+            self.intr_readers.extend(reader);
             return (None, None);
         }
         let woken = self.intr_writer.take().map(|(pid, w)| {
@@ -169,6 +172,24 @@ mod tests {
         assert_eq!(c.read_out_intr_mbox(Some(5)), (None, None), "empty: the reader waits");
         assert_eq!(c.write_out_intr_mbox(1, 12), (true, Some((5, 12))));
         assert_eq!(c.out_intr_mbox, None);
+    }
+
+    #[test]
+    fn several_waiting_readers_of_the_interrupt_mailbox_are_each_served_in_turn() {
+        // Three PPE threads wait on one SPE's interrupt mailbox (libspe2's
+        // test_ibox_simultaneous): each word goes to the one that has waited longest, none lost.
+        let mut c = Channels::default();
+        for reader in [5, 6, 7] {
+            assert_eq!(c.read_out_intr_mbox(Some(reader)), (None, None));
+        }
+        assert_eq!(c.read_out_intr_mbox(None), (None, None), "a non-blocking read does not queue");
+        assert_eq!(c.write_out_intr_mbox(1, 20), (true, Some((5, 20))));
+        assert_eq!(c.write_out_intr_mbox(1, 21), (true, Some((6, 21))));
+        assert_eq!(c.read_out_intr_mbox(Some(8)), (None, None), "a late reader waits behind 7");
+        assert_eq!(c.write_out_intr_mbox(1, 22), (true, Some((7, 22))));
+        assert_eq!(c.write_out_intr_mbox(1, 23), (true, Some((8, 23))));
+        assert_eq!(c.write_out_intr_mbox(1, 24), (true, None), "nobody waits: the word is stored");
+        assert_eq!(c.out_intr_mbox, Some(24));
     }
 
     #[test]

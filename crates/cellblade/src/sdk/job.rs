@@ -42,6 +42,10 @@ use super::cost::{self, Compute, Counter};
 use super::process_memory::ProcessMemory;
 use super::wire::{self, Answer, Request};
 
+mod mailbox;
+mod ps_area;
+use mailbox::in_mbox_write;
+
 /// How the SPE processes are started and where the PPE process's memory is.
 #[derive(Debug, Clone)]
 pub struct SdkOptions {
@@ -97,8 +101,19 @@ struct Context {
     /// SPE_EVENT_SPE_STOPPED events while unread.
     events: bool,
     stops: std::collections::VecDeque<(u32, u64)>,
+    /// Its last stop's reason and code (SPU_Status reads them while it is stopped).
+    last_stop: Option<(u32, u64)>,
     /// A proxy DMA was queued since the last SPE_EVENT_TAG_GROUP reported.
     proxy_queued: bool,
+    /// The flags of the run under way (spe_context_run's): SPE_NO_CALLBACKS makes a library
+    /// call's stop a plain stop-and-signal.
+    run_flags: u32,
+    /// spufs's context lock, as its mailbox files take it ([`mailbox`]): held, and the PPE
+    /// threads waiting for it.
+    spufs_held: bool,
+    spufs_waiting: std::collections::VecDeque<Pid>,
+    /// The proxy command its MFC command area holds (spe_ps_area_get).
+    proxy: ps_area::ProxyRegisters,
 }
 
 /// A gang of contexts (spe_gang_context_create): what affinity may still place in it.
@@ -112,8 +127,20 @@ struct Gang {
 
 #[derive(Debug, Clone)]
 enum Event {
-    Stopped { reason: u32, code: u64 },
-    Call { fd: u32, bytes: Vec<u8> },
+    Stopped {
+        reason: u32,
+        code: u64,
+    },
+    Call {
+        fd: u32,
+        bytes: Vec<u8>,
+    },
+    /// A stop 0x2100 + `callnum` with callbacks on: the PPE thread runs handler `callnum` with
+    /// the SPU's next PC.
+    Library {
+        callnum: u32,
+        npc: u32,
+    },
 }
 
 /// A thread of the PPE program that talks to the simulator.
@@ -218,12 +245,7 @@ async fn serve_ppe(p: Ppe, sock: UnixStream, job: JobRef, thread: usize) -> Resu
             ppe_thread_gone(&job, &p);
             return Ok(());
         };
-        if req.op == wire::LS_AREA {
-            // The answer carries the context's local-store file, which the PPE maps.
-            let sent = match context_of(&job, req.a) {
-                Ok(spe) => wire::write_answer_passing(&sock, &Answer::default(), job.borrow().local_stores[spe].as_raw_fd()),
-                Err(refusal) => wire::write_answer(&mut &sock, &refusal, &[]),
-            };
+        if let Some(sent) = serve_ls_request(&job, &sock, &req) {
             if sent.is_err() {
                 ppe_thread_gone(&job, &p);
                 return Ok(());
@@ -242,6 +264,22 @@ async fn serve_ppe(p: Ppe, sock: UnixStream, job: JobRef, thread: usize) -> Resu
         if req.op == wire::THREAD_EXIT {
             return Ok(());
         }
+    }
+}
+
+/// spe_ls_area_get's two requests, served the moment they come (they take no simulated time),
+/// also while a PPE-assisted call is under way, whose handler may map the local store first:
+/// LS_AREA's answer carries the context's local-store file, which the PPE maps, and LS_MAPPED
+/// says where. `None` for any other request.
+fn serve_ls_request(job: &JobRef, sock: &UnixStream, req: &Request) -> Option<std::io::Result<()>> {
+    match (req.op, context_of(job, req.a)) {
+        (wire::LS_AREA, Ok(spe)) => Some(wire::write_answer_passing(sock, &Answer::default(), job.borrow().local_stores[spe].as_raw_fd())),
+        (wire::LS_MAPPED, Ok(spe)) => {
+            job.borrow_mut().ls_windows.push((req.d, spe));
+            Some(wire::write_answer(&mut &*sock, &Answer::default(), &[]))
+        }
+        (wire::LS_AREA | wire::LS_MAPPED, Err(refusal)) => Some(wire::write_answer(&mut &*sock, &refusal, &[])),
+        _ => None,
     }
 }
 
@@ -361,11 +399,16 @@ async fn serve_ppe_call(
             (ok, Vec::new())
         }
         wire::CONTEXT_RUN => {
-            if payload.len() != 8 {
-                return Err(program_err(format!("spe_context_run of context {}: {} bytes of speid, 8 expected", req.a, payload.len())));
+            if payload.len() != 16 {
+                return Err(program_err(format!(
+                    "spe_context_run of context {}: {} bytes of speid and r4, 16 expected",
+                    req.a,
+                    payload.len()
+                )));
             }
-            let speid = u64::from_be_bytes(payload.try_into().expect("8 bytes"));
-            return run_context(p, req, speid, job, sock).await;
+            let speid = u64::from_be_bytes(payload[..8].try_into().expect("8 bytes"));
+            let arg_rest = u64::from_be_bytes(payload[8..].try_into().expect("8 bytes"));
+            return run_context(p, req, [speid, req.d, req.e, arg_rest], job, sock).await;
         }
         wire::CONTEXT_DESTROY => match context_of(job, req.a) {
             Err(a) => (a, Vec::new()),
@@ -375,6 +418,10 @@ async fn serve_ppe_call(
                 abandon_paused(p.process().0, ctx);
                 end_process(ctx);
                 ctx.destroyed = true;
+                // Its cost counter's descriptor goes with it: a program that creates, runs and
+                // destroys thousands of contexts (libspe2's test_multiple_context) would run
+                // out of descriptors otherwise.
+                ctx.counter = None;
                 let spe = ctx.spe;
                 j.ls_windows.retain(|&(_, s)| s != spe);
                 (ok, Vec::new())
@@ -384,31 +431,14 @@ async fn serve_ppe_call(
             Err(a) => (a, Vec::new()),
             Ok(spe) => {
                 let words: Vec<u32> = payload.chunks_exact(4).map(|w| u32::from_be_bytes(w.try_into().expect("4 bytes"))).collect();
-                let mut written = 0u64;
-                for (i, &w) in words.iter().enumerate() {
-                    let free = p.spe_in_mbox_status(spe).await?;
-                    if free == 0 {
-                        match req.b {
-                            // ANY_NONBLOCKING gives up; ANY_BLOCKING has what it needs after the first.
-                            3 => break,
-                            2 if i > 0 => break,
-                            _ => while p.spe_in_mbox_status(spe).await? == 0 {},
-                        }
-                    }
-                    p.spe_in_mbox_write(spe, w, Access::Syscall).await?;
-                    written += 1;
-                }
+                let written = in_mbox_write(p, job, req.a as usize, spe, &words, req.b).await?;
                 (Answer { value: written, ..ok }, Vec::new())
             }
         },
         wire::OUT_MBOX_READ => match context_of(job, req.a) {
             Err(a) => (a, Vec::new()),
             Ok(spe) => {
-                let mut out = Vec::new();
-                // Non-blocking, as spufs's mbox file: what is there, up to the count asked.
-                while (out.len() / 4) < req.b as usize && p.spe_out_mbox_status(spe).await? > 0 {
-                    out.extend_from_slice(&p.mmio_read(spe, crate::machine::memory::reg::SPU_OUT_MBOX).await?.to_be_bytes());
-                }
+                let out = mailbox::out_mbox_read(p, job, req.a as usize, spe, req.b as usize).await?;
                 (Answer { value: (out.len() / 4) as u64, ..ok }, out)
             }
         },
@@ -421,13 +451,6 @@ async fn serve_ppe_call(
                 }
                 _ => (refused(wire::EINVAL), Vec::new()),
             },
-        },
-        wire::LS_MAPPED => match context_of(job, req.a) {
-            Err(a) => (a, Vec::new()),
-            Ok(spe) => {
-                job.borrow_mut().ls_windows.push((req.d, spe));
-                (ok, Vec::new())
-            }
         },
         wire::OUT_INTR_MBOX_READ => match context_of(job, req.a) {
             Err(a) => (a, Vec::new()),
@@ -451,6 +474,10 @@ async fn serve_ppe_call(
         },
         wire::CPU_INFO => cpu_info(req.a, req.b as i32),
         wire::EVENT_WAIT => event_wait(p, job, req, payload).await?,
+        wire::PS_ACCESS => match context_of(job, req.a) {
+            Err(a) => (a, Vec::new()),
+            Ok(spe) => (ps_area::ps_access(p, job, spe, req).await?, Vec::new()),
+        },
         wire::STOP_INFO_READ => match context_of(job, req.a) {
             Err(a) => (a, Vec::new()),
             Ok(_) => match job.borrow_mut().contexts[req.a as usize].stops.pop_front() {
@@ -610,7 +637,12 @@ fn create_context(p: &Ppe, job: &JobRef, req: &Request) -> Answer {
         paused: None,
         events: flags & 0x1000 != 0,
         stops: Default::default(),
+        last_stop: None,
         proxy_queued: false,
+        run_flags: 0,
+        spufs_held: false,
+        spufs_waiting: Default::default(),
+        proxy: Default::default(),
     });
     Answer { value: (j.contexts.len() - 1) as u64, ..Answer::default() }
 }
@@ -698,7 +730,7 @@ fn cpu_info(question: u32, node: i32) -> (Answer, Vec<u8>) {
 
 /// spe_context_run: start the SPE process and its thread, then tell the PPE thread of each
 /// PPE-assisted call and, last, of the stop.
-async fn run_context(p: &Ppe, req: &Request, speid: u64, job: &JobRef, sock: &UnixStream) -> Result<Option<(Answer, Vec<u8>)>> {
+async fn run_context(p: &Ppe, req: &Request, start: [u64; 4], job: &JobRef, sock: &UnixStream) -> Result<Option<(Answer, Vec<u8>)>> {
     let n = req.a as usize;
     let spe = match context_of(job, req.a) {
         Err(a) => return Ok(Some((a, Vec::new()))),
@@ -709,6 +741,7 @@ async fn run_context(p: &Ppe, req: &Request, speid: u64, job: &JobRef, sock: &Un
     };
     let (sh, ppe_pid) = p.process();
     let sh = sh.clone();
+    job.borrow_mut().contexts[n].run_flags = req.b;
     // After a stop-and-signal, an entry other than SPE_DEFAULT_ENTRY continues after the stop
     // (libspe2 hands back the SPU's next PC); the default entry starts the program again.
     let paused = job.borrow_mut().contexts[n].paused.take();
@@ -731,7 +764,7 @@ async fn run_context(p: &Ppe, req: &Request, speid: u64, job: &JobRef, sock: &Un
     let dt = sh.world.borrow().p.thread_create;
     sh.sleep(ppe_pid, dt).await;
     let (ours, theirs) = UnixStream::pair().map_err(|e| io_err("an SPE program", e))?;
-    let (child, counter) = spawn_spe(job, spe, &image, speid, req.d, req.e, theirs)?;
+    let (child, counter) = spawn_spe(job, spe, &image, start, theirs)?;
     {
         let mut j = job.borrow_mut();
         let ctx = &mut j.contexts[n];
@@ -769,8 +802,8 @@ async fn wait_for_stop(
         };
         match event {
             Event::Stopped { reason, code } => {
-                // A stopped-and-signalled SPE process lives on, to continue; others have ended.
-                if reason != wire::SPE_STOP_AND_SIGNAL {
+                // A stopped SPE process lives on, to continue; others have ended.
+                if job.borrow().contexts[n].paused.is_none() {
                     if let Some(mut child) = job.borrow_mut().contexts[n].child.take() {
                         let _ = child.wait();
                     }
@@ -785,21 +818,65 @@ async fn wait_for_stop(
                 if wire::write_answer(&mut &*sock, &Answer { status: wire::RUN_CALL, a: fd, value: 0 }, &bytes).is_err() {
                     return Ok(None); // the PPE process has ended
                 }
-                match wire::read_request(sock) {
-                    Ok(Some((r, _, _))) if r.op == wire::CONTEXT_RESUME && r.a as usize == n => {}
-                    Ok(Some((r, _, _))) => {
-                        return Err(Error::Internal(format!(
-                            "the PPE program: request {} while context {n}'s PPE-assisted call was under way: libspe2 and the simulator disagree",
-                            r.op
-                        )))
-                    }
-                    Ok(None) | Err(_) => return Ok(None),
+                if read_resume(job, sock, n)?.is_none() {
+                    return Ok(None);
                 }
                 let waiting = job.borrow_mut().contexts[n].spe_waiting.take();
                 if let Some(spe_pid) = waiting {
                     sh.with(|_, s| s.wake(spe_pid, Ok(0)));
                 }
             }
+            Event::Library { callnum, npc } => {
+                // As a write of the SPE's stdio: out of spu_run, the handler, and in again.
+                let dt = Time(sh.world.borrow().p.syscall.0 * 2);
+                sh.sleep(ppe_pid, dt).await;
+                let asked = Answer { status: wire::RUN_LIBRARY_CALL, a: callnum, value: npc as u64 };
+                if wire::write_answer(&mut &*sock, &asked, &[]).is_err() {
+                    return Ok(None);
+                }
+                let Some(handled) = read_resume(job, sock, n)? else { return Ok(None) };
+                let waiting = job.borrow_mut().contexts[n].spe_waiting.take();
+                if handled == 0 {
+                    // libspe2 restarts the SPU at the next PC + 4, after the call's word.
+                    if let Some(spe_pid) = waiting {
+                        sh.with(|_, s| s.wake(spe_pid, Ok(4)));
+                    }
+                    continue;
+                }
+                // The handler failed: the run ends, the SPE stays stopped at the call (a later
+                // run that continues goes on from the next PC).
+                let code = handled as u64;
+                let mut j = job.borrow_mut();
+                let ctx = &mut j.contexts[n];
+                ctx.paused = waiting;
+                if ctx.events {
+                    ctx.stops.push_back((wire::SPE_CALLBACK_ERROR, code));
+                }
+                return Ok(Some((Answer { status: wire::RUN_STOPPED, a: wire::SPE_CALLBACK_ERROR, value: code }, Vec::new())));
+            }
+        }
+    }
+}
+
+fn disagree(op: u32, n: usize) -> Error {
+    Error::Internal(format!(
+        "the PPE program: request {op} while context {n}'s PPE-assisted call was under way: libspe2 and the simulator disagree"
+    ))
+}
+
+/// The PPE thread's CONTEXT_RESUME of context `n` after a PPE-assisted call: its b (a library
+/// call handler's value), serving the local-store requests that may come first; `None` when the
+/// PPE process has ended.
+fn read_resume(job: &JobRef, sock: &UnixStream, n: usize) -> Result<Option<u32>> {
+    loop {
+        match wire::read_request(sock) {
+            Ok(Some((r, _, _))) if r.op == wire::CONTEXT_RESUME && r.a as usize == n => return Ok(Some(r.b)),
+            Ok(Some((r, _, _))) => match serve_ls_request(job, sock, &r) {
+                Some(Ok(())) => {}
+                Some(Err(_)) => return Ok(None),
+                None => return Err(disagree(r.op, n)),
+            },
+            Ok(None) | Err(_) => return Ok(None),
         }
     }
 }
@@ -834,15 +911,7 @@ impl Drop for Job {
 
 /// Start the SPE process of a context and, under `--compute model`, the counter its cost plugin
 /// adds to.
-fn spawn_spe(
-    job: &JobRef,
-    spe: usize,
-    image: &PathBuf,
-    speid: u64,
-    argp: u64,
-    envp: u64,
-    theirs: UnixStream,
-) -> Result<(Child, Option<Counter>)> {
+fn spawn_spe(job: &JobRef, spe: usize, image: &PathBuf, start: [u64; 4], theirs: UnixStream) -> Result<(Child, Option<Counter>)> {
     let j = job.borrow();
     let (program, args) = j.opts.spe_command.split_first().ok_or_else(|| Error::Internal("no SPE command".into()))?;
     let ls = j.local_stores[spe].as_raw_fd();
@@ -861,7 +930,9 @@ fn spawn_spe(
     let cost = counter.as_ref().map_or(-1, Counter::raw_fd);
     cmd.arg(image);
     cmd.env("CELLBLADE_LS_FD", LS_FD.to_string()).env("CELLBLADE_SDK_FD", SDK_FD.to_string());
-    cmd.env("CELLBLADE_SPE_ARGS", format!("{speid:#x},{argp:#x},{envp:#x}"));
+    // speid, argp, envp and r4's second doubleword (sdk/spu/start.c reads them).
+    let [speid, argp, envp, arg_rest] = start;
+    cmd.env("CELLBLADE_SPE_ARGS", format!("{speid:#x},{argp:#x},{envp:#x},{arg_rest:#x}"));
     // SAFETY: between fork and exec only async-signal-safe calls: fcntl, dup2, close, prctl.
     unsafe {
         cmd.pre_exec(move || {
@@ -903,8 +974,11 @@ fn tell_ppe(sh: &Shared<crate::machine::Machine>, job: &JobRef, n: usize, event:
     let waiting = {
         let mut j = job.borrow_mut();
         let ctx = &mut j.contexts[n];
-        if let (Event::Stopped { reason, code }, true) = (&event, ctx.events) {
-            ctx.stops.push_back((*reason, *code));
+        if let Event::Stopped { reason, code } = &event {
+            ctx.last_stop = Some((*reason, *code));
+            if ctx.events {
+                ctx.stops.push_back((*reason, *code));
+            }
         }
         ctx.event = Some(event);
         ctx.ppe_waiting.take()
@@ -1015,17 +1089,38 @@ async fn serve_spe(spu: Spu, n: usize, sock: UnixStream, job: JobRef) -> Result<
                     ch => return channel_refused(&job, &sh, n, &what, "spu_readchcnt", ch),
                 } as u64
             }
+            wire::SPU_STOP if (0x2100..=0x21ff).contains(&req.a) && job.borrow().contexts[n].run_flags & wire::SPE_NO_CALLBACKS == 0 => {
+                // A PPE-assisted library call: the SPE waits while the PPE thread runs the
+                // handler; it goes on past the call's word, or stays stopped if the handler
+                // failed, until run again or abandoned.
+                let pid = spu.pid();
+                job.borrow_mut().contexts[n].spe_waiting = Some(pid);
+                tell_ppe(&sh, &job, n, Event::Library { callnum: req.a & 0xff, npc: req.b });
+                sh.with(|_, s| s.set_waiting(pid, move || format!("a PPE-assisted library call of context {n}")));
+                let skip = sh.suspend(pid).await?;
+                if skip == ABANDON {
+                    return Ok(());
+                }
+                answer.value = skip;
+            }
+            wire::SPU_STOP if req.a == ISOLATED_LOAD_COMPLETE => {
+                // libspe2 runs the SPU on at once after this one (its debugger's hook).
+            }
             wire::SPU_STOP => {
                 let (reason, code) = match req.a {
                     c @ 0x2000..=0x20ff => (wire::SPE_EXIT, (c & 0xff) as u64),
                     wire::STOP_HALT => (wire::SPE_RUNTIME_ERROR, runtime_error::HALT),
+                    c @ 0x2200..=0x220f => (wire::SPE_ISOLATION_ERROR, (c & 0xf) as u64),
                     c => (wire::SPE_STOP_AND_SIGNAL, c as u64),
                 };
-                if reason == wire::SPE_STOP_AND_SIGNAL && !pause_at_stop(&spu, n, &job, Event::Stopped { reason, code }).await? {
+                // An SPU stopped by a stop instruction keeps its state and may be run on from
+                // its next PC; a program that ended by exit() or a halt has not.
+                let resumable = reason == wire::SPE_STOP_AND_SIGNAL || (req.c == wire::STOP_RESUMABLE && reason != wire::SPE_RUNTIME_ERROR);
+                if resumable && !pause_at_stop(&spu, n, &job, Event::Stopped { reason, code }).await? {
                     return Ok(()); // run again from its entry or destroyed: this program ends
                 }
                 wire::write_answer(&mut &sock, &answer, &[]).map_err(|e| io_err(&what, e))?;
-                if reason == wire::SPE_STOP_AND_SIGNAL {
+                if resumable {
                     continue; // the SPE goes on after its stop
                 }
                 tell_ppe(&sh, &job, n, Event::Stopped { reason, code });
@@ -1077,6 +1172,9 @@ fn channel_refused(job: &JobRef, sh: &Shared<crate::machine::Machine>, n: usize,
     tell_ppe(sh, job, n, Event::Stopped { reason: wire::SPE_RUNTIME_ERROR, code: runtime_error::INVALID_CHANNEL });
     Ok(())
 }
+
+/// libspe2's SPE_PROGRAM_ISO_LOAD_COMPLETE: the stop after which it runs the SPU on at once.
+const ISOLATED_LOAD_COMPLETE: u32 = 0x2206;
 
 /// What a paused SPE thread is woken with when its context is not continued but run again from
 /// its entry or destroyed.

@@ -31,11 +31,17 @@ pub const SPU_WRITE_CHANNEL: u32 = 3;
 pub const SPU_READ_CHANNEL: u32 = 4;
 /// spu_readchcnt: a = channel.
 pub const SPU_CHANNEL_COUNT: u32 = 5;
-/// spu_stop / exit: a = the stop code (0x2000 | exit code for an exit).
+/// spu_stop / exit: a = the stop code (0x2000 | exit code for an exit), b = the SPU's next PC
+/// (the local-store address after the stop instruction, which a PPE-assisted call's handler
+/// reads). The answer's value is how many bytes the SPE skips after it: 4 after a library call
+/// served (libspe2 resumes at the next PC + 4), else 0.
 pub const SPU_STOP: u32 = 6;
 /// SPU_STOP's code for a halt (spu_hcmpeq and the other halts): beyond the 14 bits of a stop
 /// code, so no stop-and-signal is mistaken for it.
 pub const STOP_HALT: u32 = 0x1_0000;
+/// SPU_STOP's c for a stop the SPE goes on from when run again (a stop instruction); 0 for an
+/// exit by exit() or main's return, which ends the program.
+pub const STOP_RESUMABLE: u32 = 1;
 /// A PPE-assisted call (a stop in the 0x2100 class): a = the call, b = its descriptor, the
 /// payload its bytes; answered when the PPE has run it.
 pub const SPU_PPE_CALL: u32 = 7;
@@ -51,9 +57,12 @@ pub const PROGRAM_LOAD: u32 = 34;
 pub const IMAGE_PATH: u32 = 0;
 pub const IMAGE_BYTES: u32 = 1;
 /// spe_context_run: a = context, b = run flags, c = entry, d = argp, e = envp, the payload the
-/// 8-byte speid (the context's PPE address). Answered by [`RUN_STOPPED`] or [`RUN_CALL`].
+/// 8-byte speid (the context's PPE address) and, with SPE_RUN_USER_REGS, r4's second doubleword
+/// (else 0), 16 bytes. Answered by [`RUN_STOPPED`] or [`RUN_CALL`].
 pub const CONTEXT_RUN: u32 = 35;
-/// After a [`RUN_CALL`] answer: the call is done, the SPE goes on (a = context).
+/// After a [`RUN_CALL`] or [`RUN_LIBRARY_CALL`] answer: the call is done (a = context, b = a
+/// library call's handler's return value: 0, the SPE goes on; else the run ends with
+/// SPE_CALLBACK_ERROR and that code).
 pub const CONTEXT_RESUME: u32 = 36;
 /// spe_context_destroy: a = context.
 pub const CONTEXT_DESTROY: u32 = 37;
@@ -106,11 +115,18 @@ pub const EVENT_WAIT: u32 = 56;
 /// spe_stop_info_read of a context with events: a = context; the answer a = the reason, value
 /// = the code, or EAGAIN when no stop is left unread.
 pub const STOP_INFO_READ: u32 = 57;
+/// A load or store to a problem-state area (sdk/ppu/ps_area.c): a = context, b = the area
+/// (libspe2's enum ps_area; | 0x100 for spe_mssync_* through spufs), c = the offset, d = the
+/// value stored, e = 1 for a store; the answer's value is what a load read.
+pub const PS_ACCESS: u32 = 58;
 
 /// CONTEXT_RUN's answers: the status, then a = the stop reason (libspe2's SPE_EXIT, ...) and
 /// value = its code; or a = the descriptor and the payload the bytes of an SPE's stdio write.
 pub const RUN_STOPPED: i32 = 0;
 pub const RUN_CALL: i32 = 1;
+/// A PPE-assisted library call (a stop 0x2100 + n, libspe2's callbacks): a = n, value = the
+/// SPU's next PC.
+pub const RUN_LIBRARY_CALL: i32 = 2;
 
 /// The PPE-assisted calls an SPE program makes (SPU_PPE_CALL's a).
 pub const CALL_WRITE: u32 = 1;
@@ -120,6 +136,11 @@ pub const SPE_EXIT: u32 = 1;
 pub const SPE_STOP_AND_SIGNAL: u32 = 2;
 pub const SPE_RUNTIME_ERROR: u32 = 3;
 pub const SPE_RUNTIME_EXCEPTION: u32 = 4;
+pub const SPE_CALLBACK_ERROR: u32 = 6;
+pub const SPE_ISOLATION_ERROR: u32 = 7;
+
+/// spe_context_run's flag that makes a 0x2100-class stop a plain stop-and-signal.
+pub const SPE_NO_CALLBACKS: u32 = 2;
 
 /// An answer's status for a call refused: the errno the library sets.
 pub const EINVAL: i32 = -22;
