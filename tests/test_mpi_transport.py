@@ -127,7 +127,7 @@ def test_compute_names_what_it_allows(build):
     assert (done.returncode, done.stdout) == (2, "")
     assert done.stderr == (
         "cellblade: error: --compute cpu:0 is not allowed: "
-        "zero, cpu or cpu:FACTOR with FACTOR above 0 and at most 1000\n"
+        "zero, model, cpu or cpu:FACTOR with FACTOR above 0 and at most 1000\n"
     )
 
 

@@ -29,6 +29,21 @@ enum {
  * it computed; it returns to the shared core. */
 #define FLAG_REPIN 8u
 
+/* Under `mpirun --compute model` a rank is a PowerPC program counted by the SPU cost plugin
+ * (sdk/cost/README.md): its calls go over the socket, each between these two markers of the
+ * plugin's, one SPU instruction of class nop (the SDK's channel requests carry the same pair,
+ * sdk/spu/spu_runtime.h). The simulator charges the MPI call itself, so the library's message
+ * building, its system calls and its waiting for the answer (whose loops run as many times as
+ * the host's scheduling makes them) are no SPU code: the first system call inside settles the
+ * count at the marker and the rest is free. No-ops on other processors. */
+#if defined(__powerpc__) && !defined(__powerpc64__)
+#define CB_UNCHARGED_BEGIN() __asm__ __volatile__("cmpwi 7,2,0x5010" ::: "cr7", "memory")
+#define CB_UNCHARGED_END() __asm__ __volatile__("cmpwi 7,2,0x5FFF" ::: "cr7", "memory")
+#else
+#define CB_UNCHARGED_BEGIN() ((void)0)
+#define CB_UNCHARGED_END() ((void)0)
+#endif
+
 struct answer {
     int32_t err, source, tag;
     uint32_t flags;

@@ -54,8 +54,14 @@ def model_time_grid(request: dict[str, Any], machine: Optional[_Machine] = None)
 def mpi_pingpong(request: dict[str, Any], machine: Optional[_Machine] = None) -> _Answer: ...
 def cluster_run(request: dict[str, Any], machine: Optional[_Machine] = None) -> _Answer: ...
 def mpi_matmul(request: dict[str, Any], machine: Optional[_Machine] = None) -> _Answer: ...
-def mpi_run(fds: list[int], request: dict[str, Any], machine: Optional[_Machine] = None) -> _Answer:
-    """Takes ownership of the socket descriptors `fds`, one per rank, rank order."""
+def mpi_run(
+    fds: list[int],
+    request: dict[str, Any],
+    machine: Optional[_Machine] = None,
+    counters: list[int] = ...,
+) -> _Answer:
+    """Takes ownership of the socket descriptors `fds`, one per rank, rank order, and under
+    compute "model" of `counters`, each rank's cost counter (a memory file of 8 bytes)."""
 
 def sdk_run(fd: int, request: dict[str, Any], machine: Optional[_Machine] = None) -> _Answer:
     """Takes ownership of the socket descriptor `fd`, the PPE process's (cellblade.sdk.launcher)."""

@@ -105,6 +105,7 @@ static struct answer socket_call(uint32_t op, int a, int b, int c, uint64_t len,
 {
     struct request r = {op, a, b, c, len};
     struct answer ans;
+    CB_UNCHARGED_BEGIN();
     /* One write for a short request and its payload: system calls are most of a call's time. */
     char small[256];
     if (payload && len && len <= sizeof small - sizeof r) {
@@ -119,6 +120,7 @@ static struct answer socket_call(uint32_t op, int a, int b, int c, uint64_t len,
     get_all(&ans, sizeof ans);
     if (ans.count)
         get_all(into, ans.count);
+    CB_UNCHARGED_END();
     return ans;
 }
 
@@ -213,11 +215,21 @@ static void publish(uint32_t op, int a, int b, int c, uint64_t len, const void *
         put_all(payload, len);
 }
 
+/* floor(a * m / d) and its ceiling, exact without 128-bit arithmetic (which a 32-bit target
+ * such as the PowerPC of `mpirun --compute model` lacks): a = q d + r, so a m / d = q m + r m / d,
+ * where r m < d m fits 64 bits (m and d are the decrementer's rate and the simulator's ticks per
+ * second, some 1.4e7 and 2.56e10: their product is below 2^59). */
+static uint64_t mul_div(uint64_t a, uint64_t m, uint64_t d, int up)
+{
+    uint64_t r = a % d * m;
+    return a / d * m + r / d + (up && r % d != 0);
+}
+
 static void clock_step(void)
 {
-    clk.dec = (uint64_t)((unsigned __int128)clk.now * clk.hz / clk.tps);
+    clk.dec = mul_div(clk.now, clk.hz, clk.tps, 0);
     /* the first tick of the next count: ceil((dec + 1) * tps / hz) */
-    clk.next = (uint64_t)(((unsigned __int128)(clk.dec + 1) * clk.tps + clk.hz - 1) / clk.hz);
+    clk.next = mul_div(clk.dec + 1, clk.tps, clk.hz, 1);
 }
 
 int cb_wtime_local(double *value)

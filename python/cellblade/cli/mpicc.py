@@ -36,6 +36,11 @@ def mpicc_help() -> str:
     )
     options = [
         ("--show", "print the compiler command instead of running it (mpicc -show)"),
+        (
+            "--target=T",
+            "host (the default: CC) or ppc32: a 32-bit big-endian PowerPC program for "
+            "`mpirun --compute model`, built by Debian's PowerPC cross compiler",
+        ),
         ("-h, --help", "print this help (for the compiler's own, run the command --show prints)"),
     ]
     lines = [
@@ -59,12 +64,15 @@ def _mpicc(args: argparse.Namespace) -> int:
         return 0
     from cellblade.mpi import compiler
 
-    rest = [a for a in args.args if a != "--show"]
-    if "--show" in args.args:
-        print(" ".join(compiler.mpicc_command(rest)))
-        return 0
-    if not rest:
-        raise UsageError(
-            "COMPILER-ARGUMENTS: none given; allowed the compiler's, such as prog.c -o prog"
-        )
-    return compiler.mpicc(rest)
+    try:
+        target, rest = compiler.split_target([a for a in args.args if a != "--show"])
+        if "--show" in args.args:
+            print(" ".join(compiler.mpicc_command(rest, target)))
+            return 0
+        if not rest:
+            raise UsageError(
+                "COMPILER-ARGUMENTS: none given; allowed the compiler's, such as prog.c -o prog"
+            )
+        return compiler.mpicc(rest, target)
+    except compiler.TargetError as e:
+        raise UsageError(str(e)) from None

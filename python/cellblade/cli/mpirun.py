@@ -68,9 +68,11 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     )
     run.add_argument(
         "--compute",
-        metavar="zero|cpu[:FACTOR]",
+        metavar="zero|model|cpu[:FACTOR]",
         help="what each rank's computation between MPI calls costs in simulated SPE time: "
-        "zero (deterministic), or its measured CPU time times FACTOR (default 1); "
+        "zero (deterministic), model (the SPU cycles of its code, counted by the SPU cost "
+        "plugin; deterministic; the program built with `cellblade mpicc --target=ppc32`), or "
+        "its measured CPU time times FACTOR (default 1); "
         f"allowed {MPI['compute_allowed']} (default {MPI['default_compute']})",
     )
     add_machine_args(run)
@@ -206,6 +208,15 @@ def _mpirun(args: argparse.Namespace) -> int:
 
 
 def _launch(args: argparse.Namespace, params: str | None) -> launcher.JobResult:
+    from cellblade.mpi import launcher
+
+    try:
+        return _start(args, params)
+    except launcher.LaunchError as error:
+        raise UsageError(str(error)) from None
+
+
+def _start(args: argparse.Namespace, params: str | None) -> launcher.JobResult:
     from cellblade.mpi import launcher
 
     return launcher.mpirun(

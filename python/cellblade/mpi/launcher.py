@@ -11,6 +11,13 @@ also die with this process (cb_fault.c). A rank that ends badly is reported when
 (watch.py), not when the simulator next serves it; and the simulator answers each rank's
 MPI_Init as soon as it comes (crates/cellblade/src/mpi/external.rs), so a rank is not held
 there while another computes.
+
+A 32-bit big-endian PowerPC program (``cellblade mpicc --target=ppc32``) runs under
+``qemu-ppc -cpu G4``, as the SDK's SPE programs do; under ``--compute model`` with the SPU cost
+plugin (``sdk/cost/``), which adds the SPU cycles of the code the rank runs to a counter in a
+memory file made here for it, handed to the plugin (``fd=``) and to the simulator, which
+charges them before each MPI call. Such a rank's calls go over the socket: the plugin
+publishes its count at system calls, and a call through shared memory makes none.
 """
 
 from __future__ import annotations
@@ -20,6 +27,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,6 +44,15 @@ _SIMULATOR_FIRST_S = 0.3
 _SIMULATOR_GRACE_S = 10.0
 # Signals that end the job as Ctrl-C does; the exit status is 128 + the signal's number.
 _ENDING_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+
+
+class LaunchError(Exception):
+    """A job that cannot start as asked (the program, its target and --compute disagree, or a
+    tool is missing), said for the user (no backtrace)."""
+
+
+# e_machine of a PowerPC ELF file (EM_PPC).
+_EM_PPC = 20
 
 
 class _Signalled(Exception):
@@ -60,6 +77,67 @@ def _resolve(program: str) -> str:
     if os.path.isdir(path) or not os.access(path, os.X_OK):
         raise PermissionError(13, "Permission denied: not an executable file", program)
     return path
+
+
+def is_ppc32(path: str) -> bool:
+    """Whether `path` is a 32-bit big-endian PowerPC ELF program (`mpicc --target=ppc32`)."""
+    with open(path, "rb") as f:
+        head = f.read(20)
+    return (
+        len(head) == 20
+        and head[:6] == b"\x7fELF\x01\x02"
+        and int.from_bytes(head[18:20], "big") == _EM_PPC
+    )
+
+
+def _rank_command(path: str, args: list[str], model: bool, chosen: dict[str, Any]) -> list[str]:
+    """The command that starts one rank: the program itself, or for a PowerPC program qemu-user,
+    under --compute model with the cost plugin; its counter's descriptor, different in each
+    rank, is the last word of the plugin's argument list (:func:`_with_counter`)."""
+    if not is_ppc32(path):
+        if model:
+            raise LaunchError(
+                f"{path} is a program for the host: --compute model runs each rank as a 32-bit "
+                "big-endian PowerPC program under qemu-ppc, whose code the SPU cost plugin "
+                "prices; build it with `cellblade mpicc --target=ppc32`"
+            )
+        return [path, *args]
+    from cellblade.sdk import toolchain
+
+    qemu = toolchain.PPC32.qemu
+    if shutil.which(qemu) is None:
+        raise LaunchError(
+            f"{qemu} is not installed: a PowerPC rank (`mpicc --target=ppc32`) runs under "
+            "Debian's qemu-user (`make sdk-tools` installs it, as root)"
+        )
+    command = [qemu, "-cpu", toolchain.PPC32.qemu_cpu]
+    if model:
+        import tomllib
+
+        from cellblade.sdk import cost
+
+        try:
+            plugin = cost.plugin()
+        except toolchain.ToolError as error:
+            raise LaunchError(str(error)) from None
+        # The machine file's [spu_cost], --set overrides applied, as the SDK's run passes it.
+        table = tomllib.loads(_core.resolved_machine(chosen))["spu_cost"]
+        command += ["-plugin", f"{plugin},{cost.plugin_args(table)},fd="]
+    return [*command, path, *args]
+
+
+def _with_counter(command: list[str], fd: int) -> list[str]:
+    """A rank's command with its counter's descriptor given to the plugin (`fd=N`)."""
+    return [
+        f"{a}{fd}" if i > 0 and command[i - 1] == "-plugin" else a for i, a in enumerate(command)
+    ]
+
+
+def _counter() -> int:
+    """A rank's cost counter: eight bytes of a memory file, at zero (sdk/cost.rs's Counter)."""
+    fd = os.memfd_create("cellblade-spu-cost", os.MFD_CLOEXEC)
+    os.ftruncate(fd, 8)
+    return fd
 
 
 def _machine(machine: str | Path, overrides: list[str]) -> dict[str, Any]:
@@ -126,7 +204,8 @@ def mpirun(
     each rank's SPE: a named placement, the SPE ids in rank order ([0, 8, 1, 9]) or a
     placement file. `coll` puts collectives on the collective library ("library", "auto" or
     "OP=ALGO,..."; see the README's MPI section). `compute` is what computation between calls
-    costs: "zero" or "cpu[:FACTOR]". Left out, `mode`, `depth`, `coll` and `compute` are the
+    costs: "zero", "model" (the SPU cycles of a PowerPC program's code, built with
+    `mpicc --target=ppc32`; LaunchError for any other) or "cpu[:FACTOR]". Left out, `mode`, `depth`, `coll` and `compute` are the
     core's defaults (``catalog()["mpi"]``). `trace`: True keeps the trace in the report, a
     path streams it to that file. `timeout`: seconds of wall time after which the job is ended
     (exit status 124), its report naming each rank's last MPI call. `params_toml`: the model's
@@ -143,9 +222,14 @@ def mpirun(
     if not 1 <= n <= _core.catalog()["mpi"]["max_ranks"]:
         _core.mpi_run([], request, chosen)  # the core refuses the count, naming the field
     path = _resolve(program)
+    model = (compute or _core.catalog()["mpi"]["default_compute"]) == "model"
+    command = _rank_command(path, list(args), model, chosen)
+    ppc = command[0] != path
     pairs = [socket.socketpair() for _ in range(n)]
+    counters = [_counter() for _ in range(n)] if model else []
     procs: list[subprocess.Popen] = []
-    pages = watch.StatePages(n)
+    # A PowerPC rank writes its state page's numbers big-endian.
+    pages = watch.StatePages(n, "big" if ppc else sys.byteorder)
     handlers = _catch_ending_signals()
     try:
         for rank, (_, child) in enumerate(pairs):
@@ -156,12 +240,16 @@ def mpirun(
                 CELLBLADE_MPI_STATE_FD=str(pages.fd),
                 CELLBLADE_MPI_PARENT=str(os.getpid()),
             )
-            procs.append(
-                subprocess.Popen([path, *args], env=env, pass_fds=[child.fileno(), pages.fd])
-            )
+            if model:
+                # The plugin publishes its count at system calls: every call over the socket.
+                env["CELLBLADE_MPI_CHANNEL"] = "socket"
+            passed = [child.fileno(), pages.fd, *counters[rank : rank + 1]]
+            mine = _with_counter(command, counters[rank]) if model else command
+            procs.append(subprocess.Popen(mine, env=env, pass_fds=passed))
             child.close()
         fds = [parent.detach() for parent, _ in pairs]
-        outcome = _simulate(procs, fds, request, chosen, pages, timeout)
+        owned, counters = counters, []  # the simulator owns them from here, also if it fails
+        outcome = _simulate(procs, fds, request, chosen, pages, timeout, owned)
         if isinstance(outcome, watch.Verdict):
             return JobResult(outcome.exit_code, outcome.message, {"outcome": "ended"})
         return _finish(outcome, procs, pages)
@@ -173,6 +261,8 @@ def mpirun(
         for parent, child in pairs:
             parent.close()
             child.close()
+        for fd in counters:
+            os.close(fd)
         native.end(procs)  # a finished job's ranks have exited: this ends a failed job's
         pages.close()
         for signum, handler in handlers.items():
@@ -198,6 +288,7 @@ def _simulate(
     machine: dict[str, Any],
     pages: watch.StatePages,
     timeout: float | None,
+    counters: list[int],
 ) -> dict[str, Any] | watch.Verdict:
     """Run the simulation in a thread while this one watches the rank processes (watch.py) and
     takes Ctrl-C and the ending signals even while the simulator waits for a rank that
@@ -209,7 +300,7 @@ def _simulate(
 
     def run() -> None:
         try:
-            answer = _core.mpi_run(fds, request, machine)
+            answer = _core.mpi_run(fds, request, machine, counters)
             outcome["report"] = {**answer["result"], "machine_toml": answer["machine_toml"]}
         except BaseException as error:  # handed to the main thread
             outcome["error"] = error

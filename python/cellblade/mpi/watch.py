@@ -14,6 +14,7 @@ import mmap
 import os
 import re
 import subprocess
+import sys
 from dataclasses import dataclass
 
 from cellblade import native
@@ -39,8 +40,10 @@ class RankState:
 class StatePages:
     """One state page per rank in a memory file the ranks map (CELLBLADE_MPI_STATE_FD)."""
 
-    def __init__(self, ranks: int) -> None:
+    def __init__(self, ranks: int, byteorder: str = sys.byteorder) -> None:
+        """`byteorder`: the ranks' ("big" for PowerPC ranks under qemu-user)."""
         self.ranks = ranks
+        self.byteorder = byteorder
         self.fd = os.memfd_create("cellblade-mpi-state", 0)
         os.ftruncate(self.fd, ranks * STATE_BYTES)
         self._map = mmap.mmap(self.fd, ranks * STATE_BYTES)
@@ -49,7 +52,9 @@ class StatePages:
         page = self._map[rank * STATE_BYTES : (rank + 1) * STATE_BYTES]
         call = page[:CALL_BYTES].split(b"\0", 1)[0].decode(errors="replace") or BEFORE_INIT
         ints = [
-            int.from_bytes(page[CALL_BYTES + 4 * i : CALL_BYTES + 4 * i + 4], "little", signed=True)
+            int.from_bytes(
+                page[CALL_BYTES + 4 * i : CALL_BYTES + 4 * i + 4], self.byteorder, signed=True
+            )
             for i in range(3)
         ]
         return RankState(call, ints[0], ints[1], bool(ints[2]))

@@ -21,7 +21,10 @@
 //! 192   answer: as wire::ANSWER_BYTES
 //! 4096  data area, DATA_BYTES: a request's or an answer's payload when it fits
 //! ```
-//! The rank side is `libmpi/src/env/channel.c`, which mirrors these numbers.
+//! The rank side is `libmpi/src/env/channel.c`, which mirrors these numbers. Every field is in
+//! the rank's byte order ([`Order`]): a PowerPC rank under qemu-user stores its words
+//! big-endian, and qemu's futex call compares the word in the guest's order, so the simulator
+//! stores the answer's sequence number reversed for it and waits on the request's as stored.
 
 use std::io::{self, Read, Write};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
@@ -30,7 +33,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
 use super::share_core::FLOAT_AFTER;
-use super::wire::{Answer, Request, ANSWER_BYTES, REQUEST_BYTES};
+use super::wire::{Answer, Order, Request, ANSWER_BYTES, REQUEST_BYTES};
 
 pub const REQ_SEQ: usize = 0;
 pub const SIM_SLEEPS: usize = 4;
@@ -63,6 +66,7 @@ pub struct Reported {
 pub struct Channel {
     base: *mut u8,
     last: u32,
+    order: Order,
     /// Whether to spin before sleeping: not on a core shared with the ranks ([`super::share_core`]).
     spin: bool,
 }
@@ -80,10 +84,14 @@ fn os_err(what: &str) -> io::Error {
 }
 
 /// Read the first request from the socket together with the channel file the rank may send
-/// beside it: `Ok(None)` if the rank closed the socket before any request.
-pub fn first_request(sock: &UnixStream) -> io::Result<Option<(Request, Option<OwnedFd>)>> {
+/// beside it, and the rank's byte order, which the request shows ([`Order::of_first`]):
+/// `Ok(None)` if the rank closed the socket before any request.
+pub fn first_request(sock: &UnixStream) -> io::Result<Option<(Request, Order, Option<OwnedFd>)>> {
     let mut b = [0u8; REQUEST_BYTES];
-    Ok(recv_exact_with_fd(sock, &mut b)?.map(|file| (super::wire::decode_request(&b), file)))
+    Ok(recv_exact_with_fd(sock, &mut b)?.map(|file| {
+        let order = Order::of_first(&b);
+        (super::wire::decode_request(&b, order), order, file)
+    }))
 }
 
 /// Fill `b` from the socket, taking the first descriptor sent beside the bytes (SCM_RIGHTS),
@@ -164,9 +172,9 @@ pub fn peer_gone(sock: &UnixStream) -> bool {
 }
 
 impl Channel {
-    /// Map the channel file a rank sent; it must be CHANNEL_BYTES long. `spin`: whether waiting
-    /// for a request spins for [`SPIN`] before it sleeps.
-    pub fn open(file: OwnedFd, spin: bool) -> io::Result<Channel> {
+    /// Map the channel file a rank of byte order `order` sent; it must be CHANNEL_BYTES long.
+    /// `spin`: whether waiting for a request spins for [`SPIN`] before it sleeps.
+    pub fn open(file: OwnedFd, spin: bool, order: Order) -> io::Result<Channel> {
         // SAFETY: fstat into a zeroed stat of an open descriptor.
         let mut st: libc::stat = unsafe { std::mem::zeroed() };
         if unsafe { libc::fstat(file.as_raw_fd(), &mut st) } != 0 {
@@ -185,7 +193,7 @@ impl Channel {
         if p == libc::MAP_FAILED {
             return Err(os_err("mapping the rank's channel file"));
         }
-        let ch = Channel { base: p.cast(), last: 0, spin };
+        let ch = Channel { base: p.cast(), last: 0, order, spin };
         ch.word(REQ_SEQ).store(0, Ordering::SeqCst);
         ch.word(ANS_SEQ).store(0, Ordering::SeqCst);
         Ok(ch)
@@ -210,37 +218,37 @@ impl Channel {
 
     /// The id of the rank's thread that calls MPI, as the rank wrote it (`None` if it did not).
     pub fn rank_tid(&self) -> Option<libc::pid_t> {
-        libc::pid_t::try_from(self.word(RANK_TID).load(Ordering::Acquire)).ok().filter(|&t| t > 0)
+        libc::pid_t::try_from(self.order.stored(self.word(RANK_TID).load(Ordering::Acquire))).ok().filter(|&t| t > 0)
     }
 
     /// Wait for the rank's next request and what it reports beside it: `None` if its process
     /// ended first. `long_wait` is called once if the wait lasts [`FLOAT_AFTER`].
     pub fn next_request(&mut self, sock: &UnixStream, mut long_wait: impl FnMut()) -> Option<(Request, Reported)> {
-        let seq = self.word(REQ_SEQ);
-        let ready = |last: u32| seq.load(Ordering::Acquire) != last;
+        let (seq, order) = (self.word(REQ_SEQ), self.order);
+        // Compared as stored: a changed word is a new request in either order.
+        let ready = |last: u32| seq.load(Ordering::Acquire) != order.stored(last);
         if !(self.spin && spin_for(|| ready(self.last))) {
             self.sleep_for_request(sock, &mut long_wait)?;
         }
         self.last = self.last.wrapping_add(1);
         let r = self.bytes(REQ_AT, 40);
-        let word = |at: usize| u64::from_ne_bytes(r[at..at + 8].try_into().expect("8 bytes"));
-        let reported = Reported { cpu_ns: word(24), wtimes: word(32) };
-        Some((super::wire::decode_request(r[..REQUEST_BYTES].try_into().expect("24 bytes")), reported))
+        let reported = Reported { cpu_ns: order.u64(&r[24..]), wtimes: order.u64(&r[32..]) };
+        Some((super::wire::decode_request(r[..REQUEST_BYTES].try_into().expect("24 bytes"), order), reported))
     }
 
     /// Sleep on the request sequence's futex until a request comes: `None` if the rank's process ended first.
     fn sleep_for_request(&self, sock: &UnixStream, long_wait: &mut dyn FnMut()) -> Option<()> {
-        let seq = self.word(REQ_SEQ);
-        let ready = |last: u32| seq.load(Ordering::Acquire) != last;
+        let (seq, order) = (self.word(REQ_SEQ), self.order);
+        let ready = |last: u32| seq.load(Ordering::Acquire) != order.stored(last);
         let start = Instant::now();
         let mut told = false;
         while !ready(self.last) {
             let sleeps = self.word(SIM_SLEEPS);
             sleeps.store(1, Ordering::SeqCst);
-            if seq.load(Ordering::SeqCst) == self.last {
+            if seq.load(Ordering::SeqCst) == order.stored(self.last) {
                 let ns = if told { SLEEP_NS } else { FLOAT_AFTER.as_nanos() as i64 };
                 let t = libc::timespec { tv_sec: 0, tv_nsec: ns };
-                futex(seq, libc::FUTEX_WAIT, self.last, Some(&t));
+                futex(seq, libc::FUTEX_WAIT, order.stored(self.last), Some(&t));
             }
             sleeps.store(0, Ordering::SeqCst);
             if !told && !ready(self.last) && start.elapsed() >= FLOAT_AFTER {
@@ -272,10 +280,10 @@ impl Channel {
             self.put(DATA_AT, payload);
         }
         let mut b = [0u8; ANSWER_BYTES];
-        super::wire::encode_answer(a, &mut b);
+        super::wire::encode_answer(a, &mut b, self.order);
         self.put(ANS_AT, &b);
         let seq = self.word(ANS_SEQ);
-        seq.store(self.last, Ordering::SeqCst);
+        seq.store(self.order.stored(self.last), Ordering::SeqCst);
         if self.word(RANK_SLEEPS).load(Ordering::SeqCst) != 0 {
             futex(seq, libc::FUTEX_WAKE, 1, None);
         }
@@ -310,9 +318,20 @@ mod tests {
 
     #[test]
     fn requests_and_answers_cross_after_a_sleep_and_a_gone_rank_is_noticed() {
+        crossing(Order::HOST);
+    }
+
+    /// A big-endian rank (a PowerPC program under qemu-user) stores every word reversed.
+    #[test]
+    fn a_big_endian_ranks_requests_and_answers_cross_in_its_order() {
+        crossing(Order::BIG);
+    }
+
+    /// Three requests of a rank of byte order `order`, each after the simulator has gone to sleep.
+    fn crossing(order: Order) {
         let file = channel_file();
         let base = rank_side(&file);
-        let mut ch = Channel::open(file.try_clone().unwrap(), true).unwrap();
+        let mut ch = Channel::open(file.try_clone().unwrap(), true, order).unwrap();
         let (sim_sock, rank_sock) = UnixStream::pair().unwrap();
         let rank = std::thread::spawn(move || {
             let at = |off: usize| unsafe { &*((base + off) as *const AtomicU32) };
@@ -320,22 +339,22 @@ mod tests {
                 // Late enough that the simulator has gone to sleep on the futex.
                 std::thread::sleep(std::time::Duration::from_millis(30));
                 let mut r = [0u8; 40];
-                r[0..4].copy_from_slice(&OP_SEND.to_ne_bytes());
-                r[4..8].copy_from_slice(&(seq as i32).to_ne_bytes());
-                r[16..24].copy_from_slice(&5u64.to_ne_bytes());
-                r[24..32].copy_from_slice(&(1000 * seq as u64).to_ne_bytes());
-                r[32..40].copy_from_slice(&(seq as u64 + 6).to_ne_bytes());
+                r[0..4].copy_from_slice(&order.put_u32(OP_SEND));
+                r[4..8].copy_from_slice(&order.put_i32(seq as i32));
+                r[16..24].copy_from_slice(&order.put_u64(5));
+                r[24..32].copy_from_slice(&order.put_u64(1000 * seq as u64));
+                r[32..40].copy_from_slice(&order.put_u64(seq as u64 + 6));
                 unsafe { std::ptr::copy_nonoverlapping(r.as_ptr(), (base + REQ_AT) as *mut u8, 40) };
                 unsafe { std::ptr::copy_nonoverlapping(b"hello".as_ptr(), (base + DATA_AT) as *mut u8, 5) };
-                at(REQ_SEQ).store(seq, Ordering::SeqCst);
+                at(REQ_SEQ).store(order.stored(seq), Ordering::SeqCst);
                 if at(SIM_SLEEPS).load(Ordering::SeqCst) != 0 {
                     futex(at(REQ_SEQ), libc::FUTEX_WAKE, 1, None);
                 }
-                while at(ANS_SEQ).load(Ordering::SeqCst) != seq {
+                while at(ANS_SEQ).load(Ordering::SeqCst) != order.stored(seq) {
                     std::thread::yield_now();
                 }
-                let tag = unsafe { std::ptr::read_unaligned((base + ANS_AT + 8) as *const i32) };
-                assert_eq!(tag, 10 * seq as i32);
+                let tag = unsafe { std::ptr::read_unaligned((base + ANS_AT + 8) as *const [u8; 4]) };
+                assert_eq!(order.i32(&tag), 10 * seq as i32);
             }
             drop(rank_sock);
         });
@@ -354,7 +373,7 @@ mod tests {
     fn a_file_of_the_wrong_size_is_refused() {
         let file = channel_file();
         assert_eq!(unsafe { libc::ftruncate(file.as_raw_fd(), 4096) }, 0);
-        let e = Channel::open(file, true).err().expect("refused");
+        let e = Channel::open(file, true, Order::HOST).err().expect("refused");
         assert!(e.to_string().starts_with("the rank's channel file has 4096 bytes"), "{e}");
     }
 }

@@ -43,7 +43,7 @@ use crate::model::measure::{measure, MeasureRequest};
 use crate::model::params::ModelParams;
 
 use super::transfer::pieces;
-use super::wire::{self, Answer};
+use super::wire::{self, Answer, Order};
 use super::{Rank, MAX_RANKS};
 
 /// `--coll` when a request names none: the seed's collectives.
@@ -289,15 +289,15 @@ impl Call {
         }
     }
 
-    /// Payload: u32 dtype, u32 operation, u64 size, then the rank's contribution.
-    fn decode(rank: usize, size: usize, family: i32, root: i32, payload: &[u8]) -> Result<Call> {
+    /// Payload: u32 dtype, u32 operation, u64 size (in the rank's byte order), then the rank's contribution.
+    fn decode(rank: usize, size: usize, family: i32, root: i32, payload: &[u8], order: Order) -> Result<Call> {
         let bad = |what: String| {
             Error::Internal(format!("rank {rank}: a collective request {what}: the rank library and the simulator disagree"))
         };
         if payload.len() < 16 {
             return Err(bad(format!("of {} bytes", payload.len())));
         }
-        let word = |at: usize| u32::from_ne_bytes(payload[at..at + 4].try_into().expect("4 bytes"));
+        let word = |at: usize| order.u32(&payload[at..]);
         let family = usize::try_from(family).ok().filter(|&f| f < FAMILIES.len()).ok_or_else(|| bad(format!("for family {family}")))?;
         let root = usize::try_from(root).ok().filter(|&r| r < size).ok_or_else(|| bad(format!("with root {root}")))?;
         let (d, o) = (word(0) as usize, word(4) as usize);
@@ -309,7 +309,7 @@ impl Call {
             0 => None,
             _ => Some(*ROPS.get(o - 1).ok_or_else(|| bad(format!("with operation {o}")))?),
         };
-        let size = u64::from_ne_bytes(payload[8..16].try_into().expect("8 bytes"));
+        let size = order.u64(&payload[8..]);
         let size = u32::try_from(size).map_err(|_| bad(format!("of {size} bytes a rank")))?;
         Ok(Call { family, root, dtype, rop, size, data: payload[16..].to_vec() })
     }
@@ -379,7 +379,8 @@ impl Library {
         Ok((local_store_only(&s) && s.buffer.max(16) <= BUFFER_BYTES).then_some(s))
     }
 
-    /// Serve one `OP_COLL` request of rank `r`: `a` = family (or the query), `b` = root.
+    /// Serve one `OP_COLL` request of rank `r`: `a` = family (or the query), `b` = root;
+    /// `order`: the rank's byte order, of its payload's header and of the elements it reduces.
     /// `bufs(send, receive)` gives the rank's message buffers of at least those sizes.
     pub async fn serve(
         &mut self,
@@ -387,12 +388,13 @@ impl Library {
         a: i32,
         b: i32,
         payload: &[u8],
+        order: Order,
         bufs: impl FnOnce(u64, u64) -> Result<(u64, u64)>,
     ) -> Result<(Answer, Vec<u8>)> {
         if a == wire::COLL_QUERY {
             return Ok((Answer { source: self.shared.choice.mask(), ..Answer::default() }, Vec::new()));
         }
-        let call = Call::decode(r.rank(), r.size(), a, b, payload)?;
+        let call = Call::decode(r.rank(), r.size(), a, b, payload, order)?;
         let what = call.describe();
         let (k, differs) = self.shared.agree.borrow_mut().enter(r.rank(), r.size(), &what);
         if let Some((first, theirs)) = differs {
@@ -422,7 +424,7 @@ impl Library {
             }
             let mut data = call.data.clone();
             if call.dtype.is_some() {
-                swap(dtype, &mut data);
+                to_local_store(dtype, &mut data, order);
             }
             r.write(sea, &data)?;
             let at = if op == Op::Allgather { me as u32 * padded } else { 0 };
@@ -443,15 +445,16 @@ impl Library {
         if op == Op::Allgather {
             out = out.chunks(padded as usize).flat_map(|b| b[..call.size as usize].to_vec()).collect();
         } else if call.dtype.is_some() {
-            swap(dtype, &mut out);
+            to_local_store(dtype, &mut out, order);
         }
         Ok((Answer { count: out.len() as u64, ..Answer::default() }, out))
     }
 }
 
-/// Host order to the local store's big-endian order and back (the same swap).
-fn swap(dtype: Dtype, data: &mut [u8]) {
-    if cfg!(target_endian = "little") {
+/// The rank's byte order to the local store's big-endian order and back (the same swap): none
+/// for a big-endian rank (a PowerPC program under qemu-user).
+fn to_local_store(dtype: Dtype, data: &mut [u8], order: Order) {
+    if !order.is_big_endian() {
         for e in data.chunks_exact_mut(dtype.bytes() as usize) {
             e.reverse();
         }
@@ -542,7 +545,7 @@ mod tests {
                     let mut payload = [dtype.to_ne_bytes(), rop.to_ne_bytes()].concat();
                     payload.extend_from_slice(&size.to_ne_bytes());
                     payload.extend_from_slice(&data);
-                    let (a, out) = lib.serve(&r, family, root, &payload, |s, rc| Ok((r.alloc(s)?, r.alloc(rc)?))).await?;
+                    let (a, out) = lib.serve(&r, family, root, &payload, Order::HOST, |s, rc| Ok((r.alloc(s)?, r.alloc(rc)?))).await?;
                     got.borrow_mut()[rank].push((a.err, out));
                 }
                 Ok(())
@@ -635,7 +638,7 @@ mod tests {
         let mut payload = [(how[2] as u32).to_ne_bytes(), (how[3] as u32).to_ne_bytes()].concat();
         payload.extend_from_slice(&size.to_ne_bytes());
         payload.extend_from_slice(data);
-        let (_, out) = lib.serve(r, how[0], how[1], &payload, |s, rc| Ok((r.alloc(s)?, r.alloc(rc)?))).await?;
+        let (_, out) = lib.serve(r, how[0], how[1], &payload, Order::HOST, |s, rc| Ok((r.alloc(s)?, r.alloc(rc)?))).await?;
         Ok(out)
     }
 

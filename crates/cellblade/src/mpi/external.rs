@@ -6,10 +6,15 @@
 //! run it, and waits until the process sends it: simulated time cannot pass meanwhile, so by
 //! default ([`Compute::Zero`]) computation between MPI calls costs zero simulated time and a
 //! program gives the same simulated numbers on every run, whatever the host does. With
-//! [`Compute::Cpu`] the rank reports the CPU time it used since its last call returned, and
-//! that times a factor is charged to its SPE before the call. A process's bytes are copied into
-//! its rank's simulated buffer before a send and out of it after a receive, so the simulated
-//! DMAs move the program's real data.
+//! [`Compute::Model`] each rank is a PowerPC program under qemu-user with the SPU cost plugin
+//! (`sdk/cost/`, the SDK's mechanism and its [`Counter`]): at each request the simulator reads
+//! the rank's counter and charges the SPU cycles counted since the last one to its SPE before
+//! it serves the call, exactly and the same on every run. With [`Compute::Cpu`] the rank
+//! reports the CPU time it used since its last call returned, and that times a factor is
+//! charged to its SPE before the call. A process's bytes are copied into its rank's simulated
+//! buffer before a send and out of it after a receive, so the simulated DMAs move the
+//! program's real data; the fields the simulator reads are in the rank's byte order
+//! ([`Order`]).
 
 use std::cell::{Cell, RefCell};
 use std::io::{self, BufReader, Read};
@@ -27,8 +32,10 @@ use super::channel::{self, Channel, Reported};
 use super::collective::{self, CollChoice};
 use super::nb_wire::received;
 use super::share_core::SharedCore;
-use super::wire::{self, Answer, Request};
+use super::wire::{self, Answer, Order, Request};
 use super::{Mode, MpiWorld, Rank, WorldReport};
+pub use crate::sdk::cost::Compute;
+use crate::sdk::cost::Counter;
 
 /// How a job driven by processes ended (other than by an error of the simulation).
 #[derive(Debug, Clone)]
@@ -45,36 +52,6 @@ pub enum ExternalOutcome {
 
 type Stop = Rc<RefCell<Option<ExternalOutcome>>>;
 type Waited = Rc<Cell<Duration>>;
-
-/// What a rank's computation between MPI calls costs in simulated time.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Compute {
-    /// Nothing: deterministic, the same program gives the same numbers byte for byte.
-    Zero,
-    /// The rank's measured CPU time (its thread's `CLOCK_THREAD_CPUTIME_ID`) times this factor.
-    Cpu(f64),
-}
-
-impl Compute {
-    pub const DEFAULT: &'static str = "zero";
-    /// The largest factor: a host second as a thousand simulated seconds is already far past
-    /// any SPU-to-host speed ratio.
-    pub const MAX_FACTOR: f64 = 1000.0;
-
-    pub fn allowed() -> String {
-        format!("zero, cpu or cpu:FACTOR with FACTOR above 0 and at most {}", Self::MAX_FACTOR)
-    }
-
-    /// "zero", "cpu" (factor 1) or "cpu:FACTOR"; `None` for anything else.
-    pub fn parse(text: &str) -> Option<Compute> {
-        match text.split_once(':') {
-            None if text == "zero" => Some(Compute::Zero),
-            None if text == "cpu" => Some(Compute::Cpu(1.0)),
-            Some(("cpu", f)) => f.parse::<f64>().ok().filter(|x| *x > 0.0 && *x <= Self::MAX_FACTOR).map(Compute::Cpu),
-            _ => None,
-        }
-    }
-}
 
 /// Run a job whose rank i is driven by the process at the other end of `streams[i]`; with
 /// `trace`, the finished report carries a Chrome/Perfetto trace; `compute` prices the ranks'
@@ -94,15 +71,18 @@ pub fn run_external(
         mode,
         depth,
         trace,
-        JobOptions { compute, coll: CollChoice::seed(), trace_file: None, params: None },
+        JobOptions { compute, coll: CollChoice::seed(), trace_file: None, params: None, counters: Vec::new() },
         streams,
     )
 }
 
 /// How a job driven by processes prices computation and runs its collectives.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct JobOptions {
     pub compute: Compute,
+    /// Under [`Compute::Model`], each rank's cost counter in rank order (the front made them
+    /// and gave each rank process's plugin its own); empty otherwise.
+    pub counters: Vec<Counter>,
     pub coll: CollChoice,
     /// Stream the trace to this file as the run goes (see [`MpiWorld::trace_to_file`]).
     pub trace_file: Option<String>,
@@ -120,6 +100,17 @@ pub fn run_external_with(
     opts: JobOptions,
     streams: Vec<UnixStream>,
 ) -> Result<ExternalOutcome> {
+    let mut counters: Vec<Option<Counter>> = match opts.compute {
+        Compute::Model if opts.counters.len() != streams.len() => {
+            return Err(Error::Internal(format!(
+                "compute model with {} cost counters for {} ranks: the front starts every rank under the cost plugin",
+                opts.counters.len(),
+                streams.len()
+            )))
+        }
+        Compute::Model => opts.counters.into_iter().map(Some).collect(),
+        _ => streams.iter().map(|_| None).collect(),
+    };
     let shared = collective::Shared::with_params(&file, opts.coll, opts.params)?;
     let hz = file.clock.decrementer_hz;
     let mut w = MpiWorld::with_trace(file, streams.len(), placement, mode, trace)?;
@@ -134,11 +125,13 @@ pub fn run_external_with(
     let started = Instant::now();
     let largest = (0..streams.len()).map(|rank| w.largest_message(rank, depth)).collect();
     let init = InitAnswer { size: streams.len(), largest, hz, compute: opts.compute, cpu: core.as_ref().map(|c| c.cpu()) };
-    let links = open_links(streams, &init, core.is_none());
+    let links = open_links(streams, &init, core.is_none(), &mut counters);
     waited.set(started.elapsed());
     for (rank, link) in links.into_iter().enumerate() {
         let (stop, waited, shared, core) = (stop.clone(), waited.clone(), shared.clone(), core.clone());
-        w.rank(rank, move |r| serve(r, link, opts.compute, core, stop, waited, shared))?;
+        let counter = counters[rank].take();
+        let job = Served { compute: opts.compute, counter, core, stop, waited, shared };
+        w.rank(rank, move |r| serve(r, link, job))?;
     }
     let result = w.run();
     if let Some(outcome) = stop.borrow_mut().take() {
@@ -231,6 +224,8 @@ struct Link {
     sock: UnixStream,
     rd: BufReader<UnixStream>,
     channel: Option<Channel>,
+    /// The rank's byte order, which its first request shows.
+    order: Order,
     /// The first request, read with the channel file before the link was set up.
     first: Option<Request>,
     /// The first request when it was `MPI_Init`, answered as the link opened ([`open_links`]).
@@ -242,9 +237,9 @@ impl Link {
     fn open(rank: usize, sock: UnixStream, spin: bool) -> Result<Option<Link>> {
         // Buffered reads: a request's header and payload usually come in one system call.
         let rd = BufReader::with_capacity(1 << 16, sock.try_clone().map_err(|e| io_err(rank, e))?);
-        let Some((first, file)) = channel::first_request(&sock).map_err(|e| io_err(rank, e))? else { return Ok(None) };
-        let channel = file.map(|f| Channel::open(f, spin)).transpose().map_err(|e| io_err(rank, e))?;
-        Ok(Some(Link { sock, rd, channel, first: Some(first), answered: None }))
+        let Some((first, order, file)) = channel::first_request(&sock).map_err(|e| io_err(rank, e))? else { return Ok(None) };
+        let channel = file.map(|f| Channel::open(f, spin, order)).transpose().map_err(|e| io_err(rank, e))?;
+        Ok(Some(Link { sock, rd, channel, order, first: Some(first), answered: None }))
     }
 
     /// The next request and what the rank reports before it; `None` if the process ended.
@@ -255,7 +250,7 @@ impl Link {
         }
         match &mut self.channel {
             Some(ch) => Ok(ch.next_request(&self.sock, long_wait)),
-            None => Ok(wire::read_request(&mut self.rd).map_err(|e| io_err(rank, e))?.map(|r| (r, Reported::default()))),
+            None => Ok(wire::read_request(&mut self.rd, self.order).map_err(|e| io_err(rank, e))?.map(|r| (r, Reported::default()))),
         }
     }
 
@@ -274,7 +269,7 @@ impl Link {
         match &self.channel {
             // The answer to the first request goes where the rank waits for it: the socket.
             Some(ch) if op != wire::OP_INIT => ch.answer(a, payload, &mut self.sock),
-            _ => wire::write_answer(&mut self.sock, a, payload),
+            _ => wire::write_answer(&mut self.sock, a, payload, self.order),
         }
         .map_err(|e| io_err(rank, e))
     }
@@ -295,7 +290,8 @@ struct InitAnswer {
 }
 
 impl InitAnswer {
-    fn of(&self, rank: usize) -> (Answer, [u8; 8]) {
+    /// Rank `rank`'s answer, its payload in the rank's byte order.
+    fn of(&self, rank: usize, order: Order) -> (Answer, [u8; 8]) {
         let answer = Answer {
             source: rank as i32,
             tag: self.size as i32,
@@ -305,7 +301,7 @@ impl InitAnswer {
             count: 8,
             ..Answer::default()
         };
-        (answer, self.largest[rank].to_ne_bytes())
+        (answer, order.put_u64(self.largest[rank]))
     }
 }
 
@@ -316,7 +312,8 @@ impl InitAnswer {
 /// after its own, and could neither run nor die meanwhile (issue 43). The simulated call still
 /// happens in its place: [`serve`] starts from the answered request. Per rank: its link, `None`
 /// if its process ended first, or the error that broke its connection.
-fn open_links(streams: Vec<UnixStream>, init: &InitAnswer, spin: bool) -> Vec<Result<Option<Link>>> {
+/// `counters`: each rank's cost counter under [`Compute::Model`], read as its link opens.
+fn open_links(streams: Vec<UnixStream>, init: &InitAnswer, spin: bool, counters: &mut [Option<Counter>]) -> Vec<Result<Option<Link>>> {
     let mut links: Vec<Option<Result<Option<Link>>>> = streams.iter().map(|_| None).collect();
     let mut waiting: Vec<(usize, UnixStream)> = streams.into_iter().enumerate().collect();
     while !waiting.is_empty() {
@@ -337,38 +334,48 @@ fn open_links(streams: Vec<UnixStream>, init: &InitAnswer, spin: bool) -> Vec<Re
         let (ready, rest): (Vec<_>, Vec<_>) = waiting.into_iter().zip(&fds).partition(|(_, p)| p.revents != 0);
         waiting = rest.into_iter().map(|(w, _)| w).collect();
         for ((rank, sock), _) in ready {
-            links[rank] = Some(open_answered(rank, sock, init, spin));
+            links[rank] = Some(open_answered(rank, sock, init, spin, counters[rank].as_mut()));
         }
     }
     links.into_iter().map(|l| l.expect("every rank's link is opened")).collect()
 }
 
 /// Open rank `rank`'s link, whose first request has come, and answer it if it is `MPI_Init`.
-fn open_answered(rank: usize, sock: UnixStream, init: &InitAnswer, spin: bool) -> Result<Option<Link>> {
+fn open_answered(rank: usize, sock: UnixStream, init: &InitAnswer, spin: bool, counter: Option<&mut Counter>) -> Result<Option<Link>> {
     let Some(mut link) = Link::open(rank, sock, spin)? else { return Ok(None) };
+    if let Some(c) = counter {
+        // What ran before the first request (MPI_Init) is qemu's start of the C library and
+        // the program's set-up before it joined the job, which no MPI_Wtime can time: dropped,
+        // as the SDK drops what its hello finds counted. Read now, while the rank waits for
+        // the answer: once answered it runs on, and a later read would drop its code too.
+        c.take()?;
+    }
     if let Some(first) = link.first.take_if(|f| f.op == wire::OP_INIT) {
-        let (answer, largest) = init.of(rank);
+        let (answer, largest) = init.of(rank, link.order);
         link.answer(rank, &answer, &largest, first.op)?;
         link.answered = Some(first);
     }
     Ok(Some(link))
 }
 
-/// Serve one rank's calls until `MPI_Finalize`; `core`: the core the simulator shares with the
-/// ranks, if it does.
-async fn serve(
-    r: Rc<Rank>,
-    link: Result<Option<Link>>,
+/// What serving one rank needs beside its link.
+struct Served {
     compute: Compute,
+    /// The rank's cost counter under [`Compute::Model`].
+    counter: Option<Counter>,
+    /// The core the simulator shares with the ranks, if it does.
     core: Option<Rc<SharedCore>>,
     stop: Stop,
     waited: Waited,
     shared: Rc<collective::Shared>,
-) -> Result<()> {
+}
+
+/// Serve one rank's calls until `MPI_Finalize`.
+async fn serve(r: Rc<Rank>, link: Result<Option<Link>>, job: Served) -> Result<()> {
+    let Served { compute, mut counter, core, stop, waited, shared } = job;
     let rank = r.rank();
     let mut library = collective::Library::new(&r, shared)?;
     let mut bufs = Buffers { send: (0, 0), recv: (0, 0) };
-    let mut pending = super::nb_wire::Pending::default();
     let lost = |last: &Option<Request>| {
         let after = last.as_ref().map_or("none, before MPI_Init".into(), describe);
         *stop.borrow_mut() = Some(ExternalOutcome::Lost { rank, after });
@@ -376,6 +383,8 @@ async fn serve(
     };
     let cpu = core.as_ref().map(|c| c.cpu());
     let Some(mut link) = link? else { return Err(lost(&None)) };
+    let order = link.order;
+    let mut pending = super::nb_wire::Pending::new(order);
     // The last call answered, described only if the process ends without MPI_Finalize.
     let mut last: Option<Request> = link.answered;
     if let (Some(core), Some(tid)) = (&core, link.channel.as_ref().and_then(Channel::rank_tid)) {
@@ -387,6 +396,14 @@ async fn serve(
         let next = link.next(rank, float_all)?;
         waited.set(waited.get() + start.elapsed());
         let Some((req, reported)) = next else { return Err(lost(&last)) };
+        if let Some(c) = counter.as_mut() {
+            // The SPU cycles of the rank's code since its last call (the plugin published the
+            // count at the request's system call, which the socket orders before this read).
+            let cycles = c.take()?;
+            if cycles > 0 {
+                r.spu().compute(cycles).await;
+            }
+        }
         if let Compute::Cpu(factor) = compute {
             // The rank's computation since its last call, as SPE time before this call.
             let cycle = r.spu().with_machine(|m| m.p.core_cycle);
@@ -409,7 +426,7 @@ async fn serve(
             wire::OP_INIT => {
                 let largest = vec![r.largest_message(); rank + 1];
                 let (answer, bytes) =
-                    InitAnswer { size: r.size(), largest, hz: r.spu().with_machine(|m| m.p.decrementer_hz), compute, cpu }.of(rank);
+                    InitAnswer { size: r.size(), largest, hz: r.spu().with_machine(|m| m.p.decrementer_hz), compute, cpu }.of(rank, order);
                 payload = bytes.to_vec();
                 answer
             }
@@ -445,9 +462,8 @@ async fn serve(
                         format!("{} bytes of payload: at least 16 expected (source, tag, capacity)", data.len()),
                     ));
                 }
-                let word = |at: usize| i32::from_ne_bytes(data[at..at + 4].try_into().expect("4 bytes"));
-                let (source, rtag) = (word(0), word(4));
-                let cap = u64::from_ne_bytes(data[8..16].try_into().expect("8 bytes"));
+                let (source, rtag) = (order.i32(&data[0..]), order.i32(&data[4..]));
+                let cap = order.u64(&data[8..]);
                 let sent = &data[16..];
                 let (sea, rea, cap) = bufs.fit_receive(&r, sent.len() as u64, cap)?;
                 r.write(sea, sent)?;
@@ -477,7 +493,7 @@ async fn serve(
             }
             wire::OP_COLL => {
                 let data = link.payload(rank, req.len)?;
-                let (answer, out) = library.serve(&r, req.a, req.b, &data, |s, rc| bufs.fit(&r, s, rc)).await?;
+                let (answer, out) = library.serve(&r, req.a, req.b, &data, order, |s, rc| bufs.fit(&r, s, rc)).await?;
                 payload = out;
                 answer
             }
@@ -496,7 +512,7 @@ async fn serve(
                 r.spu().compute(cycles).await;
                 let (cycle, hz) = r.spu().with_machine(|m| (m.p.core_cycle, m.p.decrementer_hz));
                 let clock = [r.spu().now().0, cycles * cycle.0, hz, crate::sim::TICKS_PER_SECOND];
-                payload = clock.iter().flat_map(|w| w.to_ne_bytes()).collect();
+                payload = clock.iter().flat_map(|&w| order.put_u64(w)).collect();
                 Answer { value: r.wtime(), count: payload.len() as u64, ..Answer::default() }
             }
             wire::OP_BARRIER => {
@@ -548,21 +564,5 @@ fn describe(req: &Request) -> String {
         wire::OP_COLLECT => "collecting freed receives".into(),
         wire::OP_CANCEL => "MPI_Cancel".into(),
         op => format!("request {op}"),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::Compute;
-
-    #[test]
-    fn compute_charges_parse() {
-        assert_eq!(Compute::parse("zero"), Some(Compute::Zero));
-        assert_eq!(Compute::parse("cpu"), Some(Compute::Cpu(1.0)));
-        assert_eq!(Compute::parse("cpu:2.5"), Some(Compute::Cpu(2.5)));
-        assert_eq!(Compute::parse("cpu:1000"), Some(Compute::Cpu(1000.0)));
-        for bad in ["", "cpu:", "cpu:-1", "cpu:0", "cpu:inf", "cpu:NaN", "CPU", "zero:1"] {
-            assert_eq!(Compute::parse(bad), None, "{bad}");
-        }
     }
 }

@@ -21,12 +21,14 @@ use std::collections::HashMap;
 use crate::error::{Error, Result};
 
 use super::pending::Request;
-use super::wire::{self, Answer, ANSWER_BYTES};
+use super::wire::{self, Answer, Order, ANSWER_BYTES};
 use super::{Rank, Status};
 
 /// The pending requests of one rank process, by wire handle.
-#[derive(Default)]
 pub(super) struct Pending {
+    /// The rank's byte order: of the addresses, capacities and handles in its payloads, and of
+    /// `OP_COLLECT`'s records.
+    order: Order,
     reqs: HashMap<i32, (Request, Option<u64>)>,
     /// Simulated buffers by (the rank process's buffer address, is a send): address, bytes.
     shared: HashMap<(u64, bool), (u64, u64)>,
@@ -48,15 +50,15 @@ pub(super) fn received(st: &Status) -> Answer {
     }
 }
 
-fn word(bytes: &[u8]) -> u64 {
-    u64::from_ne_bytes(bytes.try_into().expect("8 bytes"))
-}
-
 fn bad(rank: usize, what: String) -> Error {
     Error::Internal(format!("rank {rank}: {what}: the rank library and the simulator disagree"))
 }
 
 impl Pending {
+    pub(super) fn new(order: Order) -> Pending {
+        Pending { order, reqs: HashMap::new(), shared: HashMap::new(), freed: Vec::new(), ready: Vec::new() }
+    }
+
     /// Serve one nonblocking request whose payload (a send's bytes, the handles of a waitany)
     /// is `data`; `payload` receives the answer's bytes.
     pub(super) async fn serve(&mut self, r: &Rank, req: &wire::Request, data: &[u8], payload: &mut Vec<u8>) -> Result<Answer> {
@@ -64,7 +66,7 @@ impl Pending {
         match req.op {
             wire::OP_ISEND | wire::OP_ISSEND => {
                 let (host, bytes) = data.split_at_checked(8).ok_or_else(|| bad(rank, "a send without its buffer's address".into()))?;
-                let ea = self.buffer(r, word(host), bytes.len() as u64, Some(bytes))?;
+                let ea = self.buffer(r, self.order.u64(host), bytes.len() as u64, Some(bytes))?;
                 let q = r.isend_as(ea, bytes.len() as u32, req.a as usize, req.b, req.c as u32, req.op == wire::OP_ISSEND).await?;
                 Ok(self.keep(q, None))
             }
@@ -74,8 +76,8 @@ impl Pending {
                 }
                 // What arrives, not what was posted, needs room: no more than there is
                 // ([`Rank::largest_message`]; a request's buffer comes from what is free).
-                let cap = word(&data[8..]).min(r.largest_message()).min(r.largest_free());
-                let ea = self.buffer(r, word(&data[..8]), cap, None)?;
+                let cap = self.order.u64(&data[8..]).min(r.largest_message()).min(r.largest_free());
+                let ea = self.buffer(r, self.order.u64(&data[..8]), cap, None)?;
                 let q = r.irecv(ea, cap as u32, req.a, req.b, req.c as u32)?;
                 Ok(self.keep(q, Some(ea)))
             }
@@ -88,7 +90,7 @@ impl Pending {
                 }
             }
             wire::OP_WAITANY => {
-                let handles: Vec<i32> = data.chunks_exact(4).map(|c| i32::from_ne_bytes(c.try_into().expect("4 bytes"))).collect();
+                let handles: Vec<i32> = data.chunks_exact(4).map(|c| self.order.i32(c)).collect();
                 let mut qs = Vec::with_capacity(handles.len());
                 for h in &handles {
                     qs.push(self.reqs.get(h).ok_or_else(|| bad(rank, format!("request {h} is not pending")))?.0);
@@ -182,7 +184,7 @@ impl Pending {
                 let handle = self.freed.swap_remove(k);
                 if let Some((_, Some(ea))) = self.reqs.remove(&handle) {
                     let mut head = [0u8; ANSWER_BYTES];
-                    wire::encode_answer(&Answer { flags: handle as u32, ..received(&st) }, &mut head);
+                    wire::encode_answer(&Answer { flags: handle as u32, ..received(&st) }, &mut head, self.order);
                     self.ready.extend_from_slice(&head);
                     self.ready.extend_from_slice(&r.read(ea, st.bytes)?);
                 }

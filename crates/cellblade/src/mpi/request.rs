@@ -1,6 +1,7 @@
 //! The MPI programs' requests (a job of rank processes, `cellblade mpirun`; seed 004 §5.1's
 //! ping-pong, `cellblade pingpong`), with their defaults and limits.
 
+use std::os::fd::OwnedFd;
 use std::os::unix::net::UnixStream;
 
 use serde::{Deserialize, Serialize};
@@ -10,10 +11,11 @@ use super::{
 };
 use crate::affinity::placement::Placement;
 use crate::coll::request::{placement_of, PlacementSel};
-use crate::error::{config_err, field_err, Result};
+use crate::error::{config_err, Result};
 use crate::machine::config::MachineFile;
 use crate::model::params::ModelParams;
 use crate::request::{within, Request};
+use crate::sdk::cost::{Compute, Counter, Front};
 use crate::sim::Time;
 
 /// Where message buffers live when a request names no mode (the seed's default).
@@ -28,7 +30,7 @@ fn default_coll() -> String {
     collective::DEFAULT_COLL.into()
 }
 fn default_compute() -> String {
-    external::Compute::DEFAULT.into()
+    Front::Mpi.default_compute().into()
 }
 fn default_depth() -> u32 {
     layout::DEFAULT_DEPTH
@@ -44,7 +46,7 @@ fn allowed(field: &str) -> Option<String> {
         "reps" => Some(format!("1 to {}", u32::MAX)),
         "mode" => Some(format!("one of {}", Mode::NAMES.join(", "))),
         "coll" => Some(collective::coll_words()),
-        "compute" => Some(external::Compute::allowed()),
+        "compute" => Some(Front::Mpi.allowed()),
         "placement" => Some(format!("a placement name or the physical SPE (0 to {}) of each rank", MAX_RANKS - 1)),
         _ => None,
     }
@@ -83,7 +85,8 @@ pub struct JobRequest {
     /// "library", "auto" or "OP=ALGO,...".
     #[serde(default = "default_coll")]
     pub coll: String,
-    /// What computation between MPI calls costs: "zero" or "cpu[:FACTOR]" (measured CPU time).
+    /// What computation between MPI calls costs: "zero", "model" (the SPU cycles of a PowerPC
+    /// rank's code, counted by the cost plugin) or "cpu[:FACTOR]" (measured CPU time).
     #[serde(default = "default_compute")]
     pub compute: String,
     /// The model's parameters (a parameter file's text) that `auto` collectives choose by;
@@ -95,6 +98,10 @@ pub struct JobRequest {
     /// front that started the processes hands them over.
     #[serde(skip)]
     pub streams: Vec<UnixStream>,
+    /// Under `compute` "model", each rank's cost counter (the memory file its process's cost
+    /// plugin adds to, `sdk::cost::Counter`), rank order; handed over as the streams are.
+    #[serde(skip)]
+    pub counters: Vec<OwnedFd>,
 }
 
 /// How a job ended.
@@ -131,8 +138,7 @@ impl Request for JobRequest {
 
     fn run(self, file: &MachineFile) -> Result<JobOutcome> {
         check_ranks(self.ranks)?;
-        let compute =
-            external::Compute::parse(&self.compute).ok_or_else(|| field_err("compute", &self.compute, external::Compute::allowed()))?;
+        let compute = Compute::parse(&self.compute, Front::Mpi)?;
         if self.streams.len() != self.ranks {
             return Err(config_err(format!("mpirun: {} rank connections for {} ranks", self.streams.len(), self.ranks)));
         }
@@ -142,7 +148,18 @@ impl Request for JobRequest {
         let placement = self.placement()?;
         let coll = collective::CollChoice::parse(&self.coll, self.ranks)?;
         let params = self.params_toml.as_deref().map(ModelParams::from_toml).transpose()?;
-        let opts = external::JobOptions { compute, coll, trace_file: self.trace_file.clone(), params };
+        let counters = match compute {
+            Compute::Model if self.counters.len() != self.ranks => {
+                return Err(config_err(format!(
+                    "mpirun --compute model: {} cost counters for {} ranks (the front starts each rank under the cost plugin)",
+                    self.counters.len(),
+                    self.ranks
+                )))
+            }
+            Compute::Model => self.counters.into_iter().map(Counter::adopt).collect::<Result<Vec<_>>>()?,
+            _ => Vec::new(),
+        };
+        let opts = external::JobOptions { compute, counters, coll, trace_file: self.trace_file.clone(), params };
         Ok(match external::run_external_with(file.clone(), placement, mode, depth, self.trace, opts, self.streams)? {
             external::ExternalOutcome::Finished(r, wait_s) => JobOutcome::Finished {
                 simulated_ns: Time::as_ns(r.simulated),
@@ -232,8 +249,8 @@ pub fn catalog() -> MpiCatalog {
         default_coll: collective::DEFAULT_COLL,
         coll_families: collective::FAMILIES.to_vec(),
         coll_library_defaults: collective::LIBRARY_DEFAULTS.to_vec(),
-        default_compute: external::Compute::DEFAULT,
-        compute_allowed: external::Compute::allowed(),
+        default_compute: Front::Mpi.default_compute(),
+        compute_allowed: Front::Mpi.allowed(),
         trace_file_bytes: crate::machine::trace::MAX_FILE_BYTES,
     }
 }
@@ -262,7 +279,7 @@ mod tests {
                 (e.field(), e.message()),
                 (
                     Some("compute"),
-                    format!("compute {bad} is not allowed: zero, cpu or cpu:FACTOR with FACTOR above 0 and at most 1000").as_str()
+                    format!("compute {bad} is not allowed: zero, model, cpu or cpu:FACTOR with FACTOR above 0 and at most 1000").as_str()
                 )
             );
         }

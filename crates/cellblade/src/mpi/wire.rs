@@ -1,5 +1,7 @@
 //! The request/answer format between a rank process (`libmpi/src/pt2pt/pt2pt.c`)
-//! and the simulator, over a stream socket; host byte order, both ends on one machine.
+//! and the simulator, over a stream socket; in the rank's byte order ([`Order`]): the host's
+//! for a program built for the host, big-endian for a PowerPC rank under qemu-user
+//! (`mpirun --compute model`). The first request's op word says which.
 //!
 //! ```text
 //! request  u32 op, i32 a, i32 b, i32 c, u64 len, then len payload bytes
@@ -102,6 +104,85 @@ pub const COLLECT_ALL: i32 = 1;
 pub const REQUEST_BYTES: usize = 24;
 pub const ANSWER_BYTES: usize = 32;
 
+/// A rank's byte order: the simulator reads every field it interprets (headers, the numbers in
+/// payloads, reduction operands) in it and writes its answers so. Payload bytes it only moves
+/// stay as the rank wrote them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Order {
+    /// Whether the rank's order is the host's reversed.
+    swapped: bool,
+}
+
+impl Order {
+    /// A rank built for the host.
+    pub const HOST: Order = Order { swapped: false };
+    /// A big-endian rank (a PowerPC program under qemu-user).
+    pub const BIG: Order = Order { swapped: cfg!(target_endian = "little") };
+
+    /// The order of a rank whose first request's header is `b`: its op word is `OP_INIT` in the
+    /// rank's order (the rank library's first call is always `MPI_Init`), so one whose bytes
+    /// read `OP_INIT` only reversed comes from a rank of the other order. Anything else is
+    /// taken as the host's (and refused as an unknown request if it is not one).
+    pub fn of_first(b: &[u8; REQUEST_BYTES]) -> Order {
+        let op = u32::from_ne_bytes(b[0..4].try_into().expect("4 bytes"));
+        Order { swapped: op != OP_INIT && op.swap_bytes() == OP_INIT }
+    }
+
+    pub fn is_big_endian(self) -> bool {
+        cfg!(target_endian = "big") != self.swapped
+    }
+
+    pub fn u32(self, b: &[u8]) -> u32 {
+        let v = u32::from_ne_bytes(b[..4].try_into().expect("4 bytes"));
+        if self.swapped {
+            v.swap_bytes()
+        } else {
+            v
+        }
+    }
+
+    pub fn i32(self, b: &[u8]) -> i32 {
+        self.u32(b) as i32
+    }
+
+    pub fn u64(self, b: &[u8]) -> u64 {
+        let v = u64::from_ne_bytes(b[..8].try_into().expect("8 bytes"));
+        if self.swapped {
+            v.swap_bytes()
+        } else {
+            v
+        }
+    }
+
+    /// A 32-bit word as the rank stores it from its value, or its value from how it is stored
+    /// (the same reversal both ways): for words both sides load and store whole, such as the
+    /// shared-memory channel's sequence numbers.
+    pub fn stored(self, v: u32) -> u32 {
+        if self.swapped {
+            v.swap_bytes()
+        } else {
+            v
+        }
+    }
+
+    /// A 32-bit word as the rank stores it.
+    pub fn put_u32(self, v: u32) -> [u8; 4] {
+        if self.swapped { v.swap_bytes() } else { v }.to_ne_bytes()
+    }
+
+    pub fn put_i32(self, v: i32) -> [u8; 4] {
+        self.put_u32(v as u32)
+    }
+
+    pub fn put_u64(self, v: u64) -> [u8; 8] {
+        if self.swapped { v.swap_bytes() } else { v }.to_ne_bytes()
+    }
+
+    pub fn put_f64(self, v: f64) -> [u8; 8] {
+        self.put_u64(v.to_bits())
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Request {
     pub op: u32,
@@ -123,8 +204,8 @@ pub struct Answer {
     pub value: f64,
 }
 
-/// Read one request header; `Ok(None)` if the rank closed the stream before it.
-pub fn read_request(r: &mut impl Read) -> io::Result<Option<Request>> {
+/// Read one request header in the rank's order; `Ok(None)` if the rank closed the stream before it.
+pub fn read_request(r: &mut impl Read, order: Order) -> io::Result<Option<Request>> {
     let mut b = [0u8; REQUEST_BYTES];
     let mut got = 0;
     while got < b.len() {
@@ -136,27 +217,26 @@ pub fn read_request(r: &mut impl Read) -> io::Result<Option<Request>> {
             Err(e) => return Err(e),
         }
     }
-    Ok(Some(decode_request(&b)))
+    Ok(Some(decode_request(&b, order)))
 }
 
-pub fn decode_request(b: &[u8; REQUEST_BYTES]) -> Request {
-    let w = |at: usize| u32::from_ne_bytes(b[at..at + 4].try_into().expect("4 bytes"));
-    Request { op: w(0), a: w(4) as i32, b: w(8) as i32, c: w(12) as i32, len: u64::from_ne_bytes(b[16..24].try_into().expect("8 bytes")) }
+pub fn decode_request(b: &[u8; REQUEST_BYTES], order: Order) -> Request {
+    Request { op: order.u32(&b[0..]), a: order.i32(&b[4..]), b: order.i32(&b[8..]), c: order.i32(&b[12..]), len: order.u64(&b[16..]) }
 }
 
-/// An answer's header, as `write_answer` sends it.
-pub fn encode_answer(a: &Answer, b: &mut [u8; ANSWER_BYTES]) {
-    b[0..4].copy_from_slice(&a.err.to_ne_bytes());
-    b[4..8].copy_from_slice(&a.source.to_ne_bytes());
-    b[8..12].copy_from_slice(&a.tag.to_ne_bytes());
-    b[12..16].copy_from_slice(&a.flags.to_ne_bytes());
-    b[16..24].copy_from_slice(&a.count.to_ne_bytes());
-    b[24..32].copy_from_slice(&a.value.to_ne_bytes());
+/// An answer's header in the rank's order, as `write_answer` sends it.
+pub fn encode_answer(a: &Answer, b: &mut [u8; ANSWER_BYTES], order: Order) {
+    b[0..4].copy_from_slice(&order.put_i32(a.err));
+    b[4..8].copy_from_slice(&order.put_i32(a.source));
+    b[8..12].copy_from_slice(&order.put_i32(a.tag));
+    b[12..16].copy_from_slice(&order.put_u32(a.flags));
+    b[16..24].copy_from_slice(&order.put_u64(a.count));
+    b[24..32].copy_from_slice(&order.put_f64(a.value));
 }
 
-pub fn write_answer(w: &mut impl Write, a: &Answer, payload: &[u8]) -> io::Result<()> {
+pub fn write_answer(w: &mut impl Write, a: &Answer, payload: &[u8], order: Order) -> io::Result<()> {
     let mut b = [0u8; ANSWER_BYTES];
-    encode_answer(a, &mut b);
+    encode_answer(a, &mut b, order);
     // One write per answer: a system call is most of a round trip's wall time.
     if payload.is_empty() {
         return w.write_all(&b);
@@ -179,10 +259,32 @@ mod tests {
         }
         b.extend_from_slice(&9u64.to_ne_bytes());
         let mut r = &b[..];
-        assert_eq!(read_request(&mut r).unwrap(), Some(Request { op: OP_SEND, a: 3, b: -1, c: 7, len: 9 }));
-        assert_eq!(read_request(&mut r).unwrap(), None);
+        assert_eq!(read_request(&mut r, Order::HOST).unwrap(), Some(Request { op: OP_SEND, a: 3, b: -1, c: 7, len: 9 }));
+        assert_eq!(read_request(&mut r, Order::HOST).unwrap(), None);
         let mut cut = &b[..10];
-        assert!(read_request(&mut cut).is_err());
+        assert!(read_request(&mut cut, Order::HOST).is_err());
+    }
+
+    #[test]
+    fn a_big_endian_rank_is_known_by_its_first_request_and_read_and_answered_in_its_order() {
+        // MPI_Init as a PowerPC rank writes it: every field big-endian.
+        let mut b = [0u8; REQUEST_BYTES];
+        b[0..4].copy_from_slice(&OP_INIT.to_be_bytes());
+        b[4..8].copy_from_slice(&(-2i32).to_be_bytes());
+        b[16..24].copy_from_slice(&0x0102_0304_0506_0708u64.to_be_bytes());
+        let order = Order::of_first(&b);
+        assert!(order.is_big_endian());
+        assert_eq!(decode_request(&b, order), Request { op: OP_INIT, a: -2, b: 0, c: 0, len: 0x0102_0304_0506_0708 });
+        let mut host = [0u8; REQUEST_BYTES];
+        host[0..4].copy_from_slice(&OP_INIT.to_ne_bytes());
+        assert_eq!(Order::of_first(&host), Order::HOST);
+        let mut out = [0u8; ANSWER_BYTES];
+        encode_answer(&Answer { err: -1, source: 3, tag: 7, flags: FLAG_CPU_TIME, count: 9, value: 0.5 }, &mut out, order);
+        assert_eq!(out[0..4], (-1i32).to_be_bytes());
+        assert_eq!(out[12..16], FLAG_CPU_TIME.to_be_bytes());
+        assert_eq!(out[16..24], 9u64.to_be_bytes());
+        assert_eq!(out[24..32], 0.5f64.to_be_bytes());
+        assert_eq!(order.u64(&order.put_u64(42)), 42);
     }
 
     #[test]

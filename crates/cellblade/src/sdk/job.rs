@@ -176,6 +176,7 @@ type JobRef = Rc<RefCell<Job>>;
 pub fn run_sdk(file: MachineFile, ppe: UnixStream, opts: SdkOptions) -> Result<SdkOutcome> {
     let cost_plugin = match (opts.compute, &opts.cost_plugin) {
         (Compute::Zero, _) => None,
+        (Compute::Cpu(_), _) => return Err(Error::Internal("compute cpu for an SDK program: the request refuses it".into())),
         (Compute::Model, Some(plugin)) => Some(format!("{},fd={COST_FD},{}", plugin.display(), cost::plugin_args(&file.spu_cost))),
         (Compute::Model, None) => return Err(Error::Internal("compute model without the cost plugin: the front passes it".into())),
     };

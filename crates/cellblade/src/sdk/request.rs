@@ -4,7 +4,7 @@ use std::os::unix::net::UnixStream;
 
 use serde::{Deserialize, Serialize};
 
-use super::cost::Compute;
+use super::cost::{Compute, Front};
 use super::job::{run_sdk, SdkOptions};
 use crate::error::{config_err, Result};
 use crate::machine::config::MachineFile;
@@ -38,7 +38,7 @@ pub struct RunRequest {
 }
 
 fn default_compute() -> String {
-    Compute::DEFAULT.into()
+    Front::Sdk.default_compute().into()
 }
 
 /// `cellblade run`'s defaults and what its fields allow, for the fronts.
@@ -49,7 +49,7 @@ pub struct SdkCatalog {
 }
 
 pub fn catalog() -> SdkCatalog {
-    SdkCatalog { default_compute: Compute::DEFAULT, compute_allowed: Compute::allowed() }
+    SdkCatalog { default_compute: Front::Sdk.default_compute(), compute_allowed: Front::Sdk.allowed() }
 }
 
 /// How the run ended, as the simulator saw it (the PPE process's exit status is the front's).
@@ -75,7 +75,7 @@ impl Request for RunRequest {
         if self.spe_command.is_empty() {
             return Err(config_err("run: spe_command is empty: it names the program that runs an SPE executable"));
         }
-        let compute = Compute::parse(&self.compute)?;
+        let compute = Compute::parse(&self.compute, Front::Sdk)?;
         if compute == Compute::Model && self.cost_plugin.is_none() {
             return Err(config_err("run: compute model needs cost_plugin, the SPU cost plugin the front builds from sdk/cost"));
         }
