@@ -86,7 +86,9 @@ class Schedule:
     """Rounds of transfers for ``spes`` ranks. ``algorithm`` is the name results carry
     ("op.name"); ``buffer`` is each rank's buffer in bytes (None: what the operation needs);
     ``ordered`` False lets a rank announce its later sends without waiting for acknowledgements
-    (the seed's "simple" broadcast)."""
+    (the seed's "simple" broadcast); ``protocol`` "receiver_initiated" carries each transfer
+    as CML's messages (the receiver's request, the data, a completion) instead of the seed's
+    "notify" (announce, get, acknowledge)."""
 
     algorithm: str
     op: str
@@ -95,6 +97,7 @@ class Schedule:
     size: int
     buffer: int | None = None
     ordered: bool = True
+    protocol: str = "notify"
     rounds: list[list[Transfer]] = field(default_factory=list)
 
     def round(self, transfers: Iterable[Transfer]) -> None:

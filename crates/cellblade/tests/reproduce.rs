@@ -11,6 +11,8 @@ use cellblade::reproduce::{run_all, QUICK_DIFFERS};
 
 const NOT_REPRODUCED: &[&str] = &[
     "centralized atomic-increment barrier, 8 SPEs",
+    "barrier.rdb on 8 SPEs is 25% below CML's (also rdb)",
+    "barrier.rdb on 16 SPEs is 12.5% below CML's (also rdb)",
     "barrier, 3 to 7 SPEs (not powers of two): Bruck and one-to-all are the best",
     "reduce, 16 SPEs: Rabenseifner beats binomial above 4096 B, binomial best up to it",
     "ignoring BIF contention alone errs up to 56%",
@@ -192,7 +194,7 @@ fn quick_verdicts_are_the_full_runs_except_the_listed_ones() {
     assert!(surprises.is_empty(), "{}", surprises.join("\n"));
     assert_eq!(
         claim_counts(&claims),
-        ClaimCounts { claims: 82, fitted: 4, predictions: 72, predictions_hold: 39, predictions_hold_discriminating: 11 }
+        ClaimCounts { claims: 82, fitted: 4, predictions: 72, predictions_hold: 38, predictions_hold_discriminating: 11 }
     );
 }
 

@@ -4,7 +4,7 @@
 
 use crate::error::{config_err, Result};
 
-use super::schedule::{check_call, Op, Schedule, Via, Xfer};
+use super::schedule::{check_call, Op, Protocol, Schedule, Via, Xfer};
 
 pub struct Algorithm {
     pub name: &'static str,
@@ -503,15 +503,16 @@ fn allreduce_hybrid_b_k3(s: &mut Schedule) {
 
 // ----- the CML-style baseline -----
 //
-// Seed 000 §4 compares against the Cell Messaging Library: binomial trees for reduce and
-// broadcast, "with some additional data copies not used by our implementation". The seed does
-// not say which; this baseline models the copies of a message-passing layer: a sender copies
-// its data into a send buffer before a transfer (the second half of the working buffer), and a
-// broadcast receiver copies the received message out of it. Each copy is SPU work charged at
-// the machine file's copy cost. Each call also runs CML's API layer once
-// (`spu.cml_call_core_cycles`): CML is a message-passing library "designed largely for hybrid
-// clusters like Roadrunner" (seed 000 §5), whose collectives are reached through its MPI-style
-// calls.
+// Seed 000 §4 names CML's algorithms (its authors thank CML's author for the help): barrier by
+// recursive doubling, broadcast by a binomial tree with no barriers, reduce by a binomial tree
+// "with some additional data copies not used by our implementation", all-reduce as that reduce
+// then that broadcast. Its messages are receiver-initiated (Pakin, IPDPS 2008): the receiver
+// asks, the sender puts the data, then a completion; each end runs CML's per-message code
+// (`spu.cml_message_core_cycles`, [`Protocol::ReceiverInitiated`], coll/lower.rs). The seed
+// does not say which copies; this baseline models those of a message-passing layer: a sender
+// copies its data into a send buffer before a transfer (the second half of the working buffer),
+// and a broadcast receiver copies the received message out of it. Each copy is SPU work
+// charged at the machine file's copy cost.
 
 /// Rounds of `binomial_up`, each preceded by a round in which its senders stage their data.
 fn cml_reduce_rounds(s: &mut Schedule) {
@@ -539,32 +540,29 @@ fn cml_bcast_rounds(s: &mut Schedule) {
 
 fn bcast_cml(s: &mut Schedule) {
     s.buffer = 2 * s.size;
-    s.cml_layer = true;
+    s.protocol = Protocol::ReceiverInitiated;
     cml_bcast_rounds(s);
 }
 
 fn reduce_cml(s: &mut Schedule) {
     s.buffer = 2 * s.size;
-    s.cml_layer = true;
+    s.protocol = Protocol::ReceiverInitiated;
     cml_reduce_rounds(s);
 }
 
 fn allreduce_cml(s: &mut Schedule) {
     s.buffer = 2 * s.size;
-    s.cml_layer = true;
+    s.protocol = Protocol::ReceiverInitiated;
     cml_reduce_rounds(s);
     cml_bcast_rounds(s);
 }
 
 /// CML's barrier: "The CML barrier implementation uses rdb" (seed 000 §4). A barrier moves no
-/// data, so the baseline's copies (above) do not apply: its schedule is rdb's plus one call of
-/// CML's API layer, the cost the seed's figures show at both sizes (300 - 225 ns on 8 SPEs,
-/// 600 - 525 on 16). (A version sending each notification as a one-quadword message, fetched,
-/// acknowledged and copied, takes 869 ns on 8 SPEs: the message size and protocol would be
-/// invented, so it is not the baseline.)
+/// data, so the baseline's copies (above) do not apply: rdb's rounds, each exchange a pair of
+/// receiver-initiated zero-byte messages (a request each way, then a completion each way).
 fn barrier_cml(s: &mut Schedule) {
     barrier_rdb(s);
-    s.cml_layer = true;
+    s.protocol = Protocol::ReceiverInitiated;
 }
 
 pub const REGISTRY: &[Algorithm] = &[
@@ -634,7 +632,7 @@ pub const REGISTRY: &[Algorithm] = &[
     Algorithm {
         name: "barrier.cml",
         op: Op::Barrier,
-        description: "CML-style baseline: rdb (a barrier has no data to copy)",
+        description: "CML-style baseline: rdb over receiver-initiated messages (a barrier has no data to copy)",
         source: "seed 000 §4",
         pow2: false,
         min_spes: 1,
@@ -652,7 +650,7 @@ pub const REGISTRY: &[Algorithm] = &[
     Algorithm {
         name: "broadcast.cml",
         op: Op::Broadcast,
-        description: "CML-style baseline: binomial tree with send-buffer copies",
+        description: "CML-style baseline: binomial tree with send-buffer copies, receiver-initiated messages",
         source: "seed 000 §4",
         pow2: false,
         min_spes: 1,
@@ -742,7 +740,7 @@ pub const REGISTRY: &[Algorithm] = &[
     Algorithm {
         name: "reduce.cml",
         op: Op::Reduce,
-        description: "CML-style baseline: binomial tree with send-buffer copies",
+        description: "CML-style baseline: binomial tree with send-buffer copies, receiver-initiated messages",
         source: "seed 000 §4",
         pow2: false,
         min_spes: 1,
@@ -787,7 +785,7 @@ pub const REGISTRY: &[Algorithm] = &[
     Algorithm {
         name: "allreduce.cml",
         op: Op::Allreduce,
-        description: "CML-style baseline: binomial reduce then binomial broadcast, with send-buffer copies",
+        description: "CML-style baseline: binomial reduce then binomial broadcast, with send-buffer copies, receiver-initiated messages",
         source: "seed 000 §4",
         pow2: false,
         min_spes: 1,

@@ -22,6 +22,15 @@
 //! - signal: the sender ORs its rank's bit into the reader's signal register 1.
 //! - atomic: the sender atomically increments the reader's counter line in main memory (XDRAM0,
 //!   one 128-byte line per rank), which the reader polls with DMA gets.
+//!
+//! A receiver-initiated schedule (CML's messages, [`Protocol::ReceiverInitiated`]) uses the same
+//! arrays the other way round: the receiver posts a receive by writing a request into the
+//! sender's ACK array, the sender waits for it, puts the data into the receiver's buffer (a
+//! reduction's into its scratch), waits for the put, and writes a completion into the
+//! receiver's ADDR array. A receive is posted as soon as the range it lands in is free: at the
+//! start of the round after the last one in which the receiver used that range, a zero-byte
+//! message's at the start of the call. Each end of a message runs the library's per-message
+//! code once: the receiver as it posts, the sender as it answers the request.
 
 use std::cell::Cell;
 use std::collections::VecDeque;
@@ -34,7 +43,7 @@ use crate::machine::memory::{LS_WINDOW, SPE_STRIDE};
 use crate::spu::{AtomicOp, Spu};
 
 use super::data::{combine, Dtype, ReduceOp};
-use super::schedule::{Action, Schedule, Via, Xfer};
+use super::schedule::{Action, Protocol, Schedule, Via, Xfer};
 
 const MAX_DMA: u32 = 16384;
 const DATA_TAG: u32 = 0;
@@ -107,8 +116,8 @@ pub struct Costs {
     pub copy_cycles: u64,
     /// Core cycles of control code a call that notifies through signal registers runs once.
     pub signal_call_cycles: u64,
-    /// Core cycles of the CML-style baseline's API layer, run once per call of its schedules.
-    pub cml_call_cycles: u64,
+    /// Core cycles of CML's code at each end of a receiver-initiated message.
+    pub message_cycles: u64,
 }
 
 impl Costs {
@@ -119,7 +128,7 @@ impl Costs {
             reduce_cycles: dtype.reduce_cycles_per_quadword(&crate::machine::config::Params::resolve(file)),
             copy_cycles: spu.copy_core_cycles_per_quadword,
             signal_call_cycles: spu.signal_call_core_cycles,
-            cml_call_cycles: spu.cml_call_core_cycles,
+            message_cycles: spu.cml_message_core_cycles,
         }
     }
 }
@@ -382,8 +391,8 @@ impl Rank {
         if s.uses(Via::Signal) {
             self.spu.compute(self.costs.signal_call_cycles).await;
         }
-        if s.cml_layer {
-            self.spu.compute(self.costs.cml_call_cycles).await;
+        if s.protocol == Protocol::ReceiverInitiated {
+            return self.run_receiver_initiated(s).await;
         }
         let last_recv = s.rounds.iter().rposition(|r| r.iter().any(|x| x.dst == me && !x.is_local()));
         let mut announced_through = None::<usize>;
@@ -445,4 +454,111 @@ impl Rank {
         }
         Ok(())
     }
+
+    /// Run one call of `s` with receiver-initiated messages (see the module docs).
+    async fn run_receiver_initiated(&mut self, s: &Schedule) -> Result<()> {
+        let me = self.rank;
+        let posts = post_rounds(s, me);
+        for (k, round) in s.rounds.iter().enumerate() {
+            // Post the receives whose ranges are free from this round on.
+            for x in posts.iter().filter(|&&(at, _)| at == k).map(|&(_, x)| x) {
+                self.spu.compute(self.costs.message_cycles).await;
+                self.notify(x.src, ACK, x.via, false).await?;
+            }
+            for x in round.iter().filter(|x| x.dst == me && x.is_local()) {
+                self.local_copy(x).await?;
+            }
+            // Send: each request answered with the data, then, once the puts are done (the
+            // buffer may change after this round), the completions.
+            let sends: Vec<_> = round.iter().filter(|x| x.src == me && !x.is_local()).copied().collect();
+            for x in &sends {
+                self.await_note(x.dst, ACK, x.via).await?;
+                self.spu.compute(self.costs.message_cycles).await;
+                let into = if x.action == Action::Reduce { self.layout.tmp } else { self.layout.buf };
+                self.put(self.layout.buf + x.src_offset, x.dst, into + x.dst_offset, x.bytes).await?;
+            }
+            if sends.iter().any(|x| x.action != Action::Notify) {
+                self.spu.mfc_write_tag_mask(1 << DATA_TAG);
+                self.spu.mfc_read_tag_status_all().await?;
+            }
+            for x in &sends {
+                self.notify(x.dst, ADDR, x.via, false).await?;
+            }
+            // Receive: wait for each completion, then combine.
+            let recvs: Vec<_> = round.iter().filter(|x| x.dst == me && !x.is_local()).copied().collect();
+            for x in &recvs {
+                self.await_note(x.src, ADDR, x.via).await?;
+            }
+            for x in recvs.iter().filter(|x| x.action == Action::Reduce) {
+                self.combine_scratch(x).await?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Put `bytes` from our `lsa` into `peer`'s local store at `dst`, in DMAs of at most 16 KB.
+    async fn put(&self, lsa: u32, peer: usize, dst: u32, bytes: u32) -> Result<()> {
+        let ea = Spu::ls_ea(self.spes[peer], dst);
+        let mut off = 0;
+        while off < bytes {
+            let n = (bytes - off).min(MAX_DMA);
+            self.spu.mfc_put(lsa + off, ea + off as u64, n, DATA_TAG).await?;
+            off += n;
+        }
+        Ok(())
+    }
+
+    /// Combine what transfer `x` left in our scratch buffer into our buffer.
+    async fn combine_scratch(&self, x: &Xfer) -> Result<()> {
+        let (d, t) = (self.layout.buf + x.dst_offset, self.layout.tmp + x.dst_offset);
+        let mut acc = self.spu.ls_read(d, x.bytes)?;
+        combine(self.dtype, self.rop, &mut acc, &self.spu.ls_read(t, x.bytes)?);
+        self.spu.ls_write(d, &acc)?;
+        self.spu.compute(self.costs.reduce_cycles * x.bytes.div_ceil(16) as u64).await;
+        Ok(())
+    }
+}
+
+/// Where `me` posts each of its receives in a receiver-initiated run of `s`: (round, transfer),
+/// in the schedule's order. A receive lands in our buffer (a copy) or our scratch (a
+/// reduction); it is posted at the start of the round after the last earlier round in which we
+/// used an overlapping range of that area (sent from it, received into it, copied within it,
+/// combined into it), so the sender may put at once without overwriting what we still read.
+fn post_rounds(s: &Schedule, me: usize) -> Vec<(usize, Xfer)> {
+    const BUF: u8 = 0;
+    const TMP: u8 = 1;
+    // The ranges of each area we use in each round.
+    let uses = |round: &[Xfer]| -> Vec<(u8, u32, u32)> {
+        let mut u = Vec::new();
+        for x in round {
+            if x.is_local() && x.dst == me {
+                u.push((BUF, x.src_offset, x.bytes));
+                u.push((BUF, x.dst_offset, x.bytes));
+            } else if x.src == me && x.action != Action::Notify {
+                u.push((BUF, x.src_offset, x.bytes));
+            } else if x.dst == me && x.action == Action::Copy {
+                u.push((BUF, x.dst_offset, x.bytes));
+            } else if x.dst == me && x.action == Action::Reduce {
+                u.push((TMP, x.dst_offset, x.bytes));
+                u.push((BUF, x.dst_offset, x.bytes));
+            }
+        }
+        u
+    };
+    let used: Vec<_> = s.rounds.iter().map(|r| uses(r)).collect();
+    let mut out = Vec::new();
+    for (k, round) in s.rounds.iter().enumerate() {
+        for x in round.iter().filter(|x| x.dst == me && !x.is_local()) {
+            let at = match x.action {
+                Action::Notify => 0,
+                a => {
+                    let area = if a == Action::Reduce { TMP } else { BUF };
+                    let overlaps = |&(ar, off, n): &(u8, u32, u32)| ar == area && off < x.dst_offset + x.bytes && x.dst_offset < off + n;
+                    (0..k).rev().find(|&j| used[j].iter().any(overlaps)).map_or(0, |j| j + 1)
+                }
+            };
+            out.push((at, *x));
+        }
+    }
+    out
 }

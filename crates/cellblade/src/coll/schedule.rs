@@ -12,6 +12,10 @@
 //! main memory (notifications only). A transfer with `src == dst` is a local copy by the SPU
 //! (the staging copies of the CML-style baseline).
 //!
+//! A schedule also names its point-to-point protocol ([`Protocol`]): the seed's notifications
+//! (the sender announces, the reader gets and acknowledges), or CML's receiver-initiated
+//! messages (the reader asks, the sender puts the data, then a completion).
+//!
 //! Text form (stable, one line per transfer):
 //! ```text
 //! schedule allgather.rdb op=allgather p=4 root=0 size=64 buffer=256
@@ -114,6 +118,21 @@ impl Via {
     }
 }
 
+/// The point-to-point protocol a schedule's transfers are lowered with (coll/lower.rs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Protocol {
+    /// Seed 000 §3.1: the sender announces its data (ADDR), the reader gets it from the
+    /// sender's local store and acknowledges (ACK).
+    #[default]
+    Notify,
+    /// CML's messages (Pakin, IPDPS 2008, as seed 000 §4 names them): the receiver posts a
+    /// receive by sending a request to the sender; the sender, once the request has come, puts
+    /// the data into the receiver's buffer, then writes a completion the receiver waits for.
+    /// Each end runs the library's per-message code (`spu.cml_message_core_cycles`).
+    ReceiverInitiated,
+}
+
 /// One transfer. In JSON (the form Python schedule generators produce) the offsets, `bytes`
 /// and `via` may be left out for a notification.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -174,10 +193,10 @@ pub struct Schedule {
     /// announce all its sends as soon as its own data is complete.
     #[serde(default = "ordered_by_default")]
     pub ordered: bool,
-    /// The CML-style baseline: every call also runs CML's API layer once
-    /// (`spu.cml_call_core_cycles`).
+    /// How each transfer is carried out (the CML-style baseline's receiver-initiated messages,
+    /// or the seed's notifications).
     #[serde(default)]
-    pub cml_layer: bool,
+    pub protocol: Protocol,
     pub rounds: Vec<Vec<Xfer>>,
 }
 
@@ -210,7 +229,7 @@ impl Schedule {
             size,
             buffer: op.buffer_bytes(p, size),
             ordered: true,
-            cml_layer: false,
+            protocol: Protocol::Notify,
             rounds: Vec::new(),
         }
     }
@@ -254,7 +273,7 @@ impl Schedule {
     /// The stable text form.
     pub fn text(&self) -> String {
         let mut out = format!(
-            "schedule {} op={} p={} root={} size={} buffer={}{}\n",
+            "schedule {} op={} p={} root={} size={} buffer={}{}{}\n",
             self.algorithm,
             self.op.name(),
             self.p,
@@ -262,6 +281,7 @@ impl Schedule {
             self.size,
             self.buffer,
             if self.ordered { "" } else { " unordered" },
+            if self.protocol == Protocol::ReceiverInitiated { " receiver_initiated" } else { "" },
         );
         for (k, round) in self.rounds.iter().enumerate() {
             let _ = writeln!(out, "round {k}");

@@ -189,10 +189,10 @@ pub struct SpuCfg {
     /// (0 in machine files that predate it).
     #[serde(default)]
     pub signal_call_core_cycles: u64,
-    /// The CML-style baseline's API layer, run once per collective call (0 in machine files
+    /// CML's code at each end of one of its receiver-initiated messages (0 in machine files
     /// that predate it).
     #[serde(default)]
-    pub cml_call_core_cycles: u64,
+    pub cml_message_core_cycles: u64,
 }
 
 impl SpuCfg {
@@ -205,7 +205,7 @@ impl SpuCfg {
         ("reduce_dp_core_cycles_per_quadword", 1.0, 1000.0),
         ("copy_core_cycles_per_quadword", 1.0, 1000.0),
         ("signal_call_core_cycles", 0.0, 1_000_000.0),
-        ("cml_call_core_cycles", 0.0, 1_000_000.0),
+        ("cml_message_core_cycles", 0.0, 1_000_000.0),
     ];
 }
 
@@ -755,11 +755,11 @@ mod tests {
         assert_eq!(e, "machine key 'ppe.syscall_ns' = 1e18 is out of range: allowed 0 to 1000000");
         // A key left out takes its default, which its range admits (ranges are checked on the
         // table, where the default does not appear).
-        let defaulted = ["blind_share", "draw_seed", "noncacheable_read_return_ns", "signal_call_core_cycles", "cml_call_core_cycles"];
+        let defaulted = ["blind_share", "draw_seed", "noncacheable_read_return_ns", "signal_call_core_cycles", "cml_message_core_cycles"];
         let text: String =
             QS20.lines().filter(|l| !defaulted.iter().any(|k| l.starts_with(&format!("{k} ")))).map(|l| format!("{l}\n")).collect();
         let f = load(&text, &[]).unwrap();
-        assert_eq!((f.eib.blind_share, f.spu.cml_call_core_cycles), (0.0, 0), "the keys were left out");
+        assert_eq!((f.eib.blind_share, f.spu.cml_message_core_cycles), (0.0, 0), "the keys were left out");
         MachineFile::check_ranges(&toml::Table::try_from(&f).unwrap()).unwrap();
         // Negative values of unsigned keys are out of range too, not a type error.
         for key in ["eib.draw_seed", "spu.poll_core_cycles", "mfc.tag_update_bus_cycles"] {

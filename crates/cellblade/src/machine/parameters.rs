@@ -89,7 +89,7 @@ pub const PARAMETERS: &[Parameter] = &[
     p("spu.reduce_dp_core_cycles_per_quadword", "core cycles", "combine 16 bytes of float64", Published, "seed 002 §2.1 (one double-precision op per 7 cycles)"),
     p("spu.copy_core_cycles_per_quadword", "core cycles", "copy 16 bytes within the local store", Published, "SPU pipelines: a load and a store on the odd pipeline"),
     p("spu.signal_call_core_cycles", "core cycles", "control code a collective call notifying through signal registers runs once", Fitted, "barrier.ota_signal (OR-mode signal registers) on 8 SPEs takes 400 ns"),
-    p("spu.cml_call_core_cycles", "core cycles", "the CML-style baseline's API layer, run once per collective call", Fitted, "barrier.rdb on 8 SPEs is 25% below CML's (also rdb)"),
+    p("spu.cml_message_core_cycles", "core cycles", "CML's code at each end of a receiver-initiated message (the receiver's post, the sender's answer)", Fitted, "barrier.rdb on 8 SPEs is 25% below CML's (also rdb)"),
     p("atomic.hit_core_cycles", "core cycles", "getllar and putllc hitting the MFC's atomic cache", Fitted, "fetch-and-add, private variables"),
     p("atomic.guard_core_cycles", "core cycles", "how long a new holder keeps a handed-over lock line", Unpublished, "the modify between getllar and putllc, about 16 cycles of SPU code"),
     p("atomic.line_bytes", "bytes", "lock-line size", Published, "hardware notes §4"),

@@ -413,4 +413,4 @@ fn rdb_barrier_best(p: usize, t: &Table, names: &[&str], sizes: &[u32]) -> Claim
 const AG_SIZES: &str = "sizes are the gathered total (p blocks), 128 B to 32 KB: the seed's 32 KB point on 16 SPEs cannot be a block (16 x 32 KB is twice the local store)";
 
 /// Why the CML speedups cannot be reproduced.
-const CML_NOTE: &str = "the seed names only \"additional data copies\" as CML's cost; the CML-style rows add a staging copy per send and per received message at the SPU's copy rate, which costs a fraction of the transfer, not 10-19 times it";
+const CML_NOTE: &str = "the CML-style rows are receiver-initiated messages (request, data, completion) with a staging copy per send and per received broadcast message and CML's per-message code fitted (at 0) on the 8-SPE barrier; the seed's factor needs, per message end, 39-90 us growing with the size for the reduce (a copy at about 0.4 GB/s) or 1.1-3.3 us for the all-reduces at 128 B, against a barrier that wants none: no per-message cost of this protocol gives both (docs/guide/collectives.md)";
