@@ -13,6 +13,7 @@ const NOT_MET: &[&str] = &[
     "SPE-SPE signal write",
     "fetch-and-add, one shared 4-64 B variable, 16 SPEs",
     "shared fetch-and-add, SPEs from chip 1 minus chip 0, 10-15 SPEs",
+    "shared fetch-and-add, 128 B, 4-15 SPEs: the linear growth to 8 us, farthest point",
     "private-buffer GET latency, 512 B, XDRAM1",
     "16 B GET latency, main memory / another SPE's LS",
     "blocking 16 KB GET from memory, one SPE",
@@ -74,7 +75,7 @@ fn honest_counts() {
     // them), so they are not among the predictions.
     assert_eq!(
         c,
-        Counts { rows: 65, fitted: 19, fitted_hold: 18, predictions: 46, predictions_hold: 33, predictions_hold_discriminating: 8 }
+        Counts { rows: 66, fitted: 20, fitted_hold: 19, predictions: 46, predictions_hold: 32, predictions_hold_discriminating: 8 }
     );
     assert!(c.fitted * 2 <= c.rows, "{c:?}");
 }

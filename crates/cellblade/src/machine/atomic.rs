@@ -1,10 +1,11 @@
 //! Lock-line reservations (getllar/putllc on 128-byte lines) and the MFC atomic caches.
 //!
 //! Model: a line lives in at most one SPE's atomic cache. getllar on a line held elsewhere hands
-//! the line over as the bus's retry protocol moves a modified line: the requester's command is
-//! snooped by the holder (a command phase, and the coherent crossing when the two are on
-//! different chips), which loses its reservation and pushes the line to its home XDR; the
-//! reissued command reads it from there. One hand-over at a time per line, in request order; the
+//! the line over as the reference note §3 describes it: a contended coherent command (through
+//! the address concentrators, with retries and address-collision stalls: one fitted cost,
+//! `atomic.handover_bus_cycles`, and the coherent crossing when the two are on different
+//! chips), after which the holder loses its reservation and a 128-byte intervention carries the
+//! line to the requester. One hand-over at a time per line, in request order; the
 //! new holder keeps the line for a guard time (one atomic-cache access and the modify) so that
 //! its putllc can land before the next snoop. A putllc after the snoop fails and the loop
 //! retries, as `atomic_add_return`-style loops do. Private lines stay in their SPE's cache: both

@@ -215,11 +215,21 @@ pub struct AtomicCfg {
     pub hit_core_cycles: u64,
     /// How long a new holder keeps a handed-over line before the next hand-over may start.
     pub guard_core_cycles: u64,
+    /// A contended lock-line command: from the requester's getllar to the holder giving the
+    /// line up, retries and address-collision stalls included (0 in machine files that predate
+    /// it).
+    #[serde(default)]
+    pub handover_bus_cycles: u64,
     pub line_bytes: u32,
 }
 
 impl AtomicCfg {
-    const LIMITS: Limits = &[("hit_core_cycles", 0.0, 100_000.0), ("guard_core_cycles", 0.0, 100_000.0), ("line_bytes", 128.0, 128.0)];
+    const LIMITS: Limits = &[
+        ("hit_core_cycles", 0.0, 100_000.0),
+        ("guard_core_cycles", 0.0, 100_000.0),
+        ("handover_bus_cycles", 0.0, 1_000_000.0),
+        ("line_bytes", 128.0, 128.0),
+    ];
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -615,6 +625,7 @@ pub struct Params {
     pub copy_cycles_per_quadword: u64,
     pub atomic_hit: Time,
     pub atomic_guard: Time,
+    pub atomic_handover: Time,
     pub ppe_mmio: Time,
     pub syscall: Time,
     pub thread_create: Time,
@@ -683,6 +694,7 @@ impl Params {
             copy_cycles_per_quadword: f.spu.copy_core_cycles_per_quadword,
             atomic_hit: Time(core_cycle.0 * f.atomic.hit_core_cycles),
             atomic_guard: Time(core_cycle.0 * f.atomic.guard_core_cycles),
+            atomic_handover: Time(bus_cycle.0 * f.atomic.handover_bus_cycles),
             ppe_mmio: Time::from_ns(f.ppe.mmio_ns),
             syscall: Time::from_ns(f.ppe.syscall_ns),
             thread_create: Time::from_ns(f.ppe.thread_create_us * 1000.0),
@@ -807,9 +819,17 @@ mod tests {
             }
             let f = load(preset_text(p).unwrap(), &maxed).unwrap();
             let q = Params::resolve(&f);
-            for t in
-                [q.command_phase, q.tag_update, q.syscall, q.thread_create, q.ppe_mmio, q.bif_crossing, q.mic_read_latency, q.atomic_hit]
-            {
+            for t in [
+                q.command_phase,
+                q.tag_update,
+                q.syscall,
+                q.thread_create,
+                q.ppe_mmio,
+                q.bif_crossing,
+                q.mic_read_latency,
+                q.atomic_hit,
+                q.atomic_handover,
+            ] {
                 assert!(t.0 < Time::HORIZON.0 >> 20, "{t:?}");
             }
         }

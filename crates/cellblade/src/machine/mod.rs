@@ -58,7 +58,6 @@ pub enum Client {
     MfcPacket { spe: usize, cmd: u64, src: Loc, dst: Loc },
     MmioWrite { ppe: usize, spe: usize, reg: u64, value: u32 },
     MmioRead { pid: Pid, spe: usize, reg: u64 },
-    AtomicWriteback { line: u64, spe: usize, pid: Pid },
     AtomicFetch { line: u64, spe: usize, pid: Pid },
 }
 
@@ -131,7 +130,7 @@ impl Machine {
                 _ => Storage::Coherent,
             },
             Client::MmioWrite { .. } | Client::MmioRead { .. } => Storage::Guarded,
-            Client::AtomicWriteback { .. } | Client::AtomicFetch { .. } => Storage::Coherent,
+            Client::AtomicFetch { .. } => Storage::Coherent,
         };
         self.bus.start(s.now(), src, dst, bytes, initiator_chip, storage, c);
     }
@@ -366,10 +365,12 @@ impl Machine {
     }
 
     /// Start the hand-over of `line` to the first SPE waiting for it. Held by another SPE, the
-    /// line moves as the EIB's retry protocol moves a modified line: the requester's getllar
-    /// command is snooped (one command phase, and the coherent crossing when the holder is on
-    /// the other chip); the holder answers retry, loses its reservation and pushes the line to
-    /// its home memory; the requester's reissued command then reads it from there.
+    /// line moves as the reference note §3 has it: a contended coherent command (the getllar's
+    /// passage through the address concentrators with its retries and address-collision
+    /// stalls, `atomic.handover_bus_cycles`, and the coherent crossing when the holder is on
+    /// the other chip), then the holder loses its reservation and its 128-byte intervention
+    /// carries the line to the requester over the EIB (and the BIF). One hand-over at a time
+    /// per line: the next waits for the new holder's guard time.
     fn hand_over(&mut self, s: &mut Sched, line: u64) {
         let l = self.atomic.lines.get_mut(&line).expect("line");
         let Some((spe, pid)) = l.waiting.pop_front() else { return };
@@ -378,7 +379,7 @@ impl Machine {
             Some(h) if h != spe => {
                 let crossing = if h / topology::SPES_PER_CHIP != spe / topology::SPES_PER_CHIP { self.p.bif_crossing } else { Time::ZERO };
                 l.snooped_by = Some((spe, pid));
-                s.schedule(s.now().align_up(self.p.bus_cycle) + self.p.command_phase + crossing, Event::AtomicSnooped(line));
+                s.schedule(s.now().align_up(self.p.bus_cycle) + self.p.atomic_handover + crossing, Event::AtomicSnooped(line));
             }
             _ => {
                 let home = self.mem.owner(Loc::Mem(line));
@@ -387,7 +388,8 @@ impl Machine {
         }
     }
 
-    /// The holder has seen the getllar of `spe`: its reservation is lost, and it pushes the line home.
+    /// The holder has given the line up to `spe`: its reservation is lost, and its intervention
+    /// carries the line to the requester.
     fn atomic_snooped(&mut self, s: &mut Sched, line: u64) {
         let l = self.atomic.lines.get_mut(&line).expect("line");
         let (spe, pid) = l.snooped_by.take().expect("a snoop under way");
@@ -395,8 +397,7 @@ impl Machine {
         if self.atomic.reservation[h] == Some(line) {
             self.atomic.reservation[h] = None;
         }
-        let home = self.mem.owner(Loc::Mem(line));
-        self.start(s, Element::spe(h), home, 128, spe / topology::SPES_PER_CHIP, Client::AtomicWriteback { line, spe, pid });
+        self.start(s, Element::spe(h), Element::spe(spe), 128, spe / topology::SPES_PER_CHIP, Client::AtomicFetch { line, spe, pid });
     }
 
     /// putllc: stores the line from `lsa` if the reservation holds; returns whether it did.
@@ -439,10 +440,6 @@ impl Machine {
             Client::MmioRead { pid, spe, reg } => {
                 let v = self.mmio_read_effect(s, spe, reg);
                 s.wake(pid, Ok(v as u64));
-            }
-            Client::AtomicWriteback { line, spe, pid } => {
-                let home = self.mem.owner(Loc::Mem(line));
-                self.start(s, home, Element::spe(spe), 128, spe / topology::SPES_PER_CHIP, Client::AtomicFetch { line, spe, pid });
             }
             Client::AtomicFetch { line, spe, pid } => {
                 let l = self.atomic.lines.get_mut(&line).expect("line");

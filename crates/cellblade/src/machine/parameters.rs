@@ -91,6 +91,7 @@ pub const PARAMETERS: &[Parameter] = &[
     p("spu.signal_call_core_cycles", "core cycles", "control code a collective call notifying through signal registers runs once", Fitted, "barrier.ota_signal (OR-mode signal registers) on 8 SPEs takes 400 ns"),
     p("spu.cml_message_core_cycles", "core cycles", "CML's code at each end of a receiver-initiated message (the receiver's post, the sender's answer)", Fitted, "barrier.rdb on 8 SPEs is 25% below CML's (also rdb)"),
     p("atomic.hit_core_cycles", "core cycles", "getllar and putllc hitting the MFC's atomic cache", Fitted, "fetch-and-add, private variables"),
+    p("atomic.handover_bus_cycles", "bus cycles", "a contended lock-line command, from the getllar to the holder giving the line up (retries and address-collision stalls included)", Fitted, "fetch-and-add, one shared 128 B variable, 16 SPEs"),
     p("atomic.guard_core_cycles", "core cycles", "how long a new holder keeps a handed-over lock line", Unpublished, "the modify between getllar and putllc, about 16 cycles of SPU code"),
     p("atomic.line_bytes", "bytes", "lock-line size", Published, "hardware notes §4"),
     p("ppe.mmio_ns", "ns", "the PPE's own part of a load from a problem-state register", Fitted, "PPE-SPE signal, SPE on chip 0"),
