@@ -46,6 +46,12 @@ use super::data::{combine, Dtype, ReduceOp};
 use super::schedule::{Action, Protocol, Schedule, Via, Xfer};
 
 const MAX_DMA: u32 = 16384;
+/// Which way a data transfer between two local stores goes, seen from the rank that issues it.
+#[derive(Clone, Copy)]
+enum Way {
+    Get,
+    Put,
+}
 const DATA_TAG: u32 = 0;
 /// Polls of an atomic counter in main memory.
 const POLL_TAG: u32 = 1;
@@ -354,11 +360,20 @@ impl Rank {
     }
 
     async fn get(&self, lsa: u32, peer: usize, src: u32, bytes: u32) -> Result<()> {
-        let ea = Spu::ls_ea(self.spes[peer], src);
+        self.dma(Way::Get, lsa, peer, src, bytes).await
+    }
+
+    /// Move `bytes` between our `lsa` and `peer`'s local store at `remote`, in DMAs of at most
+    /// 16 KB: a get brings them here, a put sends them there.
+    async fn dma(&self, way: Way, lsa: u32, peer: usize, remote: u32, bytes: u32) -> Result<()> {
+        let ea = Spu::ls_ea(self.spes[peer], remote);
         let mut off = 0;
         while off < bytes {
             let n = (bytes - off).min(MAX_DMA);
-            self.spu.mfc_get(lsa + off, ea + off as u64, n, DATA_TAG).await?;
+            match way {
+                Way::Get => self.spu.mfc_get(lsa + off, ea + off as u64, n, DATA_TAG).await?,
+                Way::Put => self.spu.mfc_put(lsa + off, ea + off as u64, n, DATA_TAG).await?,
+            }
             off += n;
         }
         Ok(())
@@ -498,14 +513,7 @@ impl Rank {
 
     /// Put `bytes` from our `lsa` into `peer`'s local store at `dst`, in DMAs of at most 16 KB.
     async fn put(&self, lsa: u32, peer: usize, dst: u32, bytes: u32) -> Result<()> {
-        let ea = Spu::ls_ea(self.spes[peer], dst);
-        let mut off = 0;
-        while off < bytes {
-            let n = (bytes - off).min(MAX_DMA);
-            self.spu.mfc_put(lsa + off, ea + off as u64, n, DATA_TAG).await?;
-            off += n;
-        }
-        Ok(())
+        self.dma(Way::Put, lsa, peer, dst, bytes).await
     }
 
     /// Combine what transfer `x` left in our scratch buffer into our buffer.
